@@ -1,0 +1,9 @@
+//! autofuse-core: what the compiler knows about its dialects and graphs, independent of
+//! MLIR: the op catalogue (source of the IRDL definitions and docs), the in-memory graph
+//! model passes analyse, and the reference interpreters that define the semantics.
+
+pub mod catalogue;
+pub mod irdl;
+pub mod attr;
+pub mod graph;
+pub mod shape;

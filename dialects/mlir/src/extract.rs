@@ -1,0 +1,146 @@
+//! Reads `func.func` bodies into the Rust graph model of `autofuse-core`.
+//!
+//! Preconditions: the module verified. Only the entry block of a function is read (our
+//! graphs have one block). Types and attributes are read from their printed form (see
+//! `autofuse_core::attr`), so the model does not depend on MLIR lifetimes; `ops` keeps
+//! the MLIR op of every node for diagnostics and rewriting.
+
+use autofuse_core::attr::{parse_attr, AttrValue};
+use autofuse_core::graph::{Graph, Node, TensorType, Value, ValueDef};
+use melior::ir::{
+    block::BlockLike, operation::OperationLike, BlockRef, OperationRef, RegionLike,
+    ValueLike,
+};
+use std::collections::{BTreeMap, HashMap};
+
+/// A function's graph and the MLIR op behind each node (same index).
+pub struct ExtractedGraph<'c, 'a> {
+    pub graph: Graph,
+    pub ops: Vec<OperationRef<'c, 'a>>,
+    /// The `func.return`, if present.
+    pub terminator: Option<OperationRef<'c, 'a>>,
+    /// Type text that failed to parse, per value (for the verifier's messages).
+    pub type_errors: Vec<Option<String>>,
+}
+
+/// Name of a `func.func` (its `sym_name`).
+pub fn function_name<'c, 'a>(func: &OperationRef<'c, 'a>) -> String {
+    func.attribute("sym_name")
+        .ok()
+        .and_then(|a| parse_attr(&a.to_string()).ok())
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// Every `func.func` directly inside the module body.
+pub fn functions<'c, 'a>(module_body: BlockRef<'c, 'a>) -> Vec<OperationRef<'c, 'a>> {
+    let mut out = Vec::new();
+    let mut next = module_body.first_operation();
+    while let Some(op) = next {
+        if op.name().as_string_ref().as_str() == Ok("func.func") {
+            out.push(op);
+        }
+        next = op.next_in_block();
+    }
+    out
+}
+
+/// The attributes of an op, read into values.
+pub fn read_attributes<'c, 'a>(op: &OperationRef<'c, 'a>) -> BTreeMap<String, AttrValue> {
+    op.attributes()
+        .map(|(name, attr)| {
+            let key = name.as_string_ref().as_str().unwrap_or("").to_string();
+            let text = attr.to_string();
+            let value = parse_attr(&text).unwrap_or(AttrValue::Other(text));
+            (key, value)
+        })
+        .collect()
+}
+
+/// Reads the entry block of a `func.func`.
+pub fn extract_function<'c, 'a>(func: OperationRef<'c, 'a>) -> Option<ExtractedGraph<'c, 'a>> {
+    let region = func.region(0).ok()?;
+    let block = region.first_block()?;
+    let mut graph = Graph {
+        name: function_name(&func),
+        ..Graph::default()
+    };
+    let mut type_errors = Vec::new();
+    let mut ids: HashMap<*const std::ffi::c_void, usize> = HashMap::new();
+    for index in 0..block.argument_count() {
+        let Ok(arg) = block.argument(index) else { continue };
+        let id = add_value(
+            &mut graph,
+            &mut type_errors,
+            &mut ids,
+            arg.to_raw().ptr,
+            arg.r#type().to_string(),
+            ValueDef::Argument(index),
+        );
+        graph.arguments.push(id);
+    }
+    let mut ops = Vec::new();
+    let mut terminator = None;
+    let mut next = block.first_operation();
+    let mut op_index = 0;
+    while let Some(op) = next {
+        next = op.next_in_block();
+        let name = op.name().as_string_ref().as_str().unwrap_or("").to_string();
+        let operands: Vec<usize> = op
+            .operands()
+            .map(|v| ids.get(&(v.to_raw().ptr as *const _)).copied().unwrap_or(usize::MAX))
+            .collect();
+        if name == "func.return" {
+            graph.outputs = operands;
+            terminator = Some(op);
+            op_index += 1;
+            continue;
+        }
+        let node_index = graph.nodes.len();
+        let mut results = Vec::new();
+        for (index, result) in op.results().enumerate() {
+            results.push(add_value(
+                &mut graph,
+                &mut type_errors,
+                &mut ids,
+                result.to_raw().ptr,
+                result.r#type().to_string(),
+                ValueDef::Result {
+                    node: node_index,
+                    index,
+                },
+            ));
+        }
+        graph.nodes.push(Node {
+            op: name,
+            operands,
+            results,
+            attrs: read_attributes(&op),
+            op_index,
+        });
+        ops.push(op);
+        op_index += 1;
+    }
+    Some(ExtractedGraph {
+        graph,
+        ops,
+        terminator,
+        type_errors,
+    })
+}
+
+fn add_value(
+    graph: &mut Graph,
+    type_errors: &mut Vec<Option<String>>,
+    ids: &mut HashMap<*const std::ffi::c_void, usize>,
+    raw: *const std::ffi::c_void,
+    ty_text: String,
+    def: ValueDef,
+) -> usize {
+    let parsed = TensorType::parse_mlir(&ty_text);
+    type_errors.push(parsed.as_ref().err().map(|e| format!("{e} in type '{ty_text}'")));
+    let id = graph.values.len();
+    graph.values.push(Value { ty: parsed.ok(), def });
+    ids.insert(raw, id);
+    id
+}

@@ -1,0 +1,11 @@
+//! autofuse-mlir: the MLIR side of autofuse. Creates contexts with the upstream dialects
+//! and our IRDL dialects loaded, parses input with real file locations, collects
+//! diagnostics (MLIR's and our passes') in one ordered stream, and verifies what IRDL
+//! cannot express.
+
+pub mod context;
+pub mod diagnostics;
+pub mod parse;
+pub mod raw;
+pub mod extract;
+pub mod verify;

@@ -1,0 +1,104 @@
+//! The only place that calls the MLIR C API directly (through `mlir-sys`), for what
+//! melior does not wrap. Each function is a small safe wrapper with the C API's
+//! contract checked on the Rust side.
+
+use melior::{
+    ir::{Operation, Type, TypeLike, Value, ValueLike},
+    Context,
+};
+use mlir_sys::{
+    mlirOperationCreateParse, mlirValueReplaceAllUsesOfWith, mlirValueSetType, MlirStringRef,
+};
+
+fn string_ref(bytes: &[u8]) -> MlirStringRef {
+    MlirStringRef {
+        data: bytes.as_ptr().cast(),
+        length: bytes.len(),
+    }
+}
+
+/// Parses one top-level operation from `source` (text or bytecode), naming the buffer
+/// `source_name` so that locations read `source_name:line:col`. Errors go to the
+/// context's diagnostic handler; `None` on failure.
+pub fn parse_operation<'c>(
+    context: &'c Context,
+    source: &[u8],
+    source_name: &str,
+) -> Option<Operation<'c>> {
+    // SAFETY: both string refs point to live buffers for the duration of the call; the
+    // C API copies what it keeps. A null result is checked before wrapping.
+    unsafe {
+        let raw = mlirOperationCreateParse(
+            context.to_raw(),
+            string_ref(source),
+            string_ref(source_name.as_bytes()),
+        );
+        if raw.ptr.is_null() {
+            None
+        } else {
+            Some(Operation::from_raw(raw))
+        }
+    }
+}
+
+/// Redirects every use of `old` to `new`.
+pub fn replace_all_uses(old: Value, new: Value) {
+    // SAFETY: both values are live (borrowed) IR values of the same context.
+    unsafe { mlirValueReplaceAllUsesOfWith(old.to_raw(), new.to_raw()) }
+}
+
+/// Changes the type of a value in place (used when shape inference refines a result).
+pub fn set_type(value: Value, new_type: Type) {
+    // SAFETY: the value is a live IR value and the type belongs to the same context.
+    unsafe { mlirValueSetType(value.to_raw(), new_type.to_raw()) }
+}
+
+
+/// Appends an upstream pass pipeline element (`canonicalize{max-iterations=2}`) to a pass
+/// manager; the error text of MLIR's parser on failure.
+pub fn add_upstream_pipeline(
+    manager: &melior::pass::OperationPassManager,
+    element: &str,
+) -> Result<(), String> {
+    unsafe extern "C" fn collect(text: mlir_sys::MlirStringRef, data: *mut std::ffi::c_void) {
+        // SAFETY: `data` is the `String` passed below; `text` is valid for this call.
+        unsafe {
+            let out = &mut *(data as *mut String);
+            let bytes = std::slice::from_raw_parts(text.data as *const u8, text.length);
+            out.push_str(&String::from_utf8_lossy(bytes));
+        }
+    }
+    let mut message = String::new();
+    // SAFETY: the manager is live; the element text outlives the call; `collect` only
+    // writes into `message`.
+    let result = unsafe {
+        mlir_sys::mlirOpPassManagerAddPipeline(
+            manager.to_raw(),
+            string_ref(element.as_bytes()),
+            Some(collect),
+            &mut message as *mut String as *mut std::ffi::c_void,
+        )
+    };
+    if result.value != 0 {
+        Ok(())
+    } else {
+        Err(if message.is_empty() { format!("cannot add pass '{element}'") } else { message })
+    }
+}
+
+/// Turns on MLIR's pass timing report (printed when the pass manager is destroyed).
+pub fn enable_timing(manager: &melior::pass::PassManager) {
+    // SAFETY: the manager is live.
+    unsafe { mlir_sys::mlirPassManagerEnableTiming(manager.to_raw()) }
+}
+
+/// Turns on MLIR's pass statistics report (list display).
+pub fn enable_statistics(manager: &melior::pass::PassManager) {
+    // SAFETY: the manager is live.
+    unsafe {
+        mlir_sys::mlirPassManagerEnableStatistics(
+            manager.to_raw(),
+            mlir_sys::MlirPassDisplayMode_MLIR_PASS_DISPLAY_MODE_LIST,
+        )
+    }
+}

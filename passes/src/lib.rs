@@ -1,0 +1,11 @@
+//! autofuse-passes: every pass of the compiler (one file each), the registry that names
+//! them, pass options, statistics, and the builder of textual pipelines that mixes our
+//! passes with upstream MLIR passes.
+
+pub mod options;
+pub mod pipeline;
+pub mod registry;
+pub mod statistics;
+
+// Passes, in pipeline order.
+pub mod verify;

@@ -1,0 +1,117 @@
+//! Pass options as written in a pipeline (`fuse{max-rounds=3 max-inputs=8}`) or as
+//! flag values (`--fuse="max-rounds=3"`), checked against the pass's declared options.
+
+use crate::registry::PassInfo;
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PassOptions {
+    values: BTreeMap<String, String>,
+}
+
+impl PassOptions {
+    /// Parses `key=value key2=value2` (spaces or commas between entries; values may be
+    /// quoted or braced) and checks every key is an option of `pass`.
+    pub fn parse(pass: &PassInfo, text: &str) -> Result<PassOptions, String> {
+        let mut values = BTreeMap::new();
+        for entry in split_entries(text)? {
+            let (key, value) = match entry.split_once('=') {
+                Some((k, v)) => (k.trim(), unquote(v.trim())),
+                None => (entry.trim(), "true".to_string()),
+            };
+            if !pass.options.iter().any(|o| o.name == key) {
+                let known: Vec<&str> = pass.options.iter().map(|o| o.name).collect();
+                return Err(format!(
+                    "pass '{}' has no option '{key}' (options: {})",
+                    pass.argument,
+                    if known.is_empty() { "none".to_string() } else { known.join(", ") }
+                ));
+            }
+            values.insert(key.to_string(), value);
+        }
+        Ok(PassOptions { values })
+    }
+
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.values.get(name).map(String::as_str)
+    }
+
+    pub fn get_usize(&self, name: &str, default: usize) -> Result<usize, String> {
+        match self.get(name) {
+            None => Ok(default),
+            Some(v) => v
+                .parse()
+                .map_err(|_| format!("option '{name}' expects a non-negative integer, got '{v}'")),
+        }
+    }
+
+    pub fn get_bool(&self, name: &str, default: bool) -> Result<bool, String> {
+        match self.get(name) {
+            None => Ok(default),
+            Some("true") | Some("1") => Ok(true),
+            Some("false") | Some("0") => Ok(false),
+            Some(v) => Err(format!("option '{name}' expects true or false, got '{v}'")),
+        }
+    }
+
+    /// The options as pipeline text (`{a=1 b=2}`), empty when none are set.
+    pub fn to_pipeline_text(&self) -> String {
+        if self.values.is_empty() {
+            return String::new();
+        }
+        let entries: Vec<String> = self.values.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        format!("{{{}}}", entries.join(" "))
+    }
+}
+
+fn unquote(text: &str) -> String {
+    let t = text.trim();
+    for (open, close) in [('"', '"'), ('\'', '\''), ('{', '}')] {
+        if t.len() >= 2 && t.starts_with(open) && t.ends_with(close) {
+            return t[1..t.len() - 1].to_string();
+        }
+    }
+    t.to_string()
+}
+
+fn split_entries(text: &str) -> Result<Vec<String>, String> {
+    let mut entries = Vec::new();
+    let mut current = String::new();
+    let mut depth = 0i32;
+    let mut quote: Option<char> = None;
+    for c in text.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => {
+                quote = None;
+                current.push(c);
+            }
+            (Some(_), c) => current.push(c),
+            (None, '"') | (None, '\'') => {
+                quote = Some(c);
+                current.push(c);
+            }
+            (None, '{') => {
+                depth += 1;
+                current.push(c);
+            }
+            (None, '}') => {
+                depth -= 1;
+                current.push(c);
+            }
+            (None, c) if depth == 0 && (c.is_whitespace() || c == ',') => {
+                if !current.trim().is_empty() {
+                    entries.push(std::mem::take(&mut current));
+                }
+                current.clear();
+            }
+            (None, c) => current.push(c),
+        }
+    }
+    if quote.is_some() || depth != 0 {
+        return Err(format!("unbalanced quotes or braces in options '{text}'"));
+    }
+    if !current.trim().is_empty() {
+        entries.push(current);
+    }
+    Ok(entries)
+}

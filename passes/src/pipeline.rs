@@ -1,0 +1,230 @@
+//! Textual pass pipelines mixing autofuse passes and upstream MLIR passes.
+//!
+//! Grammar (as `mlir-opt`): `anchor(element, element, ...)` where an element is
+//! `pass-name{options}` or a nested `anchor(...)`. Autofuse passes are built here (the C
+//! API cannot look them up by name); every other element is handed to MLIR's own
+//! pipeline parser, so upstream passes and their options work unchanged.
+
+use crate::options::PassOptions;
+use crate::registry::{self, PassInfo};
+use autofuse_mlir::{diagnostics, raw, verify};
+use melior::{
+    ir::{operation::OperationLike, r#type::TypeId, OperationRef, RegionLike},
+    pass::{create_external, ExternalPass, OperationPassManager, RunExternalPass},
+    ContextRef,
+};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// One parsed element of a pipeline.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Element {
+    Pass { name: String, options: String },
+    Nested { anchor: String, elements: Vec<Element> },
+}
+
+/// Whether our passes run the Rust verifier after themselves (`--verify-each`).
+static VERIFY_EACH: AtomicBool = AtomicBool::new(true);
+
+pub fn set_verify_each(enabled: bool) {
+    VERIFY_EACH.store(enabled, Ordering::Relaxed);
+}
+
+/// Parses `text` into elements.
+pub fn parse(text: &str) -> Result<Vec<Element>, String> {
+    let mut parser = Parser { s: text.as_bytes(), pos: 0 };
+    let elements = parser.list()?;
+    parser.ws();
+    if parser.pos != parser.s.len() {
+        return Err(format!("unexpected '{}' in pass pipeline at offset {}", &text[parser.pos..], parser.pos));
+    }
+    Ok(elements)
+}
+
+struct Parser<'a> {
+    s: &'a [u8],
+    pos: usize,
+}
+
+impl Parser<'_> {
+    fn ws(&mut self) {
+        while self.s.get(self.pos).is_some_and(|c| c.is_ascii_whitespace()) {
+            self.pos += 1;
+        }
+    }
+
+    fn list(&mut self) -> Result<Vec<Element>, String> {
+        let mut out = Vec::new();
+        loop {
+            self.ws();
+            if self.pos >= self.s.len() || self.s[self.pos] == b')' {
+                return Ok(out);
+            }
+            out.push(self.element()?);
+            self.ws();
+            if self.s.get(self.pos) == Some(&b',') {
+                self.pos += 1;
+            } else {
+                return Ok(out);
+            }
+        }
+    }
+
+    fn element(&mut self) -> Result<Element, String> {
+        let start = self.pos;
+        while self
+            .s
+            .get(self.pos)
+            .is_some_and(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+        {
+            self.pos += 1;
+        }
+        let name = String::from_utf8_lossy(&self.s[start..self.pos]).into_owned();
+        if name.is_empty() {
+            return Err(format!("expected a pass name at offset {start} of the pass pipeline"));
+        }
+        self.ws();
+        let mut options = String::new();
+        if self.s.get(self.pos) == Some(&b'{') {
+            let open = self.pos;
+            let mut depth = 0;
+            while self.pos < self.s.len() {
+                match self.s[self.pos] {
+                    b'{' => depth += 1,
+                    b'}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+                self.pos += 1;
+            }
+            if depth != 0 {
+                return Err(format!("unbalanced '{{' at offset {open} of the pass pipeline"));
+            }
+            options = String::from_utf8_lossy(&self.s[open + 1..self.pos]).into_owned();
+            self.pos += 1;
+            self.ws();
+        }
+        if self.s.get(self.pos) == Some(&b'(') {
+            self.pos += 1;
+            let elements = self.list()?;
+            self.ws();
+            if self.s.get(self.pos) != Some(&b')') {
+                return Err(format!("expected ')' closing '{name}(' in the pass pipeline"));
+            }
+            self.pos += 1;
+            return Ok(Element::Nested { anchor: name, elements });
+        }
+        Ok(Element::Pass { name, options })
+    }
+}
+
+/// Runs an autofuse pass inside MLIR's pass manager.
+#[derive(Clone)]
+struct Adapter {
+    info: &'static PassInfo,
+    options: PassOptions,
+}
+
+impl<'c> RunExternalPass<'c> for Adapter {
+    fn initialize(&mut self, _context: ContextRef<'c>) {}
+
+    fn run(&mut self, operation: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
+        let mut ok = (self.info.run)(operation, &self.options).is_ok();
+        if ok && VERIFY_EACH.load(Ordering::Relaxed) {
+            if let Some(body) = operation.region(0).ok().and_then(|r| r.first_block()) {
+                ok = verify::verify_module(body);
+            }
+        }
+        if !ok || diagnostics::has_errors() {
+            pass.signal_failure();
+        }
+    }
+}
+
+/// Creates the MLIR pass object of an autofuse pass.
+pub fn create_pass(info: &'static PassInfo, options: PassOptions) -> melior::pass::Pass {
+    create_external(
+        Adapter { info, options },
+        TypeId::create(info),
+        info.argument,
+        info.argument,
+        info.summary,
+        "builtin.module",
+        &[],
+    )
+}
+
+/// Adds parsed elements to a pass manager anchored on `anchor`.
+pub fn add_elements(manager: &OperationPassManager, anchor: &str, elements: &[Element]) -> Result<(), String> {
+    for element in elements {
+        match element {
+            Element::Nested { anchor: nested, elements } => {
+                let inner = manager.nested_under(nested);
+                add_elements(&inner, nested, elements)?;
+            }
+            Element::Pass { name, options } => {
+                if let Some(info) = registry::lookup(name) {
+                    if anchor != "builtin.module" {
+                        return Err(format!(
+                            "pass '{name}' runs on 'builtin.module' and cannot be nested under '{anchor}'"
+                        ));
+                    }
+                    let options = PassOptions::parse(info, options)?;
+                    manager.add_pass(create_pass(info, options));
+                } else {
+                    let text = if options.is_empty() { name.clone() } else { format!("{name}{{{options}}}") };
+                    raw::add_upstream_pipeline(manager, &text)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Adds a whole `--pass-pipeline` string (with or without the `builtin.module(...)`
+/// anchor) to the root pass manager.
+pub fn add_pipeline(root: &OperationPassManager, text: &str) -> Result<(), String> {
+    let elements = parse(text)?;
+    match elements.as_slice() {
+        [Element::Nested { anchor, elements }] if anchor == "builtin.module" || anchor == "any" => {
+            add_elements(root, "builtin.module", elements)
+        }
+        _ => add_elements(root, "builtin.module", &elements),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_nested_pipelines_with_options() {
+        let parsed = parse("builtin.module(fuse{max-rounds=3 a='x,y'}, func.func(cse,canonicalize))").unwrap();
+        assert_eq!(
+            parsed,
+            vec![Element::Nested {
+                anchor: "builtin.module".into(),
+                elements: vec![
+                    Element::Pass { name: "fuse".into(), options: "max-rounds=3 a='x,y'".into() },
+                    Element::Nested {
+                        anchor: "func.func".into(),
+                        elements: vec![
+                            Element::Pass { name: "cse".into(), options: String::new() },
+                            Element::Pass { name: "canonicalize".into(), options: String::new() },
+                        ]
+                    }
+                ]
+            }]
+        );
+    }
+
+    #[test]
+    fn rejects_unbalanced_pipelines() {
+        assert!(parse("builtin.module(cse").is_err());
+        assert!(parse("cse{a=1").is_err());
+        assert!(parse("cse)").is_err());
+    }
+}

@@ -1,0 +1,39 @@
+//! The pass registry: every autofuse pass, by its command-line argument.
+//!
+//! The MLIR C API cannot register an external pass by name, so `autofuse-opt` resolves
+//! pipeline elements here first and hands everything else to MLIR's own pipeline parser.
+//! Adding a pass = one file with a `PassInfo` constant and one line in `PASSES`.
+
+use crate::options::PassOptions;
+use melior::ir::OperationRef;
+
+/// One pass option, documented in `--help`, `--list-passes` and `docs/passes.md`.
+#[derive(Clone, Copy, Debug)]
+pub struct OptionInfo {
+    pub name: &'static str,
+    pub kind: &'static str,
+    pub default: &'static str,
+    pub help: &'static str,
+}
+
+/// The body of a pass: runs on the `builtin.module`, reports problems through
+/// `autofuse_mlir::diagnostics`, returns `Err(())` to fail the pipeline.
+pub type RunFn = fn(module: OperationRef, options: &PassOptions) -> Result<(), ()>;
+
+#[derive(Clone, Copy, Debug)]
+pub struct PassInfo {
+    /// The pipeline / flag name (`infer-symbolic-shapes`).
+    pub argument: &'static str,
+    pub summary: &'static str,
+    /// Longer text: what it does, preconditions, postconditions.
+    pub description: &'static str,
+    pub options: &'static [OptionInfo],
+    pub run: RunFn,
+}
+
+/// Every registered pass, in pipeline order.
+pub const PASSES: &[&PassInfo] = &[&crate::verify::PASS];
+
+pub fn lookup(argument: &str) -> Option<&'static PassInfo> {
+    PASSES.iter().copied().find(|p| p.argument == argument)
+}

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Runs every test: installs what is missing, then the unit tests and the lit suite
+# (the lit suite runs inside `cargo test`, see tools/tests/lit.rs).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+cargo build --workspace --bins
+cargo test --workspace

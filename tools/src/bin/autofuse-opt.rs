@@ -1,0 +1,353 @@
+//! `autofuse-opt`: the `mlir-opt` of autofuse. Parses `ascend`/`ascir`/`tiling` IR (and
+//! any upstream dialect), runs autofuse and upstream passes, prints the result.
+//!
+//! Exit codes: 0 success, 1 diagnostics (parse, verification, pass failure, unmatched
+//! `--verify-diagnostics` expectations), 2 command-line misuse.
+
+use autofuse_core::catalogue::Dialect;
+use autofuse_mlir::{context::create_context, diagnostics, parse::parse_module, raw, verify::verify_module};
+use autofuse_passes::{options::PassOptions, pipeline, registry, statistics};
+use autofuse_tools::{docs, expected, input};
+use clap::{Arg, ArgAction, ArgMatches, Command};
+use melior::{
+    ir::operation::{OperationLike, OperationPrintingFlags},
+    pass::{PassIrPrintingOptions, PassManager},
+};
+use std::io::Write;
+use std::process::ExitCode;
+
+fn command() -> Command {
+    let mut cmd = Command::new("autofuse-opt")
+        .about("Run autofuse and MLIR passes on Ascend IR / AscIR")
+        .override_usage("autofuse-opt [options] [input-file]")
+        .arg(Arg::new("input").default_value("-").help("Input file ('-' for standard input)"))
+        .arg(Arg::new("output").short('o').default_value("-").help("Output file ('-' for standard output)"))
+        .arg(
+            Arg::new("pass-pipeline")
+                .long("pass-pipeline")
+                .short('p')
+                .help("Textual pipeline, e.g. 'builtin.module(infer-symbolic-shapes,canonicalize)'"),
+        )
+        .arg(
+            Arg::new("split-input-file")
+                .long("split-input-file")
+                .num_args(0..=1)
+                .require_equals(true)
+                .default_missing_value("// -----")
+                .help("Split the input at this marker (default '// -----') and process chunks independently"),
+        )
+        .arg(
+            Arg::new("output-split-marker")
+                .long("output-split-marker")
+                .default_value("// -----")
+                .help("Marker printed between output chunks"),
+        )
+        .arg(
+            Arg::new("verify-diagnostics")
+                .long("verify-diagnostics")
+                .num_args(0..=1)
+                .require_equals(true)
+                .default_missing_value("all")
+                .value_parser(["all", "only-expected"])
+                .help("Check emitted diagnostics against expected-* comments"),
+        )
+        .arg(
+            Arg::new("verify-each")
+                .long("verify-each")
+                .num_args(0..=1)
+                .require_equals(true)
+                .default_missing_value("true")
+                .default_value("true")
+                .value_parser(clap::value_parser!(bool))
+                .help("Run the MLIR and autofuse verifiers after each pass"),
+        )
+        .arg(flag("mlir-print-ir-after-all", "Print IR after each pass"))
+        .arg(flag("mlir-print-ir-before-all", "Print IR before each pass"))
+        .arg(flag("mlir-print-ir-after-failure", "Print IR after a pass fails"))
+        .arg(flag("mlir-print-ir-module-scope", "Print the whole module when printing IR"))
+        .arg(flag("mlir-timing", "Print pass timing"))
+        .arg(flag("mlir-pass-statistics", "Print pass statistics"))
+        .arg(flag("mlir-print-op-generic", "Print ops in generic form"))
+        .arg(flag("mlir-print-debuginfo", "Print locations"))
+        .arg(flag("mlir-disable-threading", "Disable multithreading in the context"))
+        .arg(flag("emit-bytecode", "Write MLIR bytecode instead of text"))
+        .arg(flag("allow-unregistered-dialect", "Allow ops of unregistered dialects"))
+        .arg(flag("list-passes", "List the registered autofuse passes and exit"))
+        .arg(flag("show-dialects", "List the loaded dialects and exit"))
+        .arg(flag("emit-irdl", "Print the IRDL definition of the autofuse dialects and exit"))
+        .arg(flag("emit-pass-docs", "Print the pass reference (Markdown) and exit"))
+        .arg(
+            Arg::new("emit-dialect-docs")
+                .long("emit-dialect-docs")
+                .value_parser(["ascend", "ascir", "tiling"])
+                .help("Print the reference (Markdown) of one dialect and exit"),
+        );
+    for pass in registry::PASSES {
+        cmd = cmd.arg(
+            Arg::new(pass.argument)
+                .long(pass.argument)
+                .num_args(0..=1)
+                .require_equals(true)
+                .default_missing_value("")
+                .action(ArgAction::Append)
+                .help(pass.summary)
+                .help_heading("Passes"),
+        );
+    }
+    cmd
+}
+
+fn flag(name: &'static str, help: &'static str) -> Arg {
+    Arg::new(name).long(name).action(ArgAction::SetTrue).help(help)
+}
+
+/// The passes given as flags, in command-line order, as pipeline elements.
+fn flag_pipeline(matches: &ArgMatches) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for pass in registry::PASSES {
+        if let (Some(indices), Some(values)) = (matches.indices_of(pass.argument), matches.get_many::<String>(pass.argument)) {
+            for (index, options) in indices.zip(values) {
+                let element = if options.is_empty() { pass.argument.to_string() } else { format!("{}{{{options}}}", pass.argument) };
+                out.push((index, element));
+            }
+        }
+    }
+    out.sort_by_key(|(index, _)| *index);
+    out
+}
+
+fn list_passes() -> String {
+    let mut out = String::from("Available autofuse passes (upstream MLIR passes are also accepted in --pass-pipeline):\n");
+    for pass in registry::PASSES {
+        out.push_str(&format!("  --{:<28} {}\n", pass.argument, pass.summary));
+        for option in pass.options {
+            out.push_str(&format!(
+                "      {}=<{}> (default {}): {}\n",
+                option.name, option.kind, option.default, option.help
+            ));
+        }
+    }
+    out
+}
+
+struct Settings<'m> {
+    matches: &'m ArgMatches,
+    pipeline: String,
+    verify_mode: Option<String>,
+    source_name: String,
+}
+
+/// Processes one chunk; returns the printed output (None on failure) and whether it
+/// succeeded under `--verify-diagnostics` rules.
+fn process_chunk(settings: &Settings, chunk: &input::Chunk) -> (Option<Vec<u8>>, bool) {
+    let matches = settings.matches;
+    let context = create_context();
+    if matches.get_flag("mlir-disable-threading") {
+        context.enable_multi_threading(false);
+    }
+    if matches.get_flag("allow-unregistered-dialect") {
+        context.set_allow_unregistered_dialects(true);
+    }
+    diagnostics::drain();
+    let verify_each = *matches.get_one::<bool>("verify-each").unwrap_or(&true);
+    pipeline::set_verify_each(verify_each);
+
+    let mut output = None;
+    if let Some(mut module) = parse_module(&context, &chunk.text, &settings.source_name) {
+        let verified = module.as_operation().verify() && verify_module(module.body());
+        if verified {
+            let manager = PassManager::new(&context);
+            manager.enable_verifier(verify_each);
+            let printing = matches.get_flag("mlir-print-ir-after-all")
+                || matches.get_flag("mlir-print-ir-before-all")
+                || matches.get_flag("mlir-print-ir-after-failure");
+            if printing {
+                manager.enable_ir_printing(&PassIrPrintingOptions {
+                    before_all: matches.get_flag("mlir-print-ir-before-all"),
+                    after_all: matches.get_flag("mlir-print-ir-after-all"),
+                    module_scope: matches.get_flag("mlir-print-ir-module-scope"),
+                    on_change: false,
+                    on_failure: matches.get_flag("mlir-print-ir-after-failure"),
+                    flags: OperationPrintingFlags::new(),
+                    tree_printing_path: Default::default(),
+                });
+            }
+            if matches.get_flag("mlir-timing") {
+                raw::enable_timing(&manager);
+            }
+            if matches.get_flag("mlir-pass-statistics") {
+                raw::enable_statistics(&manager);
+            }
+            let built = pipeline::add_pipeline(&manager.as_operation_pass_manager(), &settings.pipeline);
+            match built {
+                Err(message) => diagnostics::error_unlocated("autofuse-opt", message),
+                Ok(()) => {
+                    let ran = manager.run(&mut module).is_ok();
+                    if ran && !diagnostics::has_errors() {
+                        output = Some(render(matches, &module));
+                    } else if !diagnostics::has_errors() {
+                        diagnostics::error_unlocated(&settings.source_name, "pass pipeline failed");
+                    }
+                }
+            }
+            drop(manager);
+            if matches.get_flag("mlir-pass-statistics") {
+                eprint!("{}", statistics::report(&statistics::drain()));
+            }
+        }
+    }
+    let diags = diagnostics::drain();
+    match &settings.verify_mode {
+        None => {
+            for diag in &diags {
+                eprintln!("{diag}");
+            }
+            let ok = !diags.iter().any(|d| d.severity == diagnostics::Severity::Error);
+            (output.filter(|_| ok), ok)
+        }
+        Some(mode) => {
+            let text = String::from_utf8_lossy(&chunk.text);
+            let mut expectations = match expected::parse_expectations(&text, 1) {
+                Ok(e) => e,
+                Err(message) => {
+                    eprintln!("{}: error: {message}", settings.source_name);
+                    return (None, false);
+                }
+            };
+            let problems = expected::check(&diags, &mut expectations, &settings.source_name, mode == "only-expected");
+            for p in &problems {
+                eprintln!("{p}");
+            }
+            (output, problems.is_empty())
+        }
+    }
+}
+
+fn render(matches: &ArgMatches, module: &melior::ir::Module) -> Vec<u8> {
+    if matches.get_flag("emit-bytecode") {
+        return module.as_operation().write_bytecode();
+    }
+    let mut flags = OperationPrintingFlags::new();
+    if matches.get_flag("mlir-print-op-generic") {
+        flags = flags.print_generic_operation_form();
+    }
+    if matches.get_flag("mlir-print-debuginfo") {
+        flags = flags.enable_debug_info(true, false);
+    }
+    let text = module
+        .as_operation()
+        .to_string_with_flags(flags)
+        .unwrap_or_else(|_| module.as_operation().to_string());
+    let mut bytes = text.into_bytes();
+    if !bytes.ends_with(b"\n") {
+        bytes.push(b'\n');
+    }
+    bytes
+}
+
+fn write_output(path: &str, bytes: &[u8]) -> Result<(), String> {
+    if path == "-" {
+        std::io::stdout()
+            .write_all(bytes)
+            .map_err(|e| format!("cannot write standard output: {e}"))
+    } else {
+        std::fs::write(path, bytes).map_err(|e| format!("cannot write output file '{path}': {e}"))
+    }
+}
+
+fn main() -> ExitCode {
+    let matches = match command().try_get_matches() {
+        Ok(m) => m,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { ExitCode::from(2) } else { ExitCode::SUCCESS };
+        }
+    };
+    let output_path = matches.get_one::<String>("output").cloned().unwrap_or_else(|| "-".into());
+    let emitted = if matches.get_flag("list-passes") {
+        Some(list_passes())
+    } else if matches.get_flag("emit-irdl") {
+        Some(autofuse_mlir::context::irdl_source().to_string())
+    } else if matches.get_flag("emit-pass-docs") {
+        Some(docs::passes_doc())
+    } else if let Some(name) = matches.get_one::<String>("emit-dialect-docs") {
+        Dialect::ALL.into_iter().find(|d| d.name() == name).map(docs::dialect_doc)
+    } else if matches.get_flag("show-dialects") {
+        Some("Available dialects: all upstream MLIR dialects, ascend, ascir, tiling\n".to_string())
+    } else {
+        None
+    };
+    if let Some(text) = emitted {
+        return match write_output(&output_path, text.as_bytes()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(message) => {
+                eprintln!("autofuse-opt: error: {message}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+
+    let input_path = matches.get_one::<String>("input").cloned().unwrap_or_else(|| "-".into());
+    let source = match input::read_input(&input_path) {
+        Ok(s) => s,
+        Err(message) => {
+            eprintln!("autofuse-opt: error: {message}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut elements: Vec<String> = Vec::new();
+    if let Some(p) = matches.get_one::<String>("pass-pipeline") {
+        elements.push(p.clone());
+    }
+    elements.extend(flag_pipeline(&matches).into_iter().map(|(_, e)| e));
+    // Validate our pass options once, before any chunk runs, so a typo is one error.
+    for (_, element) in flag_pipeline(&matches) {
+        if let Some((name, opts)) = element.split_once('{') {
+            if let Some(info) = registry::lookup(name) {
+                if let Err(message) = PassOptions::parse(info, opts.trim_end_matches('}')) {
+                    eprintln!("autofuse-opt: error: {message}");
+                    return ExitCode::from(2);
+                }
+            }
+        }
+    }
+    let settings = Settings {
+        matches: &matches,
+        pipeline: elements.join(","),
+        verify_mode: matches.get_one::<String>("verify-diagnostics").cloned(),
+        source_name: if input_path == "-" { "<stdin>".to_string() } else { input_path.clone() },
+    };
+    let chunks = match matches.get_one::<String>("split-input-file") {
+        Some(marker) => input::split(&source, marker),
+        None => vec![input::Chunk { text: source, first_line: 1 }],
+    };
+    let mut all_ok = true;
+    let mut outputs: Vec<Vec<u8>> = Vec::new();
+    for chunk in &chunks {
+        let (out, ok) = process_chunk(&settings, chunk);
+        all_ok &= ok;
+        if let Some(out) = out {
+            outputs.push(out);
+        }
+    }
+    let marker = matches.get_one::<String>("output-split-marker").cloned().unwrap_or_default();
+    let mut joined = Vec::new();
+    for (i, out) in outputs.iter().enumerate() {
+        if i > 0 {
+            joined.extend_from_slice(format!("{marker}\n").as_bytes());
+        }
+        joined.extend_from_slice(out);
+    }
+    // Like mlir-opt, keep an output file only on success.
+    if all_ok || output_path == "-" {
+        if let Err(message) = write_output(&output_path, &joined) {
+            eprintln!("autofuse-opt: error: {message}");
+            return ExitCode::FAILURE;
+        }
+    }
+    if all_ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
