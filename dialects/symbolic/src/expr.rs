@@ -634,7 +634,8 @@ impl Expr {
             }
         }
         items.extend(folded.map(Expr::constant));
-        items.sort();
+        // Constant last reads naturally (`min(s0, 128)`); any fixed order is canonical.
+        items.sort_by(|a, b| (a.is_const(), a).cmp(&(b.is_const(), b)));
         items.dedup();
         // Of arguments that differ by a constant only the extreme one can matter.
         let mut keep = vec![true; items.len()];

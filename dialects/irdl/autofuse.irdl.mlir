@@ -1,0 +1,1183 @@
+// Generated from dialects/core/src/catalogue.rs by `autofuse-opt --emit-irdl`; do not edit.
+irdl.dialect @ascend {
+  irdl.attribute @dims {
+    %0 = irdl.base "#builtin.array"
+    irdl.parameters(dims: %0)
+  }
+  irdl.operation @abs {
+    %0 = irdl.any
+    %1 = irdl.any
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+  }
+  irdl.operation @neg {
+    %0 = irdl.any
+    %1 = irdl.any
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+  }
+  irdl.operation @exp {
+    %0 = irdl.any
+    %1 = irdl.any
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+  }
+  irdl.operation @log {
+    %0 = irdl.any
+    %1 = irdl.any
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+  }
+  irdl.operation @sqrt {
+    %0 = irdl.any
+    %1 = irdl.any
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+  }
+  irdl.operation @rsqrt {
+    %0 = irdl.any
+    %1 = irdl.any
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+  }
+  irdl.operation @reciprocal {
+    %0 = irdl.any
+    %1 = irdl.any
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+  }
+  irdl.operation @relu {
+    %0 = irdl.any
+    %1 = irdl.any
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+  }
+  irdl.operation @sigmoid {
+    %0 = irdl.any
+    %1 = irdl.any
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+  }
+  irdl.operation @tanh {
+    %0 = irdl.any
+    %1 = irdl.any
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+  }
+  irdl.operation @erf {
+    %0 = irdl.any
+    %1 = irdl.any
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+  }
+  irdl.operation @sign {
+    %0 = irdl.any
+    %1 = irdl.any
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+  }
+  irdl.operation @floor {
+    %0 = irdl.any
+    %1 = irdl.any
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+  }
+  irdl.operation @ceil {
+    %0 = irdl.any
+    %1 = irdl.any
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+  }
+  irdl.operation @round {
+    %0 = irdl.any
+    %1 = irdl.any
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+  }
+  irdl.operation @sin {
+    %0 = irdl.any
+    %1 = irdl.any
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+  }
+  irdl.operation @cos {
+    %0 = irdl.any
+    %1 = irdl.any
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+  }
+  irdl.operation @square {
+    %0 = irdl.any
+    %1 = irdl.any
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+  }
+  irdl.operation @logical_not {
+    %0 = irdl.any
+    %1 = irdl.any
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+  }
+  irdl.operation @isnan {
+    %0 = irdl.any
+    %1 = irdl.any
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+  }
+  irdl.operation @isfinite {
+    %0 = irdl.any
+    %1 = irdl.any
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+  }
+  irdl.operation @bitwise_not {
+    %0 = irdl.any
+    %1 = irdl.any
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+  }
+  irdl.operation @add {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+  }
+  irdl.operation @sub {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+  }
+  irdl.operation @mul {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+  }
+  irdl.operation @div {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+  }
+  irdl.operation @pow {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+  }
+  irdl.operation @maximum {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+  }
+  irdl.operation @minimum {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+  }
+  irdl.operation @floor_div {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+  }
+  irdl.operation @mod {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+  }
+  irdl.operation @logical_and {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+  }
+  irdl.operation @logical_or {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+  }
+  irdl.operation @logical_xor {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+  }
+  irdl.operation @bitwise_and {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+  }
+  irdl.operation @eq {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+  }
+  irdl.operation @ne {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+  }
+  irdl.operation @lt {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+  }
+  irdl.operation @le {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+  }
+  irdl.operation @gt {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+  }
+  irdl.operation @ge {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+  }
+  irdl.operation @reduce_sum {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base "#builtin.integer"
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "axes" = %2, "keep_dims" = %3 }
+  }
+  irdl.operation @reduce_mean {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base "#builtin.integer"
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "axes" = %2, "keep_dims" = %3 }
+  }
+  irdl.operation @reduce_max {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base "#builtin.integer"
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "axes" = %2, "keep_dims" = %3 }
+  }
+  irdl.operation @reduce_min {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base "#builtin.integer"
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "axes" = %2, "keep_dims" = %3 }
+  }
+  irdl.operation @reduce_prod {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base "#builtin.integer"
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "axes" = %2, "keep_dims" = %3 }
+  }
+  irdl.operation @reduce_any {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base "#builtin.integer"
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "axes" = %2, "keep_dims" = %3 }
+  }
+  irdl.operation @reduce_all {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base "#builtin.integer"
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "axes" = %2, "keep_dims" = %3 }
+  }
+  irdl.operation @leaky_relu {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.float"
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "alpha" = %2 }
+  }
+  irdl.operation @select {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    %3 = irdl.any
+    irdl.operands(cond: %0, on_true: %1, on_false: %2)
+    irdl.results(y: %3)
+  }
+  irdl.operation @cast {
+    %0 = irdl.any
+    %1 = irdl.any
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+  }
+  irdl.operation @broadcast_to {
+    %0 = irdl.any
+    %1 = irdl.any
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+  }
+  irdl.operation @reshape {
+    %0 = irdl.any
+    %1 = irdl.any
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+  }
+  irdl.operation @squeeze {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "axes" = %2 }
+  }
+  irdl.operation @unsqueeze {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "axes" = %2 }
+  }
+  irdl.operation @transpose {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "perm" = %2 }
+  }
+  irdl.operation @concat {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    %3 = irdl.base "#builtin.integer"
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+    irdl.attributes { "axis" = %3 }
+  }
+  irdl.operation @slice {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base "#builtin.array"
+    %4 = irdl.base "#builtin.array"
+    %5 = irdl.base "#builtin.array"
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "starts" = %2, "ends" = %3, "axes" = %4, "steps" = %5 }
+  }
+  irdl.operation @gather {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    %3 = irdl.base "#builtin.integer"
+    irdl.operands(data: %0, indices: %1)
+    irdl.results(y: %2)
+    irdl.attributes { "axis" = %3 }
+  }
+  irdl.operation @softmax {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.integer"
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "axis" = %2 }
+  }
+  irdl.operation @log_softmax {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.integer"
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "axis" = %2 }
+  }
+  irdl.operation @layer_norm {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    %3 = irdl.any
+    %4 = irdl.base "#builtin.integer"
+    %5 = irdl.base "#builtin.float"
+    irdl.operands(x: %0, gamma: %1, beta: %2)
+    irdl.results(y: %3)
+    irdl.attributes { "axis" = %4, "epsilon" = %5 }
+  }
+  irdl.operation @rms_norm {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    %3 = irdl.base "#builtin.integer"
+    %4 = irdl.base "#builtin.float"
+    irdl.operands(x: %0, gamma: %1)
+    irdl.results(y: %2)
+    irdl.attributes { "axis" = %3, "epsilon" = %4 }
+  }
+  irdl.operation @gelu {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.string"
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "approximate" = %2 }
+  }
+  irdl.operation @silu {
+    %0 = irdl.any
+    %1 = irdl.any
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+  }
+  irdl.operation @swish {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.float"
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "beta" = %2 }
+  }
+  irdl.operation @swiglu {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    irdl.operands(gate: %0, up: %1)
+    irdl.results(y: %2)
+  }
+  irdl.operation @clip {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    %3 = irdl.any
+    irdl.operands(x: %0, min: %1, max: %2)
+    irdl.results(y: %3)
+  }
+  irdl.operation @matmul {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    %3 = irdl.base "#builtin.integer"
+    %4 = irdl.base "#builtin.integer"
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+    irdl.attributes { "transpose_a" = %3, "transpose_b" = %4 }
+  }
+  irdl.operation @constant {
+    %0 = irdl.any
+    %1 = irdl.any
+    irdl.results(y: %0)
+    irdl.attributes { "value" = %1 }
+  }
+}
+
+// Generated from dialects/core/src/catalogue.rs by `autofuse-opt --emit-irdl`; do not edit.
+irdl.dialect @ascir {
+  irdl.attribute @axis {
+    %0 = irdl.base "#builtin.integer"
+    %1 = irdl.base "#builtin.string"
+    %2 = irdl.base "#builtin.string"
+    %3 = irdl.base "#builtin.string"
+    %4 = irdl.base "#builtin.array"
+    irdl.parameters(id: %0, name: %1, size: %2, kind: %3, from: %4)
+  }
+  irdl.attribute @view {
+    %0 = irdl.base "#builtin.array"
+    %1 = irdl.base "#builtin.array"
+    %2 = irdl.base "#builtin.array"
+    irdl.parameters(axis: %0, repeats: %1, strides: %2)
+  }
+  irdl.operation @data {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.integer"
+    %3 = irdl.base @ascir::@view
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "index" = %2, "view" = %3 }
+  }
+  irdl.operation @output {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.integer"
+    %3 = irdl.base @ascir::@view
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "index" = %2, "view" = %3 }
+  }
+  irdl.operation @workspace {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.integer"
+    %3 = irdl.base @ascir::@view
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "index" = %2, "view" = %3 }
+  }
+  irdl.operation @scalar {
+    %0 = irdl.any
+    %1 = irdl.base "#builtin.string"
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base @ascir::@view
+    irdl.results(y: %0)
+    irdl.attributes { "value" = %1, "sched_axis" = %2, "view" = %3 }
+  }
+  irdl.operation @load {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base @ascir::@view
+    %4 = irdl.base "#builtin.string"
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "sched_axis" = %2, "view" = %3, "offset" = %4 }
+  }
+  irdl.operation @store {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base @ascir::@view
+    %4 = irdl.base "#builtin.string"
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "sched_axis" = %2, "view" = %3, "offset" = %4 }
+  }
+  irdl.operation @broadcast {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base @ascir::@view
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "sched_axis" = %2, "view" = %3 }
+  }
+  irdl.operation @abs {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base @ascir::@view
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "sched_axis" = %2, "view" = %3 }
+  }
+  irdl.operation @neg {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base @ascir::@view
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "sched_axis" = %2, "view" = %3 }
+  }
+  irdl.operation @exp {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base @ascir::@view
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "sched_axis" = %2, "view" = %3 }
+  }
+  irdl.operation @log {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base @ascir::@view
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "sched_axis" = %2, "view" = %3 }
+  }
+  irdl.operation @sqrt {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base @ascir::@view
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "sched_axis" = %2, "view" = %3 }
+  }
+  irdl.operation @rsqrt {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base @ascir::@view
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "sched_axis" = %2, "view" = %3 }
+  }
+  irdl.operation @reciprocal {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base @ascir::@view
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "sched_axis" = %2, "view" = %3 }
+  }
+  irdl.operation @relu {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base @ascir::@view
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "sched_axis" = %2, "view" = %3 }
+  }
+  irdl.operation @sigmoid {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base @ascir::@view
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "sched_axis" = %2, "view" = %3 }
+  }
+  irdl.operation @tanh {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base @ascir::@view
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "sched_axis" = %2, "view" = %3 }
+  }
+  irdl.operation @erf {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base @ascir::@view
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "sched_axis" = %2, "view" = %3 }
+  }
+  irdl.operation @sign {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base @ascir::@view
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "sched_axis" = %2, "view" = %3 }
+  }
+  irdl.operation @floor {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base @ascir::@view
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "sched_axis" = %2, "view" = %3 }
+  }
+  irdl.operation @ceil {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base @ascir::@view
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "sched_axis" = %2, "view" = %3 }
+  }
+  irdl.operation @round {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base @ascir::@view
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "sched_axis" = %2, "view" = %3 }
+  }
+  irdl.operation @sin {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base @ascir::@view
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "sched_axis" = %2, "view" = %3 }
+  }
+  irdl.operation @cos {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base @ascir::@view
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "sched_axis" = %2, "view" = %3 }
+  }
+  irdl.operation @square {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base @ascir::@view
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "sched_axis" = %2, "view" = %3 }
+  }
+  irdl.operation @logical_not {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base @ascir::@view
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "sched_axis" = %2, "view" = %3 }
+  }
+  irdl.operation @isnan {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base @ascir::@view
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "sched_axis" = %2, "view" = %3 }
+  }
+  irdl.operation @isfinite {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base @ascir::@view
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "sched_axis" = %2, "view" = %3 }
+  }
+  irdl.operation @bitwise_not {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base @ascir::@view
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "sched_axis" = %2, "view" = %3 }
+  }
+  irdl.operation @add {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    %3 = irdl.base "#builtin.array"
+    %4 = irdl.base @ascir::@view
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+    irdl.attributes { "sched_axis" = %3, "view" = %4 }
+  }
+  irdl.operation @sub {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    %3 = irdl.base "#builtin.array"
+    %4 = irdl.base @ascir::@view
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+    irdl.attributes { "sched_axis" = %3, "view" = %4 }
+  }
+  irdl.operation @mul {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    %3 = irdl.base "#builtin.array"
+    %4 = irdl.base @ascir::@view
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+    irdl.attributes { "sched_axis" = %3, "view" = %4 }
+  }
+  irdl.operation @div {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    %3 = irdl.base "#builtin.array"
+    %4 = irdl.base @ascir::@view
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+    irdl.attributes { "sched_axis" = %3, "view" = %4 }
+  }
+  irdl.operation @pow {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    %3 = irdl.base "#builtin.array"
+    %4 = irdl.base @ascir::@view
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+    irdl.attributes { "sched_axis" = %3, "view" = %4 }
+  }
+  irdl.operation @maximum {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    %3 = irdl.base "#builtin.array"
+    %4 = irdl.base @ascir::@view
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+    irdl.attributes { "sched_axis" = %3, "view" = %4 }
+  }
+  irdl.operation @minimum {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    %3 = irdl.base "#builtin.array"
+    %4 = irdl.base @ascir::@view
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+    irdl.attributes { "sched_axis" = %3, "view" = %4 }
+  }
+  irdl.operation @floor_div {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    %3 = irdl.base "#builtin.array"
+    %4 = irdl.base @ascir::@view
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+    irdl.attributes { "sched_axis" = %3, "view" = %4 }
+  }
+  irdl.operation @mod {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    %3 = irdl.base "#builtin.array"
+    %4 = irdl.base @ascir::@view
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+    irdl.attributes { "sched_axis" = %3, "view" = %4 }
+  }
+  irdl.operation @logical_and {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    %3 = irdl.base "#builtin.array"
+    %4 = irdl.base @ascir::@view
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+    irdl.attributes { "sched_axis" = %3, "view" = %4 }
+  }
+  irdl.operation @logical_or {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    %3 = irdl.base "#builtin.array"
+    %4 = irdl.base @ascir::@view
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+    irdl.attributes { "sched_axis" = %3, "view" = %4 }
+  }
+  irdl.operation @logical_xor {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    %3 = irdl.base "#builtin.array"
+    %4 = irdl.base @ascir::@view
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+    irdl.attributes { "sched_axis" = %3, "view" = %4 }
+  }
+  irdl.operation @bitwise_and {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    %3 = irdl.base "#builtin.array"
+    %4 = irdl.base @ascir::@view
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+    irdl.attributes { "sched_axis" = %3, "view" = %4 }
+  }
+  irdl.operation @eq {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    %3 = irdl.base "#builtin.array"
+    %4 = irdl.base @ascir::@view
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+    irdl.attributes { "sched_axis" = %3, "view" = %4 }
+  }
+  irdl.operation @ne {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    %3 = irdl.base "#builtin.array"
+    %4 = irdl.base @ascir::@view
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+    irdl.attributes { "sched_axis" = %3, "view" = %4 }
+  }
+  irdl.operation @lt {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    %3 = irdl.base "#builtin.array"
+    %4 = irdl.base @ascir::@view
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+    irdl.attributes { "sched_axis" = %3, "view" = %4 }
+  }
+  irdl.operation @le {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    %3 = irdl.base "#builtin.array"
+    %4 = irdl.base @ascir::@view
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+    irdl.attributes { "sched_axis" = %3, "view" = %4 }
+  }
+  irdl.operation @gt {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    %3 = irdl.base "#builtin.array"
+    %4 = irdl.base @ascir::@view
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+    irdl.attributes { "sched_axis" = %3, "view" = %4 }
+  }
+  irdl.operation @ge {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    %3 = irdl.base "#builtin.array"
+    %4 = irdl.base @ascir::@view
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+    irdl.attributes { "sched_axis" = %3, "view" = %4 }
+  }
+  irdl.operation @leaky_relu {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base @ascir::@view
+    %4 = irdl.base "#builtin.float"
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "sched_axis" = %2, "view" = %3, "alpha" = %4 }
+  }
+  irdl.operation @cast {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base @ascir::@view
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "sched_axis" = %2, "view" = %3 }
+  }
+  irdl.operation @select {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    %3 = irdl.any
+    %4 = irdl.base "#builtin.array"
+    %5 = irdl.base @ascir::@view
+    irdl.operands(cond: %0, on_true: %1, on_false: %2)
+    irdl.results(y: %3)
+    irdl.attributes { "sched_axis" = %4, "view" = %5 }
+  }
+  irdl.operation @where {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    %3 = irdl.any
+    %4 = irdl.base "#builtin.array"
+    %5 = irdl.base @ascir::@view
+    irdl.operands(cond: %0, on_true: %1, on_false: %2)
+    irdl.results(y: %3)
+    irdl.attributes { "sched_axis" = %4, "view" = %5 }
+  }
+  irdl.operation @sum {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base @ascir::@view
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "sched_axis" = %2, "view" = %3 }
+  }
+  irdl.operation @mean {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base @ascir::@view
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "sched_axis" = %2, "view" = %3 }
+  }
+  irdl.operation @max {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base @ascir::@view
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "sched_axis" = %2, "view" = %3 }
+  }
+  irdl.operation @min {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base @ascir::@view
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "sched_axis" = %2, "view" = %3 }
+  }
+  irdl.operation @prod {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base @ascir::@view
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "sched_axis" = %2, "view" = %3 }
+  }
+  irdl.operation @any {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base @ascir::@view
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "sched_axis" = %2, "view" = %3 }
+  }
+  irdl.operation @all {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base @ascir::@view
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "sched_axis" = %2, "view" = %3 }
+  }
+  irdl.operation @transpose {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base @ascir::@view
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "sched_axis" = %2, "view" = %3 }
+  }
+  irdl.operation @concat {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    %3 = irdl.base "#builtin.array"
+    %4 = irdl.base @ascir::@view
+    irdl.operands(lhs: %0, rhs: %1)
+    irdl.results(y: %2)
+    irdl.attributes { "sched_axis" = %3, "view" = %4 }
+  }
+  irdl.operation @split {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base @ascir::@view
+    %4 = irdl.base "#builtin.integer"
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "sched_axis" = %2, "view" = %3, "index" = %4 }
+  }
+  irdl.operation @gather {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    %3 = irdl.base "#builtin.array"
+    %4 = irdl.base @ascir::@view
+    %5 = irdl.base "#builtin.integer"
+    irdl.operands(params: %0, indices: %1)
+    irdl.results(y: %2)
+    irdl.attributes { "sched_axis" = %3, "view" = %4, "axis" = %5 }
+  }
+  irdl.operation @fill {
+    %0 = irdl.any
+    %1 = irdl.base "#builtin.array"
+    %2 = irdl.base @ascir::@view
+    %3 = irdl.base "#builtin.string"
+    irdl.results(y: %0)
+    irdl.attributes { "sched_axis" = %1, "view" = %2, "value" = %3 }
+  }
+}
+
+// Generated from dialects/core/src/catalogue.rs by `autofuse-opt --emit-irdl`; do not edit.
+irdl.dialect @tiling {
+  irdl.operation @group {
+    %0 = irdl.base "#builtin.symbol_ref"
+    %1 = irdl.base "#builtin.array"
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base "#builtin.array"
+    irdl.attributes { "kernel" = %0, "x" = %1, "y" = %2, "r" = %3 }
+  }
+  irdl.operation @split {
+    %0 = irdl.base "#builtin.symbol_ref"
+    %1 = irdl.base "#builtin.integer"
+    %2 = irdl.base "#builtin.integer"
+    %3 = irdl.base "#builtin.integer"
+    %4 = irdl.base "#builtin.string"
+    %5 = irdl.base "#builtin.string"
+    irdl.attributes { "kernel" = %0, "axis" = %1, "outer" = %2, "inner" = %3, "kind" = %4, "size_var" = %5 }
+  }
+  irdl.operation @case {
+    %0 = irdl.base "#builtin.symbol_ref"
+    %1 = irdl.base "#builtin.integer"
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base "#builtin.array"
+    irdl.attributes { "kernel" = %0, "key" = %1, "ub_split" = %2, "block_split" = %3 }
+  }
+  irdl.operation @field {
+    %0 = irdl.base "#builtin.symbol_ref"
+    %1 = irdl.base "#builtin.string"
+    %2 = irdl.base "#builtin.string"
+    %3 = irdl.base "#builtin.string"
+    irdl.attributes { "kernel" = %0, "name" = %1, "type" = %2, "expr" = %3 }
+  }
+  irdl.operation @buffer {
+    %0 = irdl.base "#builtin.symbol_ref"
+    %1 = irdl.base "#builtin.integer"
+    %2 = irdl.base "#builtin.string"
+    %3 = irdl.base "#builtin.integer"
+    %4 = irdl.base "#builtin.string"
+    irdl.attributes { "kernel" = %0, "id" = %1, "position" = %2, "count" = %3, "bytes" = %4 }
+  }
+  irdl.operation @function {
+    %0 = irdl.base "#builtin.symbol_ref"
+    %1 = irdl.base "#builtin.array"
+    %2 = irdl.base "#builtin.integer"
+    %3 = irdl.base "#builtin.integer"
+    irdl.attributes { "kernel" = %0, "symbols" = %1, "ub_bytes" = %2, "cores" = %3 }
+  }
+}

@@ -1,0 +1,7 @@
+func.func @first() {
+  return
+}
+// -----
+func.func @second() {
+  return
+}
