@@ -8,4 +8,5 @@ pub mod registry;
 pub mod statistics;
 
 // Passes, in pipeline order.
+pub mod infer_symbolic_shapes;
 pub mod verify;

@@ -14,7 +14,8 @@ impl PassOptions {
     /// quoted or braced) and checks every key is an option of `pass`.
     pub fn parse(pass: &PassInfo, text: &str) -> Result<PassOptions, String> {
         let mut values = BTreeMap::new();
-        for entry in split_entries(text)? {
+        let names: Vec<&str> = pass.options.iter().map(|o| o.name).collect();
+        for entry in split_entries(text, &names)? {
             let (key, value) = match entry.split_once('=') {
                 Some((k, v)) => (k.trim(), unquote(v.trim())),
                 None => (entry.trim(), "true".to_string()),
@@ -24,7 +25,11 @@ impl PassOptions {
                 return Err(format!(
                     "pass '{}' has no option '{key}' (options: {})",
                     pass.argument,
-                    if known.is_empty() { "none".to_string() } else { known.join(", ") }
+                    if known.is_empty() {
+                        "none".to_string()
+                    } else {
+                        known.join(", ")
+                    }
                 ));
             }
             values.insert(key.to_string(), value);
@@ -59,7 +64,11 @@ impl PassOptions {
         if self.values.is_empty() {
             return String::new();
         }
-        let entries: Vec<String> = self.values.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let entries: Vec<String> = self
+            .values
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
         format!("{{{}}}", entries.join(" "))
     }
 }
@@ -74,12 +83,21 @@ fn unquote(text: &str) -> String {
     t.to_string()
 }
 
-fn split_entries(text: &str) -> Result<Vec<String>, String> {
+/// Splits at whitespace, and at commas that start a new `option=` (so values such as
+/// `s0=4,s1=8` keep their commas).
+fn split_entries(text: &str, names: &[&str]) -> Result<Vec<String>, String> {
+    let starts_option = |rest: &str| {
+        names.iter().any(|n| {
+            rest.trim_start()
+                .strip_prefix(n)
+                .is_some_and(|r| r.starts_with('=') || r.is_empty() || r.starts_with([' ', ',']))
+        })
+    };
     let mut entries = Vec::new();
     let mut current = String::new();
     let mut depth = 0i32;
     let mut quote: Option<char> = None;
-    for c in text.chars() {
+    for (index, c) in text.char_indices() {
         match (quote, c) {
             (Some(q), c) if c == q => {
                 quote = None;
@@ -98,7 +116,10 @@ fn split_entries(text: &str) -> Result<Vec<String>, String> {
                 depth -= 1;
                 current.push(c);
             }
-            (None, c) if depth == 0 && (c.is_whitespace() || c == ',') => {
+            (None, c)
+                if depth == 0
+                    && (c.is_whitespace() || (c == ',' && starts_option(&text[index + 1..]))) =>
+            {
                 if !current.trim().is_empty() {
                     entries.push(std::mem::take(&mut current));
                 }

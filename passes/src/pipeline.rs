@@ -18,8 +18,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// One parsed element of a pipeline.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Element {
-    Pass { name: String, options: String },
-    Nested { anchor: String, elements: Vec<Element> },
+    Pass {
+        name: String,
+        options: String,
+    },
+    Nested {
+        anchor: String,
+        elements: Vec<Element>,
+    },
 }
 
 /// Whether our passes run the Rust verifier after themselves (`--verify-each`).
@@ -31,11 +37,18 @@ pub fn set_verify_each(enabled: bool) {
 
 /// Parses `text` into elements.
 pub fn parse(text: &str) -> Result<Vec<Element>, String> {
-    let mut parser = Parser { s: text.as_bytes(), pos: 0 };
+    let mut parser = Parser {
+        s: text.as_bytes(),
+        pos: 0,
+    };
     let elements = parser.list()?;
     parser.ws();
     if parser.pos != parser.s.len() {
-        return Err(format!("unexpected '{}' in pass pipeline at offset {}", &text[parser.pos..], parser.pos));
+        return Err(format!(
+            "unexpected '{}' in pass pipeline at offset {}",
+            &text[parser.pos..],
+            parser.pos
+        ));
     }
     Ok(elements)
 }
@@ -47,7 +60,11 @@ struct Parser<'a> {
 
 impl Parser<'_> {
     fn ws(&mut self) {
-        while self.s.get(self.pos).is_some_and(|c| c.is_ascii_whitespace()) {
+        while self
+            .s
+            .get(self.pos)
+            .is_some_and(|c| c.is_ascii_whitespace())
+        {
             self.pos += 1;
         }
     }
@@ -80,7 +97,9 @@ impl Parser<'_> {
         }
         let name = String::from_utf8_lossy(&self.s[start..self.pos]).into_owned();
         if name.is_empty() {
-            return Err(format!("expected a pass name at offset {start} of the pass pipeline"));
+            return Err(format!(
+                "expected a pass name at offset {start} of the pass pipeline"
+            ));
         }
         self.ws();
         let mut options = String::new();
@@ -101,7 +120,9 @@ impl Parser<'_> {
                 self.pos += 1;
             }
             if depth != 0 {
-                return Err(format!("unbalanced '{{' at offset {open} of the pass pipeline"));
+                return Err(format!(
+                    "unbalanced '{{' at offset {open} of the pass pipeline"
+                ));
             }
             options = String::from_utf8_lossy(&self.s[open + 1..self.pos]).into_owned();
             self.pos += 1;
@@ -112,10 +133,15 @@ impl Parser<'_> {
             let elements = self.list()?;
             self.ws();
             if self.s.get(self.pos) != Some(&b')') {
-                return Err(format!("expected ')' closing '{name}(' in the pass pipeline"));
+                return Err(format!(
+                    "expected ')' closing '{name}(' in the pass pipeline"
+                ));
             }
             self.pos += 1;
-            return Ok(Element::Nested { anchor: name, elements });
+            return Ok(Element::Nested {
+                anchor: name,
+                elements,
+            });
         }
         Ok(Element::Pass { name, options })
     }
@@ -158,10 +184,17 @@ pub fn create_pass(info: &'static PassInfo, options: PassOptions) -> melior::pas
 }
 
 /// Adds parsed elements to a pass manager anchored on `anchor`.
-pub fn add_elements(manager: &OperationPassManager, anchor: &str, elements: &[Element]) -> Result<(), String> {
+pub fn add_elements(
+    manager: &OperationPassManager,
+    anchor: &str,
+    elements: &[Element],
+) -> Result<(), String> {
     for element in elements {
         match element {
-            Element::Nested { anchor: nested, elements } => {
+            Element::Nested {
+                anchor: nested,
+                elements,
+            } => {
                 let inner = manager.nested_under(nested);
                 add_elements(&inner, nested, elements)?;
             }
@@ -175,7 +208,11 @@ pub fn add_elements(manager: &OperationPassManager, anchor: &str, elements: &[El
                     let options = PassOptions::parse(info, options)?;
                     manager.add_pass(create_pass(info, options));
                 } else {
-                    let text = if options.is_empty() { name.clone() } else { format!("{name}{{{options}}}") };
+                    let text = if options.is_empty() {
+                        name.clone()
+                    } else {
+                        format!("{name}{{{options}}}")
+                    };
                     raw::add_upstream_pipeline(manager, &text)?;
                 }
             }
@@ -202,18 +239,29 @@ mod tests {
 
     #[test]
     fn parses_nested_pipelines_with_options() {
-        let parsed = parse("builtin.module(fuse{max-rounds=3 a='x,y'}, func.func(cse,canonicalize))").unwrap();
+        let parsed =
+            parse("builtin.module(fuse{max-rounds=3 a='x,y'}, func.func(cse,canonicalize))")
+                .unwrap();
         assert_eq!(
             parsed,
             vec![Element::Nested {
                 anchor: "builtin.module".into(),
                 elements: vec![
-                    Element::Pass { name: "fuse".into(), options: "max-rounds=3 a='x,y'".into() },
+                    Element::Pass {
+                        name: "fuse".into(),
+                        options: "max-rounds=3 a='x,y'".into()
+                    },
                     Element::Nested {
                         anchor: "func.func".into(),
                         elements: vec![
-                            Element::Pass { name: "cse".into(), options: String::new() },
-                            Element::Pass { name: "canonicalize".into(), options: String::new() },
+                            Element::Pass {
+                                name: "cse".into(),
+                                options: String::new()
+                            },
+                            Element::Pass {
+                                name: "canonicalize".into(),
+                                options: String::new()
+                            },
                         ]
                     }
                 ]

@@ -32,7 +32,7 @@ pub struct PassInfo {
 }
 
 /// Every registered pass, in pipeline order.
-pub const PASSES: &[&PassInfo] = &[&crate::verify::PASS];
+pub const PASSES: &[&PassInfo] = &[&crate::verify::PASS, &crate::infer_symbolic_shapes::PASS];
 
 pub fn lookup(argument: &str) -> Option<&'static PassInfo> {
     PASSES.iter().copied().find(|p| p.argument == argument)

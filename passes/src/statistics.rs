@@ -21,7 +21,12 @@ pub fn add(pass: &'static str, name: &'static str, description: &'static str, va
     let mut stats = STATS.lock().unwrap_or_else(|p| p.into_inner());
     match stats.iter_mut().find(|s| s.pass == pass && s.name == name) {
         Some(stat) => stat.value += value,
-        None => stats.push(Statistic { pass, name, description, value }),
+        None => stats.push(Statistic {
+            pass,
+            name,
+            description,
+            value,
+        }),
     }
 }
 

@@ -19,7 +19,11 @@ pub const PASS: PassInfo = PassInfo {
 };
 
 fn run(module: OperationRef, _options: &crate::options::PassOptions) -> Result<(), ()> {
-    let body = module.region(0).ok().and_then(|r| r.first_block()).ok_or(())?;
+    let body = module
+        .region(0)
+        .ok()
+        .and_then(|r| r.first_block())
+        .ok_or(())?;
     if verify_module(body) {
         Ok(())
     } else {

@@ -50,7 +50,9 @@ fn regex_of(text: &str) -> Result<Regex, String> {
     while let Some(start) = rest.find("{{") {
         out.push_str(&regex::escape(&rest[..start]));
         let after = &rest[start + 2..];
-        let end = after.find("}}").ok_or_else(|| format!("unterminated '{{{{' in '{text}'"))?;
+        let end = after
+            .find("}}")
+            .ok_or_else(|| format!("unterminated '{{{{' in '{text}'"))?;
         out.push_str(&after[..end]);
         rest = &after[end + 2..];
     }
@@ -66,7 +68,9 @@ pub fn parse_expectations(chunk: &str, first_line: usize) -> Result<Vec<Expectat
     let lines: Vec<&str> = chunk.lines().collect();
     for (offset, line) in lines.iter().enumerate() {
         let here = first_line + offset;
-        let Some(comment_at) = line.find("//") else { continue };
+        let Some(comment_at) = line.find("//") else {
+            continue;
+        };
         let comment = &line[comment_at..];
         let Some(caps) = re.captures(comment) else {
             if comment.contains("expected-") && comment.contains("{{") {
@@ -102,17 +106,23 @@ pub fn parse_expectations(chunk: &str, first_line: usize) -> Result<Vec<Expectat
                         .ok_or_else(|| format!("line {here}: no code line below"))?,
                 ),
                 rel => {
-                    let delta: i64 = rel.parse().map_err(|_| format!("line {here}: bad offset '{rel}'"))?;
+                    let delta: i64 = rel
+                        .parse()
+                        .map_err(|_| format!("line {here}: bad offset '{rel}'"))?;
                     let target = here as i64 + delta;
                     if target < 1 {
-                        return Err(format!("line {here}: offset '{rel}' points before the file"));
+                        return Err(format!(
+                            "line {here}: offset '{rel}' points before the file"
+                        ));
                     }
                     Some(target as usize)
                 }
             })
         };
         let line_target = line_of(caps.get(4).map_or("", |m| m.as_str()))?;
-        let count = caps.get(5).map_or(Ok(1), |m| m.as_str().parse().map_err(|_| "bad count".to_string()))?;
+        let count = caps.get(5).map_or(Ok(1), |m| {
+            m.as_str().parse().map_err(|_| "bad count".to_string())
+        })?;
         out.push(Expectation {
             severity,
             line: line_target,
@@ -147,12 +157,20 @@ fn flatten(diags: &[Diag]) -> Vec<&Diag> {
 
 /// Matches diagnostics against expectations; returns the problems (empty = success).
 /// `only_expected`: unexpected diagnostics are not an error.
-pub fn check(diags: &[Diag], expectations: &mut [Expectation], file: &str, only_expected: bool) -> Vec<String> {
+pub fn check(
+    diags: &[Diag],
+    expectations: &mut [Expectation],
+    file: &str,
+    only_expected: bool,
+) -> Vec<String> {
     let mut problems = Vec::new();
     for diag in flatten(diags) {
         let line = diag.pos.as_ref().filter(|p| p.file == file).map(|p| p.line);
         let found = expectations.iter_mut().find(|e| {
-            e.count > 0 && e.severity == diag.severity && e.line == line && e.matcher.matches(&diag.message)
+            e.count > 0
+                && e.severity == diag.severity
+                && e.line == line
+                && e.matcher.matches(&diag.message)
         });
         match found {
             Some(e) => e.count -= 1,

@@ -30,7 +30,10 @@ pub fn split(source: &[u8], marker: &str) -> Vec<Chunk> {
         let line_no = index + 1;
         let trimmed = String::from_utf8_lossy(line);
         if trimmed.trim_start().starts_with(marker) {
-            chunks.push(Chunk { text: std::mem::take(&mut current), first_line });
+            chunks.push(Chunk {
+                text: std::mem::take(&mut current),
+                first_line,
+            });
             first_line = line_no + 1;
             // Padding keeps absolute line numbers in the next chunk.
             current = vec![b'\n'; line_no];
@@ -38,7 +41,10 @@ pub fn split(source: &[u8], marker: &str) -> Vec<Chunk> {
         }
         current.extend_from_slice(line);
     }
-    chunks.push(Chunk { text: current, first_line });
+    chunks.push(Chunk {
+        text: current,
+        first_line,
+    });
     chunks
 }
 

@@ -121,7 +121,10 @@ pub struct TensorTypeText {
 
 /// Parses attribute text as MLIR prints it.
 pub fn parse_attr(text: &str) -> Result<AttrValue, TextError> {
-    let mut p = Parser { s: text.as_bytes(), pos: 0 };
+    let mut p = Parser {
+        s: text.as_bytes(),
+        pos: 0,
+    };
     let value = p.attr()?;
     p.ws();
     if p.pos != p.s.len() {
@@ -132,7 +135,10 @@ pub fn parse_attr(text: &str) -> Result<AttrValue, TextError> {
 
 /// Parses `tensor<4x?xf32, #enc>` or a scalar type like `f32`.
 pub fn parse_tensor_type(text: &str) -> Result<TensorTypeText, TextError> {
-    let mut p = Parser { s: text.as_bytes(), pos: 0 };
+    let mut p = Parser {
+        s: text.as_bytes(),
+        pos: 0,
+    };
     p.ws();
     if !p.eat("tensor<") {
         let element = text.trim().to_string();
@@ -157,7 +163,11 @@ pub fn parse_tensor_type(text: &str) -> Result<TensorTypeText, TextError> {
                 p.pos += 1;
             }
             let digits = &text[start..p.pos];
-            dims.push(Some(digits.parse().map_err(|_| p.err("dimension out of range"))?));
+            dims.push(Some(
+                digits
+                    .parse()
+                    .map_err(|_| p.err("dimension out of range"))?,
+            ));
         } else {
             break;
         }
@@ -169,7 +179,10 @@ pub fn parse_tensor_type(text: &str) -> Result<TensorTypeText, TextError> {
         return Err(p.err("unranked tensors are not supported"));
     }
     let start = p.pos;
-    while p.peek().is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_') {
+    while p
+        .peek()
+        .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_')
+    {
         p.pos += 1;
     }
     let element = text[start..p.pos].to_string();
@@ -257,7 +270,11 @@ impl Parser<'_> {
             }
             self.pos += 1;
         }
-        Some(String::from_utf8_lossy(&self.s[start..self.pos]).trim().to_string())
+        Some(
+            String::from_utf8_lossy(&self.s[start..self.pos])
+                .trim()
+                .to_string(),
+        )
     }
 
     fn string(&mut self) -> Result<String, TextError> {
@@ -283,7 +300,8 @@ impl Parser<'_> {
                             self.pos += 2;
                         }
                         Some(h) => {
-                            let text = std::str::from_utf8(h).map_err(|_| self.err("bad escape"))?;
+                            let text =
+                                std::str::from_utf8(h).map_err(|_| self.err("bad escape"))?;
                             let byte =
                                 u8::from_str_radix(text, 16).map_err(|_| self.err("bad escape"))?;
                             bytes.push(byte);
@@ -312,10 +330,9 @@ impl Parser<'_> {
                 self.pos += 1;
             }
         } else {
-            while self
-                .peek()
-                .is_some_and(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'-' | b'+'))
-            {
+            while self.peek().is_some_and(|c| {
+                c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'-' | b'+')
+            }) {
                 // A sign is part of the number only right after an exponent marker.
                 if matches!(self.peek(), Some(b'-') | Some(b'+'))
                     && !matches!(self.s.get(self.pos - 1), Some(b'e') | Some(b'E'))
@@ -325,9 +342,12 @@ impl Parser<'_> {
                 self.pos += 1;
             }
         }
-        let text = std::str::from_utf8(&self.s[start..self.pos]).map_err(|_| self.err("bad number"))?;
+        let text =
+            std::str::from_utf8(&self.s[start..self.pos]).map_err(|_| self.err("bad number"))?;
         let ty = self.skip_type_suffix();
-        let is_float_type = ty.as_deref().is_some_and(|t| t.starts_with('f') || t.starts_with("bf"));
+        let is_float_type = ty
+            .as_deref()
+            .is_some_and(|t| t.starts_with('f') || t.starts_with("bf"));
         if let Some(hex) = text.strip_prefix("0x") {
             let bits = u64::from_str_radix(hex, 16).map_err(|_| self.err("bad hex number"))?;
             return Ok(match ty.as_deref() {
@@ -382,8 +402,10 @@ impl Parser<'_> {
                 return Err(self.err("expected '>' after dense hex data"));
             }
             let ty = self.skip_type_suffix().unwrap_or_default();
-            let bytes = decode_hex(hex.trim_start_matches("0x")).ok_or_else(|| self.err("bad hex data"))?;
-            values = decode_dense_bytes(&bytes, &ty).ok_or_else(|| self.err("unsupported dense element type"))?;
+            let bytes =
+                decode_hex(hex.trim_start_matches("0x")).ok_or_else(|| self.err("bad hex data"))?;
+            values = decode_dense_bytes(&bytes, &ty)
+                .ok_or_else(|| self.err("unsupported dense element type"))?;
             splat = values.len() == 1;
             return Ok(AttrValue::Dense { values, splat, ty });
         }
@@ -394,7 +416,8 @@ impl Parser<'_> {
             if !matches!(item, AttrValue::Array(_)) {
                 splat = true;
             }
-            flatten_numbers(&item, &mut values).ok_or_else(|| self.err("dense values must be numbers"))?;
+            flatten_numbers(&item, &mut values)
+                .ok_or_else(|| self.err("dense values must be numbers"))?;
             self.ws();
             if !self.eat(">") {
                 return Err(self.err("expected '>' closing dense"));
@@ -419,7 +442,11 @@ impl Parser<'_> {
             }
             Some(b'@') => {
                 self.pos += 1;
-                let mut name = if self.peek() == Some(b'"') { self.string()? } else { self.ident() };
+                let mut name = if self.peek() == Some(b'"') {
+                    self.string()?
+                } else {
+                    self.ident()
+                };
                 while self.eat("::@") {
                     name.push_str("::@");
                     name.push_str(&self.ident());
@@ -429,7 +456,11 @@ impl Parser<'_> {
             Some(b'#') => {
                 self.pos += 1;
                 let name = self.ident();
-                let params = if self.eat("<") { self.list(b'>')? } else { Vec::new() };
+                let params = if self.eat("<") {
+                    self.list(b'>')?
+                } else {
+                    Vec::new()
+                };
                 Ok(AttrValue::Dialect { name, params })
             }
             Some(c) if c.is_ascii_digit() || c == b'-' || c == b'+' => self.number(),
@@ -544,7 +575,10 @@ mod tests {
         assert_eq!(parse_attr("-7"), Ok(AttrValue::Int(-7)));
         assert_eq!(parse_attr("true"), Ok(AttrValue::Bool(true)));
         assert_eq!(parse_attr("1.500000e+00 : f32"), Ok(AttrValue::Float(1.5)));
-        assert_eq!(parse_attr("0x7F800000 : f32"), Ok(AttrValue::Float(f64::INFINITY)));
+        assert_eq!(
+            parse_attr("0x7F800000 : f32"),
+            Ok(AttrValue::Float(f64::INFINITY))
+        );
         assert_eq!(parse_attr("\"a\\\"b\""), Ok(AttrValue::Str("a\"b".into())));
         assert_eq!(
             parse_attr("[1, -2]").ok().and_then(|v| v.as_ints()),

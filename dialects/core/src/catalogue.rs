@@ -322,7 +322,13 @@ const ASCEND_COMPARE: [OpSpec; 6] = binary_ops!(ascend, Category::Compare, NO_AT
 );
 
 const ASCEND_REDUCE: [OpSpec; 7] = [
-    ascend("reduce_sum", Category::Reduce, X, REDUCE_ATTRS, "sum over axes"),
+    ascend(
+        "reduce_sum",
+        Category::Reduce,
+        X,
+        REDUCE_ATTRS,
+        "sum over axes",
+    ),
     ascend(
         "reduce_mean",
         Category::Composite,
@@ -330,11 +336,41 @@ const ASCEND_REDUCE: [OpSpec; 7] = [
         REDUCE_ATTRS,
         "mean over axes (decomposes to reduce_sum and div)",
     ),
-    ascend("reduce_max", Category::Reduce, X, REDUCE_ATTRS, "maximum over axes"),
-    ascend("reduce_min", Category::Reduce, X, REDUCE_ATTRS, "minimum over axes"),
-    ascend("reduce_prod", Category::Reduce, X, REDUCE_ATTRS, "product over axes"),
-    ascend("reduce_any", Category::Reduce, X, REDUCE_ATTRS, "logical or over axes (i1)"),
-    ascend("reduce_all", Category::Reduce, X, REDUCE_ATTRS, "logical and over axes (i1)"),
+    ascend(
+        "reduce_max",
+        Category::Reduce,
+        X,
+        REDUCE_ATTRS,
+        "maximum over axes",
+    ),
+    ascend(
+        "reduce_min",
+        Category::Reduce,
+        X,
+        REDUCE_ATTRS,
+        "minimum over axes",
+    ),
+    ascend(
+        "reduce_prod",
+        Category::Reduce,
+        X,
+        REDUCE_ATTRS,
+        "product over axes",
+    ),
+    ascend(
+        "reduce_any",
+        Category::Reduce,
+        X,
+        REDUCE_ATTRS,
+        "logical or over axes (i1)",
+    ),
+    ascend(
+        "reduce_all",
+        Category::Reduce,
+        X,
+        REDUCE_ATTRS,
+        "logical and over axes (i1)",
+    ),
 ];
 
 const ASCEND_OTHER: [OpSpec; 22] = [
@@ -505,7 +541,6 @@ const ASCEND_OTHER: [OpSpec; 22] = [
     },
 ];
 
-
 const ASCIR_BUFFERS: [OpSpec; 7] = [
     ascir(
         "data",
@@ -555,7 +590,11 @@ const ASCIR_BUFFERS: [OpSpec; 7] = [
         &[
             a("sched_axis", AttrKind::Array, "loop axes"),
             a("view", AttrKind::View, "the loaded view"),
-            a("offset", AttrKind::String, "element offset into the GM tensor (expression)"),
+            a(
+                "offset",
+                AttrKind::String,
+                "element offset into the GM tensor (expression)",
+            ),
         ],
         "GM -> UB copy (DataCopy / DataCopyPad)",
     ),
@@ -566,7 +605,11 @@ const ASCIR_BUFFERS: [OpSpec; 7] = [
         &[
             a("sched_axis", AttrKind::Array, "loop axes"),
             a("view", AttrKind::View, "the stored view"),
-            a("offset", AttrKind::String, "element offset into the GM tensor (expression)"),
+            a(
+                "offset",
+                AttrKind::String,
+                "element offset into the GM tensor (expression)",
+            ),
         ],
         "UB -> GM copy",
     ),
@@ -641,7 +684,13 @@ const ASCIR_OTHER: [OpSpec; 16] = [
         ],
         "LeakyRelu",
     ),
-    ascir("cast", Category::Cast, X, NODE_ATTRS, "Cast to the result dtype"),
+    ascir(
+        "cast",
+        Category::Cast,
+        X,
+        NODE_ATTRS,
+        "Cast to the result dtype",
+    ),
     ascir(
         "select",
         Category::Select,
@@ -663,12 +712,48 @@ const ASCIR_OTHER: [OpSpec; 16] = [
         NODE_ATTRS,
         "sum over the axes whose result repeat is 1 and input repeat is not",
     ),
-    ascir("mean", Category::Reduce, X, NODE_ATTRS, "mean over reduced axes"),
-    ascir("max", Category::Reduce, X, NODE_ATTRS, "maximum over reduced axes"),
-    ascir("min", Category::Reduce, X, NODE_ATTRS, "minimum over reduced axes"),
-    ascir("prod", Category::Reduce, X, NODE_ATTRS, "product over reduced axes"),
-    ascir("any", Category::Reduce, X, NODE_ATTRS, "logical or over reduced axes"),
-    ascir("all", Category::Reduce, X, NODE_ATTRS, "logical and over reduced axes"),
+    ascir(
+        "mean",
+        Category::Reduce,
+        X,
+        NODE_ATTRS,
+        "mean over reduced axes",
+    ),
+    ascir(
+        "max",
+        Category::Reduce,
+        X,
+        NODE_ATTRS,
+        "maximum over reduced axes",
+    ),
+    ascir(
+        "min",
+        Category::Reduce,
+        X,
+        NODE_ATTRS,
+        "minimum over reduced axes",
+    ),
+    ascir(
+        "prod",
+        Category::Reduce,
+        X,
+        NODE_ATTRS,
+        "product over reduced axes",
+    ),
+    ascir(
+        "any",
+        Category::Reduce,
+        X,
+        NODE_ATTRS,
+        "logical or over reduced axes",
+    ),
+    ascir(
+        "all",
+        Category::Reduce,
+        X,
+        NODE_ATTRS,
+        "logical and over reduced axes",
+    ),
     ascir(
         "transpose",
         Category::Layout,
@@ -690,7 +775,11 @@ const ASCIR_OTHER: [OpSpec; 16] = [
         &[
             a("sched_axis", AttrKind::Array, "loop axes"),
             a("view", AttrKind::View, "the view of this piece"),
-            a("index", AttrKind::Integer, "which piece of the split this node produces"),
+            a(
+                "index",
+                AttrKind::Integer,
+                "which piece of the split this node produces",
+            ),
         ],
         "one piece of a split (GE's Split with an output index)",
     ),
@@ -737,7 +826,11 @@ const TILING_OPS: [OpSpec; 6] = [
             a("outer", AttrKind::Integer, "the outer axis id"),
             a("inner", AttrKind::Integer, "the inner axis id"),
             a("kind", AttrKind::String, "\"tile\" or \"block\""),
-            a("size_var", AttrKind::String, "the tiling variable holding the inner size"),
+            a(
+                "size_var",
+                AttrKind::String,
+                "the tiling variable holding the inner size",
+            ),
         ],
         "a block or tile split of one axis",
     ),
@@ -746,7 +839,11 @@ const TILING_OPS: [OpSpec; 6] = [
         &[
             a("kernel", AttrKind::SymbolRef, "the AscGraph"),
             a("key", AttrKind::Integer, "tiling key"),
-            a("ub_split", AttrKind::Array, "axis ids split for UB, one per group"),
+            a(
+                "ub_split",
+                AttrKind::Array,
+                "axis ids split for UB, one per group",
+            ),
             a("block_split", AttrKind::Array, "axis ids bound to cores"),
         ],
         "one tiling case (a kernel variant selected by tiling key)",
@@ -755,7 +852,11 @@ const TILING_OPS: [OpSpec; 6] = [
         "field",
         &[
             a("kernel", AttrKind::SymbolRef, "the AscGraph"),
-            a("name", AttrKind::String, "field name in the tiling-data struct"),
+            a(
+                "name",
+                AttrKind::String,
+                "field name in the tiling-data struct",
+            ),
             a("type", AttrKind::String, "C type (uint32_t, int64_t, ...)"),
             a("expr", AttrKind::String, "how the host computes it"),
         ],
@@ -767,7 +868,11 @@ const TILING_OPS: [OpSpec; 6] = [
             a("kernel", AttrKind::SymbolRef, "the AscGraph"),
             a("id", AttrKind::Integer, "queue or buffer id"),
             a("position", AttrKind::String, "VECIN, VECOUT or VECCALC"),
-            a("count", AttrKind::Integer, "number of blocks (2 = double buffering)"),
+            a(
+                "count",
+                AttrKind::Integer,
+                "number of blocks (2 = double buffering)",
+            ),
             a("bytes", AttrKind::String, "bytes per block (expression)"),
         ],
         "a UB queue or buffer of a kernel",
@@ -776,8 +881,16 @@ const TILING_OPS: [OpSpec; 6] = [
         "function",
         &[
             a("kernel", AttrKind::SymbolRef, "the AscGraph"),
-            a("symbols", AttrKind::Array, "runtime symbols read by the host"),
-            a("ub_bytes", AttrKind::Integer, "UB capacity the solution respects"),
+            a(
+                "symbols",
+                AttrKind::Array,
+                "runtime symbols read by the host",
+            ),
+            a(
+                "ub_bytes",
+                AttrKind::Integer,
+                "UB capacity the solution respects",
+            ),
             a("cores", AttrKind::Integer, "vector core count"),
         ],
         "the host tiling function of a kernel",
@@ -826,14 +939,22 @@ pub const DIALECT_ATTRS: &[DialectAttrSpec] = &[
         name: "axis",
         params: &[
             a("id", AttrKind::Integer, "axis id, unique in the graph"),
-            a("name", AttrKind::String, "readable name (z0, z0T, z0t, ...)"),
+            a(
+                "name",
+                AttrKind::String,
+                "readable name (z0, z0T, z0t, ...)",
+            ),
             a("size", AttrKind::String, "symbolic size"),
             a(
                 "kind",
                 AttrKind::String,
                 "original, block_outer, block_inner, tile_outer, tile_inner or merged",
             ),
-            a("from", AttrKind::Array, "parent axis ids of a split or merge"),
+            a(
+                "from",
+                AttrKind::Array,
+                "parent axis ids of a split or merge",
+            ),
         ],
         summary: "one loop axis of an AscGraph",
     },
@@ -842,8 +963,16 @@ pub const DIALECT_ATTRS: &[DialectAttrSpec] = &[
         name: "view",
         params: &[
             a("axis", AttrKind::Array, "axis ids, outer to inner"),
-            a("repeats", AttrKind::Array, "symbolic extent per axis (1 = broadcast or reduced)"),
-            a("strides", AttrKind::Array, "symbolic stride per axis (0 = broadcast or reduced)"),
+            a(
+                "repeats",
+                AttrKind::Array,
+                "symbolic extent per axis (1 = broadcast or reduced)",
+            ),
+            a(
+                "strides",
+                AttrKind::Array,
+                "symbolic stride per axis (0 = broadcast or reduced)",
+            ),
         ],
         summary: "the view of an AscIR value over the graph's axes",
     },
@@ -878,7 +1007,11 @@ mod tests {
             if op.category == Category::Buffer && op.name != "scalar" && op.name != "fill" {
                 continue;
             }
-            assert!(op.attr("sched_axis").is_some(), "{} lacks sched_axis", op.name);
+            assert!(
+                op.attr("sched_axis").is_some(),
+                "{} lacks sched_axis",
+                op.name
+            );
             assert!(
                 op.attr("view").is_some() || op.attr("views").is_some(),
                 "{} lacks a view",
@@ -889,9 +1022,18 @@ mod tests {
 
     #[test]
     fn lookup_finds_ops_of_each_dialect() {
-        assert_eq!(lookup("ascend.add").map(|o| o.category), Some(Category::Binary));
-        assert_eq!(lookup("ascir.sum").map(|o| o.category), Some(Category::Reduce));
-        assert_eq!(lookup("tiling.case").map(|o| o.category), Some(Category::Tiling));
+        assert_eq!(
+            lookup("ascend.add").map(|o| o.category),
+            Some(Category::Binary)
+        );
+        assert_eq!(
+            lookup("ascir.sum").map(|o| o.category),
+            Some(Category::Reduce)
+        );
+        assert_eq!(
+            lookup("tiling.case").map(|o| o.category),
+            Some(Category::Tiling)
+        );
         assert!(lookup("ascend.nope").is_none());
         assert!(lookup("nodot").is_none());
     }

@@ -70,7 +70,10 @@ impl DType {
     }
 
     pub fn is_int(self) -> bool {
-        matches!(self, DType::I64 | DType::I32 | DType::I16 | DType::I8 | DType::U8)
+        matches!(
+            self,
+            DType::I64 | DType::I32 | DType::I16 | DType::I8 | DType::U8
+        )
     }
 }
 
@@ -230,7 +233,10 @@ impl TensorType {
             out.push('x');
         }
         out.push_str(self.dtype.mlir_name());
-        let symbolic = self.dims.iter().any(|d| matches!(d, Dim::Known(e) if e.as_const().is_none()));
+        let symbolic = self
+            .dims
+            .iter()
+            .any(|d| matches!(d, Dim::Known(e) if e.as_const().is_none()));
         if symbolic {
             out.push_str(", #ascend.dims<[");
             let names: Vec<String> = self

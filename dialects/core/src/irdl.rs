@@ -72,7 +72,11 @@ fn constrain_values(out: &mut String, values: &[ValueSpec], next: &mut usize) ->
     list.join(", ")
 }
 
-fn constrain_attrs(out: &mut String, attrs: &[AttrSpec], first: usize) -> Vec<(&'static str, usize)> {
+fn constrain_attrs(
+    out: &mut String,
+    attrs: &[AttrSpec],
+    first: usize,
+) -> Vec<(&'static str, usize)> {
     attrs
         .iter()
         .enumerate()

@@ -75,7 +75,11 @@ pub fn normalize_axis(axis: i64, rank: usize) -> Result<usize, ShapeError> {
     if axis < -r || axis >= r.max(1) && axis >= r {
         return err(format!("axis {axis} is out of range for rank {rank}"));
     }
-    Ok(if axis < 0 { (axis + r) as usize } else { axis as usize })
+    Ok(if axis < 0 {
+        (axis + r) as usize
+    } else {
+        axis as usize
+    })
 }
 
 fn one() -> Expr {
@@ -159,7 +163,10 @@ fn require_float(ty: &TensorType, op: &str) -> Result<(), ShapeError> {
     if ty.dtype.is_float() {
         Ok(())
     } else {
-        err(format!("'{op}' requires a floating-point operand, got {}", ty.dtype))
+        err(format!(
+            "'{op}' requires a floating-point operand, got {}",
+            ty.dtype
+        ))
     }
 }
 
@@ -202,7 +209,9 @@ fn same_elements(a: &[Dim], b: &[Dim], env: &mut ShapeEnv) -> Result<(), ShapeEr
     };
     if let (Some(x), Some(y)) = (count(a), count(b)) {
         if env.static_check(&x, Relation::Eq, &y) == Tri::False {
-            return err(format!("reshape changes the element count from '{x}' to '{y}'"));
+            return err(format!(
+                "reshape changes the element count from '{x}' to '{y}'"
+            ));
         }
         if x != y {
             env.assert_rel(&x, Relation::Eq, &y)
@@ -294,7 +303,11 @@ pub fn infer(query: &OpShapeQuery, env: &mut ShapeEnv) -> Result<Vec<TensorType>
     }
 }
 
-fn reduce(query: &OpShapeQuery, _env: &mut ShapeEnv, name: &str) -> Result<Vec<TensorType>, ShapeError> {
+fn reduce(
+    query: &OpShapeQuery,
+    _env: &mut ShapeEnv,
+    name: &str,
+) -> Result<Vec<TensorType>, ShapeError> {
     let x = query.operand(0)?;
     let axes = reduce_axes(&query.ints_attr("axes")?, x.rank())?;
     let keep = query
@@ -307,10 +320,17 @@ fn reduce(query: &OpShapeQuery, _env: &mut ShapeEnv, name: &str) -> Result<Vec<T
     if name == "reduce_mean" {
         require_float(x, name)?;
     }
-    Ok(vec![TensorType::new(x.dtype, reduce_dims(&x.dims, &axes, keep))])
+    Ok(vec![TensorType::new(
+        x.dtype,
+        reduce_dims(&x.dims, &axes, keep),
+    )])
 }
 
-fn composite(query: &OpShapeQuery, env: &mut ShapeEnv, name: &str) -> Result<Vec<TensorType>, ShapeError> {
+fn composite(
+    query: &OpShapeQuery,
+    env: &mut ShapeEnv,
+    name: &str,
+) -> Result<Vec<TensorType>, ShapeError> {
     let x = query.operand(0)?;
     match name {
         "reduce_mean" => reduce(query, env, name),
@@ -358,7 +378,10 @@ fn composite(query: &OpShapeQuery, env: &mut ShapeEnv, name: &str) -> Result<Vec
             require_float(x, name)?;
             let shapes: Vec<&[Dim]> = query.operands.iter().map(|t| t.dims.as_slice()).collect();
             if query.operands.iter().any(|t| t.dtype != x.dtype) {
-                return err(format!("all operands of '{name}' must have element type {}", x.dtype));
+                return err(format!(
+                    "all operands of '{name}' must have element type {}",
+                    x.dtype
+                ));
             }
             let dims = broadcast_shapes(&shapes, env)?;
             Ok(vec![TensorType::new(x.dtype, dims)])
@@ -367,7 +390,11 @@ fn composite(query: &OpShapeQuery, env: &mut ShapeEnv, name: &str) -> Result<Vec
     }
 }
 
-fn layout(query: &OpShapeQuery, env: &mut ShapeEnv, name: &str) -> Result<Vec<TensorType>, ShapeError> {
+fn layout(
+    query: &OpShapeQuery,
+    env: &mut ShapeEnv,
+    name: &str,
+) -> Result<Vec<TensorType>, ShapeError> {
     let x = query.operand(0)?;
     let declared = query
         .declared
@@ -404,8 +431,26 @@ fn layout(query: &OpShapeQuery, env: &mut ShapeEnv, name: &str) -> Result<Vec<Te
             Ok(vec![TensorType::new(x.dtype, dims)])
         }
         "reshape" => {
-            same_elements(&x.dims, &declared.dims, env)?;
-            Ok(vec![declared.clone()])
+            let mut dims = declared.dims.clone();
+            let unknown: Vec<usize> = (0..dims.len())
+                .filter(|&i| dims[i] == Dim::Unknown)
+                .collect();
+            // One unknown target dim is determined by the element count (like -1 in numpy).
+            if let [slot] = unknown.as_slice() {
+                let total = x
+                    .dims
+                    .iter()
+                    .try_fold(one(), |acc, d| Some(acc * d.expr()?.clone()));
+                let known = dims
+                    .iter()
+                    .filter_map(|d| d.expr().cloned())
+                    .fold(one(), |acc, e| acc * e);
+                if let Some(total) = total {
+                    dims[*slot] = Dim::Known(total.floor_div(&known));
+                }
+            }
+            same_elements(&x.dims, &dims, env)?;
+            Ok(vec![TensorType::new(x.dtype, dims)])
         }
         "squeeze" => {
             let axes = query
@@ -462,14 +507,20 @@ fn layout(query: &OpShapeQuery, env: &mut ShapeEnv, name: &str) -> Result<Vec<Te
             let perm = query.ints_attr("perm")?;
             let mut seen = vec![false; x.rank()];
             if perm.len() != x.rank() {
-                return err(format!("perm has {} entries for rank {}", perm.len(), x.rank()));
+                return err(format!(
+                    "perm has {} entries for rank {}",
+                    perm.len(),
+                    x.rank()
+                ));
             }
             for &p in &perm {
                 let Some(slot) = usize::try_from(p).ok().and_then(|p| seen.get_mut(p)) else {
                     return err(format!("perm entry {p} is out of range"));
                 };
                 if *slot {
-                    return err(format!("perm entry {p} repeats; perm must be a permutation"));
+                    return err(format!(
+                        "perm entry {p} repeats; perm must be a permutation"
+                    ));
                 }
                 *slot = true;
             }
@@ -480,7 +531,11 @@ fn layout(query: &OpShapeQuery, env: &mut ShapeEnv, name: &str) -> Result<Vec<Te
     }
 }
 
-fn structural(query: &OpShapeQuery, env: &mut ShapeEnv, name: &str) -> Result<Vec<TensorType>, ShapeError> {
+fn structural(
+    query: &OpShapeQuery,
+    env: &mut ShapeEnv,
+    name: &str,
+) -> Result<Vec<TensorType>, ShapeError> {
     match name {
         "concat" => {
             let first = query.operand(0)?;
@@ -488,7 +543,9 @@ fn structural(query: &OpShapeQuery, env: &mut ShapeEnv, name: &str) -> Result<Ve
             let mut dims = first.dims.clone();
             for (i, t) in query.operands.iter().enumerate().skip(1) {
                 if t.dtype != first.dtype || t.rank() != first.rank() {
-                    return err(format!("concat operand #{i} differs in element type or rank"));
+                    return err(format!(
+                        "concat operand #{i} differs in element type or rank"
+                    ));
                 }
                 for (d, (a, b)) in dims.iter_mut().zip(&t.dims).enumerate() {
                     if d == axis {
@@ -526,7 +583,11 @@ fn structural(query: &OpShapeQuery, env: &mut ShapeEnv, name: &str) -> Result<Ve
                     return err(format!("slice of dynamic dim {axis} is not supported"));
                 };
                 let (begin, end) = slice_bounds(starts[i], ends[i], size);
-                let count = if end > begin { (end - begin + steps[i] - 1) / steps[i] } else { 0 };
+                let count = if end > begin {
+                    (end - begin + steps[i] - 1) / steps[i]
+                } else {
+                    0
+                };
                 dims[axis] = Dim::constant(count);
             }
             Ok(vec![TensorType::new(x.dtype, dims)])
@@ -563,10 +624,24 @@ fn boundary(query: &OpShapeQuery, name: &str) -> Result<Vec<TensorType>, ShapeEr
     if a.rank() < 2 || b.rank() < 2 {
         return err("matmul operands must have rank >= 2");
     }
-    let flag = |n: &str| query.attrs.get(n).and_then(AttrValue::as_bool).unwrap_or(false);
+    let flag = |n: &str| {
+        query
+            .attrs
+            .get(n)
+            .and_then(AttrValue::as_bool)
+            .unwrap_or(false)
+    };
     let (ta, tb) = (flag("transpose_a"), flag("transpose_b"));
-    let (m, ka) = if ta { (a.rank() - 1, a.rank() - 2) } else { (a.rank() - 2, a.rank() - 1) };
-    let (kb, n) = if tb { (b.rank() - 1, b.rank() - 2) } else { (b.rank() - 2, b.rank() - 1) };
+    let (m, ka) = if ta {
+        (a.rank() - 1, a.rank() - 2)
+    } else {
+        (a.rank() - 2, a.rank() - 1)
+    };
+    let (kb, n) = if tb {
+        (b.rank() - 1, b.rank() - 2)
+    } else {
+        (b.rank() - 2, b.rank() - 1)
+    };
     if let (Some(x), Some(y)) = (a.dims[ka].as_const(), b.dims[kb].as_const()) {
         if x != y {
             return err(format!("matmul contraction sizes differ ({x} vs {y})"));
@@ -579,5 +654,8 @@ fn boundary(query: &OpShapeQuery, name: &str) -> Result<Vec<TensorType>, ShapeEr
     };
     dims.push(a.dims[m].clone());
     dims.push(b.dims[n].clone());
-    Ok(vec![TensorType::new(query.declared_dtype(0).unwrap_or(a.dtype), dims)])
+    Ok(vec![TensorType::new(
+        query.declared_dtype(0).unwrap_or(a.dtype),
+        dims,
+    )])
 }

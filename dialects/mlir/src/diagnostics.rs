@@ -92,7 +92,12 @@ pub fn has_errors() -> bool {
 pub fn source_pos(location: Location) -> Option<SourcePos> {
     if location.is_file_line_col_range() {
         return Some(SourcePos {
-            file: location.file_line_col_range_filename().as_string_ref().as_str().ok()?.to_string(),
+            file: location
+                .file_line_col_range_filename()
+                .as_string_ref()
+                .as_str()
+                .ok()?
+                .to_string(),
             line: location.file_line_col_range_start_line(),
             column: location.file_line_col_range_start_column(),
         });

@@ -8,8 +8,7 @@
 use autofuse_core::attr::{parse_attr, AttrValue};
 use autofuse_core::graph::{Graph, Node, TensorType, Value, ValueDef};
 use melior::ir::{
-    block::BlockLike, operation::OperationLike, BlockRef, OperationRef, RegionLike,
-    ValueLike,
+    block::BlockLike, operation::OperationLike, BlockRef, OperationRef, RegionLike, ValueLike,
 };
 use std::collections::{BTreeMap, HashMap};
 
@@ -68,7 +67,9 @@ pub fn extract_function<'c, 'a>(func: OperationRef<'c, 'a>) -> Option<ExtractedG
     let mut type_errors = Vec::new();
     let mut ids: HashMap<*const std::ffi::c_void, usize> = HashMap::new();
     for index in 0..block.argument_count() {
-        let Ok(arg) = block.argument(index) else { continue };
+        let Ok(arg) = block.argument(index) else {
+            continue;
+        };
         let id = add_value(
             &mut graph,
             &mut type_errors,
@@ -88,7 +89,11 @@ pub fn extract_function<'c, 'a>(func: OperationRef<'c, 'a>) -> Option<ExtractedG
         let name = op.name().as_string_ref().as_str().unwrap_or("").to_string();
         let operands: Vec<usize> = op
             .operands()
-            .map(|v| ids.get(&(v.to_raw().ptr as *const _)).copied().unwrap_or(usize::MAX))
+            .map(|v| {
+                ids.get(&(v.to_raw().ptr as *const _))
+                    .copied()
+                    .unwrap_or(usize::MAX)
+            })
             .collect();
         if name == "func.return" {
             graph.outputs = operands;
@@ -138,9 +143,17 @@ fn add_value(
     def: ValueDef,
 ) -> usize {
     let parsed = TensorType::parse_mlir(&ty_text);
-    type_errors.push(parsed.as_ref().err().map(|e| format!("{e} in type '{ty_text}'")));
+    type_errors.push(
+        parsed
+            .as_ref()
+            .err()
+            .map(|e| format!("{e} in type '{ty_text}'")),
+    );
     let id = graph.values.len();
-    graph.values.push(Value { ty: parsed.ok(), def });
+    graph.values.push(Value {
+        ty: parsed.ok(),
+        def,
+    });
     ids.insert(raw, id);
     id
 }

@@ -5,7 +5,7 @@
 
 pub mod context;
 pub mod diagnostics;
+pub mod extract;
 pub mod parse;
 pub mod raw;
-pub mod extract;
 pub mod verify;

@@ -13,7 +13,11 @@ const BYTECODE_MAGIC: &[u8] = b"ML\xefR";
 
 /// Parses `source` as a module named `source_name` in diagnostics. Parse errors are
 /// reported through the context's diagnostic handler.
-pub fn parse_module<'c>(context: &'c Context, source: &[u8], source_name: &str) -> Option<Module<'c>> {
+pub fn parse_module<'c>(
+    context: &'c Context,
+    source: &[u8],
+    source_name: &str,
+) -> Option<Module<'c>> {
     if source.starts_with(BYTECODE_MAGIC) || starts_with_module(source) {
         let op = raw::parse_operation(context, source, source_name)?;
         return Module::from_operation(op);
@@ -44,7 +48,9 @@ fn starts_with_module(source: &[u8]) -> bool {
                     .get(k.len())
                     .is_none_or(|b| !(b.is_ascii_alphanumeric() || *b == b'_' || *b == b'.'))
         };
-        return keyword(b"module") || keyword(b"builtin.module") || trimmed.starts_with(b"\"builtin.module\"");
+        return keyword(b"module")
+            || keyword(b"builtin.module")
+            || trimmed.starts_with(b"\"builtin.module\"");
     }
 }
 

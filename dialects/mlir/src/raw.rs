@@ -53,7 +53,6 @@ pub fn set_type(value: Value, new_type: Type) {
     unsafe { mlirValueSetType(value.to_raw(), new_type.to_raw()) }
 }
 
-
 /// Appends an upstream pass pipeline element (`canonicalize{max-iterations=2}`) to a pass
 /// manager; the error text of MLIR's parser on failure.
 pub fn add_upstream_pipeline(
@@ -82,7 +81,11 @@ pub fn add_upstream_pipeline(
     if result.value != 0 {
         Ok(())
     } else {
-        Err(if message.is_empty() { format!("cannot add pass '{element}'") } else { message })
+        Err(if message.is_empty() {
+            format!("cannot add pass '{element}'")
+        } else {
+            message
+        })
     }
 }
 
@@ -101,4 +104,37 @@ pub fn enable_statistics(manager: &melior::pass::PassManager) {
             mlir_sys::MlirPassDisplayMode_MLIR_PASS_DISPLAY_MODE_LIST,
         )
     }
+}
+
+/// Parses a type in the context of `anchor` (any op of that context).
+pub fn parse_type_near<'c: 'a, 'a>(
+    anchor: &impl melior::ir::operation::OperationLike<'c, 'a>,
+    text: &str,
+) -> Option<Type<'c>> {
+    // SAFETY: the context reference comes from a live op and is only used while that op
+    // (and so its context) is alive.
+    let context = unsafe { anchor.context().to_ref() };
+    Type::parse(context, text)
+}
+
+/// Parses `attr_text` and sets it as attribute `name` of `op`; false if it does not parse.
+pub fn set_attribute_text<'c: 'a, 'a>(
+    op: &impl melior::ir::operation::OperationLike<'c, 'a>,
+    name: &str,
+    attr_text: &str,
+) -> bool {
+    // SAFETY: as above; the attribute is created in the op's own context, and
+    // `mlirOperationSetAttributeByName` only needs the op, a name and a live attribute.
+    unsafe {
+        let context = op.context().to_ref();
+        let Some(attr) = melior::ir::Attribute::parse(context, attr_text) else {
+            return false;
+        };
+        mlir_sys::mlirOperationSetAttributeByName(
+            op.to_raw(),
+            string_ref(name.as_bytes()),
+            melior::ir::attribute::AttributeLike::to_raw(&attr),
+        );
+    }
+    true
 }

@@ -24,7 +24,9 @@ pub fn verify_module<'c, 'a>(body: BlockRef<'c, 'a>) -> bool {
     let mut ok = true;
     for func in funcs {
         let attrs = read_attributes(&func);
-        let Some(extracted) = extract_function(func) else { continue };
+        let Some(extracted) = extract_function(func) else {
+            continue;
+        };
         if attrs.contains_key("ascir.axes") {
             ok &= verify_ascgraph(&func, &attrs, &extracted);
         } else {
@@ -42,7 +44,9 @@ fn verify_ascend_graph(extracted: &ExtractedGraph) -> bool {
     let graph = &extracted.graph;
     let mut ok = true;
     for (node, op) in graph.nodes.iter().zip(&extracted.ops) {
-        let Some(spec) = lookup(&node.op) else { continue };
+        let Some(spec) = lookup(&node.op) else {
+            continue;
+        };
         if spec.dialect != Dialect::Ascend {
             continue;
         }
@@ -57,8 +61,16 @@ fn verify_ascend_graph(extracted: &ExtractedGraph) -> bool {
             ok = false;
             continue;
         }
-        let operands: Vec<TensorType> = node.operands.iter().filter_map(|v| graph.ty(*v).cloned()).collect();
-        let declared: Vec<TensorType> = node.results.iter().filter_map(|v| graph.ty(*v).cloned()).collect();
+        let operands: Vec<TensorType> = node
+            .operands
+            .iter()
+            .filter_map(|v| graph.ty(*v).cloned())
+            .collect();
+        let declared: Vec<TensorType> = node
+            .results
+            .iter()
+            .filter_map(|v| graph.ty(*v).cloned())
+            .collect();
         if operands.len() != node.operands.len() || declared.len() != node.results.len() {
             continue;
         }
@@ -80,7 +92,11 @@ fn verify_ascend_graph(extracted: &ExtractedGraph) -> bool {
                 if expected.len() != declared.len() {
                     error_at(
                         location,
-                        format!("expected {} results, found {}", expected.len(), declared.len()),
+                        format!(
+                            "expected {} results, found {}",
+                            expected.len(),
+                            declared.len()
+                        ),
                     );
                     ok = false;
                     continue;
@@ -100,10 +116,18 @@ fn verify_ascend_graph(extracted: &ExtractedGraph) -> bool {
 /// Explains why a declared result type contradicts the computed one.
 fn compare_types(want: &TensorType, have: &TensorType, env: &ShapeEnv) -> Option<String> {
     if want.dtype != have.dtype {
-        return Some(format!("element type is {}, expected {}", have.dtype, want.dtype));
+        return Some(format!(
+            "element type is {}, expected {}",
+            have.dtype, want.dtype
+        ));
     }
     if want.rank() != have.rank() {
-        return Some(format!("rank is {}, expected {} ({})", have.rank(), want.rank(), want));
+        return Some(format!(
+            "rank is {}, expected {} ({})",
+            have.rank(),
+            want.rank(),
+            want
+        ));
     }
     for (d, (w, h)) in want.dims.iter().zip(&have.dims).enumerate() {
         if let (Dim::Known(w), Dim::Known(h)) = (w, h) {
@@ -136,18 +160,26 @@ fn verify_ascgraph(
                         symbols.insert(s.to_string());
                     }
                     _ => {
-                        error_at(location, format!("'ascir.sizes' entry '{s}' is not a symbol name"));
+                        error_at(
+                            location,
+                            format!("'ascir.sizes' entry '{s}' is not a symbol name"),
+                        );
                         ok = false;
                     }
                 }
             }
         }
         None => {
-            error_at(location, "AscGraph needs 'ascir.sizes', an array of symbol names");
+            error_at(
+                location,
+                "AscGraph needs 'ascir.sizes', an array of symbol names",
+            );
             return false;
         }
     }
-    let mut table = AxisTable { ids: BTreeSet::new() };
+    let mut table = AxisTable {
+        ids: BTreeSet::new(),
+    };
     let Some(axes) = attrs.get("ascir.axes").and_then(AttrValue::as_array) else {
         error_at(location, "'ascir.axes' must be an array of #ascir.axis");
         return false;
@@ -162,7 +194,10 @@ fn verify_ascgraph(
     }
     for axis in axes {
         let Some(params) = axis.dialect_params("ascir.axis") else {
-            error_at(location, "'ascir.axes' must contain only #ascir.axis attributes");
+            error_at(
+                location,
+                "'ascir.axes' must contain only #ascir.axis attributes",
+            );
             ok = false;
             continue;
         };
@@ -181,7 +216,10 @@ fn verify_ascgraph(
         if !kind.is_some_and(|k| AXIS_KINDS.contains(&k)) {
             error_at(
                 location,
-                format!("axis {id} has kind {kind:?}; expected one of {}", AXIS_KINDS.join(", ")),
+                format!(
+                    "axis {id} has kind {kind:?}; expected one of {}",
+                    AXIS_KINDS.join(", ")
+                ),
             );
             ok = false;
         }
@@ -190,7 +228,9 @@ fn verify_ascgraph(
         }
     }
     for (node, op) in extracted.graph.nodes.iter().zip(&extracted.ops) {
-        let Some(spec) = lookup(&node.op) else { continue };
+        let Some(spec) = lookup(&node.op) else {
+            continue;
+        };
         if spec.dialect != Dialect::Ascir {
             continue;
         }
@@ -221,17 +261,27 @@ fn verify_ascgraph(
 fn check_expr(location: Location, what: &str, text: &str, symbols: &BTreeSet<String>) -> bool {
     match Expr::parse(text) {
         Err(e) => {
-            error_at(location, format!("{what}: '{text}' is not an expression ({e})"));
+            error_at(
+                location,
+                format!("{what}: '{text}' is not an expression ({e})"),
+            );
             false
         }
         Ok(expr) => {
-            let undefined: Vec<String> = expr.symbols().into_iter().filter(|s| !symbols.contains(s)).collect();
+            let undefined: Vec<String> = expr
+                .symbols()
+                .into_iter()
+                .filter(|s| !symbols.contains(s))
+                .collect();
             if undefined.is_empty() {
                 true
             } else {
                 error_at(
                     location,
-                    format!("{what} uses undefined symbol(s) {}; declare them in 'ascir.sizes'", undefined.join(", ")),
+                    format!(
+                        "{what} uses undefined symbol(s) {}; declare them in 'ascir.sizes'",
+                        undefined.join(", ")
+                    ),
                 );
                 false
             }
@@ -239,7 +289,12 @@ fn check_expr(location: Location, what: &str, text: &str, symbols: &BTreeSet<Str
     }
 }
 
-fn verify_view(location: Location, view: &AttrValue, table: &AxisTable, symbols: &BTreeSet<String>) -> bool {
+fn verify_view(
+    location: Location,
+    view: &AttrValue,
+    table: &AxisTable,
+    symbols: &BTreeSet<String>,
+) -> bool {
     let Some(params) = view.dialect_params("ascir.view") else {
         error_at(location, "expected a #ascir.view attribute");
         return false;

@@ -197,7 +197,10 @@ impl Guard {
         let args = after_kind.trim_start();
         let open = start + body.len() - args.len();
         if !args.starts_with('(') {
-            return Err(ParseError::new(open, format!("expected '(' after '{kind}'")));
+            return Err(ParseError::new(
+                open,
+                format!("expected '(' after '{kind}'"),
+            ));
         }
         if args.len() < 2 || !args.ends_with(')') {
             return Err(ParseError::new(
@@ -239,7 +242,12 @@ impl Guard {
         let lhs = Expr::parse(&inner[..op_pos]).map_err(|e| e.shifted(inner_start))?;
         let rhs =
             Expr::parse(&inner[rhs_start..]).map_err(|e| e.shifted(inner_start + rhs_start))?;
-        Ok(Guard { kind, lhs, rel, rhs })
+        Ok(Guard {
+            kind,
+            lhs,
+            rel,
+            rhs,
+        })
     }
 }
 
@@ -356,10 +364,10 @@ fn affine_relation(d: &Expr, f: &Expr) -> Option<(i128, i128)> {
 }
 
 fn rewrite_once(rules: &[Rule], e: &Expr) -> Expr {
-    let has_calls = e.terms.keys().any(|m| {
-        m.0.iter()
-            .any(|(a, _)| !matches!(a, Atom::Sym(_)))
-    });
+    let has_calls = e
+        .terms
+        .keys()
+        .any(|m| m.0.iter().any(|(a, _)| !matches!(a, Atom::Sym(_))));
     let rebuilt = if has_calls {
         e.rebuild(&mut |atom| atom.map_args(&mut |arg| rewrite_once(rules, arg)))
     } else {

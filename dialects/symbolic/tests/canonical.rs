@@ -100,7 +100,10 @@ fn ceil_division_rules() {
     assert_eq!((s("s0") * s("s1")).ceil_div(&s("s0")), s("s1"));
     assert_eq!(p("ceil((4*s0+1)/4)"), p("s0+ceil(1/4)"));
     assert_eq!(p("ceil((4*s0+1)/4)"), p("s0+1"));
-    assert_eq!(s("s1").ceil_div(&s("z1t_size")).to_string(), "ceil(s1/z1t_size)");
+    assert_eq!(
+        s("s1").ceil_div(&s("z1t_size")).to_string(),
+        "ceil(s1/z1t_size)"
+    );
 }
 
 #[test]
@@ -155,10 +158,7 @@ fn atoms_have_canonical_arguments() {
         p("floor(s0/2)*floor(s0/2)"),
         s("s0").floor_div(&c(2)) * s("s0").floor_div(&c(2))
     );
-    assert_eq!(
-        p("floor(s0/2)+floor(s0/2)"),
-        s("s0").floor_div(&c(2)) * 2
-    );
+    assert_eq!(p("floor(s0/2)+floor(s0/2)"), s("s0").floor_div(&c(2)) * 2);
 }
 
 #[test]
@@ -245,7 +245,10 @@ fn overflow_in_folding_does_not_panic() {
     let max = c(i64::MAX);
     let e = &max + 1;
     assert!(!e.is_const());
-    assert_eq!(e.eval_map(&Default::default()), Err(autofuse_symbolic::EvalError::Overflow));
+    assert_eq!(
+        e.eval_map(&Default::default()),
+        Err(autofuse_symbolic::EvalError::Overflow)
+    );
     // The unevaluated form still evaluates exactly when the concrete value fits.
     let wide = s("a") * i64::MAX + s("a");
     let at = |v: i64| wide.eval_map(&[("a".to_string(), v)].into_iter().collect());

@@ -66,7 +66,10 @@ fn whitespace_and_top_level_division() {
     assert_eq!(p("2*-3"), Expr::constant(-6));
     assert_eq!(p("floor(s0*s1/s2)"), p("floor((s0*s1)/s2)"));
     // Names of functions are ordinary symbols when not called.
-    assert_eq!(p("min+1").symbols().into_iter().collect::<Vec<_>>(), ["min"]);
+    assert_eq!(
+        p("min+1").symbols().into_iter().collect::<Vec<_>>(),
+        ["min"]
+    );
 }
 
 #[test]
@@ -168,7 +171,10 @@ fn evaluation_errors() {
         p("mod(s0, s1-s2)").eval_map(&env(&[("s0", 1), ("s1", 3), ("s2", 3)])),
         Err(EvalError::DivisionByZero)
     );
-    assert_eq!(p("floor(1/0)").eval_map(&env(&[])), Err(EvalError::DivisionByZero));
+    assert_eq!(
+        p("floor(1/0)").eval_map(&env(&[])),
+        Err(EvalError::DivisionByZero)
+    );
     assert_eq!(
         p("s0*s0").eval_map(&env(&[("s0", 1 << 32)])),
         Err(EvalError::Overflow)
@@ -191,5 +197,7 @@ fn evaluation_errors() {
         Ok(i64::MAX)
     );
     assert_eq!(EvalError::DivisionByZero.to_string(), "division by zero");
-    assert!(EvalError::UnboundSymbol("x".into()).to_string().contains('x'));
+    assert!(EvalError::UnboundSymbol("x".into())
+        .to_string()
+        .contains('x'));
 }

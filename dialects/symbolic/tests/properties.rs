@@ -98,8 +98,11 @@ fn naive(t: &Tree, vals: &[i64; 3]) -> Option<i64> {
         }
         Tree::Min(a, b) => two(a, b).map(|(x, y)| x.min(y)),
         Tree::Max(a, b) => two(a, b).map(|(x, y)| x.max(y)),
-        Tree::Align(a, b) => two(a, b)
-            .and_then(|(x, y)| naive_floor(x.checked_neg()?, y)?.checked_neg()?.checked_mul(y)),
+        Tree::Align(a, b) => two(a, b).and_then(|(x, y)| {
+            naive_floor(x.checked_neg()?, y)?
+                .checked_neg()?
+                .checked_mul(y)
+        }),
     }
 }
 
@@ -295,5 +298,8 @@ fn static_check_decides_often() {
             decided += 1;
         }
     }
-    assert!(decided >= 30, "only {decided} of 300 random checks were decided");
+    assert!(
+        decided >= 30,
+        "only {decided} of 300 random checks were decided"
+    );
 }

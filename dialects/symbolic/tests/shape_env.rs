@@ -1,9 +1,7 @@
 //! `ShapeEnv`: declarations, bounds, static checks, expect/assert recording and
 //! simplification by asserted equalities; `Guard` text round trips.
 
-use autofuse_symbolic::{
-    Expr, Guard, GuardError, GuardKind, Relation, ShapeEnv, SymbolInfo, Tri,
-};
+use autofuse_symbolic::{Expr, Guard, GuardError, GuardKind, Relation, ShapeEnv, SymbolInfo, Tri};
 
 fn p(text: &str) -> Expr {
     match Expr::parse(text) {
@@ -43,7 +41,10 @@ fn declarations() {
     env.set_hint("s1", 5);
     env.set_hint("fresh", 3);
     assert_eq!(env.info("s1").and_then(|i| i.hint), Some(5));
-    assert_eq!(env.info("fresh").map(|i| (i.min, i.hint)), Some((1, Some(3))));
+    assert_eq!(
+        env.info("fresh").map(|i| (i.min, i.hint)),
+        Some((1, Some(3)))
+    );
 }
 
 #[test]
@@ -179,7 +180,10 @@ fn assert_records_and_rejects() {
 #[test]
 fn asserted_equalities_rewrite_larger_side() {
     let mut env = ShapeEnv::new();
-    assert_eq!(env.assert_rel(&p("s0*s1"), Relation::Eq, &p("4*s2")), Ok(()));
+    assert_eq!(
+        env.assert_rel(&p("s0*s1"), Relation::Eq, &p("4*s2")),
+        Ok(())
+    );
     assert_eq!(guard_texts(&env), ["assert(s0*s1 == 4*s2)"]);
     assert_eq!(env.simplify(&p("8*s2+1")), p("2*s0*s1+1"));
     assert_eq!(env.simplify(&p("s2")), p("s2"));
@@ -202,7 +206,10 @@ fn asserted_equalities_rewrite_larger_side() {
     // `v -> u*v` would rewrite its own result forever: kept as a fact, not a rewrite.
     assert_eq!(env.assert_rel(&p("v"), Relation::Eq, &p("u*v")), Ok(()));
     assert_eq!(env.simplify(&p("v+1")), p("v+1"));
-    assert_eq!(env.static_check(&p("u*v"), Relation::Eq, &p("v")), Tri::True);
+    assert_eq!(
+        env.static_check(&p("u*v"), Relation::Eq, &p("v")),
+        Tri::True
+    );
 }
 
 #[test]

@@ -5,7 +5,9 @@
 //! `--verify-diagnostics` expectations), 2 command-line misuse.
 
 use autofuse_core::catalogue::Dialect;
-use autofuse_mlir::{context::create_context, diagnostics, parse::parse_module, raw, verify::verify_module};
+use autofuse_mlir::{
+    context::create_context, diagnostics, parse::parse_module, raw, verify::verify_module,
+};
 use autofuse_passes::{options::PassOptions, pipeline, registry, statistics};
 use autofuse_tools::{docs, expected, input};
 use clap::{Arg, ArgAction, ArgMatches, Command};
@@ -98,16 +100,26 @@ fn command() -> Command {
 }
 
 fn flag(name: &'static str, help: &'static str) -> Arg {
-    Arg::new(name).long(name).action(ArgAction::SetTrue).help(help)
+    Arg::new(name)
+        .long(name)
+        .action(ArgAction::SetTrue)
+        .help(help)
 }
 
 /// The passes given as flags, in command-line order, as pipeline elements.
 fn flag_pipeline(matches: &ArgMatches) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     for pass in registry::PASSES {
-        if let (Some(indices), Some(values)) = (matches.indices_of(pass.argument), matches.get_many::<String>(pass.argument)) {
+        if let (Some(indices), Some(values)) = (
+            matches.indices_of(pass.argument),
+            matches.get_many::<String>(pass.argument),
+        ) {
             for (index, options) in indices.zip(values) {
-                let element = if options.is_empty() { pass.argument.to_string() } else { format!("{}{{{options}}}", pass.argument) };
+                let element = if options.is_empty() {
+                    pass.argument.to_string()
+                } else {
+                    format!("{}{{{options}}}", pass.argument)
+                };
                 out.push((index, element));
             }
         }
@@ -117,7 +129,9 @@ fn flag_pipeline(matches: &ArgMatches) -> Vec<(usize, String)> {
 }
 
 fn list_passes() -> String {
-    let mut out = String::from("Available autofuse passes (upstream MLIR passes are also accepted in --pass-pipeline):\n");
+    let mut out = String::from(
+        "Available autofuse passes (upstream MLIR passes are also accepted in --pass-pipeline):\n",
+    );
     for pass in registry::PASSES {
         out.push_str(&format!("  --{:<28} {}\n", pass.argument, pass.summary));
         for option in pass.options {
@@ -178,7 +192,8 @@ fn process_chunk(settings: &Settings, chunk: &input::Chunk) -> (Option<Vec<u8>>,
             if matches.get_flag("mlir-pass-statistics") {
                 raw::enable_statistics(&manager);
             }
-            let built = pipeline::add_pipeline(&manager.as_operation_pass_manager(), &settings.pipeline);
+            let built =
+                pipeline::add_pipeline(&manager.as_operation_pass_manager(), &settings.pipeline);
             match built {
                 Err(message) => diagnostics::error_unlocated("autofuse-opt", message),
                 Ok(()) => {
@@ -202,7 +217,9 @@ fn process_chunk(settings: &Settings, chunk: &input::Chunk) -> (Option<Vec<u8>>,
             for diag in &diags {
                 eprintln!("{diag}");
             }
-            let ok = !diags.iter().any(|d| d.severity == diagnostics::Severity::Error);
+            let ok = !diags
+                .iter()
+                .any(|d| d.severity == diagnostics::Severity::Error);
             (output.filter(|_| ok), ok)
         }
         Some(mode) => {
@@ -214,7 +231,12 @@ fn process_chunk(settings: &Settings, chunk: &input::Chunk) -> (Option<Vec<u8>>,
                     return (None, false);
                 }
             };
-            let problems = expected::check(&diags, &mut expectations, &settings.source_name, mode == "only-expected");
+            let problems = expected::check(
+                &diags,
+                &mut expectations,
+                &settings.source_name,
+                mode == "only-expected",
+            );
             for p in &problems {
                 eprintln!("{p}");
             }
@@ -260,10 +282,17 @@ fn main() -> ExitCode {
         Ok(m) => m,
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() { ExitCode::from(2) } else { ExitCode::SUCCESS };
+            return if e.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
         }
     };
-    let output_path = matches.get_one::<String>("output").cloned().unwrap_or_else(|| "-".into());
+    let output_path = matches
+        .get_one::<String>("output")
+        .cloned()
+        .unwrap_or_else(|| "-".into());
     let emitted = if matches.get_flag("list-passes") {
         Some(list_passes())
     } else if matches.get_flag("emit-irdl") {
@@ -271,7 +300,10 @@ fn main() -> ExitCode {
     } else if matches.get_flag("emit-pass-docs") {
         Some(docs::passes_doc())
     } else if let Some(name) = matches.get_one::<String>("emit-dialect-docs") {
-        Dialect::ALL.into_iter().find(|d| d.name() == name).map(docs::dialect_doc)
+        Dialect::ALL
+            .into_iter()
+            .find(|d| d.name() == name)
+            .map(docs::dialect_doc)
     } else if matches.get_flag("show-dialects") {
         Some("Available dialects: all upstream MLIR dialects, ascend, ascir, tiling\n".to_string())
     } else {
@@ -287,7 +319,10 @@ fn main() -> ExitCode {
         };
     }
 
-    let input_path = matches.get_one::<String>("input").cloned().unwrap_or_else(|| "-".into());
+    let input_path = matches
+        .get_one::<String>("input")
+        .cloned()
+        .unwrap_or_else(|| "-".into());
     let source = match input::read_input(&input_path) {
         Ok(s) => s,
         Err(message) => {
@@ -315,11 +350,18 @@ fn main() -> ExitCode {
         matches: &matches,
         pipeline: elements.join(","),
         verify_mode: matches.get_one::<String>("verify-diagnostics").cloned(),
-        source_name: if input_path == "-" { "<stdin>".to_string() } else { input_path.clone() },
+        source_name: if input_path == "-" {
+            "<stdin>".to_string()
+        } else {
+            input_path.clone()
+        },
     };
     let chunks = match matches.get_one::<String>("split-input-file") {
         Some(marker) => input::split(&source, marker),
-        None => vec![input::Chunk { text: source, first_line: 1 }],
+        None => vec![input::Chunk {
+            text: source,
+            first_line: 1,
+        }],
     };
     let mut all_ok = true;
     let mut outputs: Vec<Vec<u8>> = Vec::new();
@@ -330,7 +372,10 @@ fn main() -> ExitCode {
             outputs.push(out);
         }
     }
-    let marker = matches.get_one::<String>("output-split-marker").cloned().unwrap_or_default();
+    let marker = matches
+        .get_one::<String>("output-split-marker")
+        .cloned()
+        .unwrap_or_default();
     let mut joined = Vec::new();
     for (i, out) in outputs.iter().enumerate() {
         if i > 0 {
