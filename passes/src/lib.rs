@@ -8,5 +8,6 @@ pub mod registry;
 pub mod statistics;
 
 // Passes, in pipeline order.
+pub mod decompose;
 pub mod infer_symbolic_shapes;
 pub mod verify;

@@ -32,7 +32,11 @@ pub struct PassInfo {
 }
 
 /// Every registered pass, in pipeline order.
-pub const PASSES: &[&PassInfo] = &[&crate::verify::PASS, &crate::infer_symbolic_shapes::PASS];
+pub const PASSES: &[&PassInfo] = &[
+    &crate::verify::PASS,
+    &crate::infer_symbolic_shapes::PASS,
+    &crate::decompose::PASS,
+];
 
 pub fn lookup(argument: &str) -> Option<&'static PassInfo> {
     PASSES.iter().copied().find(|p| p.argument == argument)

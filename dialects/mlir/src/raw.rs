@@ -138,3 +138,13 @@ pub fn set_attribute_text<'c: 'a, 'a>(
     }
     true
 }
+
+/// Removes an op from its block and destroys it. Its results must have no uses left.
+pub fn erase_op<'c, 'a>(op: melior::ir::OperationRef<'c, 'a>) {
+    // SAFETY: the op is live and owned by its block; removing it transfers ownership to
+    // us, and destroying it frees it. Callers redirected all uses first.
+    unsafe {
+        mlir_sys::mlirOperationRemoveFromParent(op.to_raw());
+        mlir_sys::mlirOperationDestroy(op.to_raw());
+    }
+}

@@ -186,6 +186,8 @@ enum Ast {
     /// `(operator, operand)`; the first operator is ignored.
     Product(Vec<(ProdOp, Ast)>),
     Call(String, Vec<(usize, Ast)>, usize),
+    /// A parenthesized expression; kept so a negation is never pushed into it.
+    Group(Box<Ast>),
 }
 
 struct Parser {
@@ -318,7 +320,7 @@ impl Parser {
                 }
                 self.bump();
                 self.depth -= 1;
-                Ok(inner)
+                Ok(Ast::Group(Box::new(inner)))
             }
             other => Err(ParseError::new(
                 t.offset,
@@ -330,6 +332,8 @@ impl Parser {
 
 /// Whether negating `ast` can be pushed into a leading integer literal, which is how
 /// `-9223372036854775808` (and `a-9223372036854775808*b`) stay representable.
+/// Parenthesized operands are excluded so that printed overflow atoms such as
+/// `-((2)*(9223372036854775807))` re-parse to the same structure.
 fn literal_headed(ast: &Ast) -> bool {
     match ast {
         Ast::Num(..) => true,
@@ -339,6 +343,14 @@ fn literal_headed(ast: &Ast) -> bool {
         }
         _ => false,
     }
+}
+
+/// The expression inside any number of redundant parentheses.
+fn ungroup(mut ast: &Ast) -> &Ast {
+    while let Ast::Group(inner) = ast {
+        ast = inner;
+    }
+    ast
 }
 
 fn convert(ast: &Ast) -> Result<Expr, ParseError> {
@@ -361,6 +373,7 @@ fn convert(ast: &Ast) -> Result<Expr, ParseError> {
         }
         Ast::Product(items) => convert_product(items),
         Ast::Call(name, args, offset) => convert_call(name, args, *offset),
+        Ast::Group(inner) => convert(inner),
     }
 }
 
@@ -421,6 +434,7 @@ fn convert_call(name: &str, args: &[(usize, Ast)], offset: usize) -> Result<Expr
         "floor" | "ceil" => {
             expect_arity(name, args, offset, args.len() == 1, "1 argument")?;
             let (arg_offset, arg) = &args[0];
+            let arg = ungroup(arg);
             let division = match arg {
                 Ast::Product(items) if items.last().is_some_and(|(op, _)| *op == ProdOp::Div) => {
                     Some(items)

@@ -26,9 +26,28 @@ enum Tree {
     Align(Box<Tree>, Box<Tree>),
 }
 
+/// Trees with small constants, where every value is representable.
 fn tree() -> impl Strategy<Value = Tree> {
+    tree_with((-6i64..=6).boxed())
+}
+
+/// Trees whose constants include the `i64` extremes, to drive the overflow paths.
+fn extreme_tree() -> impl Strategy<Value = Tree> {
+    tree_with(
+        prop_oneof![
+            any::<i64>(),
+            Just(i64::MIN),
+            Just(i64::MAX),
+            Just(1i64 << 62),
+            -3i64..=3,
+        ]
+        .boxed(),
+    )
+}
+
+fn tree_with(constants: BoxedStrategy<i64>) -> impl Strategy<Value = Tree> {
     let leaf = prop_oneof![
-        (-6i64..=6).prop_map(Tree::Const),
+        constants.prop_map(Tree::Const),
         (0usize..3).prop_map(Tree::Sym),
     ];
     leaf.prop_recursive(4, 24, 2, |inner| {
@@ -45,6 +64,15 @@ fn tree() -> impl Strategy<Value = Tree> {
             pair().prop_map(move |(x, y)| Tree::Min(b(x), b(y))),
             pair().prop_map(move |(x, y)| Tree::Max(b(x), b(y))),
             pair().prop_map(move |(x, y)| Tree::Align(b(x), b(y))),
+            // Arguments differing by a constant exercise min/max pruning.
+            (inner.clone(), -3i64..=3, any::<bool>()).prop_map(move |(x, c, is_min)| {
+                let shifted = Tree::Add(b(x.clone()), b(Tree::Const(c)));
+                if is_min {
+                    Tree::Min(b(x), b(shifted))
+                } else {
+                    Tree::Max(b(shifted), b(x))
+                }
+            }),
         ]
     })
 }
@@ -273,6 +301,44 @@ proptest! {
                 prop_assert!(lo.is_none_or(|l| l <= v) && hi.is_none_or(|h| v <= h),
                     "{} = {} at {:?} outside {:?}", e, v, point, (lo, hi));
             }
+        }
+    }
+}
+
+proptest! {
+    /// Overflowing constant arithmetic never panics anywhere, and even the opaque
+    /// forms it leaves behind print and re-parse exactly.
+    #[test]
+    fn extreme_constants_never_panic_and_round_trip(
+        t in extreme_tree(),
+        vals in (any::<i64>(), 1i64..=4, 1i64..=4),
+    ) {
+        let e = build(&t);
+        let text = e.to_string();
+        prop_assert_eq!(Expr::parse(&text).ok(), Some(e.clone()), "text {:?}", text);
+        let _ = e.to_c_expr("t->");
+        let _ = e.eval_map(&env_of(&[vals.0, vals.1, vals.2]));
+        let mut env = ShapeEnv::new();
+        let _ = env.bounds(&e);
+        let s0 = Expr::symbol("s0");
+        let _ = env.static_check(&e, Relation::Lt, &s0);
+        let _ = env.assert_rel(&e, Relation::Eq, &s0);
+        let _ = env.simplify(&e);
+    }
+
+    /// Arbitrary text is rejected with an error value, never a panic, and the error
+    /// offset points inside the text.
+    #[test]
+    fn parser_never_panics(text in "[-+*/(), 0-9a-z_<>=!é]{0,40}") {
+        if let Err(e) = Expr::parse(&text) {
+            prop_assert!(e.offset <= text.len());
+        }
+        if let Err(e) = autofuse_symbolic::Guard::parse(&text) {
+            prop_assert!(e.offset <= text.len());
+        }
+        let guarded = format!("expect({text})");
+        if let Err(e) = autofuse_symbolic::Guard::parse(&guarded) {
+            prop_assert!(e.offset <= guarded.len());
         }
     }
 }

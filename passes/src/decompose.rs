@@ -1,0 +1,282 @@
+//! `--decompose`: expands composite `ascend` ops into primitives.
+//!
+//! Expansions (numerically careful forms):
+//! - `softmax(x)` = e / sum(e) with e = exp(x - max(x)) (the row max keeps exp finite);
+//! - `log_softmax(x)` = (x - max) - log(sum(exp(x - max)));
+//! - `layer_norm(x, g, b)` = (x - mean) / sqrt(mean((x - mean)^2) + eps) * g + b over the
+//!   axes [axis, rank);
+//! - `rms_norm(x, g)` = x / sqrt(mean(x^2) + eps) * g;
+//! - `gelu` erf form 0.5*x*(1 + erf(x/sqrt(2))), tanh form
+//!   0.5*x*(1 + tanh(sqrt(2/pi)*(x + 0.044715*x^3)));
+//! - `silu(x)` = x*sigmoid(x), `swish(x)` = x*sigmoid(beta*x), `swiglu(g, u)` = silu(g)*u;
+//! - `clip(x, lo, hi)` = minimum(maximum(x, lo), hi);
+//! - `reduce_mean` = reduce_sum / N when N (the reduced element count) is static. With
+//!   a symbolic N it stays `reduce_mean`, a primitive of AscIR (`ascir.mean`), because a
+//!   constant op cannot hold a symbol.
+//! Division and `sqrt` are used instead of `rsqrt`/`reciprocal`, which are approximate on
+//! the device.
+//!
+//! Preconditions: the module verifies. Postconditions: no composite op remains except
+//! `reduce_mean` over symbolic extents; results keep their types and uses; new ops carry
+//! the composite's location.
+
+use crate::options::PassOptions;
+use crate::registry::PassInfo;
+use crate::statistics;
+use autofuse_core::attr::AttrValue;
+use autofuse_core::catalogue::{lookup, Category};
+use autofuse_core::graph::{DType, Dim, TensorType};
+use autofuse_core::shape::{normalize_axis, ShapeError};
+use autofuse_mlir::builder::{Emitter, Typed};
+use autofuse_mlir::{diagnostics, extract, raw};
+use melior::ir::{operation::OperationLike, OperationRef, RegionLike};
+use std::collections::BTreeMap;
+
+pub const PASS: PassInfo = PassInfo {
+    argument: "decompose",
+    summary: "Expand composite ops (softmax, layer_norm, rms_norm, gelu, silu, ...) into primitives",
+    description: "Rewrites every composite ascend op into primitive ops with numerically careful forms \
+                  (softmax subtracts the row max; divisions and sqrt instead of approximate rsqrt). \
+                  reduce_mean becomes reduce_sum and a division when the reduced extent is static.",
+    options: &[],
+    run,
+};
+
+fn run(module: OperationRef, _options: &PassOptions) -> Result<(), ()> {
+    let body = module
+        .region(0)
+        .ok()
+        .and_then(|r| r.first_block())
+        .ok_or(())?;
+    let mut ok = true;
+    let mut expanded = 0u64;
+    for func in extract::functions(body) {
+        let Some(extracted) = extract::extract_function(func) else {
+            continue;
+        };
+        let graph = &extracted.graph;
+        for (node, op) in graph.nodes.iter().zip(&extracted.ops) {
+            if lookup(&node.op).map(|s| s.category) != Some(Category::Composite) {
+                continue;
+            }
+            let operands: Option<Vec<TensorType>> = node
+                .operands
+                .iter()
+                .map(|v| graph.ty(*v).cloned())
+                .collect();
+            let Some(operand_types) = operands else {
+                continue;
+            };
+            let Some(mut emitter) = Emitter::before(*op) else {
+                continue;
+            };
+            let inputs: Vec<Typed> = op
+                .operands()
+                .zip(operand_types)
+                .map(|(value, ty)| Typed { value, ty })
+                .collect();
+            match expand(&mut emitter, node.short_name(), &inputs, &node.attrs) {
+                Ok(None) => {}
+                Ok(Some(result)) => {
+                    if let Ok(old) = op.result(0) {
+                        raw::replace_all_uses(old.into(), result.value);
+                    }
+                    raw::erase_op(*op);
+                    expanded += 1;
+                }
+                Err(e) => {
+                    diagnostics::error(op.location(), format!("cannot decompose: {e}"));
+                    ok = false;
+                }
+            }
+        }
+    }
+    statistics::add(
+        PASS.argument,
+        "expanded",
+        "Number of composite ops expanded",
+        expanded,
+    );
+    if ok {
+        Ok(())
+    } else {
+        Err(())
+    }
+}
+
+fn int_attr(attrs: &BTreeMap<String, AttrValue>, name: &str) -> Result<i64, ShapeError> {
+    attrs
+        .get(name)
+        .and_then(AttrValue::as_int)
+        .ok_or_else(|| ShapeError(format!("missing integer attribute '{name}'")))
+}
+
+fn float_attr(attrs: &BTreeMap<String, AttrValue>, name: &str) -> Result<f64, ShapeError> {
+    attrs
+        .get(name)
+        .and_then(AttrValue::as_float)
+        .ok_or_else(|| ShapeError(format!("missing float attribute '{name}'")))
+}
+
+fn axes_text(axes: &[usize]) -> String {
+    let list: Vec<String> = axes.iter().map(|a| a.to_string()).collect();
+    format!("[{}]", list.join(", "))
+}
+
+/// Mean over `axes` (kept dims): sum / N when N is static, else `reduce_mean`.
+fn mean<'c, 'a>(
+    e: &mut Emitter<'c, 'a>,
+    x: &Typed<'c, 'a>,
+    axes: &[usize],
+) -> Result<Typed<'c, 'a>, ShapeError> {
+    let axes_attr = axes_text(axes);
+    let attrs = [("axes", axes_attr.as_str()), ("keep_dims", "true")];
+    let count = axes.iter().try_fold(1i64, |acc, &a| {
+        x.ty.dims.get(a).and_then(Dim::as_const).map(|n| acc * n)
+    });
+    match count {
+        Some(n) => {
+            let sum = e.op("ascend.reduce_sum", &[x], &attrs, None)?;
+            let divisor = e.scalar(n as f64, x.ty.dtype)?;
+            e.op("ascend.div", &[&sum, &divisor], &[], None)
+        }
+        None => e.op("ascend.reduce_mean", &[x], &attrs, None),
+    }
+}
+
+/// Expands one composite; `None` leaves it in place.
+fn expand<'c, 'a>(
+    e: &mut Emitter<'c, 'a>,
+    name: &str,
+    inputs: &[Typed<'c, 'a>],
+    attrs: &BTreeMap<String, AttrValue>,
+) -> Result<Option<Typed<'c, 'a>>, ShapeError> {
+    let x = inputs
+        .first()
+        .ok_or_else(|| ShapeError("composite without operands".into()))?;
+    let dtype: DType = x.ty.dtype;
+    let rank = x.ty.rank();
+    let result = match name {
+        "softmax" | "log_softmax" => {
+            let axis = normalize_axis(int_attr(attrs, "axis")?, rank)?;
+            let axes_attr = axes_text(&[axis]);
+            let keep = [("axes", axes_attr.as_str()), ("keep_dims", "true")];
+            let max = e.op("ascend.reduce_max", &[x], &keep, None)?;
+            let shifted = e.op("ascend.sub", &[x, &max], &[], None)?;
+            let exp = e.op("ascend.exp", &[&shifted], &[], None)?;
+            let sum = e.op("ascend.reduce_sum", &[&exp], &keep, None)?;
+            if name == "softmax" {
+                e.op("ascend.div", &[&exp, &sum], &[], None)?
+            } else {
+                let log = e.op("ascend.log", &[&sum], &[], None)?;
+                e.op("ascend.sub", &[&shifted, &log], &[], None)?
+            }
+        }
+        "layer_norm" | "rms_norm" => {
+            let axis = normalize_axis(int_attr(attrs, "axis")?, rank)?;
+            let axes: Vec<usize> = (axis..rank).collect();
+            let eps = e.scalar(float_attr(attrs, "epsilon")?, dtype)?;
+            let gamma = inputs
+                .get(1)
+                .ok_or_else(|| ShapeError("missing gamma".into()))?;
+            if name == "layer_norm" {
+                let mu = mean(e, x, &axes)?;
+                let centered = e.op("ascend.sub", &[x, &mu], &[], None)?;
+                let squared = e.op("ascend.mul", &[&centered, &centered], &[], None)?;
+                let var = mean(e, &squared, &axes)?;
+                let shifted = e.op("ascend.add", &[&var, &eps], &[], None)?;
+                let std = e.op("ascend.sqrt", &[&shifted], &[], None)?;
+                let normed = e.op("ascend.div", &[&centered, &std], &[], None)?;
+                let scaled = e.op("ascend.mul", &[&normed, gamma], &[], None)?;
+                let beta = inputs
+                    .get(2)
+                    .ok_or_else(|| ShapeError("missing beta".into()))?;
+                e.op("ascend.add", &[&scaled, beta], &[], None)?
+            } else {
+                let squared = e.op("ascend.mul", &[x, x], &[], None)?;
+                let ms = mean(e, &squared, &axes)?;
+                let shifted = e.op("ascend.add", &[&ms, &eps], &[], None)?;
+                let rms = e.op("ascend.sqrt", &[&shifted], &[], None)?;
+                let normed = e.op("ascend.div", &[x, &rms], &[], None)?;
+                e.op("ascend.mul", &[&normed, gamma], &[], None)?
+            }
+        }
+        "gelu" => {
+            let half = e.scalar(0.5, dtype)?;
+            let one = e.scalar(1.0, dtype)?;
+            let inner = match attrs.get("approximate").and_then(AttrValue::as_str) {
+                Some("tanh") => {
+                    let cube_coeff = e.scalar(0.044715, dtype)?;
+                    let scale = e.scalar((2.0 / std::f64::consts::PI).sqrt(), dtype)?;
+                    let x2 = e.op("ascend.mul", &[x, x], &[], None)?;
+                    let x3 = e.op("ascend.mul", &[&x2, x], &[], None)?;
+                    let term = e.op("ascend.mul", &[&x3, &cube_coeff], &[], None)?;
+                    let sum = e.op("ascend.add", &[x, &term], &[], None)?;
+                    let arg = e.op("ascend.mul", &[&sum, &scale], &[], None)?;
+                    e.op("ascend.tanh", &[&arg], &[], None)?
+                }
+                _ => {
+                    let inv_sqrt2 = e.scalar(std::f64::consts::FRAC_1_SQRT_2, dtype)?;
+                    let arg = e.op("ascend.mul", &[x, &inv_sqrt2], &[], None)?;
+                    e.op("ascend.erf", &[&arg], &[], None)?
+                }
+            };
+            let one_plus = e.op("ascend.add", &[&inner, &one], &[], None)?;
+            let halfx = e.op("ascend.mul", &[x, &half], &[], None)?;
+            e.op("ascend.mul", &[&halfx, &one_plus], &[], None)?
+        }
+        "silu" => {
+            let s = e.op("ascend.sigmoid", &[x], &[], None)?;
+            e.op("ascend.mul", &[x, &s], &[], None)?
+        }
+        "swish" => {
+            let beta = e.scalar(float_attr(attrs, "beta")?, dtype)?;
+            let scaled = e.op("ascend.mul", &[x, &beta], &[], None)?;
+            let s = e.op("ascend.sigmoid", &[&scaled], &[], None)?;
+            e.op("ascend.mul", &[x, &s], &[], None)?
+        }
+        "swiglu" => {
+            let up = inputs
+                .get(1)
+                .ok_or_else(|| ShapeError("missing 'up'".into()))?;
+            let s = e.op("ascend.sigmoid", &[x], &[], None)?;
+            let silu = e.op("ascend.mul", &[x, &s], &[], None)?;
+            e.op("ascend.mul", &[&silu, up], &[], None)?
+        }
+        "clip" => {
+            let (lo, hi) = match (inputs.get(1), inputs.get(2)) {
+                (Some(lo), Some(hi)) => (lo, hi),
+                _ => return Err(ShapeError("clip needs min and max".into())),
+            };
+            let lower = e.op("ascend.maximum", &[x, lo], &[], None)?;
+            e.op("ascend.minimum", &[&lower, hi], &[], None)?
+        }
+        "reduce_mean" => {
+            let axes_list = attrs
+                .get("axes")
+                .and_then(AttrValue::as_ints)
+                .unwrap_or_default();
+            let axes = autofuse_core::shape::reduce_axes(&axes_list, rank)?;
+            let keep = attrs
+                .get("keep_dims")
+                .and_then(AttrValue::as_bool)
+                .unwrap_or(false);
+            let count = axes.iter().try_fold(1i64, |acc, &a| {
+                x.ty.dims.get(a).and_then(Dim::as_const).map(|n| acc * n)
+            });
+            let Some(n) = count else { return Ok(None) };
+            let axes_attr = axes_text(&axes);
+            let keep_attr = if keep { "true" } else { "false" };
+            let sum = e.op(
+                "ascend.reduce_sum",
+                &[x],
+                &[("axes", &axes_attr), ("keep_dims", keep_attr)],
+                None,
+            )?;
+            let divisor = e.scalar(n as f64, dtype)?;
+            e.op("ascend.div", &[&sum, &divisor], &[], None)?
+        }
+        other => return Err(ShapeError(format!("no decomposition for '{other}'"))),
+    };
+    Ok(Some(result))
+}
