@@ -10,4 +10,4 @@ echo "== input: $example"
 cat "$example"
 echo "== pipeline (IR after each pass on stderr)"
 target/debug/autofuse-opt "$example" --mlir-print-ir-after-all \
-  --pass-pipeline='builtin.module(autofuse-verify,canonicalize)'
+  --pass-pipeline='builtin.module(infer-symbolic-shapes,decompose,lower-to-ascir)'

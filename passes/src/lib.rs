@@ -10,4 +10,5 @@ pub mod statistics;
 // Passes, in pipeline order.
 pub mod decompose;
 pub mod infer_symbolic_shapes;
+pub mod lower_to_ascir;
 pub mod verify;

@@ -36,6 +36,7 @@ pub const PASSES: &[&PassInfo] = &[
     &crate::verify::PASS,
     &crate::infer_symbolic_shapes::PASS,
     &crate::decompose::PASS,
+    &crate::lower_to_ascir::PASS,
 ];
 
 pub fn lookup(argument: &str) -> Option<&'static PassInfo> {

@@ -2,8 +2,10 @@
 //! MLIR: the op catalogue (source of the IRDL definitions and docs), the in-memory graph
 //! model passes analyse, and the reference interpreters that define the semantics.
 
+pub mod ascir;
 pub mod attr;
 pub mod catalogue;
 pub mod graph;
 pub mod irdl;
+pub mod lowering;
 pub mod shape;

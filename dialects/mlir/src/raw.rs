@@ -148,3 +148,33 @@ pub fn erase_op<'c, 'a>(op: melior::ir::OperationRef<'c, 'a>) {
         mlir_sys::mlirOperationDestroy(op.to_raw());
     }
 }
+
+/// Parses `text` (one or more top-level ops) in the context of `anchor` and moves the
+/// ops to the end of `block`. Parse errors go to the diagnostic stream; false on failure.
+pub fn append_parsed<'c: 'a, 'a>(
+    anchor: &impl melior::ir::operation::OperationLike<'c, 'a>,
+    block: melior::ir::BlockRef<'c, 'a>,
+    text: &str,
+    source_name: &str,
+) -> bool {
+    use melior::ir::{block::BlockLike, operation::OperationLike};
+    // SAFETY: the context outlives the ops parsed into it; each op is detached from the
+    // temporary module before that module is dropped, and ownership passes to `block`.
+    unsafe {
+        let context = anchor.context().to_ref();
+        let Some(parsed) = crate::parse::parse_module(context, text.as_bytes(), source_name) else {
+            return false;
+        };
+        let mut ops = Vec::new();
+        let mut next = parsed.body().first_operation();
+        while let Some(op) = next {
+            next = op.next_in_block();
+            ops.push(op.to_raw());
+        }
+        for raw_op in ops {
+            mlir_sys::mlirOperationRemoveFromParent(raw_op);
+            block.append_operation(Operation::from_raw(raw_op));
+        }
+    }
+    true
+}

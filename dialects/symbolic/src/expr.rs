@@ -679,6 +679,51 @@ impl Expr {
         acc
     }
 
+    /// The same value with divisor multiples of divisions spelled through modulo:
+    /// `b*q*floor(a/b) -> q*(a - mod(a, b))`, `b*q*ceil(a/b) -> q*(a + mod(-a, b))`,
+    /// `align(a, b) -> a + mod(-a, b)` (exact for non-zero `b`).
+    ///
+    /// Not canonical, but interval bounds of the result keep the dependency between
+    /// `a` and the division, so `align(s0, 32) - s0` is seen to lie in `[0, 31]`.
+    pub(crate) fn divisions_as_modulo(&self) -> Expr {
+        let mut acc = Expr::zero();
+        for (mono, &coef) in &self.terms {
+            acc = acc.add_expr(&Expr::term_as_modulo(mono, coef));
+        }
+        acc
+    }
+
+    fn term_as_modulo(mono: &Monomial, coef: i64) -> Expr {
+        for (atom, _) in &mono.0 {
+            let single = Monomial::of(atom.clone());
+            let cofactor = Expr::from_term(mono.div(&single), coef);
+            let rewritten = match atom {
+                Atom::Align(a, b) => Some(cofactor.mul_expr(&a.add_expr(&a.neg_expr().modulo(b)))),
+                Atom::FloorDiv(a, b) => cofactor
+                    .exact_quotient(b)
+                    .map(|q| q.mul_expr(&a.sub_expr(&a.modulo(b)))),
+                Atom::CeilDiv(a, b) => cofactor
+                    .exact_quotient(b)
+                    .map(|q| q.mul_expr(&a.add_expr(&a.neg_expr().modulo(b)))),
+                _ => None,
+            };
+            if let Some(e) = rewritten {
+                return e;
+            }
+        }
+        Expr::from_term(mono.clone(), coef)
+    }
+
+    /// `self / den` for a single-term `self` exactly divisible by a single-term `den`.
+    fn exact_quotient(&self, den: &Expr) -> Option<Expr> {
+        let (m, c) = self.single_term()?;
+        let (dm, dk) = den.single_term()?;
+        if !dm.divides(m) || c.checked_rem(dk)? != 0 {
+            return None;
+        }
+        Some(Expr::from_term(m.div(dm), c.checked_div(dk)?))
+    }
+
     /// Replaces symbols by expressions; the result is re-canonicalized.
     pub fn substitute(&self, map: &HashMap<String, Expr>) -> Expr {
         self.rebuild(&mut |atom| match atom {

@@ -155,7 +155,11 @@ impl Interval {
     /// `x` with `k * x` in `self`.
     pub(crate) fn div_exact_pos(self, k: i128) -> Interval {
         let lo = match self.lo {
-            Ext::Fin(a) => Ext::Fin(-floor_div_pos(-a, k)),
+            // ceil(a / k) == -floor(-a / k); widening is the safe answer on overflow.
+            Ext::Fin(a) => a
+                .checked_neg()
+                .and_then(|na| floor_div_pos(na, k).checked_neg())
+                .map_or(Ext::NegInf, Ext::Fin),
             other => other,
         };
         let hi = match self.hi {

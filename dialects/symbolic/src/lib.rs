@@ -11,6 +11,21 @@
 //!   simplification by asserted equalities.
 //!
 //! Symbols stand for positive sizes: unless declared otherwise their range is `[1, +inf)`.
+//!
+//! ```
+//! use autofuse_symbolic::{Expr, Relation, ShapeEnv, SymbolInfo};
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let e = Expr::parse("ceil(s1/z1t_size)*z1t_size")?;
+//! assert_eq!(e.to_string(), "z1t_size*ceil(s1/z1t_size)");
+//! assert_eq!(e.to_c_expr("t->"), "t->z1t_size*af_ceildiv(t->s1, t->z1t_size)");
+//!
+//! let mut env = ShapeEnv::new();
+//! env.declare(SymbolInfo::new("s0").with_hint(128));
+//! assert!(env.expect(&Expr::symbol("s0"), Relation::Ge, &Expr::constant(64))?);
+//! assert_eq!(env.guards()[0].to_string(), "expect(s0 >= 64)");
+//! # Ok(())
+//! # }
+//! ```
 
 mod eval;
 mod expr;

@@ -452,8 +452,12 @@ impl ShapeEnv {
             .or_else(|| self.simplify(e).eval(&env).ok())
     }
 
-    /// Rewrites `e` with the asserted equalities (each replaces the larger canonical
-    /// side by the smaller one).
+    /// Rewrites `e` with the asserted equalities.
+    ///
+    /// An equality in which some symbol occurs only linearly with coefficient ±1 is
+    /// solved for the largest such symbol (`s1 == s3` replaces `s3` by `s1`,
+    /// `s0 == floor(s1/2)` replaces `s0`); otherwise the larger canonical side is
+    /// replaced by the smaller one (`s0*s1 == 4*s2` rewrites multiples of `4*s2`).
     pub fn simplify(&self, e: &Expr) -> Expr {
         if self.rules.is_empty() {
             e.clone()
@@ -505,7 +509,8 @@ impl ShapeEnv {
     /// Decides `lhs rel rhs` for every admissible value of the symbols, if possible.
     ///
     /// Uses constant folding, the canonical difference `lhs - rhs`, interval bounds
-    /// from symbol ranges, and recorded asserts (equalities via [`ShapeEnv::simplify`],
+    /// from symbol ranges (also of the difference with `b*floor(a/b)`, `b*ceil(a/b)`
+    /// and `align(a, b)` spelled through `mod`), and recorded asserts (equalities via [`ShapeEnv::simplify`],
     /// other relations when `lhs - rhs` is an affine image of an asserted difference).
     /// Never uses hints.
     pub fn static_check(&self, lhs: &Expr, rel: Relation, rhs: &Expr) -> Tri {
@@ -514,7 +519,10 @@ impl ShapeEnv {
         if let Some(c) = diff.as_const() {
             return Tri::from(rel.holds(c, 0));
         }
-        let mut iv = self.interval(&raw).intersect(self.interval(&diff));
+        let mut iv = self
+            .interval(&raw)
+            .intersect(self.interval(&diff))
+            .intersect(self.interval(&diff.divisions_as_modulo()));
         let mut excluded = Vec::new();
         for fact in &self.facts {
             let f = self.simplify(&fact.diff);
@@ -590,36 +598,67 @@ impl ShapeEnv {
     fn add_equality(&mut self, lhs: &Expr, rhs: &Expr) {
         let l = self.simplify(lhs);
         let r = self.simplify(rhs);
-        let (mut from, mut to) = match l.cmp(&r) {
-            std::cmp::Ordering::Equal => return,
-            std::cmp::Ordering::Greater => (l, r),
-            std::cmp::Ordering::Less => (r, l),
-        };
-        if from.is_const() {
+        if l == r {
             return;
         }
-        if let Some((_, k)) = from.single_term() {
-            if k < 0 {
-                from = -from;
-                to = -to;
-            }
-            // `4*s == 8` is more useful as `s -> 2`.
-            if let Some((fm, fk)) = from.single_term() {
-                let divisible = fk > 1 && to.terms.values().all(|c| c % fk == 0);
-                if divisible {
-                    let fm = fm.clone();
-                    to = to.floor_div(&Expr::constant(fk));
-                    from = Expr::from_term(fm, 1);
-                }
-            }
+        let rule = match solve_for_symbol(&(&l - &r)) {
+            Some(rule) => rule,
+            None => larger_to_smaller(l, r),
+        };
+        if rule.from.is_const() {
+            return;
         }
-        let rule = Rule { from, to };
         // Occurs check: a rule that rewrites its own right-hand side would never stop.
         if rewrite_once(std::slice::from_ref(&rule), &rule.to) != rule.to {
             return;
         }
         self.rules.push(rule);
     }
+}
+
+/// `x -> e` from `diff == 0` when a symbol `x` occurs only as a linear term with
+/// coefficient ±1; the largest such name is chosen so the result is deterministic.
+fn solve_for_symbol(diff: &Expr) -> Option<Rule> {
+    let mut best: Option<(&str, i64)> = None;
+    for (mono, &coef) in &diff.terms {
+        let [(Atom::Sym(name), 1)] = mono.0.as_slice() else {
+            continue;
+        };
+        if (coef == 1 || coef == -1) && best.is_none_or(|(b, _)| name.as_str() > b) {
+            let x = Expr::sym_unchecked(name);
+            let rest = diff - &x * coef;
+            if !rest.symbols().contains(name.as_str()) {
+                best = Some((name, coef));
+            }
+        }
+    }
+    let (name, coef) = best?;
+    let x = Expr::sym_unchecked(name);
+    // coef*x + rest == 0 with coef = ±1  =>  x == -coef*rest
+    let rest = diff - &x * coef;
+    Some(Rule {
+        from: x,
+        to: rest * (-coef),
+    })
+}
+
+/// The larger canonical side rewritten to the smaller one, with a single-term left
+/// side normalized to a positive (and, where exact, unit) coefficient.
+fn larger_to_smaller(l: Expr, r: Expr) -> Rule {
+    let (mut from, mut to) = if l > r { (l, r) } else { (r, l) };
+    if from.single_term().is_some_and(|(_, k)| k < 0) {
+        from = -from;
+        to = -to;
+    }
+    // `4*s*t == 8*u` is more useful as `s*t -> 2*u`.
+    if let Some((fm, fk)) = from.single_term() {
+        if fk > 1 && to.terms.values().all(|c| c % fk == 0) {
+            let fm = fm.clone();
+            to = to.floor_div(&Expr::constant(fk));
+            from = Expr::from_term(fm, 1);
+        }
+    }
+    Rule { from, to }
 }
 
 /// Decides `d rel 0` from an interval for `d` and values `d` is known to differ from.

@@ -101,6 +101,23 @@ fn static_checks_from_constants_difference_and_ranges() {
     assert_eq!(check(&env, "s1", Relation::Le, "s0"), Tri::False);
     assert_eq!(check(&env, "floor(s0/s1)", Relation::Eq, "0"), Tri::True);
     assert_eq!(check(&env, "mod(s0, s1)", Relation::Le, "16"), Tri::True);
+    // Divisor multiples of divisions are related to their dividend.
+    assert_eq!(check(&env, "align(s2, 32)", Relation::Ge, "s2"), Tri::True);
+    assert_eq!(
+        check(&env, "align(s2, 32)", Relation::Lt, "s2+32"),
+        Tri::True
+    );
+    assert_eq!(check(&env, "4*ceil(s2/4)", Relation::Ge, "s2"), Tri::True);
+    assert_eq!(check(&env, "2*floor(s2/2)", Relation::Le, "s2"), Tri::True);
+    assert_eq!(
+        check(&env, "s3*floor(s2/s3)", Relation::Le, "s2"),
+        Tri::True
+    );
+    assert_eq!(check(&env, "align(s2, s3)", Relation::Ge, "s2"), Tri::True);
+    assert_eq!(
+        check(&env, "2*floor(s2/2)", Relation::Eq, "s2"),
+        Tri::Unknown
+    );
     // Hints never prove anything.
     env.set_hint("s2", 3);
     assert_eq!(check(&env, "s2", Relation::Eq, "3"), Tri::Unknown);
@@ -198,8 +215,16 @@ fn asserted_equalities_rewrite_larger_side() {
     assert_eq!(env.simplify(&p("s4+s5")), p("s5+8"));
     assert_eq!(env.bounds(&p("s4")), (Some(8), Some(8)));
 
-    // Multi-term sides: the larger sum is replaced where it occurs.
+    // A non-linear constant multiple: 4*m*n == 8*k rewrites m*n to 2*k.
+    assert_eq!(
+        env.assert_rel(&p("4*m*n"), Relation::Eq, &p("8*k*k")),
+        Ok(())
+    );
+    assert_eq!(env.simplify(&p("m*n*j")), p("2*j*k*k"));
+
+    // Solvable for a symbol: the largest linear symbol is replaced.
     assert_eq!(env.assert_rel(&p("a+b"), Relation::Eq, &p("c+d")), Ok(()));
+    assert_eq!(env.simplify(&p("d")), p("a+b-c"));
     assert_eq!(env.simplify(&p("2*c+2*d+1")), p("2*a+2*b+1"));
     assert_eq!(env.simplify(&p("c+1")), p("c+1"));
 
@@ -210,6 +235,28 @@ fn asserted_equalities_rewrite_larger_side() {
         env.static_check(&p("u*v"), Relation::Eq, &p("v")),
         Tri::True
     );
+}
+
+#[test]
+fn asserted_equalities_replace_symbols_by_expressions() {
+    let mut env = ShapeEnv::new();
+    env.set_hint("s1", 10);
+    assert_eq!(
+        env.assert_rel(&p("s0"), Relation::Eq, &p("floor(s1/2)")),
+        Ok(())
+    );
+    assert_eq!(env.simplify(&p("2*s0+1")), p("2*floor(s1/2)+1"));
+    assert_eq!(env.hint_eval(&p("s0")), Some(5));
+    assert_eq!(
+        env.static_check(&p("s0*2"), Relation::Le, &p("s1")),
+        Tri::True
+    );
+    // Inside call arguments too, re-canonicalizing afterwards.
+    assert_eq!(env.simplify(&p("mod(4*s0, 2*floor(s1/2))")), p("0"));
+    // An expression in terms of an already rewritten symbol is rewritten in turn.
+    assert_eq!(env.assert_rel(&p("s2"), Relation::Eq, &p("s0+3")), Ok(()));
+    assert_eq!(env.simplify(&p("s2")), p("floor(s1/2)+3"));
+    assert_eq!(env.hint_eval(&p("s2")), Some(8));
 }
 
 #[test]

@@ -1,0 +1,627 @@
+//! Lowering of one `ascend` op to an AscGraph in hint form (GE's conventions).
+//!
+//! The loop nest is the op's iteration space: the result shape for elementwise ops, the
+//! input shape for reductions (reduced axes stay, with repeat 1 and stride 0 in the
+//! result view). Each operand is read by `data` + `load` with its GM view aligned to the
+//! loop axes (numpy broadcasting: missing or size-1 dims get repeat 1, stride 0), then
+//! expanded by explicit single-axis `broadcast` nodes, one per broadcast axis. Casts are
+//! inserted where the chip cannot compute a dtype: bf16 arithmetic goes through f32 and
+//! f16 reductions accumulate in f32. The result is `store`d with its GM view and returned
+//! through `output`.
+
+use crate::ascir::{AscGraph, AscNode, Axis, AxisKind, View};
+use crate::attr::AttrValue;
+use crate::catalogue::{lookup, Category};
+use crate::graph::{DType, Dim, TensorType};
+use crate::shape::reduce_axes;
+use autofuse_symbolic::Expr;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Why an op stays a graph op; `code` is a stable reason code.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotLowered {
+    pub code: &'static str,
+    pub reason: String,
+}
+
+fn refuse<T>(code: &'static str, reason: impl Into<String>) -> Result<T, NotLowered> {
+    Err(NotLowered {
+        code,
+        reason: reason.into(),
+    })
+}
+
+/// Reason codes of `--lower-to-ascir` remarks.
+pub const REASON_CODES: &[(&str, &str)] = &[
+    (
+        "AF-LW001",
+        "unsupported-op: no AscIR lowering for this op yet",
+    ),
+    (
+        "AF-LW002",
+        "boundary: the op runs as a library kernel (matmul) and is never fused",
+    ),
+    (
+        "AF-LW003",
+        "unsupported-dtype: the chip cannot compute the op in this element type",
+    ),
+    (
+        "AF-LW004",
+        "unknown-shape: a dynamic dim has no symbol (run --infer-symbolic-shapes first)",
+    ),
+];
+
+/// What kind of kernel an op makes (the prefix of kernel names).
+pub fn kernel_kind(op: &str) -> &'static str {
+    match lookup(op).map(|s| s.category) {
+        Some(Category::Reduce) | Some(Category::Composite) => "reduce",
+        _ => "pointwise",
+    }
+}
+
+/// `reduce_sum` -> `ReduceSum`.
+pub fn camel_name(op: &str) -> String {
+    let short = op.split_once('.').map_or(op, |(_, n)| n);
+    short
+        .split('_')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+fn ascir_reduce(op: &str) -> Option<&'static str> {
+    Some(match op {
+        "reduce_sum" => "sum",
+        "reduce_mean" => "mean",
+        "reduce_max" => "max",
+        "reduce_min" => "min",
+        "reduce_prod" => "prod",
+        "reduce_any" => "any",
+        "reduce_all" => "all",
+        _ => return None,
+    })
+}
+
+/// Element types a v1-chip (Ascend 910B) vector unit computes an op in, after the casts
+/// this lowering inserts (bf16 -> f32).
+fn computable(op: &str, dtype: DType) -> bool {
+    match dtype {
+        DType::F32 | DType::F16 | DType::BF16 => true,
+        DType::I32 => matches!(
+            op,
+            "add"
+                | "sub"
+                | "mul"
+                | "maximum"
+                | "minimum"
+                | "abs"
+                | "relu"
+                | "neg"
+                | "eq"
+                | "ne"
+                | "lt"
+                | "le"
+                | "gt"
+                | "ge"
+                | "select"
+                | "cast"
+                | "broadcast_to"
+                | "reshape"
+                | "squeeze"
+                | "unsqueeze"
+                | "reduce_sum"
+                | "reduce_max"
+                | "reduce_min"
+        ),
+        DType::Bool => matches!(
+            op,
+            "logical_and"
+                | "logical_or"
+                | "logical_not"
+                | "logical_xor"
+                | "select"
+                | "cast"
+                | "reduce_any"
+                | "reduce_all"
+                | "broadcast_to"
+                | "reshape"
+                | "squeeze"
+                | "unsqueeze"
+                | "eq"
+                | "ne"
+        ),
+        _ => matches!(
+            op,
+            "cast" | "broadcast_to" | "reshape" | "squeeze" | "unsqueeze"
+        ),
+    }
+}
+
+fn known_dims(ty: &TensorType) -> Result<Vec<Expr>, NotLowered> {
+    ty.dims
+        .iter()
+        .map(|d| match d {
+            Dim::Known(e) => Ok(e.clone()),
+            Dim::Unknown => refuse(
+                "AF-LW004",
+                "a dynamic dim has no symbol; run --infer-symbolic-shapes first",
+            ),
+        })
+        .collect()
+}
+
+/// Row-major strides of a GM tensor of `dims`.
+fn gm_strides(dims: &[Expr]) -> Vec<Expr> {
+    let mut strides = vec![Expr::constant(1); dims.len()];
+    for i in (0..dims.len().saturating_sub(1)).rev() {
+        strides[i] = strides[i + 1].clone() * dims[i + 1].clone();
+    }
+    strides
+}
+
+/// The GM view of an operand of `dims` read under a loop nest of `loop_dims`.
+fn aligned_view(axis: &[i64], loop_dims: &[Expr], dims: &[Expr]) -> View {
+    let offset = loop_dims.len() - dims.len().min(loop_dims.len());
+    let strides = gm_strides(dims);
+    let mut repeats = Vec::new();
+    let mut view_strides = Vec::new();
+    for (i, loop_dim) in loop_dims.iter().enumerate() {
+        match i
+            .checked_sub(offset)
+            .and_then(|j| dims.get(j).map(|d| (j, d)))
+        {
+            Some((j, d)) if !(d.as_const() == Some(1) && loop_dim.as_const() != Some(1)) => {
+                repeats.push(loop_dim.clone());
+                view_strides.push(strides[j].clone());
+            }
+            _ => {
+                repeats.push(Expr::constant(1));
+                view_strides.push(Expr::constant(0));
+            }
+        }
+    }
+    View {
+        axis: axis.to_vec(),
+        repeats,
+        strides: view_strides,
+    }
+}
+
+struct Builder {
+    axis: Vec<i64>,
+    loop_dims: Vec<Expr>,
+    nodes: Vec<AscNode>,
+    loc: Option<String>,
+}
+
+impl Builder {
+    fn push(
+        &mut self,
+        op: &str,
+        operands: Vec<usize>,
+        dtype: DType,
+        view: View,
+        attrs: Vec<(String, String)>,
+    ) -> usize {
+        self.nodes.push(AscNode {
+            op: op.to_string(),
+            operands,
+            dtype,
+            view,
+            attrs,
+            index: None,
+            loc: self.loc.clone(),
+        });
+        self.nodes.len() - 1
+    }
+
+    fn cast(&mut self, node: usize, dtype: DType) -> usize {
+        if self.nodes[node].dtype == dtype {
+            return node;
+        }
+        let view = self.nodes[node].view.clone();
+        self.push("cast", vec![node], dtype, view, Vec::new())
+    }
+
+    /// data + load + single-axis broadcasts up to the full loop nest.
+    fn read(
+        &mut self,
+        index: usize,
+        ty: &TensorType,
+        dims: &[Expr],
+        view_dims: Option<&[Expr]>,
+    ) -> usize {
+        let gm_view = match view_dims {
+            // A reshape reads the operand's bytes under the result's shape.
+            Some(reshaped) => aligned_view(&self.axis, &self.loop_dims, reshaped),
+            None => aligned_view(&self.axis, &self.loop_dims, dims),
+        };
+        self.nodes.push(AscNode {
+            op: "data".into(),
+            operands: Vec::new(),
+            dtype: ty.dtype,
+            view: gm_view.clone(),
+            attrs: Vec::new(),
+            index: Some(index),
+            loc: self.loc.clone(),
+        });
+        let data = self.nodes.len() - 1;
+        let load_view = View::contiguous(self.axis.clone(), gm_view.repeats.clone());
+        let mut current = self.push(
+            "load",
+            vec![data],
+            ty.dtype,
+            load_view,
+            vec![("offset".into(), "\"0\"".into())],
+        );
+        for i in 0..self.loop_dims.len() {
+            let repeats = self.nodes[current].view.repeats.clone();
+            if repeats[i].as_const() == Some(1) && self.loop_dims[i].as_const() != Some(1) {
+                let mut expanded = repeats;
+                expanded[i] = self.loop_dims[i].clone();
+                let view = View::contiguous(self.axis.clone(), expanded);
+                let dtype = self.nodes[current].dtype;
+                current = self.push("broadcast", vec![current], dtype, view, Vec::new());
+            }
+        }
+        current
+    }
+}
+
+/// Lowers one op. `operand_types`/`result_types` are its (symbolized) types, `loc` the
+/// MLIR location text of the op, `name` the kernel name to give.
+pub fn lower_op(
+    op: &str,
+    attrs: &BTreeMap<String, AttrValue>,
+    operand_types: &[TensorType],
+    result_types: &[TensorType],
+    loc: Option<String>,
+    name: &str,
+) -> Result<AscGraph, NotLowered> {
+    let Some(spec) = lookup(op) else {
+        return refuse("AF-LW001", format!("'{op}' is not an ascend op"));
+    };
+    let short = spec.name;
+    match spec.category {
+        Category::Unary
+        | Category::Binary
+        | Category::Compare
+        | Category::Select
+        | Category::Cast
+        | Category::Reduce => {}
+        Category::Layout
+            if matches!(short, "broadcast_to" | "reshape" | "squeeze" | "unsqueeze") => {}
+        Category::Composite if short == "reduce_mean" => {}
+        Category::Boundary => {
+            return refuse(
+                "AF-LW002",
+                format!("'{short}' is a boundary op and runs as a library kernel"),
+            )
+        }
+        Category::Constant => {
+            return refuse("AF-LW001", "constants stay graph values (kernel inputs)")
+        }
+        Category::Composite => {
+            return refuse(
+                "AF-LW001",
+                format!("composite '{short}' must be decomposed first (--decompose)"),
+            )
+        }
+        _ => return refuse("AF-LW001", format!("no AscIR lowering for '{short}' yet")),
+    }
+    let result = result_types.first().ok_or(NotLowered {
+        code: "AF-LW001",
+        reason: "op without results".into(),
+    })?;
+    let operand_dims: Vec<Vec<Expr>> = operand_types
+        .iter()
+        .map(known_dims)
+        .collect::<Result<_, _>>()?;
+    let result_dims = known_dims(result)?;
+    // The dtype the op computes in, before our casts (select computes in its branches').
+    let compute_input = match spec.category {
+        Category::Select => operand_types
+            .get(1)
+            .map(|t| t.dtype)
+            .unwrap_or(result.dtype),
+        _ => operand_types
+            .first()
+            .map(|t| t.dtype)
+            .unwrap_or(result.dtype),
+    };
+    if !computable(short, compute_input) {
+        return refuse(
+            "AF-LW003",
+            format!(
+                "'{short}' on {compute_input} is not computable on the vector unit of ascend910b"
+            ),
+        );
+    }
+
+    let is_reduce = ascir_reduce(short).is_some();
+    let loop_dims = if is_reduce {
+        operand_dims[0].clone()
+    } else {
+        result_dims.clone()
+    };
+    let axis: Vec<i64> = (0..loop_dims.len() as i64).collect();
+    let axes: Vec<Axis> = loop_dims
+        .iter()
+        .enumerate()
+        .map(|(i, size)| Axis {
+            id: i as i64,
+            name: format!("z{i}"),
+            size: size.clone(),
+            kind: AxisKind::Original,
+            from: Vec::new(),
+        })
+        .collect();
+    let mut b = Builder {
+        axis: axis.clone(),
+        loop_dims: loop_dims.clone(),
+        nodes: Vec::new(),
+        loc,
+    };
+
+    let reshape_like = matches!(short, "reshape" | "squeeze" | "unsqueeze");
+    let mut reads = Vec::new();
+    for (index, (ty, dims)) in operand_types.iter().zip(&operand_dims).enumerate() {
+        let view_dims = reshape_like.then_some(result_dims.as_slice());
+        reads.push(b.read(index, ty, dims, view_dims));
+    }
+
+    // bf16 is storage-only on the v1 chip; f16 reductions accumulate in f32.
+    let upcast = |dtype: DType| match dtype {
+        DType::BF16 => DType::F32,
+        DType::F16
+            if is_reduce && matches!(short, "reduce_sum" | "reduce_mean" | "reduce_prod") =>
+        {
+            DType::F32
+        }
+        other => other,
+    };
+    let full_view = View::contiguous(axis.clone(), loop_dims.clone());
+    let mut value = match spec.category {
+        Category::Layout => reads[0],
+        Category::Cast => {
+            let source = reads[0];
+            if operand_types[0].dtype == DType::BF16 && result.dtype != DType::F32 {
+                let wide = b.cast(source, DType::F32);
+                b.cast(wide, result.dtype)
+            } else if result.dtype == DType::BF16 && operand_types[0].dtype != DType::F32 {
+                let wide = b.cast(source, DType::F32);
+                b.cast(wide, DType::BF16)
+            } else {
+                b.cast(source, result.dtype)
+            }
+        }
+        Category::Reduce | Category::Composite => {
+            let compute = upcast(operand_types[0].dtype);
+            let input = b.cast(reads[0], compute);
+            let axes_list = attrs
+                .get("axes")
+                .and_then(AttrValue::as_ints)
+                .unwrap_or_default();
+            let reduced: BTreeSet<usize> = reduce_axes(&axes_list, loop_dims.len())
+                .map_err(|e| NotLowered {
+                    code: "AF-LW001",
+                    reason: e.0,
+                })?
+                .into_iter()
+                .collect();
+            let repeats: Vec<Expr> = loop_dims
+                .iter()
+                .enumerate()
+                .map(|(i, d)| {
+                    if reduced.contains(&i) {
+                        Expr::constant(1)
+                    } else {
+                        d.clone()
+                    }
+                })
+                .collect();
+            let view = View::contiguous(axis.clone(), repeats);
+            let op_name = ascir_reduce(short).unwrap_or("sum");
+            b.push(op_name, vec![input], compute, view, Vec::new())
+        }
+        _ => {
+            let mut inputs = Vec::new();
+            for (i, &r) in reads.iter().enumerate() {
+                // The condition of select stays i1.
+                if spec.category == Category::Select && i == 0 {
+                    inputs.push(r);
+                } else {
+                    let dtype = upcast(b.nodes[r].dtype);
+                    inputs.push(b.cast(r, dtype));
+                }
+            }
+            let compute_dtype = match spec.category {
+                Category::Compare => DType::Bool,
+                _ => upcast(result.dtype),
+            };
+            let mut extra = Vec::new();
+            if let Some(alpha) = attrs.get("alpha").and_then(AttrValue::as_float) {
+                extra.push(("alpha".to_string(), format!("{alpha:.17e} : f32")));
+            }
+            b.push(short, inputs, compute_dtype, full_view.clone(), extra)
+        }
+    };
+    value = b.cast(value, result.dtype);
+
+    // Store with the GM view of the result over the loop axes.
+    let store_view = if is_reduce {
+        let keep_repeats = b.nodes[value].view.repeats.clone();
+        let kept: Vec<Expr> = keep_repeats.clone();
+        View {
+            axis: axis.clone(),
+            repeats: keep_repeats,
+            strides: reduced_gm_strides(&kept),
+        }
+    } else {
+        View {
+            axis: axis.clone(),
+            repeats: loop_dims.clone(),
+            strides: gm_strides(&loop_dims),
+        }
+    };
+    let stored = b.push(
+        "store",
+        vec![value],
+        result.dtype,
+        store_view.clone(),
+        vec![("offset".into(), "\"0\"".into())],
+    );
+    b.nodes.push(AscNode {
+        op: "output".into(),
+        operands: vec![stored],
+        dtype: result.dtype,
+        view: store_view,
+        attrs: Vec::new(),
+        index: Some(0),
+        loc: b.loc.clone(),
+    });
+
+    let mut sizes = BTreeSet::new();
+    for dims in operand_dims.iter().chain(std::iter::once(&result_dims)) {
+        for d in dims {
+            sizes.extend(d.symbols());
+        }
+    }
+    Ok(AscGraph {
+        name: name.to_string(),
+        axes,
+        sizes: sizes.into_iter().collect(),
+        inputs: operand_types.to_vec(),
+        outputs: vec![result.clone()],
+        nodes: b.nodes,
+        source_ops: vec![camel_name(short)],
+    })
+}
+
+/// GM strides of a kept-dim reduction result: reduced axes (repeat 1) get stride 0, the
+/// others the row-major strides of the remaining extents.
+fn reduced_gm_strides(repeats: &[Expr]) -> Vec<Expr> {
+    View::contiguous(Vec::new(), repeats.to_vec()).strides
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(dtype: DType, dims: &[&str]) -> TensorType {
+        TensorType::new(
+            dtype,
+            dims.iter()
+                .map(|d| Dim::Known(Expr::parse(d).unwrap()))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn binary_broadcast_gets_single_axis_broadcasts() {
+        let g = lower_op(
+            "ascend.add",
+            &BTreeMap::new(),
+            &[t(DType::F32, &["s0", "16"]), t(DType::F32, &["1", "16"])],
+            &[t(DType::F32, &["s0", "16"])],
+            None,
+            "k",
+        )
+        .unwrap();
+        let ops: Vec<&str> = g.nodes.iter().map(|n| n.op.as_str()).collect();
+        assert_eq!(
+            ops,
+            [
+                "data",
+                "load",
+                "data",
+                "load",
+                "broadcast",
+                "add",
+                "store",
+                "output"
+            ]
+        );
+        // The broadcast operand's GM view: repeat 1 / stride 0 on the broadcast axis.
+        assert_eq!(g.nodes[2].view.repeats[0], Expr::constant(1));
+        assert_eq!(g.nodes[2].view.strides[0], Expr::constant(0));
+        assert_eq!(g.nodes[4].view.repeats[0], Expr::symbol("s0"));
+        assert_eq!(g.sizes, vec!["s0".to_string()]);
+    }
+
+    #[test]
+    fn reductions_keep_dims_and_accumulate_f16_in_f32() {
+        let mut attrs = BTreeMap::new();
+        attrs.insert("axes".into(), AttrValue::Array(vec![AttrValue::Int(1)]));
+        attrs.insert("keep_dims".into(), AttrValue::Bool(false));
+        let g = lower_op(
+            "ascend.reduce_sum",
+            &attrs,
+            &[t(DType::F16, &["s0", "s1"])],
+            &[t(DType::F16, &["s0"])],
+            None,
+            "k",
+        )
+        .unwrap();
+        let ops: Vec<&str> = g.nodes.iter().map(|n| n.op.as_str()).collect();
+        assert_eq!(
+            ops,
+            ["data", "load", "cast", "sum", "cast", "store", "output"]
+        );
+        let sum = &g.nodes[3];
+        assert_eq!(sum.dtype, DType::F32);
+        assert_eq!(
+            sum.view.repeats,
+            vec![Expr::symbol("s0"), Expr::constant(1)]
+        );
+        assert_eq!(sum.view.strides, vec![Expr::constant(1), Expr::constant(0)]);
+    }
+
+    #[test]
+    fn bf16_arithmetic_goes_through_f32() {
+        let g = lower_op(
+            "ascend.exp",
+            &BTreeMap::new(),
+            &[t(DType::BF16, &["8"])],
+            &[t(DType::BF16, &["8"])],
+            None,
+            "k",
+        )
+        .unwrap();
+        let ops: Vec<(&str, DType)> = g.nodes.iter().map(|n| (n.op.as_str(), n.dtype)).collect();
+        assert_eq!(ops[2], ("cast", DType::F32));
+        assert_eq!(ops[3], ("exp", DType::F32));
+        assert_eq!(ops[4], ("cast", DType::BF16));
+    }
+
+    #[test]
+    fn refusals_carry_reason_codes() {
+        let e = lower_op("ascend.matmul", &BTreeMap::new(), &[], &[], None, "k").unwrap_err();
+        assert_eq!(e.code, "AF-LW002");
+        let e = lower_op(
+            "ascend.exp",
+            &BTreeMap::new(),
+            &[t(DType::I64, &["8"])],
+            &[t(DType::I64, &["8"])],
+            None,
+            "k",
+        )
+        .unwrap_err();
+        assert_eq!(e.code, "AF-LW003");
+        let unknown = TensorType::new(DType::F32, vec![Dim::Unknown]);
+        let e = lower_op(
+            "ascend.abs",
+            &BTreeMap::new(),
+            &[unknown.clone()],
+            &[unknown],
+            None,
+            "k",
+        )
+        .unwrap_err();
+        assert_eq!(e.code, "AF-LW004");
+    }
+}

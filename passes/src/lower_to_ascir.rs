@@ -1,0 +1,185 @@
+//! `--lower-to-ascir`: every fusable `ascend` op becomes a call of its own AscGraph.
+//!
+//! What it does, per `ascend` graph function, op by op:
+//! 1. Builds the op's AscGraph in hint form (`autofuse_core::lowering`: one loop nest,
+//!    `data`/`load` with symbolic views, single-axis `broadcast`s after loads, keep-dim
+//!    reductions, casts where the chip cannot compute a dtype, `store`/`output`), named
+//!    `autofuse_<kind>_<n>_<Op>` and carrying the op's location on every node.
+//! 2. Appends that AscGraph to the module and replaces the op by `func.call` of it (the
+//!    AscBackend analogue: a call whose callee carries `ascir.axes`).
+//! 3. Leaves every other op in the graph with a remark giving a stable reason code
+//!    (`AF-LW001` unsupported op, `AF-LW002` boundary, `AF-LW003` dtype, `AF-LW004`
+//!    unknown shape). The pass never fails on an unsupported op.
+//!
+//! Preconditions: the module verifies; run after `--infer-symbolic-shapes` (dims without
+//! symbols are refused with AF-LW004) and `--decompose` (composites are refused).
+//! Postconditions: calls and AscGraphs verify; graph semantics are unchanged (checked by
+//! the differential tests, which run both through the interpreters).
+
+use crate::options::PassOptions;
+use crate::registry::{OptionInfo, PassInfo};
+use crate::statistics;
+use autofuse_core::catalogue::{lookup, Category, Dialect};
+use autofuse_core::graph::TensorType;
+use autofuse_core::lowering::{kernel_kind, lower_op};
+use autofuse_mlir::{diagnostics, extract, raw};
+use melior::ir::{
+    attribute::FlatSymbolRefAttribute, block::BlockLike, operation::OperationBuilder,
+    operation::OperationLike, Identifier, OperationRef, RegionLike, Value,
+};
+
+pub const PASS: PassInfo = PassInfo {
+    argument: "lower-to-ascir",
+    summary: "Lower each fusable ascend op to a call of its own AscGraph (hint form)",
+    description: "Each elementwise, compare, select, cast, broadcast_to, reduction and view op \
+                  (reshape/squeeze/unsqueeze) becomes a func.call of a new AscGraph in GE's hint form. \
+                  Other ops stay graph ops with a remark carrying a reason code (AF-LW001..AF-LW004).",
+    options: &[OptionInfo {
+        name: "remarks",
+        kind: "bool",
+        default: "true",
+        help: "emit a remark for every op that is not lowered",
+    }],
+    run,
+};
+
+fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
+    let remarks = match options.get_bool("remarks", true) {
+        Ok(v) => v,
+        Err(message) => {
+            diagnostics::error(module.location(), message);
+            return Err(());
+        }
+    };
+    let body = module
+        .region(0)
+        .ok()
+        .and_then(|r| r.first_block())
+        .ok_or(())?;
+    let mut counter = extract::functions(body)
+        .iter()
+        .filter(|f| extract::function_name(f).starts_with("autofuse_"))
+        .count();
+    let (mut lowered, mut kept) = (0u64, 0u64);
+    let mut ok = true;
+    for func in extract::functions(body) {
+        if extract::read_attributes(&func).contains_key("ascir.axes") {
+            continue;
+        }
+        let Some(extracted) = extract::extract_function(func) else {
+            continue;
+        };
+        let graph = &extracted.graph;
+        for (node, op) in graph.nodes.iter().zip(&extracted.ops) {
+            let Some(spec) = lookup(&node.op) else {
+                continue;
+            };
+            if spec.dialect != Dialect::Ascend {
+                continue;
+            }
+            let operand_types: Option<Vec<TensorType>> = node
+                .operands
+                .iter()
+                .map(|v| graph.ty(*v).cloned())
+                .collect();
+            let result_types: Option<Vec<TensorType>> =
+                node.results.iter().map(|v| graph.ty(*v).cloned()).collect();
+            let (Some(operand_types), Some(result_types)) = (operand_types, result_types) else {
+                continue;
+            };
+            let name = format!(
+                "autofuse_{}_{}_{}",
+                kernel_kind(&node.op),
+                counter,
+                autofuse_core::lowering::camel_name(&node.op)
+            );
+            let loc = Some(op.location().to_string());
+            match lower_op(
+                &node.op,
+                &node.attrs,
+                &operand_types,
+                &result_types,
+                loc,
+                &name,
+            ) {
+                Err(refusal) => {
+                    kept += 1;
+                    if remarks && spec.category != Category::Constant {
+                        diagnostics::remark(
+                            op.location(),
+                            format!("{} not lowered: {}", refusal.code, refusal.reason),
+                        );
+                    }
+                }
+                Ok(ascgraph) => {
+                    if !raw::append_parsed(&func, body, &ascgraph.to_mlir(), "<lower-to-ascir>") {
+                        diagnostics::error(
+                            op.location(),
+                            format!(
+                                "internal error: the AscGraph of '{}' does not parse",
+                                node.op
+                            ),
+                        );
+                        ok = false;
+                        continue;
+                    }
+                    if replace_with_call(op, &name).is_err() {
+                        diagnostics::error(
+                            op.location(),
+                            "internal error: cannot build the kernel call",
+                        );
+                        ok = false;
+                        continue;
+                    }
+                    counter += 1;
+                    lowered += 1;
+                }
+            }
+        }
+    }
+    statistics::add(
+        PASS.argument,
+        "lowered",
+        "Number of ops lowered to AscGraphs",
+        lowered,
+    );
+    statistics::add(
+        PASS.argument,
+        "kept",
+        "Number of ops kept as graph ops",
+        kept,
+    );
+    if ok {
+        Ok(())
+    } else {
+        Err(())
+    }
+}
+
+/// Replaces `op` by `func.call @name` with the same operands and result types.
+fn replace_with_call(op: &OperationRef, name: &str) -> Result<(), ()> {
+    let block = op.block().ok_or(())?;
+    // SAFETY: the context outlives the op we build in it.
+    let context = unsafe { op.context().to_ref() };
+    let operands: Vec<Value> = op.operands().collect();
+    let result_types: Vec<_> = op
+        .results()
+        .map(|r| melior::ir::ValueLike::r#type(&r))
+        .collect();
+    let call = OperationBuilder::new("func.call", op.location())
+        .add_operands(&operands)
+        .add_results(&result_types)
+        .add_attributes(&[(
+            Identifier::new(context, "callee"),
+            FlatSymbolRefAttribute::new(context, name).into(),
+        )])
+        .build()
+        .map_err(|_| ())?;
+    let call = block.insert_operation_before(*op, call);
+    for (index, old) in op.results().enumerate() {
+        let new = call.result(index).map_err(|_| ())?;
+        raw::replace_all_uses(old.into(), new.into());
+    }
+    raw::erase_op(*op);
+    Ok(())
+}
