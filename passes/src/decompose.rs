@@ -14,7 +14,8 @@
 //!   a symbolic N it stays `reduce_mean`, a primitive of AscIR (`ascir.mean`), because a
 //!   constant op cannot hold a symbol.
 //! Division and `sqrt` are used instead of `rsqrt`/`reciprocal`, which are approximate on
-//! the device.
+//! the device. Normalizations (softmax, log_softmax, layer_norm, rms_norm) of f16/bf16
+//! tensors compute in f32 between two casts.
 //!
 //! Preconditions: the module verifies. Postconditions: no composite op remains except
 //! `reduce_mean` over symbolic extents; results keep their types and uses; new ops carry
@@ -151,9 +152,25 @@ fn expand<'c, 'a>(
     inputs: &[Typed<'c, 'a>],
     attrs: &BTreeMap<String, AttrValue>,
 ) -> Result<Option<Typed<'c, 'a>>, ShapeError> {
-    let x = inputs
+    let first = inputs
         .first()
         .ok_or_else(|| ShapeError("composite without operands".into()))?;
+    // Normalizations of f16/bf16 tensors compute in f32 and round once at the end, as
+    // frameworks do: their statistics lose most of their bits in half precision.
+    let widen = matches!(first.ty.dtype, DType::F16 | DType::BF16)
+        && matches!(name, "softmax" | "log_softmax" | "layer_norm" | "rms_norm");
+    let narrow_to = first.ty.dtype;
+    let widened: Vec<Typed<'c, 'a>>;
+    let inputs: &[Typed<'c, 'a>] = if widen {
+        widened = inputs
+            .iter()
+            .map(|t| e.op("ascend.cast", &[t], &[], Some(DType::F32)))
+            .collect::<Result<_, _>>()?;
+        &widened
+    } else {
+        inputs
+    };
+    let x = &inputs[0];
     let dtype: DType = x.ty.dtype;
     let rank = x.ty.rank();
     let result = match name {
@@ -278,5 +295,10 @@ fn expand<'c, 'a>(
         }
         other => return Err(ShapeError(format!("no decomposition for '{other}'"))),
     };
+    if widen {
+        return e
+            .op("ascend.cast", &[&result], &[], Some(narrow_to))
+            .map(Some);
+    }
     Ok(Some(result))
 }

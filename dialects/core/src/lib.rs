@@ -3,9 +3,12 @@
 //! model passes analyse, and the reference interpreters that define the semantics.
 
 pub mod ascir;
+pub mod ascir_interp;
 pub mod attr;
 pub mod catalogue;
 pub mod graph;
+pub mod interp;
 pub mod irdl;
 pub mod lowering;
 pub mod shape;
+pub mod tensor;

@@ -72,7 +72,7 @@ impl OpShapeQuery<'_> {
 /// Normalizes an axis in `[-rank, rank)` to `[0, rank)`.
 pub fn normalize_axis(axis: i64, rank: usize) -> Result<usize, ShapeError> {
     let r = rank as i64;
-    if axis < -r || axis >= r.max(1) && axis >= r {
+    if axis < -r || axis >= r {
         return err(format!("axis {axis} is out of range for rank {rank}"));
     }
     Ok(if axis < 0 {

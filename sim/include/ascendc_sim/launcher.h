@@ -1,0 +1,125 @@
+// ascendc_sim/launcher.h - host-side launch of a kernel on the simulator.
+//
+// Models `kernel<<<blockDim, ...>>>(args...)`: the kernel function runs once per
+// block index 0..blockDim-1, one block after the other in this thread, each with
+// a fresh UB (filled with 0xFF), fresh TPipe/event/mask state, and
+// GetBlockIdx()/GetBlockNum() set.  GM is ordinary host memory shared by all
+// blocks.  The launch reports the GM bytes the kernel moved (DataCopy,
+// DataCopyPad, GlobalTensor::GetValue/SetValue) and how the block count
+// compares with the chip's vector cores (extra blocks run in waves on device).
+#pragma once
+
+#include <type_traits>
+
+#include "state.h"
+
+namespace ascendc_sim {
+
+struct LaunchStats {
+    uint64_t gm_bytes_read = 0;
+    uint64_t gm_bytes_written = 0;
+    uint32_t blocks = 0;
+    uint32_t vector_cores = 0;          // of the profile
+    uint32_t waves = 0;                 // ceil(blocks / vector_cores)
+    bool exceeds_vector_cores = false;  // blocks > vector_cores: legal, runs in waves
+    uint32_t ub_peak_bytes = 0;         // largest TPipe allocation of any block
+    uint32_t pipe_buffers_peak = 0;     // most buffers (TQue blocks + TBufs) of any block
+};
+
+// A GM argument that also declares its allocation for bounds checks:
+//   launch("k", k, 8, prof, ascendc_sim::gm(x, n * sizeof(float)), ...)
+struct GmArg {
+    void* ptr;
+    template <class P>
+    operator P*() const {
+        return static_cast<P*>(ptr);
+    }
+};
+inline GmArg gm(void* base, size_t bytes) {
+    register_gm(base, bytes);
+    return GmArg{base};
+}
+
+// Owning GM buffer for host code and tests: registered while alive.
+template <class T>
+class GmBuffer {
+public:
+    explicit GmBuffer(size_t n, T init = T{}) : data_(n, init) {
+        if (n != 0) register_gm(data_.data(), n * sizeof(T));
+    }
+    ~GmBuffer() {
+        if (!data_.empty()) unregister_gm(data_.data());
+    }
+    GmBuffer(const GmBuffer&) = delete;
+    GmBuffer& operator=(const GmBuffer&) = delete;
+
+    T* data() { return data_.data(); }
+    const T* data() const { return data_.data(); }
+    size_t size() const { return data_.size(); }
+    size_t bytes() const { return data_.size() * sizeof(T); }
+    T& operator[](size_t i) { return data_[i]; }
+    const T& operator[](size_t i) const { return data_[i]; }
+    uint8_t* addr() { return reinterpret_cast<uint8_t*>(data_.data()); }  // as GM_ADDR
+    std::vector<T>& vec() { return data_; }
+
+private:
+    std::vector<T> data_;
+};
+
+// Runs kernel(args...) once per block.  Arguments convert to the kernel's
+// parameter types as in an ordinary call (the parameter types are taken from
+// the kernel, so braced tiling structs and GmArg work).  Violations inside the
+// kernel exit the process with status 3 (see state.h).
+template <class... Args>
+LaunchStats launch(const char* kernel_name, void (*kernel)(Args...), uint32_t block_dim, const ChipProfile& prof,
+                   std::type_identity_t<Args>... args) {
+    detail::SimState& s = detail::st();
+    const ChipProfile* saved_profile = s.profile;
+    void* saved_pipe = s.active_pipe;
+    s.profile = &prof;
+    s.kernel_name = kernel_name ? kernel_name : "<unnamed>";
+    s.in_launch = true;
+    s.block_idx = 0;
+    s.block_num = block_dim;
+    if (block_dim < 1 || block_dim > 65535)
+        detail::violation("launch", detail::fmt("block_dim %u out of range [1, 65535]", block_dim),
+                          std::source_location::current());
+    s.gm_read = 0;
+    s.gm_written = 0;
+    s.ub_peak = 0;
+    s.pipe_buffers_peak = 0;
+    for (uint32_t b = 0; b < block_dim; ++b) {
+        s.block_idx = b;
+        detail::reset_ub();
+        s.active_pipe = nullptr;
+        s.flags.fill(0);
+        s.mask_mode = AscendC::MaskMode::NORMAL;
+        s.mask_hi = s.mask_lo = ~0ull;
+        s.pad_value_set = false;
+        s.deq_scale = 1.0f;
+        kernel(args...);
+    }
+    LaunchStats st;
+    st.gm_bytes_read = s.gm_read;
+    st.gm_bytes_written = s.gm_written;
+    st.blocks = block_dim;
+    st.vector_cores = prof.vector_cores;
+    st.waves = prof.vector_cores ? (block_dim + prof.vector_cores - 1) / prof.vector_cores : 1;
+    st.exceeds_vector_cores = prof.vector_cores != 0 && block_dim > prof.vector_cores;
+    st.ub_peak_bytes = s.ub_peak;
+    st.pipe_buffers_peak = s.pipe_buffers_peak;
+    s.in_launch = false;
+    s.kernel_name.clear();
+    s.block_idx = 0;
+    s.block_num = 1;
+    s.active_pipe = saved_pipe;
+    s.profile = saved_profile;
+    detail::reset_ub();
+    return st;
+}
+
+// Counters of the current / last launch, for code that cannot use the return value.
+inline uint64_t gm_bytes_read() { return detail::st().gm_read; }
+inline uint64_t gm_bytes_written() { return detail::st().gm_written; }
+
+}  // namespace ascendc_sim

@@ -1,0 +1,365 @@
+// ascendc_sim/state.h - the simulated machine state and the checking machinery.
+//
+// Models one AI vector core at a time: its Unified Buffer (a byte array of the
+// chip profile's TOTAL_UB_SIZE), the vector mask register, the SetFlag/WaitFlag
+// event flags, and the GM side (the allocations the host registered, byte
+// counters).  Blocks run one after the other, so a single global state suffices;
+// the launcher resets the per-block parts before every block.
+//
+// Also here: chip profiles (section 6), data-type identification and per-arch
+// dtype gating (section 4.2 / 9.11), and the single error path: every violated
+// hardware rule ends in `violation()`, which prints
+//   ascendc-sim: error: kernel '<name>' block <i>: <API>: <message> (at <file>:<line>)
+// and exits with status 3.  API functions take a trailing defaulted
+// `std::source_location` so that <file>:<line> is the caller's line.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cinttypes>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <source_location>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "float16.h"
+#include "types.h"
+
+namespace ascendc_sim {
+
+// ---------------------------------------------------------------------------
+// Chip profiles.
+// ---------------------------------------------------------------------------
+struct ChipProfile {
+    const char* name;
+    uint32_t ub_bytes_total;    // TOTAL_UB_SIZE: the size of the UB byte array
+    uint32_t ub_bytes_usable;   // what TPipe::InitBuffer may hand out (reserves subtracted)
+    uint32_t vector_cores;      // AIV cores; blocks beyond this run in waves
+    uint32_t cube_cores;        // AIC cores (informational)
+    uint32_t npu_arch;          // __NPU_ARCH__: 2201 (A2/A3) or 3510 (950)
+    uint32_t event_ids;         // hardware event ids per pipe pair (SetFlag ids 0..n-1)
+    uint32_t max_queue_buffers_per_position;  // one event id per queue buffer
+    uint32_t max_pipe_buffers;  // total TQue blocks + TBufs per TPipe
+    bool core_counts_verified;  // false: vector_cores/cube_cores are placeholders
+};
+
+namespace detail {
+// Numbers from fact sheet section 6.  A2/A3 (arch 2201): TOTAL_UB_SIZE 196608;
+// usable = 192 KiB - 256 B - 8 KiB Ascend C reserve = 188160.  950 (arch 3510):
+// 256 KiB UB, 248 KiB usable by default.  Core counts: 910B1/B2 48 AIV / 24 AIC and
+// 910B3/B4 40 / 20 come from copies of the CANN platform ini files (third party);
+// A3 and 950 core counts are not documented - placeholders, marked unverified.
+inline constexpr ChipProfile kProfiles[] = {
+    {"ascend910b", 196608, 188160, 48, 24, 2201, 8, 8, 64, true},
+    {"ascend910b1", 196608, 188160, 48, 24, 2201, 8, 8, 64, true},
+    {"ascend910b2", 196608, 188160, 48, 24, 2201, 8, 8, 64, true},
+    {"ascend910b3", 196608, 188160, 40, 20, 2201, 8, 8, 64, true},
+    {"ascend910b4", 196608, 188160, 40, 20, 2201, 8, 8, 64, true},
+    {"ascend910_93", 196608, 188160, 48, 24, 2201, 8, 8, 64, false},
+    {"ascend950", 262144, 253952, 48, 24, 3510, 8, 8, 64, false},
+};
+}  // namespace detail
+
+// Unknown names are a usage error of the launcher: report and exit(3).
+inline const ChipProfile& profile(const std::string& name) {
+    for (const ChipProfile& p : detail::kProfiles)
+        if (name == p.name) return p;
+    std::fprintf(stderr, "ascendc-sim: error: unknown chip profile '%s' (known:", name.c_str());
+    for (const ChipProfile& p : detail::kProfiles) std::fprintf(stderr, " %s", p.name);
+    std::fprintf(stderr, ")\n");
+    std::exit(3);
+}
+
+// The profile named by the environment variable ASCENDC_SIM_CHIP, else `fallback`
+// (lets a test runner pick the chip without recompiling).
+inline const ChipProfile& profile_from_env(const char* fallback = "ascend910b") {
+    const char* e = std::getenv("ASCENDC_SIM_CHIP");
+    return profile(e != nullptr && *e != '\0' ? e : fallback);
+}
+
+namespace detail {
+
+using namespace ascendc_sim::fp;  // rounding helpers (Rnd, Format, round_to_format, ...)
+
+// ---------------------------------------------------------------------------
+// Data-type identification (for gating and messages).
+// ---------------------------------------------------------------------------
+enum class DT : uint8_t { BOOL, I8, U8, I16, U16, F16, BF16, I32, U32, F32, I64, U64, F64, OTHER };
+
+template <class T>
+constexpr DT dtype_of() {
+    using U = std::remove_cv_t<T>;
+    if constexpr (std::is_same_v<U, half>) return DT::F16;
+    else if constexpr (std::is_same_v<U, bfloat16_t>) return DT::BF16;
+    else if constexpr (std::is_same_v<U, bool>) return DT::BOOL;
+    else if constexpr (std::is_same_v<U, float>) return DT::F32;
+    else if constexpr (std::is_same_v<U, double>) return DT::F64;
+    else if constexpr (std::is_integral_v<U> && !std::is_same_v<U, char>) {
+        constexpr bool s = std::is_signed_v<U>;
+        if constexpr (sizeof(U) == 1) return s ? DT::I8 : DT::U8;
+        else if constexpr (sizeof(U) == 2) return s ? DT::I16 : DT::U16;
+        else if constexpr (sizeof(U) == 4) return s ? DT::I32 : DT::U32;
+        else if constexpr (sizeof(U) == 8) return s ? DT::I64 : DT::U64;
+        else return DT::OTHER;
+    } else return DT::OTHER;
+}
+
+constexpr uint32_t dbit(DT d) { return 1u << static_cast<unsigned>(d); }
+
+inline const char* dt_name(DT d) {
+    switch (d) {
+    case DT::BOOL: return "bool";
+    case DT::I8: return "int8_t";
+    case DT::U8: return "uint8_t";
+    case DT::I16: return "int16_t";
+    case DT::U16: return "uint16_t";
+    case DT::F16: return "half";
+    case DT::BF16: return "bfloat16_t";
+    case DT::I32: return "int32_t";
+    case DT::U32: return "uint32_t";
+    case DT::F32: return "float";
+    case DT::I64: return "int64_t";
+    case DT::U64: return "uint64_t";
+    case DT::F64: return "double";
+    case DT::OTHER: return "<unsupported type>";
+    }
+    return "?";
+}
+
+template <class T>
+const char* type_name() {
+    return dt_name(dtype_of<T>());
+}
+
+inline std::string dt_list(uint32_t mask) {
+    std::string s;
+    for (unsigned i = 0; i <= static_cast<unsigned>(DT::OTHER); ++i) {
+        if (mask & (1u << i)) {
+            if (!s.empty()) s += ", ";
+            s += dt_name(static_cast<DT>(i));
+        }
+    }
+    return s.empty() ? std::string("none") : s;
+}
+
+// Common dtype sets (bit masks over DT).
+inline constexpr uint32_t kF16F32 = dbit(DT::F16) | dbit(DT::F32);
+inline constexpr uint32_t kArith2201 = dbit(DT::I16) | dbit(DT::F16) | dbit(DT::I32) | dbit(DT::F32);
+inline constexpr uint32_t kB16Int = dbit(DT::I16) | dbit(DT::U16);
+inline constexpr uint32_t kAllStorage = dbit(DT::BOOL) | dbit(DT::I8) | dbit(DT::U8) | dbit(DT::I16) |
+                                        dbit(DT::U16) | dbit(DT::F16) | dbit(DT::BF16) | dbit(DT::I32) |
+                                        dbit(DT::U32) | dbit(DT::F32) | dbit(DT::I64) | dbit(DT::U64) |
+                                        dbit(DT::F64);
+
+// ---------------------------------------------------------------------------
+// Global simulator state.
+// ---------------------------------------------------------------------------
+struct GmRegion {
+    uintptr_t begin;
+    uintptr_t end;
+};
+
+struct SimState {
+    const ChipProfile* profile = &kProfiles[0];
+    std::string kernel_name;  // empty outside launch()
+    bool in_launch = false;
+    int64_t block_idx = 0;
+    int64_t block_num = 1;
+
+    // Unified Buffer of the current block.
+    std::unique_ptr<uint8_t[]> ub;
+    uint32_t ub_size = 0;
+
+    // GM allocations declared by the host (bounds checks) and traffic counters.
+    std::vector<GmRegion> gm_regions;
+    uint64_t gm_read = 0;
+    uint64_t gm_written = 0;
+
+    // Vector mask register (SetVectorMask / SetMaskCount / SetMaskNorm).
+    AscendC::MaskMode mask_mode = AscendC::MaskMode::NORMAL;
+    uint64_t mask_hi = ~0ull;
+    uint64_t mask_lo = ~0ull;
+
+    // SetFlag/WaitFlag: bit i of flags[e] = event id i of HardEvent e is set.
+    std::array<uint32_t, static_cast<size_t>(AscendC::HardEvent::MAX)> flags{};
+
+    // DataCopyPad filler set by SetPadValue (raw bits of the element type).
+    bool pad_value_set = false;
+    uint64_t pad_value_bits = 0;
+
+    float deq_scale = 1.0f;  // SetDeqScale, used by Cast int32 -> half
+
+    // Reduction trees on half clamp intermediate results to +-65504 (fact
+    // sheet 4.6).  Newer docs describe a non-saturating default; switchable.
+    bool half_reduce_saturate = true;
+
+    void* active_pipe = nullptr;  // the TPipe of the current block (only one may exist)
+    uint32_t ub_peak = 0;         // max bytes allocated by a TPipe in this launch
+    uint32_t pipe_buffers_peak = 0;
+};
+
+inline SimState& st() {
+    static SimState s;
+    return s;
+}
+
+inline bool warnings_enabled() {
+    static const bool on = [] {
+        const char* e = std::getenv("ASCENDC_SIM_WARN");
+        return e != nullptr && *e != '\0' && *e != '0';
+    }();
+    return on;
+}
+
+inline const char* base_kernel_name() {
+    const SimState& s = st();
+    return s.in_launch ? s.kernel_name.c_str() : "<none>";
+}
+
+// The one error path.  Never returns.
+[[noreturn]] inline void violation(const char* api, const std::string& msg, const std::source_location& loc) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "ascendc-sim: error: kernel '%s' block %" PRId64 ": %s: %s (at %s:%u)\n",
+                 base_kernel_name(), st().block_idx, api, msg.c_str(), loc.file_name(),
+                 static_cast<unsigned>(loc.line()));
+    std::fflush(stderr);
+    std::exit(3);
+}
+
+// Non-fatal notes about legal-but-suspicious code (silent hardware behaviour
+// such as DataCopy truncation); printed only with ASCENDC_SIM_WARN=1.
+inline void warn(const char* api, const std::string& msg, const std::source_location& loc) {
+    if (!warnings_enabled()) return;
+    std::fprintf(stderr, "ascendc-sim: warning: kernel '%s' block %" PRId64 ": %s: %s (at %s:%u)\n",
+                 base_kernel_name(), st().block_idx, api, msg.c_str(), loc.file_name(),
+                 static_cast<unsigned>(loc.line()));
+}
+
+inline std::string fmt(const char* f, ...) __attribute__((format(printf, 1, 2)));
+inline std::string fmt(const char* f, ...) {
+    char buf[1024];
+    va_list ap;
+    va_start(ap, f);
+    std::vsnprintf(buf, sizeof buf, f, ap);
+    va_end(ap);
+    return buf;
+}
+
+inline const ChipProfile& prof() { return *st().profile; }
+inline uint32_t arch() { return st().profile->npu_arch; }
+
+// Gate element type T of `api` by the current chip's support table.
+template <class T>
+inline void check_dtype(const char* api, uint32_t allowed2201, uint32_t allowed3510, const std::source_location& loc,
+                        const char* what = "data type") {
+    uint32_t allowed = arch() == 3510 ? allowed3510 : allowed2201;
+    if (!(allowed & dbit(dtype_of<T>())))
+        violation(api, fmt("%s %s is not supported on %s (arch %u); supported: %s", what, type_name<T>(),
+                           prof().name, arch(), dt_list(allowed).c_str()),
+                  loc);
+}
+
+// The UB of the current block, allocated on first use (so that APIs also work
+// outside launch(), e.g. in unit tests calling them from main()).
+inline void reset_ub() {
+    SimState& s = st();
+    s.ub_size = s.profile->ub_bytes_total;
+    s.ub.reset(new uint8_t[s.ub_size]);
+    // Fresh UB content is undefined on hardware; fill with 0xFF so that reading
+    // never-written data shows up as NaN (float/half) or -1 (integers).
+    std::memset(s.ub.get(), 0xFF, s.ub_size);
+}
+inline uint8_t* ub_base() {
+    SimState& s = st();
+    if (!s.ub) reset_ub();
+    return s.ub.get();
+}
+
+// Element load/store in UB by byte address (memcpy: no alignment/aliasing UB).
+template <class T>
+inline T ub_load(uint32_t addr) {
+    T v;
+    std::memcpy(&v, ub_base() + addr, sizeof(T));
+    return v;
+}
+template <class T>
+inline void ub_store(uint32_t addr, T v) {
+    std::memcpy(ub_base() + addr, &v, sizeof(T));
+}
+
+// ---------------------------------------------------------------------------
+// GM checks and counters.
+// ---------------------------------------------------------------------------
+
+// Checks one contiguous GM access of `bytes` bytes at `p` against the extent
+// given to SetGlobalBuffer ([root_begin, root_end), root_end == 0 if no size was
+// given) and against the allocations the host registered, then counts it.
+inline void gm_access(const char* api, uintptr_t root_begin, uintptr_t root_end, const void* p, uint64_t bytes,
+                      bool write, const std::source_location& loc) {
+    if (bytes == 0) return;
+    uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    const char* kind = write ? "write" : "read";
+    if (root_begin == 0)
+        violation(api, fmt("GM %s through a GlobalTensor without a buffer (SetGlobalBuffer not called, or called with a null pointer)", kind), loc);
+    if (root_end != 0 && (a < root_begin || a + bytes > root_end)) {
+        long long off = static_cast<long long>(a) - static_cast<long long>(root_begin);
+        violation(api,
+                  fmt("GM %s out of bounds: bytes [%lld, %lld) relative to the SetGlobalBuffer base, but the buffer "
+                      "has %llu bytes",
+                      kind, off, off + static_cast<long long>(bytes),
+                      static_cast<unsigned long long>(root_end - root_begin)),
+                  loc);
+    }
+    const auto& regs = st().gm_regions;
+    if (!regs.empty()) {
+        bool inside = false;
+        for (const GmRegion& r : regs)
+            if (a >= r.begin && a + bytes <= r.end) {
+                inside = true;
+                break;
+            }
+        if (!inside)
+            violation(api,
+                      fmt("GM %s of %llu bytes at %p is outside every GM allocation registered with the launcher",
+                          kind, static_cast<unsigned long long>(bytes), p),
+                      loc);
+    }
+    if (write) st().gm_written += bytes;
+    else st().gm_read += bytes;
+}
+
+inline constexpr uint32_t round_up(uint64_t v, uint32_t a) { return static_cast<uint32_t>((v + a - 1) / a * a); }
+
+}  // namespace detail
+
+// ---------------------------------------------------------------------------
+// Host-side GM registration (bounds of real allocations).
+// ---------------------------------------------------------------------------
+inline void register_gm(const void* base, size_t bytes) {
+    uintptr_t b = reinterpret_cast<uintptr_t>(base);
+    auto& regs = detail::st().gm_regions;
+    for (auto& r : regs)
+        if (r.begin == b) {
+            r.end = b + bytes;
+            return;
+        }
+    regs.push_back({b, b + bytes});
+}
+inline void unregister_gm(const void* base) {
+    uintptr_t b = reinterpret_cast<uintptr_t>(base);
+    auto& regs = detail::st().gm_regions;
+    regs.erase(std::remove_if(regs.begin(), regs.end(), [&](const detail::GmRegion& r) { return r.begin == b; }),
+               regs.end());
+}
+inline void clear_gm_registry() { detail::st().gm_regions.clear(); }
+
+// Reduction-tree saturation for half (see SimState::half_reduce_saturate).
+inline void set_half_reduce_saturation(bool on) { detail::st().half_reduce_saturate = on; }
+
+}  // namespace ascendc_sim

@@ -1,0 +1,191 @@
+//! Executing a whole module with the reference interpreters: `ascend` ops by the Ascend
+//! IR interpreter, calls of AscGraphs by the AscIR interpreter, calls of other graph
+//! functions recursively. This is the oracle side of the differential tests and of
+//! `autofuse-opt --interpret`.
+
+use autofuse_core::ascir::AscGraph;
+use autofuse_core::attr::AttrValue;
+use autofuse_core::graph::Graph;
+use autofuse_core::interp::{bind_symbols, run_node};
+use autofuse_core::tensor::Tensor;
+use autofuse_core::{ascir_interp, interp};
+use autofuse_mlir::extract;
+use autofuse_passes::pipeline;
+use melior::ir::{BlockRef, Module};
+use melior::pass::PassManager;
+use std::collections::HashMap;
+
+/// Every function of a module, as graphs and AscGraphs.
+#[derive(Default)]
+pub struct Program {
+    pub graphs: HashMap<String, Graph>,
+    pub kernels: HashMap<String, AscGraph>,
+    /// Function names in module order.
+    pub order: Vec<String>,
+}
+
+impl Program {
+    pub fn from_module(body: BlockRef) -> Result<Program, String> {
+        let mut program = Program::default();
+        for func in extract::functions(body) {
+            let attrs = extract::read_attributes(&func);
+            let Some(extracted) = extract::extract_function(func) else {
+                continue;
+            };
+            let name = extracted.graph.name.clone();
+            if attrs.contains_key("ascir.axes") {
+                let kernel = AscGraph::from_graph(&extracted.graph, &attrs)
+                    .map_err(|e| format!("AscGraph @{name}: {e}"))?;
+                program.kernels.insert(name.clone(), kernel);
+            } else {
+                program.graphs.insert(name.clone(), extracted.graph);
+            }
+            program.order.push(name);
+        }
+        Ok(program)
+    }
+
+    /// The first graph function that is not a kernel (the usual entry point).
+    pub fn default_entry(&self) -> Option<&str> {
+        self.order
+            .iter()
+            .find(|n| self.graphs.contains_key(*n))
+            .map(String::as_str)
+    }
+
+    /// Runs graph function `entry` on `inputs`.
+    pub fn run(&self, entry: &str, inputs: &[Tensor]) -> Result<Vec<Tensor>, String> {
+        let graph = self
+            .graphs
+            .get(entry)
+            .ok_or_else(|| format!("no graph function @{entry}"))?;
+        let symbols = bind_symbols(graph, inputs).map_err(|e| e.to_string())?;
+        let mut values: Vec<Option<Tensor>> = vec![None; graph.values.len()];
+        for (&arg, t) in graph.arguments.iter().zip(inputs) {
+            values[arg] = Some(t.clone());
+        }
+        for node in &graph.nodes {
+            let operands: Vec<Tensor> = node
+                .operands
+                .iter()
+                .map(|&v| {
+                    values
+                        .get(v)
+                        .cloned()
+                        .flatten()
+                        .ok_or_else(|| format!("'{}': operand used before definition", node.op))
+                })
+                .collect::<Result<_, _>>()?;
+            let outs = if node.op == "func.call" {
+                let callee = node
+                    .attr("callee")
+                    .and_then(AttrValue::as_symbol)
+                    .ok_or_else(|| "func.call without a callee".to_string())?;
+                if let Some(kernel) = self.kernels.get(callee) {
+                    ascir_interp::run_with_symbols(kernel, &operands, &symbols)
+                        .map_err(|e| e.to_string())?
+                } else if self
+                    .graphs
+                    .get(callee)
+                    .is_some_and(|g| !g.nodes.is_empty() || !g.outputs.is_empty())
+                {
+                    self.run(callee, &operands)?
+                } else {
+                    return Err(format!(
+                        "call of @{callee}: an external function the interpreter cannot run"
+                    ));
+                }
+            } else {
+                let refs: Vec<&Tensor> = operands.iter().collect();
+                let result_types: Vec<_> = node
+                    .results
+                    .iter()
+                    .filter_map(|&r| graph.ty(r).cloned())
+                    .collect();
+                run_node(&node.op, &node.attrs, &refs, &result_types, &symbols)
+                    .map_err(|e| e.at_op(node.op_index))
+                    .map_err(|e: interp::InterpError| e.to_string())?
+            };
+            for (&r, t) in node.results.iter().zip(outs) {
+                values[r] = Some(t);
+            }
+        }
+        graph
+            .outputs
+            .iter()
+            .map(|&v| {
+                values
+                    .get(v)
+                    .cloned()
+                    .flatten()
+                    .ok_or_else(|| "output never defined".to_string())
+            })
+            .collect()
+    }
+}
+
+/// Runs a textual pipeline (our passes and upstream ones) on a module; the
+/// diagnostics are returned as text on failure.
+pub fn run_pipeline(module: &mut Module, pipeline_text: &str) -> Result<(), String> {
+    autofuse_mlir::diagnostics::drain();
+    let context = module.context();
+    // SAFETY: the context outlives this function's pass manager.
+    let manager = PassManager::new(unsafe { context.to_ref() });
+    pipeline::add_pipeline(&manager.as_operation_pass_manager(), pipeline_text)?;
+    let ran = manager.run(module).is_ok();
+    let diags = autofuse_mlir::diagnostics::drain();
+    let errors: Vec<String> = diags
+        .iter()
+        .filter(|d| d.severity == autofuse_mlir::diagnostics::Severity::Error)
+        .map(|d| d.to_string())
+        .collect();
+    if ran && errors.is_empty() {
+        Ok(())
+    } else {
+        Err(if errors.is_empty() {
+            "pass pipeline failed".to_string()
+        } else {
+            errors.join("\n")
+        })
+    }
+}
+
+/// Dtype-aware comparison of an expected and an actual tensor. Low-precision graphs
+/// round after every op, so errors scale with the magnitudes inside the computation:
+/// the absolute tolerance is relative to the largest expected magnitude.
+/// Returns the largest absolute error, or an explanation when the tensors differ.
+pub fn compare(expected: &Tensor, actual: &Tensor) -> Result<f64, String> {
+    use autofuse_core::graph::DType;
+    if expected.shape != actual.shape {
+        return Err(format!(
+            "shape {:?} where {:?} was expected",
+            actual.shape, expected.shape
+        ));
+    }
+    let rtol = match expected.dtype {
+        DType::F32 => 1e-4,
+        DType::F16 => 1e-2,
+        DType::BF16 => 4e-2,
+        _ => 0.0,
+    };
+    let scale = expected.data.iter().fold(
+        1.0f64,
+        |m, v| if v.is_finite() { m.max(v.abs()) } else { m },
+    );
+    let atol = rtol * scale;
+    let mut worst = 0.0f64;
+    for (i, (e, a)) in expected.data.iter().zip(&actual.data).enumerate() {
+        if e.is_nan() && a.is_nan() || e == a {
+            continue;
+        }
+        let err = (e - a).abs();
+        if !(err <= atol + rtol * e.abs()) {
+            return Err(format!(
+                "element {i}: expected {e}, got {a} (tolerance {:.3e})",
+                atol + rtol * e.abs()
+            ));
+        }
+        worst = worst.max(err);
+    }
+    Ok(worst)
+}

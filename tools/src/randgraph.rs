@@ -1,0 +1,365 @@
+//! A generator of random well-typed `ascend` graphs for differential testing.
+//!
+//! Graphs mix elementwise ops, compares with select, cast round trips, broadcasts,
+//! reductions, reshapes and composites over random static and symbolic shapes and
+//! random float dtypes. Result types are computed with the same shape rules the
+//! verifier uses, and printed with `#ascend.dims` encodings. Values are kept in ranges
+//! where every op is defined (sqrt of abs, division by 1+|y|, ...), so that differences
+//! between two executions are rounding, never NaN against a number.
+
+use autofuse_core::graph::{DType, Dim, TensorType};
+use autofuse_core::shape::{infer, OpShapeQuery};
+use autofuse_core::tensor::SplitMix64;
+use autofuse_symbolic::{Expr, ShapeEnv};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// A generated graph: its MLIR text and how to bind its symbols at run time.
+pub struct RandomGraph {
+    pub text: String,
+    pub inputs: Vec<TensorType>,
+    /// Symbol names used by the inputs.
+    pub symbols: Vec<String>,
+    pub dtype: DType,
+}
+
+struct Gen {
+    rng: SplitMix64,
+    body: String,
+    next: usize,
+    env: ShapeEnv,
+}
+
+#[derive(Clone)]
+struct Val {
+    name: String,
+    ty: TensorType,
+}
+
+impl Gen {
+    fn below(&mut self, n: u64) -> u64 {
+        self.rng.next_u64() % n.max(1)
+    }
+
+    fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+
+    /// Emits `op`; returns None when the shape rules reject the combination.
+    fn op(
+        &mut self,
+        op: &str,
+        operands: &[&Val],
+        attrs: &[(&str, &str)],
+        dtype: Option<DType>,
+        declared: Option<TensorType>,
+    ) -> Option<Val> {
+        let mut parsed = BTreeMap::new();
+        for (k, v) in attrs {
+            parsed.insert(k.to_string(), autofuse_core::attr::parse_attr(v).ok()?);
+        }
+        let types: Vec<TensorType> = operands.iter().map(|v| v.ty.clone()).collect();
+        let declared = declared.unwrap_or_else(|| {
+            TensorType::new(dtype.unwrap_or(types[0].dtype), types[0].dims.clone())
+        });
+        let query = OpShapeQuery {
+            op,
+            operands: &types,
+            attrs: &parsed,
+            declared: std::slice::from_ref(&declared),
+        };
+        let ty = infer(&query, &mut self.env).ok()?.pop()?;
+        let name = format!("%v{}", self.next);
+        self.next += 1;
+        let args: Vec<&str> = operands.iter().map(|v| v.name.as_str()).collect();
+        let arg_types: Vec<String> = types.iter().map(TensorType::to_mlir).collect();
+        let attr_text = if attrs.is_empty() {
+            String::new()
+        } else {
+            let list: Vec<String> = attrs.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+            format!(" {{{}}}", list.join(", "))
+        };
+        let _ = writeln!(
+            self.body,
+            "  {name} = \"{op}\"({}){attr_text} : ({}) -> {}",
+            args.join(", "),
+            arg_types.join(", "),
+            ty.to_mlir()
+        );
+        Some(Val { name, ty })
+    }
+
+    fn scalar(&mut self, value: f64, dtype: DType) -> Val {
+        let ty = TensorType::new(dtype, Vec::new());
+        let name = format!("%v{}", self.next);
+        self.next += 1;
+        let _ = writeln!(
+            self.body,
+            "  {name} = \"ascend.constant\"() {{value = dense<{value:.6e}> : {}}} : () -> {}",
+            ty.to_mlir(),
+            ty.to_mlir()
+        );
+        Val { name, ty }
+    }
+
+    /// Keeps values in a safe range: x / (1 + |x|) is in (-1, 1).
+    fn squash(&mut self, x: &Val) -> Option<Val> {
+        let one = self.scalar(1.0, x.ty.dtype);
+        let abs = self.op("ascend.abs", &[x], &[], None, None)?;
+        let den = self.op("ascend.add", &[&abs, &one], &[], None, None)?;
+        self.op("ascend.div", &[x, &den], &[], None, None)
+    }
+
+    fn step(&mut self, values: &mut Vec<Val>) -> Option<()> {
+        let pick = self.below(values.len() as u64) as usize;
+        let x = values[pick].clone();
+        let other = values[self.below(values.len() as u64) as usize].clone();
+        let rank = x.ty.rank();
+        let choice = self.below(14);
+        let out = match choice {
+            0 => {
+                let ops = [
+                    "ascend.abs",
+                    "ascend.neg",
+                    "ascend.relu",
+                    "ascend.sigmoid",
+                    "ascend.tanh",
+                    "ascend.erf",
+                    "ascend.square",
+                ];
+                let op = ops[self.below(ops.len() as u64) as usize];
+                self.op(op, &[&x], &[], None, None)?
+            }
+            1 => {
+                let abs = self.op("ascend.abs", &[&x], &[], None, None)?;
+                let op = if self.chance(50) {
+                    "ascend.sqrt"
+                } else {
+                    "ascend.exp"
+                };
+                let v = self.op(op, &[&abs], &[], None, None)?;
+                self.squash(&v)?
+            }
+            2 | 3 => {
+                let ops = [
+                    "ascend.add",
+                    "ascend.sub",
+                    "ascend.mul",
+                    "ascend.maximum",
+                    "ascend.minimum",
+                ];
+                let op = ops[self.below(ops.len() as u64) as usize];
+                self.op(op, &[&x, &other], &[], None, None)?
+            }
+            4 => {
+                let one = self.scalar(1.0, x.ty.dtype);
+                let abs = self.op("ascend.abs", &[&other], &[], None, None)?;
+                let den = self.op("ascend.add", &[&abs, &one], &[], None, None)?;
+                self.op("ascend.div", &[&x, &den], &[], None, None)?
+            }
+            5 => {
+                let ops = ["ascend.lt", "ascend.ge", "ascend.gt"];
+                let op = ops[self.below(ops.len() as u64) as usize];
+                let cond = self.op(op, &[&x, &other], &[], None, None)?;
+                self.op("ascend.select", &[&cond, &x, &other], &[], None, None)?
+            }
+            6 => {
+                let via = if x.ty.dtype == DType::F32 {
+                    DType::F16
+                } else {
+                    DType::F32
+                };
+                let narrow = self.op("ascend.cast", &[&x], &[], Some(via), None)?;
+                self.op("ascend.cast", &[&narrow], &[], Some(x.ty.dtype), None)?
+            }
+            7 | 8 if rank > 0 => {
+                let ops = [
+                    "ascend.reduce_sum",
+                    "ascend.reduce_max",
+                    "ascend.reduce_min",
+                    "ascend.reduce_mean",
+                ];
+                let op = ops[self.below(ops.len() as u64) as usize];
+                let axis = self.below(rank as u64);
+                let axes = format!("[{axis}]");
+                let r = self.op(
+                    op,
+                    &[&x],
+                    &[("axes", &axes), ("keep_dims", "true")],
+                    None,
+                    None,
+                )?;
+                // Bring the reduced value back to the full shape through an elementwise op.
+                if op == "ascend.reduce_sum" {
+                    let s = self.squash(&r)?;
+                    self.op("ascend.add", &[&x, &s], &[], None, None)?
+                } else {
+                    self.op("ascend.sub", &[&x, &r], &[], None, None)?
+                }
+            }
+            9 if rank > 0 => {
+                let axis = format!("{} : i64", self.below(rank as u64));
+                let op = if self.chance(50) {
+                    "ascend.softmax"
+                } else {
+                    "ascend.log_softmax"
+                };
+                let v = self.op(op, &[&x], &[("axis", &axis)], None, None)?;
+                if op == "ascend.log_softmax" {
+                    self.squash(&v)?
+                } else {
+                    v
+                }
+            }
+            10 if rank > 0 => {
+                let axis = rank - 1;
+                let g = self.scalar(1.5, x.ty.dtype);
+                let b = self.scalar(0.25, x.ty.dtype);
+                let ax = format!("{axis} : i64");
+                if self.chance(50) {
+                    self.op(
+                        "ascend.layer_norm",
+                        &[&x, &g, &b],
+                        &[("axis", &ax), ("epsilon", "1.0e-05 : f32")],
+                        None,
+                        None,
+                    )?
+                } else {
+                    self.op(
+                        "ascend.rms_norm",
+                        &[&x, &g],
+                        &[("axis", &ax), ("epsilon", "1.0e-05 : f32")],
+                        None,
+                        None,
+                    )?
+                }
+            }
+            11 => {
+                let forms = ["\"none\"", "\"tanh\""];
+                let form = forms[self.below(2) as usize];
+                if self.chance(50) {
+                    self.op("ascend.gelu", &[&x], &[("approximate", form)], None, None)?
+                } else {
+                    self.op("ascend.silu", &[&x], &[], None, None)?
+                }
+            }
+            12 if rank > 0 => {
+                // unsqueeze then squeeze back: exercises the view ops.
+                let u = self.op("ascend.unsqueeze", &[&x], &[("axes", "[0]")], None, None)?;
+                self.op("ascend.squeeze", &[&u], &[("axes", "[0]")], None, None)?
+            }
+            13 if rank >= 2 => {
+                let mut dims = x.ty.dims.clone();
+                let last = dims.pop()?;
+                let prev = dims.pop()?;
+                let merged = match (prev.expr(), last.expr()) {
+                    (Some(a), Some(b)) => Dim::Known(a.clone() * b.clone()),
+                    _ => return None,
+                };
+                dims.push(merged);
+                let flat = TensorType::new(x.ty.dtype, dims);
+                let r = self.op("ascend.reshape", &[&x], &[], None, Some(flat))?;
+                let e = self.op("ascend.abs", &[&r], &[], None, None)?;
+                self.op("ascend.reshape", &[&e], &[], None, Some(x.ty.clone()))?
+            }
+            _ => return None,
+        };
+        values.push(out);
+        Some(())
+    }
+}
+
+/// Generates a random graph from `seed` with at most `max_ops` generation steps.
+pub fn generate(seed: u64, max_ops: usize) -> RandomGraph {
+    let mut g = Gen {
+        rng: SplitMix64::new(seed),
+        body: String::new(),
+        next: 0,
+        env: ShapeEnv::new(),
+    };
+    let rank = 1 + g.below(3) as usize;
+    let dtype = match g.below(10) {
+        0..=5 => DType::F32,
+        6..=8 => DType::F16,
+        _ => DType::BF16,
+    };
+    let mut symbols = Vec::new();
+    let full: Vec<Dim> = (0..rank)
+        .map(|i| {
+            if g.chance(50) {
+                let name = format!("s{i}");
+                symbols.push(name.clone());
+                Dim::Known(Expr::symbol(&name))
+            } else {
+                Dim::constant(1 + g.below(9) as i64)
+            }
+        })
+        .collect();
+    let input_count = 1 + g.below(3) as usize;
+    let mut inputs = Vec::new();
+    for i in 0..input_count {
+        // Later inputs may broadcast: drop leading dims or set some to 1.
+        let mut dims = full.clone();
+        if i > 0 && g.chance(50) {
+            let drop = g.below(rank as u64) as usize;
+            dims.drain(..drop);
+            for d in dims.iter_mut() {
+                if g.chance(30) {
+                    *d = Dim::constant(1);
+                }
+            }
+        }
+        inputs.push(TensorType::new(dtype, dims));
+    }
+    let mut values: Vec<Val> = inputs
+        .iter()
+        .enumerate()
+        .map(|(i, ty)| Val {
+            name: format!("%arg{i}"),
+            ty: ty.clone(),
+        })
+        .collect();
+    // The first value has the full shape; make sure later ones broadcast against it.
+    let steps = 1 + g.below(max_ops.max(1) as u64) as usize;
+    let mut attempts = 0;
+    let mut done = 0;
+    while done < steps && attempts < steps * 8 {
+        attempts += 1;
+        if g.step(&mut values).is_some() {
+            done += 1;
+        }
+    }
+    // Outputs: the last value, and sometimes another intermediate one.
+    let mut outputs = vec![values.len() - 1];
+    if values.len() > input_count + 1 && g.chance(40) {
+        outputs.push(input_count + g.below((values.len() - input_count - 1) as u64) as usize);
+    }
+    let args: Vec<String> = inputs
+        .iter()
+        .enumerate()
+        .map(|(i, t)| format!("%arg{i}: {}", t.to_mlir()))
+        .collect();
+    let result_types: Vec<String> = outputs.iter().map(|&o| values[o].ty.to_mlir()).collect();
+    let result_names: Vec<String> = outputs.iter().map(|&o| values[o].name.clone()).collect();
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "func.func @main({}) -> ({}) {{",
+        args.join(", "),
+        result_types.join(", ")
+    );
+    text.push_str(&g.body);
+    let _ = writeln!(
+        text,
+        "  return {} : {}",
+        result_names.join(", "),
+        result_types.join(", ")
+    );
+    text.push_str("}\n");
+    RandomGraph {
+        text,
+        inputs,
+        symbols,
+        dtype,
+    }
+}
