@@ -13,6 +13,7 @@
 //! - `reduce_mean` = reduce_sum / N when N (the reduced element count) is static. With
 //!   a symbolic N it stays `reduce_mean`, a primitive of AscIR (`ascir.mean`), because a
 //!   constant op cannot hold a symbol.
+//!
 //! Division and `sqrt` are used instead of `rsqrt`/`reciprocal`, which are approximate on
 //! the device. Normalizations (softmax, log_softmax, layer_norm, rms_norm) of f16/bf16
 //! tensors compute in f32 between two casts.

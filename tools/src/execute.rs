@@ -179,7 +179,9 @@ pub fn compare(expected: &Tensor, actual: &Tensor) -> Result<f64, String> {
             continue;
         }
         let err = (e - a).abs();
-        if !(err <= atol + rtol * e.abs()) {
+        // Written so that a NaN error (one side NaN) fails the comparison.
+        let within = err <= atol + rtol * e.abs();
+        if !within {
             return Err(format!(
                 "element {i}: expected {e}, got {a} (tolerance {:.3e})",
                 atol + rtol * e.abs()

@@ -631,3 +631,35 @@ mod tests {
         assert!(parse_attr("").is_err());
     }
 }
+
+#[cfg(test)]
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// Arbitrary text never panics the attribute or type readers.
+        #[test]
+        fn readers_never_panic(text in "\\PC{0,80}") {
+            let _ = parse_attr(&text);
+            let _ = parse_tensor_type(&text);
+        }
+
+        /// Text built from attribute tokens (the likely near-misses) never panics either.
+        #[test]
+        fn token_soup_never_panics(tokens in proptest::collection::vec(
+            prop_oneof![
+                Just("["), Just("]"), Just("<"), Just(">"), Just(","), Just("\""), Just("#ascir.view"),
+                Just("dense"), Just("tensor"), Just("0x"), Just(":"), Just("i64"), Just("f32"), Just("-"),
+                Just("1"), Just("2.5e"), Just("@"), Just("::@"), Just("\\"), Just("?x"), Just("true"),
+            ],
+            0..24,
+        )) {
+            let text: String = tokens.concat();
+            let _ = parse_attr(&text);
+            let _ = parse_tensor_type(&text);
+        }
+    }
+}

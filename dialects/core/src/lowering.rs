@@ -616,8 +616,8 @@ mod tests {
         let e = lower_op(
             "ascend.abs",
             &BTreeMap::new(),
-            &[unknown.clone()],
-            &[unknown],
+            std::slice::from_ref(&unknown),
+            std::slice::from_ref(&unknown),
             None,
             "k",
         )

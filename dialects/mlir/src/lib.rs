@@ -10,3 +10,6 @@ pub mod extract;
 pub mod parse;
 pub mod raw;
 pub mod verify;
+
+#[cfg(test)]
+mod fuzz_tests;

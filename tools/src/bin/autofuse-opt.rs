@@ -75,6 +75,30 @@ fn command() -> Command {
         .arg(flag("emit-bytecode", "Write MLIR bytecode instead of text"))
         .arg(flag("allow-unregistered-dialect", "Allow ops of unregistered dialects"))
         .arg(flag("list-passes", "List the registered autofuse passes and exit"))
+        .arg(flag(
+            "interpret",
+            "After the passes, run the entry function with the reference interpreters and print its outputs",
+        ))
+        .arg(Arg::new("entry").long("entry").help("Function run by --interpret (default: the first graph function)"))
+        .arg(
+            Arg::new("input-npy")
+                .long("input")
+                .action(ArgAction::Append)
+                .help("An input of --interpret as a .npy file (repeat per argument); default: seeded random"),
+        )
+        .arg(
+            Arg::new("seed")
+                .long("seed")
+                .default_value("0")
+                .value_parser(clap::value_parser!(u64))
+                .help("Seed of random inputs for --interpret"),
+        )
+        .arg(
+            Arg::new("symbols")
+                .long("symbols")
+                .help("Symbol values for random inputs of --interpret, e.g. s0=4,s1=128 (default 4)"),
+        )
+        .arg(Arg::new("output-dir").long("output-dir").help("Write --interpret outputs as out<N>.npy into this directory"))
         .arg(flag("show-dialects", "List the loaded dialects and exit"))
         .arg(flag("emit-irdl", "Print the IRDL definition of the autofuse dialects and exit"))
         .arg(flag("emit-pass-docs", "Print the pass reference (Markdown) and exit"))
@@ -199,7 +223,17 @@ fn process_chunk(settings: &Settings, chunk: &input::Chunk) -> (Option<Vec<u8>>,
                 Ok(()) => {
                     let ran = manager.run(&mut module).is_ok();
                     if ran && !diagnostics::has_errors() {
-                        output = Some(render(matches, &module));
+                        output = Some(if matches.get_flag("interpret") {
+                            match interpret(matches, &module) {
+                                Ok(text) => text.into_bytes(),
+                                Err(message) => {
+                                    diagnostics::error_unlocated(&settings.source_name, message);
+                                    Vec::new()
+                                }
+                            }
+                        } else {
+                            render(matches, &module)
+                        });
                     } else if !diagnostics::has_errors() {
                         diagnostics::error_unlocated(&settings.source_name, "pass pipeline failed");
                     }
@@ -243,6 +277,103 @@ fn process_chunk(settings: &Settings, chunk: &input::Chunk) -> (Option<Vec<u8>>,
             (output, problems.is_empty())
         }
     }
+}
+
+/// `--interpret`: runs the entry function on `.npy` or seeded random inputs and
+/// describes (and optionally writes) its outputs.
+fn interpret(matches: &ArgMatches, module: &melior::ir::Module) -> Result<String, String> {
+    use autofuse_core::graph::Dim;
+    use autofuse_core::tensor::Tensor;
+    let program = autofuse_tools::execute::Program::from_module(module.body())?;
+    let entry = match matches.get_one::<String>("entry") {
+        Some(e) => e.clone(),
+        None => program
+            .default_entry()
+            .ok_or("the module has no graph function to interpret")?
+            .to_string(),
+    };
+    let graph = program
+        .graphs
+        .get(&entry)
+        .ok_or_else(|| format!("no graph function @{entry}"))?;
+    let files: Vec<&String> = matches
+        .get_many::<String>("input-npy")
+        .map(|v| v.collect())
+        .unwrap_or_default();
+    let inputs: Vec<Tensor> = if !files.is_empty() {
+        if files.len() != graph.arguments.len() {
+            return Err(format!(
+                "@{entry} takes {} inputs but {} --input files were given",
+                graph.arguments.len(),
+                files.len()
+            ));
+        }
+        files
+            .iter()
+            .zip(&graph.arguments)
+            .map(|(path, &arg)| {
+                let dtype = graph
+                    .ty(arg)
+                    .map(|t| t.dtype)
+                    .ok_or("argument without a tensor type")?;
+                Tensor::read_npy_as(path, dtype).map_err(|e| format!("{path}: {e}"))
+            })
+            .collect::<Result<_, String>>()?
+    } else {
+        let mut symbols = std::collections::HashMap::new();
+        if let Some(text) = matches.get_one::<String>("symbols") {
+            for pair in text.split(',').filter(|p| !p.trim().is_empty()) {
+                let (name, value) = pair
+                    .split_once('=')
+                    .ok_or_else(|| format!("--symbols entry '{pair}' must look like s0=4"))?;
+                let value: i64 = value
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("--symbols entry '{pair}' needs an integer"))?;
+                symbols.insert(name.trim().to_string(), value);
+            }
+        }
+        let seed = *matches.get_one::<u64>("seed").unwrap_or(&0);
+        graph
+            .arguments
+            .iter()
+            .enumerate()
+            .map(|(i, &arg)| {
+                let ty = graph.ty(arg).ok_or("argument without a tensor type")?;
+                let shape = ty
+                    .dims
+                    .iter()
+                    .map(|d| match d {
+                        Dim::Known(e) => e
+                            .eval(&|name| Some(*symbols.get(name).unwrap_or(&4)))
+                            .map(|v| v.max(0) as usize)
+                            .map_err(|err| err.to_string()),
+                        Dim::Unknown => Ok(4),
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                Tensor::random(ty.dtype, shape, seed + i as u64).map_err(|e| e.to_string())
+            })
+            .collect::<Result<_, String>>()?
+    };
+    let outputs = program.run(&entry, &inputs)?;
+    let mut text = String::new();
+    for (i, out) in outputs.iter().enumerate() {
+        let preview: Vec<String> = out.data.iter().take(8).map(|v| format!("{v}")).collect();
+        text.push_str(&format!(
+            "output #{i}: {} {:?} [{}{}]\n",
+            out.dtype,
+            out.shape,
+            preview.join(", "),
+            if out.data.len() > 8 { ", ..." } else { "" }
+        ));
+        if let Some(dir) = matches.get_one::<String>("output-dir") {
+            std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {dir}: {e}"))?;
+            let path = std::path::Path::new(dir).join(format!("out{i}.npy"));
+            out.write_npy(&path)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+    }
+    Ok(text)
 }
 
 fn render(matches: &ArgMatches, module: &melior::ir::Module) -> Vec<u8> {
