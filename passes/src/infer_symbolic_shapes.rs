@@ -36,12 +36,20 @@ pub const PASS: PassInfo = PassInfo {
                   ascend result type with the symbolic shape rules, records guards for decisions that \
                   depended on symbol values (`ascend.guards`), and updates function types. A provable \
                   mismatch is an error at the op.",
-    options: &[OptionInfo {
-        name: "symbol-hints",
-        kind: "list",
-        default: "",
-        help: "typical values of symbols, e.g. s0=4096,s1=8; decisions taken on hints are recorded as expect guards",
-    }],
+    options: &[
+        OptionInfo {
+            name: "symbol-hints",
+            kind: "list",
+            default: "",
+            help: "typical values of symbols, e.g. s0=4096,s1=8; decisions taken on hints are recorded as expect guards",
+        },
+        OptionInfo {
+            name: "symbol-ranges",
+            kind: "list",
+            default: "",
+            help: "value ranges of symbols, e.g. s0=1:4096,s1=8:8 (default 1 to unbounded); used to decide comparisons statically",
+        },
+    ],
     run,
 };
 
@@ -64,9 +72,39 @@ fn parse_hints(text: &str) -> Result<Vec<(String, i64)>, String> {
         .collect()
 }
 
+/// Parses `s0=1:4096,s1=8:` into (name, min, max).
+fn parse_ranges(text: &str) -> Result<Vec<(String, i64, Option<i64>)>, String> {
+    text.split(',')
+        .filter(|s| !s.trim().is_empty())
+        .map(|entry| {
+            let (name, range) = entry
+                .split_once('=')
+                .ok_or_else(|| format!("symbol range '{entry}' must look like s0=1:4096"))?;
+            let (low, high) = range.split_once(':').unwrap_or((range, ""));
+            let low: i64 = low
+                .trim()
+                .parse()
+                .map_err(|_| format!("symbol range '{entry}' needs an integer minimum"))?;
+            let high = match high.trim() {
+                "" => None,
+                h => Some(
+                    h.parse::<i64>()
+                        .map_err(|_| format!("symbol range '{entry}' has a bad maximum"))?,
+                ),
+            };
+            if low < 0 || high.is_some_and(|h| h < low) {
+                return Err(format!("symbol range '{entry}' is empty or negative"));
+            }
+            Ok((name.trim().to_string(), low, high))
+        })
+        .collect()
+}
+
 fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
-    let hints = match parse_hints(options.get("symbol-hints").unwrap_or("")) {
-        Ok(h) => h,
+    let parsed = parse_hints(options.get("symbol-hints").unwrap_or(""))
+        .and_then(|h| parse_ranges(options.get("symbol-ranges").unwrap_or("")).map(|r| (h, r)));
+    let (hints, ranges) = match parsed {
+        Ok(v) => v,
         Err(message) => {
             diagnostics::error(module.location(), message);
             return Err(());
@@ -83,7 +121,7 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
         if attrs.contains_key("ascir.axes") {
             continue;
         }
-        ok &= infer_function(func, &hints);
+        ok &= infer_function(func, &hints, &ranges);
     }
     if ok {
         Ok(())
@@ -92,7 +130,11 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
     }
 }
 
-fn infer_function(func: OperationRef, hints: &[(String, i64)]) -> bool {
+fn infer_function(
+    func: OperationRef,
+    hints: &[(String, i64)],
+    ranges: &[(String, i64, Option<i64>)],
+) -> bool {
     let Some(extracted) = extract::extract_function(func) else {
         return true;
     };
@@ -146,6 +188,15 @@ fn infer_function(func: OperationRef, hints: &[(String, i64)]) -> bool {
                 }
             }
         }
+    }
+    for (name, min, max) in ranges {
+        let hint = env.info(name).and_then(|i| i.hint);
+        env.declare(SymbolInfo {
+            name: name.clone(),
+            hint,
+            min: *min,
+            max: *max,
+        });
     }
     for (name, value) in hints {
         env.set_hint(name, *value);

@@ -53,3 +53,15 @@ func.func @keeps_names(%x: tensor<?xf32, #ascend.dims<["s0"]>>, %y: tensor<?x?xf
   %0 = "ascend.abs"(%y) : (tensor<?x?xf32>) -> tensor<?x?xf32>
   return %0 : tensor<?x?xf32>
 }
+
+// -----
+
+// A reshape with one unknown target dim divides the element count, under a guard
+// that the division is exact.
+// CHECK-LABEL: func.func @reshape_divides
+// CHECK-SAME: ascend.guards = ["assert(mod(s0, 4) == 0)"]
+// CHECK: "ascend.reshape"{{.*}} -> tensor<?x4xf32, #ascend.dims<["floor(s0/4)", "4"]>>
+func.func @reshape_divides(%x: tensor<?xf32>) -> tensor<?x4xf32> {
+  %0 = "ascend.reshape"(%x) : (tensor<?xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}

@@ -446,7 +446,21 @@ fn layout(
                     .filter_map(|d| d.expr().cloned())
                     .fold(one(), |acc, e| acc * e);
                 if let Some(total) = total {
+                    // The known dims must divide the element count.
+                    let remainder = total.modulo(&known);
+                    if env.static_check(&remainder, Relation::Eq, &Expr::constant(0)) == Tri::False
+                    {
+                        return err(format!(
+                            "reshape: '{known}' does not divide the element count '{total}'"
+                        ));
+                    }
+                    if remainder.as_const() != Some(0) {
+                        env.assert_rel(&remainder, Relation::Eq, &Expr::constant(0))
+                            .map_err(|e| ShapeError(format!("reshape: {e}")))?;
+                    }
                     dims[*slot] = Dim::Known(total.floor_div(&known));
+                    // Equal element counts hold by construction under the guard above.
+                    return Ok(vec![TensorType::new(x.dtype, dims)]);
                 }
             }
             same_elements(&x.dims, &dims, env)?;
