@@ -332,7 +332,12 @@ mod tests {
     use autofuse_symbolic::Expr;
 
     fn ty(dtype: DType, dims: &[&str]) -> TensorType {
-        TensorType::new(dtype, dims.iter().map(|d| Dim::Known(Expr::parse(d).unwrap())).collect())
+        TensorType::new(
+            dtype,
+            dims.iter()
+                .map(|d| Dim::Known(Expr::parse(d).unwrap()))
+                .collect(),
+        )
     }
 
     #[test]
@@ -356,10 +361,20 @@ mod tests {
     #[test]
     fn reduction_without_keep_dims_writes_the_compact_layout() {
         let mut attrs = BTreeMap::new();
-        attrs.insert("axes".to_string(), AttrValue::Array(vec![AttrValue::Int(0)]));
+        attrs.insert(
+            "axes".to_string(),
+            AttrValue::Array(vec![AttrValue::Int(0)]),
+        );
         attrs.insert("keep_dims".to_string(), AttrValue::Bool(false));
-        let g = lower_op("ascend.reduce_max", &attrs, &[ty(DType::F16, &["2", "s1"])], &[ty(DType::F16, &["s1"])], None, "k")
-            .unwrap();
+        let g = lower_op(
+            "ascend.reduce_max",
+            &attrs,
+            &[ty(DType::F16, &["2", "s1"])],
+            &[ty(DType::F16, &["s1"])],
+            None,
+            "k",
+        )
+        .unwrap();
         let x = Tensor::new(DType::F16, vec![2, 3], vec![1.0, -5.0, 3.0, 0.5, 7.0, -2.0]).unwrap();
         let out = run(&g, &[x]).unwrap();
         assert_eq!(out[0].shape, vec![3]);
@@ -370,9 +385,20 @@ mod tests {
     fn f16_sum_accumulates_in_f32() {
         // 2048 + 1 + 1 in f16 steps would stay 2048 (ulp 2); the f32 accumulator gives 2050.
         let mut attrs = BTreeMap::new();
-        attrs.insert("axes".to_string(), AttrValue::Array(vec![AttrValue::Int(0)]));
+        attrs.insert(
+            "axes".to_string(),
+            AttrValue::Array(vec![AttrValue::Int(0)]),
+        );
         attrs.insert("keep_dims".to_string(), AttrValue::Bool(false));
-        let g = lower_op("ascend.reduce_sum", &attrs, &[ty(DType::F16, &["3"])], &[ty(DType::F16, &[])], None, "k").unwrap();
+        let g = lower_op(
+            "ascend.reduce_sum",
+            &attrs,
+            &[ty(DType::F16, &["3"])],
+            &[ty(DType::F16, &[])],
+            None,
+            "k",
+        )
+        .unwrap();
         let x = Tensor::new(DType::F16, vec![3], vec![2048.0, 1.0, 1.0]).unwrap();
         let out = run(&g, &[x]).unwrap();
         assert_eq!(out[0].data, vec![2050.0]);
@@ -380,7 +406,15 @@ mod tests {
 
     #[test]
     fn input_shapes_are_checked() {
-        let g = lower_op("ascend.abs", &BTreeMap::new(), &[ty(DType::F32, &["4"])], &[ty(DType::F32, &["4"])], None, "k").unwrap();
+        let g = lower_op(
+            "ascend.abs",
+            &BTreeMap::new(),
+            &[ty(DType::F32, &["4"])],
+            &[ty(DType::F32, &["4"])],
+            None,
+            "k",
+        )
+        .unwrap();
         let x = Tensor::new(DType::F32, vec![5], vec![0.0; 5]).unwrap();
         assert!(run(&g, &[x]).is_err());
         assert!(run(&g, &[]).is_err());
