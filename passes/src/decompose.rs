@@ -31,7 +31,7 @@ use autofuse_core::graph::{DType, Dim, TensorType};
 use autofuse_core::shape::{normalize_axis, ShapeError};
 use autofuse_mlir::builder::{Emitter, Typed};
 use autofuse_mlir::{diagnostics, extract, raw};
-use melior::ir::{operation::OperationLike, OperationRef, RegionLike};
+use melior::ir::{operation::OperationLike, OperationRef};
 use std::collections::BTreeMap;
 
 pub const PASS: PassInfo = PassInfo {
@@ -45,11 +45,7 @@ pub const PASS: PassInfo = PassInfo {
 };
 
 fn run(module: OperationRef, _options: &PassOptions) -> Result<(), ()> {
-    let body = module
-        .region(0)
-        .ok()
-        .and_then(|r| r.first_block())
-        .ok_or(())?;
+    let body = extract::module_body(module).ok_or(())?;
     let mut ok = true;
     let mut expanded = 0u64;
     for func in extract::functions(body) {

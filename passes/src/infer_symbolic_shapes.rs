@@ -103,18 +103,8 @@ fn parse_ranges(text: &str) -> Result<Vec<(String, i64, Option<i64>)>, String> {
 fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
     let parsed = parse_hints(options.get("symbol-hints").unwrap_or(""))
         .and_then(|h| parse_ranges(options.get("symbol-ranges").unwrap_or("")).map(|r| (h, r)));
-    let (hints, ranges) = match parsed {
-        Ok(v) => v,
-        Err(message) => {
-            diagnostics::error(module.location(), message);
-            return Err(());
-        }
-    };
-    let body = module
-        .region(0)
-        .ok()
-        .and_then(|r| r.first_block())
-        .ok_or(())?;
+    let (hints, ranges) = diagnostics::or_error(module.location(), parsed)?;
+    let body = extract::module_body(module).ok_or(())?;
     let mut ok = true;
     for func in extract::functions(body) {
         let attrs = extract::read_attributes(&func);

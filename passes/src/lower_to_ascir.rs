@@ -25,7 +25,7 @@ use autofuse_core::lowering::{kernel_kind, lower_op};
 use autofuse_mlir::{diagnostics, extract, raw};
 use melior::ir::{
     attribute::FlatSymbolRefAttribute, block::BlockLike, operation::OperationBuilder,
-    operation::OperationLike, Identifier, OperationRef, RegionLike, Value,
+    operation::OperationLike, Identifier, OperationRef, Value,
 };
 
 pub const PASS: PassInfo = PassInfo {
@@ -44,18 +44,8 @@ pub const PASS: PassInfo = PassInfo {
 };
 
 fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
-    let remarks = match options.get_bool("remarks", true) {
-        Ok(v) => v,
-        Err(message) => {
-            diagnostics::error(module.location(), message);
-            return Err(());
-        }
-    };
-    let body = module
-        .region(0)
-        .ok()
-        .and_then(|r| r.first_block())
-        .ok_or(())?;
+    let remarks = diagnostics::or_error(module.location(), options.get_bool("remarks", true))?;
+    let body = extract::module_body(module).ok_or(())?;
     let mut counter = extract::functions(body)
         .iter()
         .filter(|f| extract::function_name(f).starts_with("autofuse_"))

@@ -9,7 +9,7 @@ use crate::options::PassOptions;
 use crate::registry::{self, PassInfo};
 use autofuse_mlir::{diagnostics, raw, verify};
 use melior::{
-    ir::{operation::OperationLike, r#type::TypeId, OperationRef, RegionLike},
+    ir::{r#type::TypeId, OperationRef},
     pass::{create_external, ExternalPass, OperationPassManager, RunExternalPass},
     ContextRef,
 };
@@ -160,7 +160,7 @@ impl<'c> RunExternalPass<'c> for Adapter {
     fn run(&mut self, operation: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
         let mut ok = (self.info.run)(operation, &self.options).is_ok();
         if ok && VERIFY_EACH.load(Ordering::Relaxed) {
-            if let Some(body) = operation.region(0).ok().and_then(|r| r.first_block()) {
+            if let Some(body) = autofuse_mlir::extract::module_body(operation) {
                 ok = verify::verify_module(body);
             }
         }

@@ -5,25 +5,23 @@
 //! fails if any check fails, with an error at each offending op.
 
 use crate::registry::PassInfo;
+use autofuse_mlir::extract;
 use autofuse_mlir::verify::verify_module;
-use melior::ir::{operation::OperationLike, OperationRef, RegionLike};
+use melior::ir::OperationRef;
 
 pub const PASS: PassInfo = PassInfo {
     argument: "autofuse-verify",
-    summary: "Check what IRDL cannot: shapes, broadcasting, axes, views, kernel symbols",
+    summary: "Check what IRDL cannot: shapes, broadcasting, axes, views, symbols",
     description: "Runs the autofuse verifier over the module: ascend result types against the \
-                  shape rules, fused_call kernel symbols and arity, AscGraph axes, symbols and views. \
+                  shape rules, AscGraph axes, symbols and views (kernel calls are func.calls, whose \
+                  symbol and types MLIR's own verifier checks). \
                   The IR is not changed.",
     options: &[],
     run,
 };
 
 fn run(module: OperationRef, _options: &crate::options::PassOptions) -> Result<(), ()> {
-    let body = module
-        .region(0)
-        .ok()
-        .and_then(|r| r.first_block())
-        .ok_or(())?;
+    let body = extract::module_body(module).ok_or(())?;
     if verify_module(body) {
         Ok(())
     } else {

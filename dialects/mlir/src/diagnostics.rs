@@ -190,3 +190,9 @@ pub fn attach(context: &Context) {
         true
     });
 }
+
+/// Turns a `Result` with a message into a pass result, reporting the message as an
+/// error at `location` (the shape of every option check in a pass).
+pub fn or_error<T>(location: Location, result: Result<T, String>) -> Result<T, ()> {
+    result.map_err(|message| error(location, message))
+}

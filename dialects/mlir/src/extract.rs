@@ -157,3 +157,8 @@ fn add_value(
     ids.insert(raw, id);
     id
 }
+
+/// The body block of a `builtin.module` op (what module passes walk).
+pub fn module_body<'c, 'a>(module: OperationRef<'c, 'a>) -> Option<BlockRef<'c, 'a>> {
+    module.region(0).ok().and_then(|r| r.first_block())
+}
