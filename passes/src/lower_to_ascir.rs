@@ -83,7 +83,7 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
                 counter,
                 autofuse_core::lowering::camel_name(&node.op)
             );
-            let loc = Some(op.location().to_string());
+            let loc = Some(raw::location_text(op.location()));
             match lower_op(
                 &node.op,
                 &node.attrs,

@@ -119,7 +119,7 @@ fn make(severity: Severity, location: Location, message: String) -> Diag {
     Diag {
         severity,
         pos: source_pos(location),
-        location_text: location.to_string(),
+        location_text: crate::raw::location_text(location),
         message,
         notes: Vec::new(),
     }
@@ -175,7 +175,7 @@ fn convert(diagnostic: &melior::diagnostic::Diagnostic) -> Diag {
         DiagnosticSeverity::Remark => Severity::Remark,
         DiagnosticSeverity::Note => Severity::Note,
     };
-    let mut diag = make(severity, diagnostic.location(), diagnostic.to_string());
+    let mut diag = make(severity, diagnostic.location(), crate::raw::diagnostic_text(diagnostic));
     diag.notes = (0..diagnostic.note_count())
         .filter_map(|index| diagnostic.note(index).ok())
         .map(|note| convert(&note))
