@@ -28,6 +28,8 @@ for var in ["HOME", "TMPDIR", "ASCEND_HOME_PATH", "AUTOFUSE_CACHE_DIR"]:
 
 config.substitutions.append(("%autofuse-opt", os.path.join(bin_dir, "autofuse-opt")))
 config.substitutions.append(("%autofuse-translate", os.path.join(bin_dir, "autofuse-translate")))
+config.substitutions.append(("%autofuse-import-onnx", os.path.join(bin_dir, "autofuse-import-onnx")))
+config.substitutions.append(("%autofuse-run", os.path.join(bin_dir, "autofuse-run")))
 config.substitutions.append(("%repo", repo_root))
 sim_include = os.path.join(repo_root, "sim", "include")
 cxx = os.environ.get("CXX", "g++")

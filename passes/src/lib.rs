@@ -8,7 +8,10 @@ pub mod registry;
 pub mod statistics;
 
 // Passes, in pipeline order.
+pub mod auto_tiling;
 pub mod decompose;
+pub mod fuse;
 pub mod infer_symbolic_shapes;
 pub mod lower_to_ascir;
+pub mod schedule;
 pub mod verify;

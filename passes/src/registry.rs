@@ -37,6 +37,9 @@ pub const PASSES: &[&PassInfo] = &[
     &crate::infer_symbolic_shapes::PASS,
     &crate::decompose::PASS,
     &crate::lower_to_ascir::PASS,
+    &crate::schedule::PASS,
+    &crate::auto_tiling::PASS,
+    &crate::fuse::PASS,
 ];
 
 pub fn lookup(argument: &str) -> Option<&'static PassInfo> {

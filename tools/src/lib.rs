@@ -2,8 +2,10 @@
 //! chunks, the `--verify-diagnostics` matcher, module execution with the reference
 //! interpreters, and the random graph generator of the differential tests.
 
+pub mod ascendc;
 pub mod docs;
 pub mod execute;
 pub mod expected;
 pub mod input;
+pub mod onnx;
 pub mod randgraph;

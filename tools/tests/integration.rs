@@ -133,3 +133,534 @@ fn differential_lowering() {
         failures.first().map(String::as_str).unwrap_or("")
     );
 }
+
+/// Differential test of the fusion: random graphs give the same results (within dtype
+/// tolerance) after `--infer-symbolic-shapes --decompose --lower-to-ascir` and after the
+/// same pipeline followed by `--fuse`, for several random symbol values each. (The
+/// oracle is the lowered graph, so that decomposition rounding in bf16, which
+/// `differential_lowering` covers, does not mask or fake a fusion error.) Odd seeds fuse
+/// without lifting and with a small `max-fusion-size`, so that kernels stay kernels and
+/// the size cap splits chains. `AUTOFUSE_DIFF_CASES` sets the number of graphs
+/// (default 200). The test also checks that fusion happened at all: some kernels hold
+/// several ops and some write several outputs.
+#[test]
+fn differential_fusion() {
+    use autofuse_core::tensor::Tensor;
+    use autofuse_tools::{execute::Program, randgraph};
+    let cases: u64 = std::env::var("AUTOFUSE_DIFF_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200);
+    let context = autofuse_mlir::context::create_context();
+    let mut failures = Vec::new();
+    let (mut fused_kernels, mut multi_output, mut reductions_fused) = (0usize, 0usize, 0usize);
+    for seed in 0..cases {
+        let graph = randgraph::generate(seed, 8);
+        let parse =
+            || autofuse_mlir::parse::parse_module(&context, graph.text.as_bytes(), "<random>");
+        let (Some(mut lowered), Some(mut fused)) = (parse(), parse()) else {
+            failures.push(format!(
+                "seed {seed}: generated graph does not parse:\n{}",
+                graph.text
+            ));
+            continue;
+        };
+        let fuse = if seed % 2 == 0 {
+            "fuse"
+        } else {
+            "fuse{lifting=false max-fusion-size=4}"
+        };
+        let lower = "infer-symbolic-shapes,decompose,lower-to-ascir";
+        if let Err(e) = autofuse_tools::execute::run_pipeline(&mut lowered, lower) {
+            failures.push(format!("seed {seed}: {lower} failed: {e}\n{}", graph.text));
+            continue;
+        }
+        let pipeline = format!("{lower},{fuse}");
+        if let Err(e) = autofuse_tools::execute::run_pipeline(&mut fused, &pipeline) {
+            failures.push(format!(
+                "seed {seed}: {pipeline} failed: {e}\n{}",
+                graph.text
+            ));
+            continue;
+        }
+        let (before, after) = match (
+            Program::from_module(lowered.body()),
+            Program::from_module(fused.body()),
+        ) {
+            (Ok(b), Ok(a)) => (b, a),
+            (Err(e), _) | (_, Err(e)) => {
+                failures.push(format!("seed {seed}: {e}"));
+                continue;
+            }
+        };
+        for kernel in after.kernels.values() {
+            if kernel.source_ops.len() > 1 {
+                fused_kernels += 1;
+                if kernel.outputs.len() > 1 {
+                    multi_output += 1;
+                }
+                if kernel.name.starts_with("autofuse_reduce_") {
+                    reductions_fused += 1;
+                }
+            }
+        }
+        for trial in 0..2u64 {
+            let mut symbols = std::collections::HashMap::new();
+            for (i, name) in graph.symbols.iter().enumerate() {
+                symbols.insert(
+                    name.clone(),
+                    1 + ((seed * 5 + trial * 7 + i as u64 * 3) % 9) as i64,
+                );
+            }
+            let inputs: Vec<Tensor> = graph
+                .inputs
+                .iter()
+                .enumerate()
+                .map(|(i, ty)| {
+                    let shape: Vec<usize> = ty
+                        .dims
+                        .iter()
+                        .map(|d| {
+                            d.expr()
+                                .and_then(|e| e.eval_map(&symbols).ok())
+                                .unwrap_or(1) as usize
+                        })
+                        .collect();
+                    Tensor::random(ty.dtype, shape, seed * 977 + trial * 13 + i as u64)
+                        .expect("valid shape")
+                })
+                .collect();
+            match (before.run("main", &inputs), after.run("main", &inputs)) {
+                (Ok(e), Ok(a)) => {
+                    if e.len() != a.len() {
+                        failures.push(format!(
+                            "seed {seed}: {} outputs, expected {}",
+                            a.len(),
+                            e.len()
+                        ));
+                    }
+                    for (k, (x, y)) in e.iter().zip(&a).enumerate() {
+                        if let Err(why) = autofuse_tools::execute::compare(x, y) {
+                            failures.push(format!(
+                                "seed {seed} trial {trial} output {k}: {why}\n{}",
+                                graph.text
+                            ));
+                        }
+                    }
+                }
+                (Err(e), _) => failures.push(format!(
+                    "seed {seed}: lowered run failed: {e}\n{}",
+                    graph.text
+                )),
+                (_, Err(e)) => failures.push(format!(
+                    "seed {seed}: fused run failed: {e}\n{}",
+                    graph.text
+                )),
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures; first:\n{}",
+        failures.len(),
+        failures.first().map(String::as_str).unwrap_or("")
+    );
+    // Fusion must actually happen on these graphs, including multi-output kernels and
+    // reductions with their neighbours.
+    assert!(
+        fused_kernels > cases as usize / 2,
+        "only {fused_kernels} fused kernels in {cases} graphs"
+    );
+    assert!(multi_output > 0, "no multi-output kernel in {cases} graphs");
+    assert!(reductions_fused > 0, "no reduction fused in {cases} graphs");
+}
+
+/// End to end on the Ascend C emulation: random graphs through the full pipeline
+/// (`infer-symbolic-shapes,decompose,lower-to-ascir[,fuse],schedule,auto-tiling`),
+/// translated, compiled once per kernel (identical kernels of different graphs share one
+/// build; builds are cached by content hash), run for three shapes of the same compiled
+/// kernels and compared with the Ascend IR interpreter. Any emulation violation fails.
+/// Every other graph uses a small UB budget and 4 cores, so that small shapes still get
+/// many tiles, tails and blocks. `AUTOFUSE_E2E_CASES` sets the number of graphs
+/// (default 200).
+#[test]
+fn end_to_end_random_graphs_on_emulation() {
+    use autofuse_core::tensor::Tensor;
+    use autofuse_tools::ascendc::run::{self, RunOptions, SimBuild};
+    use autofuse_tools::randgraph;
+    use std::collections::HashMap;
+    let cases: u64 = std::env::var("AUTOFUSE_E2E_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200);
+    let repo = run::repo_root();
+    let context = autofuse_mlir::context::create_context();
+    let mut failures: Vec<String> = Vec::new();
+    struct Case {
+        seed: u64,
+        text: String,
+        module: run::PreparedModule,
+        inputs: Vec<Vec<Tensor>>,
+        options: RunOptions,
+    }
+    let mut prepared = Vec::new();
+    for seed in 0..cases {
+        let graph = randgraph::generate(seed, 6);
+        let mut options = RunOptions::new(&repo);
+        if seed % 2 == 1 {
+            options.ub_bytes = 8192;
+            options.cores = 4;
+        }
+        let module = match run::prepare_module(&context, &graph.text, "<random>", &options) {
+            Ok(m) => m,
+            Err(e) => {
+                failures.push(format!("seed {seed}: prepare failed: {e}\n{}", graph.text));
+                continue;
+            }
+        };
+        let mut inputs = Vec::new();
+        for trial in 0..3u64 {
+            let symbols: HashMap<String, i64> = graph
+                .symbols
+                .iter()
+                .enumerate()
+                .map(|(i, name)| {
+                    // 1, odd sizes and sizes beyond one 32-byte block.
+                    let v = match (seed + trial + i as u64) % 3 {
+                        0 => 1 + (seed * 7 + trial) % 5,
+                        1 => 9 + (seed * 13 + trial * 5 + i as u64) % 31,
+                        _ => 33 + (seed * 3 + trial * 11) % 40,
+                    };
+                    (name.clone(), v as i64)
+                })
+                .collect();
+            let set: Vec<Tensor> = graph
+                .inputs
+                .iter()
+                .enumerate()
+                .map(|(i, ty)| {
+                    let shape: Vec<usize> = ty
+                        .dims
+                        .iter()
+                        .map(|d| {
+                            d.expr()
+                                .and_then(|e| e.eval_map(&symbols).ok())
+                                .unwrap_or(1) as usize
+                        })
+                        .collect();
+                    Tensor::random(ty.dtype, shape, seed * 1000 + trial * 10 + i as u64)
+                        .expect("valid shape")
+                })
+                .collect();
+            inputs.push(set);
+        }
+        prepared.push(Case {
+            seed,
+            text: graph.text,
+            module,
+            inputs,
+            options,
+        });
+    }
+    // Unique kernels, built in batches on two threads.
+    let mut unique: HashMap<String, &run::PreparedKernel> = HashMap::new();
+    for case in &prepared {
+        for k in case.module.kernels.values() {
+            unique.entry(k.symbol.clone()).or_insert(k);
+        }
+    }
+    let mut all: Vec<&run::PreparedKernel> = unique.values().copied().collect();
+    all.sort_by(|a, b| a.symbol.cmp(&b.symbol));
+    let options = RunOptions::new(&repo);
+    let batches: Vec<Vec<&run::PreparedKernel>> = all.chunks(48).map(|c| c.to_vec()).collect();
+    let results: Vec<Result<SimBuild, String>> = std::thread::scope(|scope| {
+        let mut handles = Vec::new();
+        for pair in batches.chunks(batches.len().div_ceil(2).max(1)) {
+            let options = &options;
+            handles.push(scope.spawn(move || {
+                pair.iter()
+                    .map(|b| run::build(b, options))
+                    .collect::<Vec<_>>()
+            }));
+        }
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("build thread"))
+            .collect()
+    });
+    let mut builds: HashMap<String, SimBuild> = HashMap::new();
+    for (batch, result) in batches.iter().zip(results) {
+        match result {
+            Ok(b) => {
+                for k in batch {
+                    builds.insert(k.symbol.clone(), b.clone());
+                }
+            }
+            Err(e) => failures.push(format!("build failed: {e}")),
+        }
+    }
+    // Run every graph for its three shapes, on two threads.
+    let emulated = std::sync::atomic::AtomicUsize::new(0);
+    let chunks: Vec<&[Case]> = prepared.chunks(prepared.len().div_ceil(2).max(1)).collect();
+    let run_failures: Vec<String> = std::thread::scope(|scope| {
+        let handles: Vec<_> = chunks
+            .iter()
+            .map(|chunk| {
+                let builds = &builds;
+                let emulated = &emulated;
+                scope.spawn(move || {
+                    let mut out = Vec::new();
+                    for case in chunk.iter() {
+                        let _ = &case.options;
+                        for (trial, inputs) in case.inputs.iter().enumerate() {
+                            let expected = match case.module.reference.run("main", inputs) {
+                                Ok(e) => e,
+                                Err(e) => {
+                                    out.push(format!("seed {}: reference failed: {e}", case.seed));
+                                    continue;
+                                }
+                            };
+                            match run::execute(&case.module, builds, "main", inputs) {
+                                Err(e) => out.push(format!(
+                                    "seed {} trial {trial}: {e}\n{}",
+                                    case.seed, case.text
+                                )),
+                                Ok(result) => {
+                                    for n in &result.notes {
+                                        eprintln!("  seed {} trial {trial}: {n}", case.seed);
+                                    }
+                                    emulated.fetch_add(
+                                        result.launches.len(),
+                                        std::sync::atomic::Ordering::Relaxed,
+                                    );
+                                    for (k, (e, a)) in
+                                        expected.iter().zip(&result.outputs).enumerate()
+                                    {
+                                        if let Err(why) = autofuse_tools::execute::compare(e, a) {
+                                            out.push(format!(
+                                                "seed {} trial {trial} output {k}: {why}\n{}",
+                                                case.seed, case.text
+                                            ));
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    out
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("run thread"))
+            .collect()
+    });
+    failures.extend(run_failures);
+    let interpreted: usize = prepared.iter().map(|c| c.module.interpreted.len()).sum();
+    let launched = emulated.load(std::sync::atomic::Ordering::Relaxed);
+    eprintln!(
+        "end to end: {} graphs, {} unique kernels in {} builds, {launched} launches on the emulation, {interpreted} kernels interpreted",
+        prepared.len(),
+        all.len(),
+        batches.len()
+    );
+    for case in prepared.iter().take(400) {
+        for (name, why) in &case.module.interpreted {
+            eprintln!("  seed {} {name}: {why}", case.seed);
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures; first:\n{}",
+        failures.len(),
+        failures.first().map(String::as_str).unwrap_or("")
+    );
+    assert!(
+        launched > cases as usize,
+        "most kernels should run on the emulation ({launched} launches, {interpreted} kernels interpreted)"
+    );
+}
+
+/// Property test of schedule and tiling on random kernels (the fused kernels of random
+/// graphs), on random chips (UB 2 KiB..full, 1..48 cores):
+/// - for random symbol values of 1 to 10^7 per axis the solved tiling fits UB and the
+///   core count, covers every tile, and keeps tiles aligned; the only admissible failure
+///   is a reduction row that no case fits, on kernels that reduce;
+/// - for small random shapes the impl-form interpreter (block by block, tile by tile,
+///   with the solved tiling; every output element written exactly once) gives the Ascend
+///   IR interpreter's results. `AUTOFUSE_PROP_CASES` sets the number of graphs (300).
+#[test]
+fn property_tiling_fits_and_impl_form_matches() {
+    use autofuse_core::chip::ChipProfile;
+    use autofuse_core::schedule::Schedule;
+    use autofuse_core::tensor::{SplitMix64, Tensor};
+    use autofuse_core::tiling_solver::{solve, TilingModel};
+    use autofuse_core::{ascir_impl_interp, ascir_interp};
+    use autofuse_tools::ascendc::run;
+    use autofuse_tools::{execute::Program, randgraph};
+    use std::collections::HashMap;
+    let cases: u64 = std::env::var("AUTOFUSE_PROP_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(300);
+    let context = autofuse_mlir::context::create_context();
+    let pipeline = if autofuse_passes::registry::lookup("fuse").is_some() {
+        "infer-symbolic-shapes,decompose,lower-to-ascir,fuse"
+    } else {
+        "infer-symbolic-shapes,decompose,lower-to-ascir"
+    };
+    let mut failures = Vec::new();
+    let (mut solved, mut tiled_runs, mut multi_tile) = (0usize, 0usize, 0usize);
+    for seed in 0..cases {
+        let mut rng = SplitMix64::new(seed ^ 0x5eed);
+        let graph = randgraph::generate(seed, 6);
+        let parse = || {
+            autofuse_mlir::parse::parse_module(&context, graph.text.as_bytes(), "<random>")
+                .expect("random graphs parse")
+        };
+        let original = parse();
+        let mut fused = parse();
+        if let Err(e) = autofuse_tools::execute::run_pipeline(&mut fused, pipeline) {
+            failures.push(format!("seed {seed}: pipeline failed: {e}"));
+            continue;
+        }
+        let (reference, program) = match (
+            Program::from_module(original.body()),
+            Program::from_module(fused.body()),
+        ) {
+            (Ok(a), Ok(b)) => (a, b),
+            (Err(e), _) | (_, Err(e)) => {
+                failures.push(format!("seed {seed}: {e}"));
+                continue;
+            }
+        };
+        let ub = 2048 + rng.next_u64() % 188_160;
+        let cores = 1 + rng.next_u64() % 48;
+        let chip = ChipProfile::lookup("ascend910b")
+            .and_then(|c| c.with_overrides(ub.min(188_160), cores))
+            .expect("valid chip");
+        let mut schedules = HashMap::new();
+        for (name, kernel) in &program.kernels {
+            let Ok(schedule) = Schedule::build(kernel, &chip) else {
+                continue;
+            };
+            let model = TilingModel::new(&schedule, &Schedule::operands_of(kernel));
+            // (a) Large symbol values: the tiling fits.
+            for _ in 0..4 {
+                let mut values = HashMap::new();
+                let mut total: f64 = 1.0;
+                for s in &schedule.symbols {
+                    // Log-uniform in [1, 1e7], keeping the product below 2^40 elements.
+                    let e = (rng.next_u64() % 7001) as f64 / 1000.0;
+                    let mut v = 10f64.powf(e).round().max(1.0);
+                    if total * v > 1e12 {
+                        v = (1e12 / total).floor().max(1.0);
+                    }
+                    total *= v;
+                    values.insert(s.clone(), v as i64);
+                }
+                match solve(&model, &values, &chip) {
+                    Ok(t) => {
+                        solved += 1;
+                        let case = model.cases.iter().find(|c| c.key == t.key).expect("case");
+                        let s_u = case.split_size.eval_map(&values).unwrap_or(0);
+                        let ok = t.ub_bytes <= t.ub_capacity
+                            && t.block_dim >= 1
+                            && t.block_dim <= chip.vector_cores as i64
+                            && t.block_dim * t.tiles_per_block >= t.tiles_total
+                            && t.tile >= 1
+                            && (t.tile <= s_u || s_u == 0)
+                            && (t.tile % case.tile_align == 0
+                                || t.tile == s_u
+                                || s_u < case.tile_align);
+                        if !ok {
+                            failures
+                                .push(format!("seed {seed} @{name} {values:?}: bad tiling {t:?}"));
+                        }
+                    }
+                    Err(e) => {
+                        if !e.contains("fits UB") || schedule.r.is_empty() && ub > 16384 {
+                            failures.push(format!("seed {seed} @{name} {values:?}: {e}"));
+                        }
+                    }
+                }
+            }
+            schedules.insert(name.clone(), (schedule, model));
+        }
+        // (b) Small shapes: impl-form interpreter == Ascend IR interpreter.
+        for trial in 0..2u64 {
+            let symbols: HashMap<String, i64> = graph
+                .symbols
+                .iter()
+                .map(|s| (s.clone(), 1 + (rng.next_u64() % 40) as i64))
+                .collect();
+            let inputs: Vec<Tensor> = graph
+                .inputs
+                .iter()
+                .enumerate()
+                .map(|(i, ty)| {
+                    let shape: Vec<usize> = ty
+                        .dims
+                        .iter()
+                        .map(|d| {
+                            d.expr()
+                                .and_then(|e| e.eval_map(&symbols).ok())
+                                .unwrap_or(1) as usize
+                        })
+                        .collect();
+                    Tensor::random(ty.dtype, shape, seed * 100 + trial * 10 + i as u64)
+                        .expect("shape")
+                })
+                .collect();
+            let expected = match reference.run("main", &inputs) {
+                Ok(e) => e,
+                Err(e) => {
+                    failures.push(format!("seed {seed}: reference failed: {e}"));
+                    continue;
+                }
+            };
+            let mut hook = |callee: &str, operands: &[Tensor], known: &HashMap<String, i64>| {
+                let Some((schedule, model)) = schedules.get(callee) else {
+                    return Ok(None);
+                };
+                let kernel = &program.kernels[callee];
+                let values = ascir_interp::bind_kernel_symbols(kernel, operands, known)
+                    .map_err(|e| e.to_string())?;
+                let Ok(tiling) = solve(model, &values, &chip) else {
+                    return Ok(None);
+                };
+                tiled_runs += 1;
+                if tiling.tiles_total > 1 {
+                    multi_tile += 1;
+                }
+                ascir_impl_interp::run(kernel, schedule, &tiling, operands, known)
+                    .map(|(outs, _)| Some(outs))
+                    .map_err(|e| format!("impl interpreter: {e}"))
+            };
+            match run::execute_graph(&program, "main", &inputs, &mut hook) {
+                Ok(actual) => {
+                    for (k, (e, a)) in expected.iter().zip(&actual).enumerate() {
+                        if let Err(why) = autofuse_tools::execute::compare(e, a) {
+                            failures.push(format!(
+                                "seed {seed} trial {trial} output {k} (ub {ub}, cores {cores}): {why}\n{}",
+                                graph.text
+                            ));
+                        }
+                    }
+                }
+                Err(e) => failures.push(format!("seed {seed} trial {trial}: {e}\n{}", graph.text)),
+            }
+        }
+    }
+    eprintln!(
+        "property: {cases} graphs, {solved} tilings solved for large shapes, {tiled_runs} impl-form kernel runs ({multi_tile} with several tiles)"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} failures; first:\n{}",
+        failures.len(),
+        failures.first().map(String::as_str).unwrap_or("")
+    );
+    assert!(solved > cases as usize && tiled_runs > cases as usize && multi_tile > 0);
+}

@@ -175,7 +175,11 @@ fn convert(diagnostic: &melior::diagnostic::Diagnostic) -> Diag {
         DiagnosticSeverity::Remark => Severity::Remark,
         DiagnosticSeverity::Note => Severity::Note,
     };
-    let mut diag = make(severity, diagnostic.location(), crate::raw::diagnostic_text(diagnostic));
+    let mut diag = make(
+        severity,
+        diagnostic.location(),
+        crate::raw::diagnostic_text(diagnostic),
+    );
     diag.notes = (0..diagnostic.note_count())
         .filter_map(|index| diagnostic.note(index).ok())
         .map(|note| convert(&note))

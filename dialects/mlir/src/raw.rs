@@ -186,7 +186,10 @@ unsafe extern "C" fn collect_lossy(text: MlirStringRef, data: *mut std::ffi::c_v
     // the duration of the call.
     unsafe {
         let out = &mut *(data as *mut Vec<u8>);
-        out.extend_from_slice(std::slice::from_raw_parts(text.data as *const u8, text.length));
+        out.extend_from_slice(std::slice::from_raw_parts(
+            text.data as *const u8,
+            text.length,
+        ));
     }
 }
 
@@ -196,13 +199,18 @@ pub fn diagnostic_text(diagnostic: &melior::diagnostic::Diagnostic) -> String {
     // melior's `Diagnostic` wraps exactly one `MlirDiagnostic` (plus a zero-sized marker)
     // and exposes no `to_raw`; the size check guards that layout assumption.
     const _: () = assert!(
-        std::mem::size_of::<melior::diagnostic::Diagnostic>() == std::mem::size_of::<mlir_sys::MlirDiagnostic>()
+        std::mem::size_of::<melior::diagnostic::Diagnostic>()
+            == std::mem::size_of::<mlir_sys::MlirDiagnostic>()
     );
     // SAFETY: the diagnostic is live for the duration of the handler that passed it, and
     // its only non-zero-sized field is the raw handle.
     unsafe {
         let raw: mlir_sys::MlirDiagnostic = std::mem::transmute_copy(diagnostic);
-        mlir_sys::mlirDiagnosticPrint(raw, Some(collect_lossy), &mut bytes as *mut Vec<u8> as *mut std::ffi::c_void);
+        mlir_sys::mlirDiagnosticPrint(
+            raw,
+            Some(collect_lossy),
+            &mut bytes as *mut Vec<u8> as *mut std::ffi::c_void,
+        );
     }
     String::from_utf8_lossy(&bytes).into_owned()
 }
@@ -212,7 +220,11 @@ pub fn location_text(location: melior::ir::Location) -> String {
     let mut bytes: Vec<u8> = Vec::new();
     // SAFETY: the location is a live attribute of its context.
     unsafe {
-        mlir_sys::mlirLocationPrint(location.to_raw(), Some(collect_lossy), &mut bytes as *mut Vec<u8> as *mut std::ffi::c_void);
+        mlir_sys::mlirLocationPrint(
+            location.to_raw(),
+            Some(collect_lossy),
+            &mut bytes as *mut Vec<u8> as *mut std::ffi::c_void,
+        );
     }
     String::from_utf8_lossy(&bytes).into_owned()
 }

@@ -1,0 +1,393 @@
+//! The AscIR interpreter for the impl form: executes a scheduled kernel block by block
+//! and tile by tile with a solved tiling, the way the generated Ascend C kernel does,
+//! so that schedule and tiling are checked by running them.
+//!
+//! Per block `b` in `[0, block_dim)`, per tile in `[b * per, min((b + 1) * per, total))`:
+//! the tile index decomposes into looped-axis positions and the chunk of the split axis;
+//! every node computes its value over its box (tile extents, 1 where its view is
+//! broadcast or reduced); loads gather from GM by the normalized strides, stores scatter
+//! to GM (skipped on tiles that would write the same GM elements again, as the kernel's
+//! guards do). Compute nodes use the Ascend IR interpreter's per-op semantics
+//! (`interp::run_node`), like the hint-form interpreter.
+//!
+//! Checks beyond the results: the tiling fits UB and the cores; every output element
+//! is written exactly once; a tile never reads GM outside its tensor.
+//!
+//! Preconditions: `schedule` was built from `graph`; `tiling` was solved for the same
+//! model and symbol values the inputs imply.
+
+use crate::ascir::AscGraph;
+use crate::ascir_interp::bind_kernel_symbols;
+use crate::attr::{parse_attr, AttrValue};
+use crate::graph::{Dim, TensorType};
+use crate::interp::run_node;
+use crate::schedule::{NodeKind, Schedule};
+use crate::tensor::Tensor;
+use crate::tiling_solver::Tiling;
+use std::collections::{BTreeMap, HashMap};
+
+fn for_each_index(shape: &[usize], mut f: impl FnMut(&[usize])) {
+    if shape.contains(&0) {
+        return;
+    }
+    let mut index = vec![0usize; shape.len()];
+    loop {
+        f(&index);
+        let mut axis = shape.len();
+        loop {
+            if axis == 0 {
+                return;
+            }
+            axis -= 1;
+            index[axis] += 1;
+            if index[axis] < shape[axis] {
+                break;
+            }
+            index[axis] = 0;
+        }
+    }
+}
+
+/// What one run did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ImplStats {
+    pub tiles: i64,
+    pub blocks: i64,
+    pub gm_elements_read: u64,
+    pub gm_elements_written: u64,
+}
+
+/// Runs the scheduled kernel on its GM inputs.
+pub fn run(
+    graph: &AscGraph,
+    schedule: &Schedule,
+    tiling: &Tiling,
+    inputs: &[Tensor],
+    known: &HashMap<String, i64>,
+) -> Result<(Vec<Tensor>, ImplStats), String> {
+    let symbols = bind_kernel_symbols(graph, inputs, known).map_err(|e| e.to_string())?;
+    let name = &graph.name;
+    if tiling.ub_bytes > tiling.ub_capacity {
+        return Err(format!(
+            "@{name}: tiling uses {} UB bytes of {}",
+            tiling.ub_bytes, tiling.ub_capacity
+        ));
+    }
+    if tiling.block_dim < 1 || tiling.block_dim > tiling.cores {
+        return Err(format!(
+            "@{name}: block_dim {} outside [1, {}]",
+            tiling.block_dim, tiling.cores
+        ));
+    }
+    let case = schedule
+        .case(tiling.key)
+        .ok_or_else(|| format!("@{name}: no case {}", tiling.key))?;
+    let eval = |e: &autofuse_symbolic::Expr| {
+        e.eval_map(&symbols)
+            .map_err(|err| format!("@{name}: cannot evaluate '{e}': {err}"))
+    };
+    let sizes: Vec<i64> = schedule
+        .axes
+        .iter()
+        .map(|a| eval(&a.size))
+        .collect::<Result<_, _>>()?;
+    let s_u = case.split.map_or(1, |u| sizes[u]);
+    let t = tiling.tile.max(1);
+    let chunks = if s_u <= 0 { 0 } else { (s_u + t - 1) / t };
+    let outer: i64 = case.looped.iter().map(|&k| sizes[k]).product();
+    let total = outer * chunks;
+    if total != tiling.tiles_total {
+        return Err(format!(
+            "@{name}: tiling has {} tiles, the schedule {total}",
+            tiling.tiles_total
+        ));
+    }
+    if tiling.block_dim * tiling.tiles_per_block < total {
+        return Err(format!(
+            "@{name}: {} blocks x {} tiles do not cover {total} tiles",
+            tiling.block_dim, tiling.tiles_per_block
+        ));
+    }
+    // Output GM tensors and write counters.
+    let mut outputs = Vec::new();
+    let mut writes = Vec::new();
+    for ty in &graph.outputs {
+        let dims: Vec<usize> = ty
+            .dims
+            .iter()
+            .map(|d| match d {
+                Dim::Known(e) => eval(e).map(|v| v.max(0) as usize),
+                Dim::Unknown => Err(format!("@{name}: output dim without symbol")),
+            })
+            .collect::<Result<_, _>>()?;
+        let tensor = Tensor::zeros(ty.dtype, dims).map_err(|e| e.to_string())?;
+        writes.push(vec![0u8; tensor.data.len()]);
+        outputs.push(tensor);
+    }
+    let gm_strides: Vec<Vec<i64>> = schedule
+        .nodes
+        .iter()
+        .map(|n| {
+            n.gm_strides
+                .iter()
+                .map(&eval)
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .collect::<Result<_, _>>()?;
+    let mut stats = ImplStats {
+        blocks: tiling.block_dim,
+        ..ImplStats::default()
+    };
+    let rank = schedule.axes.len();
+    for block in 0..tiling.block_dim {
+        let first = block * tiling.tiles_per_block;
+        let last = (first + tiling.tiles_per_block).min(total);
+        for tile in first..last {
+            stats.tiles += 1;
+            let chunk = tile % chunks.max(1);
+            let mut rest = tile / chunks.max(1);
+            let mut origin = vec![0i64; rank];
+            let mut looped_index = vec![0i64; rank];
+            for &k in case.looped.iter().rev() {
+                looped_index[k] = rest % sizes[k];
+                origin[k] = looped_index[k];
+                rest /= sizes[k];
+            }
+            let mut ext = vec![1i64; rank];
+            for &k in &case.in_tile {
+                ext[k] = sizes[k];
+            }
+            if let Some(u) = case.split {
+                origin[u] = chunk * t;
+                ext[u] = t.min(s_u - origin[u]);
+            }
+            run_tile(
+                graph,
+                schedule,
+                case,
+                &symbols,
+                &origin,
+                &ext,
+                chunk,
+                &looped_index,
+                &gm_strides,
+                inputs,
+                &mut outputs,
+                &mut writes,
+                &mut stats,
+            )?;
+        }
+    }
+    for (i, w) in writes.iter().enumerate() {
+        if let Some(pos) = w.iter().position(|&c| c != 1) {
+            return Err(format!(
+                "@{name}: output #{i} element {pos} written {} times",
+                w[pos]
+            ));
+        }
+    }
+    Ok((outputs, stats))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_tile(
+    graph: &AscGraph,
+    schedule: &Schedule,
+    case: &crate::schedule::Case,
+    symbols: &HashMap<String, i64>,
+    origin: &[i64],
+    ext: &[i64],
+    chunk: i64,
+    looped_index: &[i64],
+    gm_strides: &[Vec<i64>],
+    inputs: &[Tensor],
+    outputs: &mut [Tensor],
+    writes: &mut [Vec<u8>],
+    stats: &mut ImplStats,
+) -> Result<(), String> {
+    let name = &graph.name;
+    let mut values: Vec<Option<Tensor>> = vec![None; graph.nodes.len()];
+    for (n, node) in graph.nodes.iter().enumerate() {
+        let info = &schedule.nodes[n];
+        // The node's box over all normalized axes (1 outside the tile).
+        let shape: Vec<usize> = (0..ext.len())
+            .map(|k| {
+                if info.full[k] && case.in_tile.contains(&k) {
+                    ext[k] as usize
+                } else {
+                    1
+                }
+            })
+            .collect();
+        let operand = |i: usize| -> Result<&Tensor, String> {
+            node.operands
+                .get(i)
+                .and_then(|&o| values.get(o))
+                .and_then(|v| v.as_ref())
+                .ok_or_else(|| format!("@{name}: node {n} misses operand #{i}"))
+        };
+        let offset_of = |source: usize, idx: &[usize]| -> i64 {
+            (0..ext.len())
+                .map(|k| {
+                    let at = if case.in_tile.contains(&k) {
+                        origin[k] + idx[k] as i64
+                    } else {
+                        origin[k]
+                    };
+                    if schedule.nodes[source].full[k] {
+                        at * gm_strides[source][k]
+                    } else {
+                        0
+                    }
+                })
+                .sum()
+        };
+        let value = match &info.kind {
+            NodeKind::Data { .. } | NodeKind::Output { .. } => None,
+            NodeKind::Load => {
+                let source = node.operands.first().copied().unwrap_or(usize::MAX);
+                let NodeKind::Data { input } = schedule
+                    .nodes
+                    .get(source)
+                    .map(|s| &s.kind)
+                    .cloned()
+                    .unwrap_or(NodeKind::Load)
+                else {
+                    return Err(format!("@{name}: load {n} does not read a data node"));
+                };
+                let gm = inputs
+                    .get(input)
+                    .ok_or_else(|| format!("@{name}: no input #{input}"))?;
+                let mut tile =
+                    Tensor::zeros(node.dtype, shape.clone()).map_err(|e| e.to_string())?;
+                let mut error = None;
+                for_each_index(&shape, |idx| {
+                    let at = offset_of(source, idx);
+                    match usize::try_from(at).ok().and_then(|a| gm.data.get(a)) {
+                        Some(&v) => {
+                            tile.set(idx, v);
+                        }
+                        None => {
+                            error = Some(format!(
+                                "load {n} reads GM element {at} of {}",
+                                gm.data.len()
+                            ))
+                        }
+                    }
+                });
+                if let Some(e) = error {
+                    return Err(format!("@{name}: {e}"));
+                }
+                stats.gm_elements_read += tile.data.len() as u64;
+                Some(tile)
+            }
+            NodeKind::Broadcast => {
+                let input = operand(0)?;
+                let mut out =
+                    Tensor::zeros(node.dtype, shape.clone()).map_err(|e| e.to_string())?;
+                for_each_index(&shape, |idx| {
+                    let src: Vec<usize> = idx
+                        .iter()
+                        .zip(&input.shape)
+                        .map(|(&i, &s)| if s == 1 { 0 } else { i })
+                        .collect();
+                    if let Some(v) = input.get(&src) {
+                        out.set(idx, v);
+                    }
+                });
+                Some(out)
+            }
+            NodeKind::Scalar { value } => {
+                Some(Tensor::full(node.dtype, shape.clone(), *value).map_err(|e| e.to_string())?)
+            }
+            NodeKind::Store => {
+                let stored = operand(0)?.clone();
+                // Guards: a store that does not vary with a looped axis (or the split
+                // axis) writes only from the first tile along it.
+                let repeats = case
+                    .looped
+                    .iter()
+                    .any(|&k| !info.full[k] && looped_index[k] != 0)
+                    || case.split.is_some_and(|u| !info.full[u] && chunk != 0);
+                if !repeats {
+                    let out_node = graph
+                        .nodes
+                        .iter()
+                        .position(|o| o.op == "output" && o.operands.first() == Some(&n))
+                        .ok_or_else(|| format!("@{name}: store {n} feeds no output"))?;
+                    let index = graph.nodes[out_node].index.unwrap_or(0);
+                    let gm = outputs
+                        .get_mut(index)
+                        .ok_or_else(|| format!("@{name}: no output #{index}"))?;
+                    let counts = &mut writes[index];
+                    let mut error = None;
+                    for_each_index(&shape, |idx| {
+                        let at = offset_of(n, idx);
+                        match usize::try_from(at).ok().filter(|&a| a < gm.data.len()) {
+                            Some(a) => {
+                                gm.data[a] = stored.get(idx).unwrap_or(0.0);
+                                counts[a] = counts[a].saturating_add(1);
+                            }
+                            None => {
+                                error = Some(format!(
+                                    "store {n} writes GM element {at} of {}",
+                                    gm.data.len()
+                                ))
+                            }
+                        }
+                    });
+                    if let Some(e) = error {
+                        return Err(format!("@{name}: {e}"));
+                    }
+                    stats.gm_elements_written += stored.data.len() as u64;
+                }
+                Some(stored)
+            }
+            NodeKind::Elementwise { .. } | NodeKind::Cast | NodeKind::Reduce { .. } => {
+                let operands: Vec<&Tensor> = (0..node.operands.len())
+                    .map(operand)
+                    .collect::<Result<_, _>>()?;
+                let result_ty = TensorType::new(
+                    node.dtype,
+                    shape.iter().map(|&d| Dim::constant(d as i64)).collect(),
+                );
+                let mut attrs: BTreeMap<String, AttrValue> = node
+                    .attrs
+                    .iter()
+                    .filter_map(|(k, v)| parse_attr(v).ok().map(|a| (k.clone(), a)))
+                    .collect();
+                let op = match &info.kind {
+                    NodeKind::Reduce { op, .. } => {
+                        let input = operands.first().copied().ok_or("reduction without input")?;
+                        let axes: Vec<AttrValue> = shape
+                            .iter()
+                            .zip(&input.shape)
+                            .enumerate()
+                            .filter(|(_, (&o, &i))| o == 1 && i != 1)
+                            .map(|(a, _)| AttrValue::Int(a as i64))
+                            .collect();
+                        if axes.is_empty() {
+                            values[n] = Some(input.clone());
+                            continue;
+                        }
+                        attrs.insert("axes".into(), AttrValue::Array(axes));
+                        attrs.insert("keep_dims".into(), AttrValue::Bool(true));
+                        format!("ascend.reduce_{op}")
+                    }
+                    NodeKind::Cast => "ascend.cast".to_string(),
+                    NodeKind::Elementwise { op } if op == "where" => "ascend.select".to_string(),
+                    NodeKind::Elementwise { op } => format!("ascend.{op}"),
+                    _ => unreachable!("matched above"),
+                };
+                let mut results = run_node(&op, &attrs, &operands, &[result_ty], symbols)
+                    .map_err(|e| format!("@{name}: node {n}: {e}"))?;
+                if results.is_empty() {
+                    return Err(format!("@{name}: node {n} produced no value"));
+                }
+                Some(results.swap_remove(0))
+            }
+        };
+        values[n] = value;
+    }
+    Ok(())
+}

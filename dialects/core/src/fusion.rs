@@ -1,0 +1,2192 @@
+//! Fusion of AscGraph kernels into larger kernels (GE's CanFuse, "second-level
+//! fusion"), independent of MLIR.
+//!
+//! What it does:
+//! - [`merge_kernels`] splices two hint-form AscGraphs into one loop nest. Loop axes are
+//!   mapped through the tensors the two kernels share (the producer's stored tensor and
+//!   the consumer's loaded one, or a common input): the GM view of each side names, for
+//!   every axis with a repeat other than 1, the tensor dim it walks (by extent and
+//!   row-major stride). Axes left over on both sides are paired by symbolic size
+//!   (provably equal, or equal under hints with an `expect` guard). One side's loop nest
+//!   must then contain the other's. The consumer's `load` of a tensor the producer
+//!   computes is replaced by the producer's UB value (the GM round trip disappears),
+//!   inputs read by both are shared (`data`/`load` deduplicated), and outputs nobody
+//!   outside needs are dropped. Finally both sides' TilingGroups must merge
+//!   ([`crate::tiling_group::merge`]).
+//! - [`plan`] runs GE's greedy solver over one graph function: candidate pairs are
+//!   kernels sharing a buffer (and, to explain them, siblings reading different results
+//!   of one producer), scored by GM bytes saved, then proximity, then order, fused in
+//!   that order for up to `max_rounds` rounds; every attempt is a [`Decision`] with a
+//!   stable reason code ([`Rule`]) when refused.
+//! - [`lift`] turns a kernel holding one original op back into that `ascend` op.
+//!
+//! Preconditions: kernels are in the hint form `--lower-to-ascir` produces (one loop
+//! nest; every view repeat is its axis size or 1). Postconditions: a merged kernel is in
+//! the same form, computes the same values as the two kernels one after the other (the
+//! differential tests check this with the interpreters), and keeps every node's source
+//! location.
+
+use crate::ascir::{AscGraph, AscNode, Axis, AxisKind, View};
+use crate::attr::quote;
+use crate::catalogue::{lookup, ops_of, Category, Dialect};
+use crate::graph::{Dim, TensorType, ValueId};
+use crate::lowering::camel_name;
+use crate::tiling_group::{self, Mode};
+use autofuse_symbolic::{Expr, Relation, ShapeEnv, Tri};
+use petgraph::algo::has_path_connecting;
+use petgraph::graph::{DiGraph, NodeIndex};
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt;
+
+/// The rules a candidate pair must pass, one stable reason code each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Rule {
+    NoSharedBuffer,
+    Cycle,
+    SizeCap,
+    InputCap,
+    AxisMismatch,
+    TilingGroupConflict,
+    PeakMemory,
+}
+
+impl Rule {
+    pub const ALL: [Rule; 7] = [
+        Rule::NoSharedBuffer,
+        Rule::Cycle,
+        Rule::SizeCap,
+        Rule::InputCap,
+        Rule::AxisMismatch,
+        Rule::TilingGroupConflict,
+        Rule::PeakMemory,
+    ];
+
+    pub fn code(self) -> &'static str {
+        match self {
+            Rule::NoSharedBuffer => "AF-NF001",
+            Rule::Cycle => "AF-NF002",
+            Rule::SizeCap => "AF-NF003",
+            Rule::InputCap => "AF-NF004",
+            Rule::AxisMismatch => "AF-NF005",
+            Rule::TilingGroupConflict => "AF-NF006",
+            Rule::PeakMemory => "AF-NF007",
+        }
+    }
+
+    pub fn slug(self) -> &'static str {
+        match self {
+            Rule::NoSharedBuffer => "no-shared-buffer",
+            Rule::Cycle => "cycle",
+            Rule::SizeCap => "size-cap",
+            Rule::InputCap => "input-cap",
+            Rule::AxisMismatch => "axis-mismatch",
+            Rule::TilingGroupConflict => "tiling-group-conflict",
+            Rule::PeakMemory => "peak-memory",
+        }
+    }
+
+    /// What the rule demands, for documentation.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Rule::NoSharedBuffer => {
+                "the two kernels must share a GM tensor (one writes what the other reads, or \
+                 both read it); fusing kernels that only have a producer in common saves nothing"
+            }
+            Rule::Cycle => {
+                "no path may leave one kernel and re-enter the other through a third op: the \
+                 fused kernel would depend on itself"
+            }
+            Rule::SizeCap => "the fused kernel may hold at most `max-fusion-size` original ops",
+            Rule::InputCap => "the fused kernel may read at most `max-inputs` GM tensors",
+            Rule::AxisMismatch => {
+                "the loop axes must map onto one loop nest by symbolic size through the shared \
+                 tensors (a reshape that merges or splits dims does not map)"
+            }
+            Rule::TilingGroupConflict => {
+                "the TilingGroups (x/y/r axis groups) of both kernels must merge, e.g. \
+                 reductions over different axes cannot share a loop nest"
+            }
+            Rule::PeakMemory => {
+                "siblings (horizontal fusion) more than `max-proximity` ops apart are not fused, \
+                 so that fusion does not keep tensors alive longer"
+            }
+        }
+    }
+}
+
+/// Why a pair of kernels is not fused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    pub rule: Rule,
+    pub detail: String,
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} {}: {}",
+            self.rule.code(),
+            self.rule.slug(),
+            self.detail
+        )
+    }
+}
+
+fn refuse<T>(rule: Rule, detail: impl Into<String>) -> Result<T, Refusal> {
+    Err(Refusal {
+        rule,
+        detail: detail.into(),
+    })
+}
+
+/// A kernel call of a graph: its AscGraph and the graph values bound to its inputs
+/// (by `data` index) and outputs (by `output` index).
+#[derive(Clone, Debug)]
+pub struct Kernel {
+    pub graph: AscGraph,
+    pub inputs: Vec<ValueId>,
+    pub outputs: Vec<ValueId>,
+}
+
+impl Kernel {
+    /// Number of original ops the kernel holds.
+    pub fn op_count(&self) -> usize {
+        self.graph.source_ops.len()
+    }
+
+    /// GM bytes the kernel moves: every distinct input read once, every output
+    /// written once. `None` if a type has an unknown dim.
+    pub fn gm_bytes(&self) -> Option<Expr> {
+        let mut total = Expr::constant(0);
+        let mut seen = BTreeSet::new();
+        for (value, ty) in self.inputs.iter().zip(&self.graph.inputs) {
+            if seen.insert(*value) {
+                total = total + tensor_bytes(ty)?;
+            }
+        }
+        for ty in &self.graph.outputs {
+            total = total + tensor_bytes(ty)?;
+        }
+        Some(total)
+    }
+}
+
+/// Original ops that only re-view data: GE does not count them as compute nodes.
+pub const VIEW_OPS: &[&str] = &["Reshape", "Squeeze", "Unsqueeze", "BroadcastTo"];
+
+/// GE's `kMinComputeNodes`: kernels with fewer compute ops are lifted.
+pub const MIN_COMPUTE_OPS: usize = 2;
+
+/// Original ops of a kernel that compute (everything but view ops).
+pub fn compute_op_count(graph: &AscGraph) -> usize {
+    graph
+        .source_ops
+        .iter()
+        .filter(|op| !VIEW_OPS.contains(&op.as_str()))
+        .count()
+}
+
+/// Bytes of a tensor in GM (`None` for an unknown dim).
+pub fn tensor_bytes(ty: &TensorType) -> Option<Expr> {
+    Some(ty.num_elements()? * Expr::constant(ty.dtype.bytes() as i64))
+}
+
+/// The kind prefix of a kernel name: `reduce` when it holds a reduction.
+pub fn kernel_kind(graph: &AscGraph) -> &'static str {
+    let reduces = graph
+        .nodes
+        .iter()
+        .any(|n| lookup(&format!("ascir.{}", n.op)).map(|s| s.category) == Some(Category::Reduce));
+    if reduces {
+        "reduce"
+    } else {
+        "pointwise"
+    }
+}
+
+/// Longest kernel name, as GE's `max_op_name_len`.
+pub const MAX_NAME_LEN: usize = 140;
+
+/// `autofuse_<kind>_<number>_<Op>_<Op>...`, cut at an op boundary to at most
+/// [`MAX_NAME_LEN`] characters (the number keeps names unique).
+pub fn kernel_name(kind: &str, number: usize, ops: &[String]) -> String {
+    let mut name = format!("autofuse_{kind}_{number}");
+    for (i, op) in ops.iter().enumerate() {
+        let rest = ops.len() - i;
+        let more = format!("_and{rest}more");
+        if name.len() + 1 + op.len() + if rest > 1 { more.len() } else { 0 } > MAX_NAME_LEN {
+            name.push_str(&more);
+            break;
+        }
+        name.push('_');
+        name.push_str(op);
+    }
+    name
+}
+
+/// The number in `autofuse_<kind>_<number>_...`.
+pub fn kernel_number(name: &str) -> Option<usize> {
+    let rest = name.strip_prefix("autofuse_")?;
+    let (_, rest) = rest.split_once('_')?;
+    rest.split('_').next()?.parse().ok()
+}
+
+fn known_dims(ty: &TensorType) -> Result<Vec<Expr>, String> {
+    ty.dims
+        .iter()
+        .map(|d| match d {
+            Dim::Known(e) => Ok(e.clone()),
+            Dim::Unknown => Err(format!("{ty} has a dim without a symbol")),
+        })
+        .collect()
+}
+
+fn row_major(dims: &[Expr]) -> Vec<Expr> {
+    let mut strides = vec![Expr::constant(1); dims.len()];
+    for i in (0..dims.len().saturating_sub(1)).rev() {
+        strides[i] = strides[i + 1].clone() * dims[i + 1].clone();
+    }
+    strides
+}
+
+fn equal(env: &ShapeEnv, a: &Expr, b: &Expr) -> bool {
+    a == b || env.static_check(a, Relation::Eq, b) == Tri::True
+}
+
+fn is_unit(e: &Expr) -> bool {
+    e.as_const() == Some(1)
+}
+
+/// For every position of a GM `view` of a tensor of `dims`, the dim it walks: the one
+/// whose extent and row-major stride the position has. Positions with repeat 1 walk no
+/// dim. Fails when a position walks no dim (a view that merges or splits dims).
+fn identify(view: &View, dims: &[Expr], env: &ShapeEnv) -> Result<Vec<Option<usize>>, String> {
+    let strides = row_major(dims);
+    let mut out = Vec::new();
+    let mut used = BTreeSet::new();
+    for (repeat, stride) in view.repeats.iter().zip(&view.strides) {
+        if is_unit(repeat) {
+            out.push(None);
+            continue;
+        }
+        let dim = (0..dims.len()).find(|&j| {
+            !used.contains(&j) && equal(env, &dims[j], repeat) && equal(env, &strides[j], stride)
+        });
+        match dim {
+            Some(j) => {
+                used.insert(j);
+                out.push(Some(j));
+            }
+            None => {
+                return Err(format!(
+                    "a loop axis of extent {repeat} and stride {stride} walks no dim of the \
+                     {}-d tensor [{}]",
+                    dims.len(),
+                    dims.iter()
+                        .map(|d| d.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn axis_size(graph: &AscGraph, id: i64) -> Option<&Expr> {
+    graph.axes.iter().find(|a| a.id == id).map(|a| &a.size)
+}
+
+fn nodes_with_index(graph: &AscGraph, op: &str, index: usize) -> Vec<usize> {
+    graph
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.op == op && n.index == Some(index))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// The `store` feeding output `index` and the UB value it stores.
+fn stored_value(graph: &AscGraph, index: usize) -> Option<(usize, usize)> {
+    let output = *nodes_with_index(graph, "output", index).first()?;
+    let store = *graph.nodes[output].operands.first()?;
+    let value = *graph.nodes.get(store)?.operands.first()?;
+    Some((store, value))
+}
+
+/// Axis correspondences between the two kernels of a pair.
+#[derive(Default)]
+struct Pairing {
+    a2b: BTreeMap<i64, i64>,
+    b2a: BTreeMap<i64, i64>,
+}
+
+impl Pairing {
+    fn pair(&mut self, x: i64, y: i64) -> Result<(), String> {
+        match (self.a2b.get(&x), self.b2a.get(&y)) {
+            (Some(&old), _) if old != y => Err(format!(
+                "axis z{x} of the first kernel maps to both z{old} and z{y} of the second"
+            )),
+            (_, Some(&old)) if old != x => Err(format!(
+                "axis z{y} of the second kernel maps to both z{old} and z{x} of the first"
+            )),
+            _ => {
+                self.a2b.insert(x, y);
+                self.b2a.insert(y, x);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Pairs the axes of two views of the same tensor through the dims they walk.
+fn pair_views(
+    pairing: &mut Pairing,
+    va: &View,
+    vb: &View,
+    dims: &[Expr],
+    env: &ShapeEnv,
+) -> Result<(), String> {
+    // Two axes that step through the tensor with the same extent and stride visit the
+    // same elements: they are one loop. Every axis with a repeat other than 1 needs a
+    // partner, or the two kernels walk the tensor differently.
+    let mut used = vec![false; vb.axis.len()];
+    let unmatched = |view: &View, position: usize, other: &View| -> String {
+        // Say which view merges or splits dims (a reshape), if one does.
+        for v in [other, view] {
+            if let Err(e) = identify(v, dims, env) {
+                return e;
+            }
+        }
+        format!(
+            "a loop axis of extent {} and stride {} has no counterpart in the other kernel",
+            view.repeats[position], view.strides[position]
+        )
+    };
+    for (pa, (ra, sa)) in va.repeats.iter().zip(&va.strides).enumerate() {
+        if is_unit(ra) {
+            continue;
+        }
+        let partner = (0..vb.axis.len()).find(|&pb| {
+            !used[pb]
+                && !is_unit(&vb.repeats[pb])
+                && equal(env, ra, &vb.repeats[pb])
+                && equal(env, sa, &vb.strides[pb])
+        });
+        let Some(pb) = partner else {
+            return Err(unmatched(va, pa, vb));
+        };
+        used[pb] = true;
+        pairing.pair(va.axis[pa], vb.axis[pb])?;
+    }
+    if let Some(pb) = (0..vb.axis.len()).find(|&pb| !used[pb] && !is_unit(&vb.repeats[pb])) {
+        return Err(unmatched(vb, pb, va));
+    }
+    Ok(())
+}
+
+/// The merged kernel and the size equalities that only hints decided (to be recorded
+/// as `expect` guards by the caller).
+#[derive(Clone, Debug)]
+pub struct Merged {
+    pub kernel: Kernel,
+    pub hinted: Vec<(Expr, Expr)>,
+}
+
+/// Where a node of the second kernel went in the merged list.
+#[derive(Clone, Copy)]
+enum Placed {
+    Node(usize),
+    /// A `data` node of a tensor the first kernel computes: its loads become that
+    /// UB value (a node of the merged list).
+    Replaced(usize),
+}
+
+fn remap_view(view: &View, map: &HashMap<i64, Option<usize>>, n: usize) -> Result<View, String> {
+    let mut repeats = vec![Expr::constant(1); n];
+    let mut strides = vec![Expr::constant(0); n];
+    for (p, axis) in view.axis.iter().enumerate() {
+        let repeat = view.repeats.get(p).cloned().unwrap_or(Expr::constant(1));
+        match map.get(axis) {
+            Some(Some(m)) => {
+                repeats[*m] = repeat;
+                strides[*m] = view.strides.get(p).cloned().unwrap_or(Expr::constant(0));
+            }
+            _ if is_unit(&repeat) => {}
+            _ => return Err(format!("axis z{axis} has no place in the merged loop nest")),
+        }
+    }
+    Ok(View {
+        axis: (0..n as i64).collect(),
+        repeats,
+        strides,
+    })
+}
+
+/// Whether a node's view is a UB tile (dense over its repeats) rather than a GM view.
+fn is_ub(op: &str) -> bool {
+    !matches!(op, "data" | "store" | "output" | "workspace")
+}
+
+/// Merges kernel `b` into kernel `a` (`a` first in program order: `b` may read `a`'s
+/// outputs, never the reverse). `keep(v)` says whether an output value must still be
+/// written to GM (someone outside the pair reads it, or the graph returns it).
+/// `number` is the kernel number of the result's name.
+pub fn merge_kernels(
+    a: &Kernel,
+    b: &Kernel,
+    keep: &dyn Fn(ValueId) -> bool,
+    env: &ShapeEnv,
+    number: usize,
+) -> Result<Merged, Refusal> {
+    let mismatch = |detail: String| Refusal {
+        rule: Rule::AxisMismatch,
+        detail,
+    };
+    // 1. Axis pairs through the shared tensors.
+    let mut pairing = Pairing::default();
+    for (j, v) in b.inputs.iter().enumerate() {
+        let Some(ty) = b.graph.inputs.get(j) else {
+            continue;
+        };
+        let dims = known_dims(ty).map_err(mismatch)?;
+        let a_views: Vec<View> = if let Some(k) = a.outputs.iter().position(|o| o == v) {
+            let Some((store, _)) = stored_value(&a.graph, k) else {
+                return refuse(Rule::AxisMismatch, format!("output #{k} is never stored"));
+            };
+            vec![a.graph.nodes[store].view.clone()]
+        } else if let Some(i) = a.inputs.iter().position(|x| x == v) {
+            nodes_with_index(&a.graph, "data", i)
+                .into_iter()
+                .map(|d| a.graph.nodes[d].view.clone())
+                .collect()
+        } else {
+            continue;
+        };
+        for db in nodes_with_index(&b.graph, "data", j) {
+            for va in &a_views {
+                pair_views(&mut pairing, va, &b.graph.nodes[db].view, &dims, env)
+                    .map_err(|e| mismatch(format!("through the shared tensor {ty}: {e}")))?;
+            }
+        }
+    }
+    // 2. Leftover axes of both sides pair by size, in loop order.
+    let mut hinted = Vec::new();
+    let unpaired = |g: &AscGraph, paired: &BTreeMap<i64, i64>| -> Vec<i64> {
+        g.axes
+            .iter()
+            .filter(|x| !is_unit(&x.size) && !paired.contains_key(&x.id))
+            .map(|x| x.id)
+            .collect()
+    };
+    let a_left = unpaired(&a.graph, &pairing.a2b);
+    let b_left = unpaired(&b.graph, &pairing.b2a);
+    let mut start = 0;
+    for x in a_left {
+        let Some(sx) = axis_size(&a.graph, x).cloned() else {
+            continue;
+        };
+        for (k, &y) in b_left.iter().enumerate().skip(start) {
+            let Some(sy) = axis_size(&b.graph, y).cloned() else {
+                continue;
+            };
+            let by_hint = match env.static_check(&sx, Relation::Eq, &sy) {
+                Tri::True => false,
+                Tri::False => continue,
+                Tri::Unknown => match (env.hint_eval(&sx), env.hint_eval(&sy)) {
+                    (Some(p), Some(q)) if p == q => true,
+                    _ => continue,
+                },
+            };
+            pairing.pair(x, y).map_err(mismatch)?;
+            if by_hint {
+                hinted.push((sx.clone(), sy));
+            }
+            start = k + 1;
+            break;
+        }
+    }
+    // 3. One loop nest must contain the other.
+    let all_paired = |g: &AscGraph, paired: &BTreeMap<i64, i64>| {
+        g.axes
+            .iter()
+            .all(|x| is_unit(&x.size) || paired.contains_key(&x.id))
+    };
+    let a_inside = all_paired(&a.graph, &pairing.a2b);
+    let b_inside = all_paired(&b.graph, &pairing.b2a);
+    let base_is_a = match (a_inside, b_inside) {
+        (true, true) => a.graph.axes.len() >= b.graph.axes.len(),
+        (false, true) => true,
+        (true, false) => false,
+        (false, false) => {
+            let nest = |g: &AscGraph| {
+                g.axes
+                    .iter()
+                    .map(|x| format!("z{}:{}", x.id, x.size))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            return refuse(
+                Rule::AxisMismatch,
+                format!(
+                    "the loop nests ({}) and ({}) do not map onto one: each has an axis the other lacks",
+                    nest(&a.graph),
+                    nest(&b.graph)
+                ),
+            );
+        }
+    };
+    let (base, other_pairs) = if base_is_a {
+        (&a.graph, &pairing.b2a)
+    } else {
+        (&b.graph, &pairing.a2b)
+    };
+    let axes: Vec<Axis> = base
+        .axes
+        .iter()
+        .enumerate()
+        .map(|(i, x)| Axis {
+            id: i as i64,
+            name: format!("z{i}"),
+            size: x.size.clone(),
+            kind: AxisKind::Original,
+            from: Vec::new(),
+        })
+        .collect();
+    let n = axes.len();
+    let base_pos: HashMap<i64, usize> = base
+        .axes
+        .iter()
+        .enumerate()
+        .map(|(i, x)| (x.id, i))
+        .collect();
+    let other = if base_is_a { &b.graph } else { &a.graph };
+    let other_map: HashMap<i64, Option<usize>> = other
+        .axes
+        .iter()
+        .map(|x| {
+            (
+                x.id,
+                other_pairs
+                    .get(&x.id)
+                    .and_then(|id| base_pos.get(id).copied()),
+            )
+        })
+        .collect();
+    let base_map: HashMap<i64, Option<usize>> =
+        base_pos.iter().map(|(&id, &p)| (id, Some(p))).collect();
+    let (a_map, b_map) = if base_is_a {
+        (base_map, other_map)
+    } else {
+        (other_map, base_map)
+    };
+
+    // 4. The merged node list: a's nodes, then b's, reading a's values directly.
+    let remap = |node: &AscNode, map: &HashMap<i64, Option<usize>>| -> Result<View, Refusal> {
+        let view = remap_view(&node.view, map, n).map_err(mismatch)?;
+        Ok(if is_ub(&node.op) {
+            View::contiguous(view.axis, view.repeats)
+        } else {
+            view
+        })
+    };
+    let mut nodes: Vec<AscNode> = Vec::new();
+    // The graph value bound to a data or output node.
+    let mut bound: Vec<Option<ValueId>> = Vec::new();
+    let mut input_types: HashMap<ValueId, TensorType> = HashMap::new();
+    let mut output_types: HashMap<ValueId, TensorType> = HashMap::new();
+    let mut a_at = Vec::with_capacity(a.graph.nodes.len());
+    for node in &a.graph.nodes {
+        let mut m = node.clone();
+        m.view = remap(node, &a_map)?;
+        m.operands = node.operands.iter().map(|&o| a_at[o]).collect();
+        bound.push(match (node.op.as_str(), node.index) {
+            ("data", Some(i)) => {
+                let v = a.inputs.get(i).copied();
+                if let (Some(v), Some(t)) = (v, a.graph.inputs.get(i)) {
+                    input_types.insert(v, t.clone());
+                }
+                v
+            }
+            ("output", Some(i)) => {
+                let v = a.outputs.get(i).copied();
+                if let (Some(v), Some(t)) = (v, a.graph.outputs.get(i)) {
+                    output_types.insert(v, t.clone());
+                }
+                v
+            }
+            _ => None,
+        });
+        a_at.push(nodes.len());
+        nodes.push(m);
+    }
+    let a_nodes: Vec<usize> = (0..nodes.len()).collect();
+    let mut b_nodes = Vec::new();
+    let mut b_at: Vec<Placed> = Vec::with_capacity(b.graph.nodes.len());
+    for (i, node) in b.graph.nodes.iter().enumerate() {
+        if let ("data", Some(j)) = (node.op.as_str(), node.index) {
+            let v = b.inputs.get(j).copied();
+            if let Some(k) = v.and_then(|v| a.outputs.iter().position(|o| *o == v)) {
+                let Some((_, value)) = stored_value(&a.graph, k) else {
+                    return refuse(Rule::AxisMismatch, format!("output #{k} is never stored"));
+                };
+                b_at.push(Placed::Replaced(a_at[value]));
+                continue;
+            }
+        }
+        let mut replaced_operand = None;
+        let mut operands = Vec::new();
+        for &o in &node.operands {
+            match b_at.get(o) {
+                Some(Placed::Node(m)) => operands.push(*m),
+                Some(Placed::Replaced(m)) => {
+                    replaced_operand = Some(*m);
+                    operands.push(*m);
+                }
+                None => return refuse(Rule::AxisMismatch, format!("node {i} has a bad operand")),
+            }
+        }
+        let view = remap(node, &b_map)?;
+        if let Some(value) = replaced_operand {
+            // Only a load may read the producer's tensor, and it must read exactly the
+            // tile the producer computes.
+            let offset_zero = node
+                .attrs
+                .iter()
+                .find(|(k, _)| k == "offset")
+                .is_none_or(|(_, v)| v == "\"0\"");
+            let computed = &nodes[value];
+            let same_tile = computed.view.repeats.len() == view.repeats.len()
+                && computed
+                    .view
+                    .repeats
+                    .iter()
+                    .zip(&view.repeats)
+                    .all(|(p, q)| equal(env, p, q));
+            if node.op != "load" || !offset_zero || !same_tile || computed.dtype != node.dtype {
+                return refuse(
+                    Rule::AxisMismatch,
+                    format!(
+                        "the consumer reads the tensor as [{}] but the producer computes [{}]",
+                        view.repeats
+                            .iter()
+                            .map(|e| e.to_string())
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        computed
+                            .view
+                            .repeats
+                            .iter()
+                            .map(|e| e.to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                );
+            }
+            b_at.push(Placed::Node(value));
+            continue;
+        }
+        let mut m = node.clone();
+        m.view = view;
+        m.operands = operands;
+        bound.push(match (node.op.as_str(), node.index) {
+            ("data", Some(j)) => {
+                let v = b.inputs.get(j).copied();
+                if let (Some(v), Some(t)) = (v, b.graph.inputs.get(j)) {
+                    input_types.insert(v, t.clone());
+                }
+                v
+            }
+            ("output", Some(j)) => {
+                let v = b.outputs.get(j).copied();
+                if let (Some(v), Some(t)) = (v, b.graph.outputs.get(j)) {
+                    output_types.insert(v, t.clone());
+                }
+                v
+            }
+            _ => None,
+        });
+        b_at.push(Placed::Node(nodes.len()));
+        b_nodes.push(nodes.len());
+        nodes.push(m);
+    }
+
+    let mut graph = AscGraph {
+        name: String::new(),
+        axes,
+        sizes: Vec::new(),
+        inputs: Vec::new(),
+        outputs: Vec::new(),
+        nodes,
+        source_ops: a
+            .graph
+            .source_ops
+            .iter()
+            .chain(&b.graph.source_ops)
+            .cloned()
+            .collect(),
+    };
+
+    // 5. TilingGroups of both sides, in the merged loop nest.
+    let group_of = |part: &[usize]| tiling_group::graph_group(&graph, Some(part), Mode::CanFuse);
+    let (ga, gb) = match (group_of(&a_nodes), group_of(&b_nodes)) {
+        (Ok(ga), Ok(gb)) => (ga, gb),
+        (Err(e), _) | (_, Err(e)) => return refuse(Rule::TilingGroupConflict, e.to_string()),
+    };
+    tiling_group::merge(&ga, &gb, Mode::CanFuse).map_err(|e| Refusal {
+        rule: Rule::TilingGroupConflict,
+        detail: e.to_string(),
+    })?;
+
+    // 6. Drop outputs nobody outside needs, dead nodes and duplicates.
+    let mut live = vec![false; graph.nodes.len()];
+    let mut stack: Vec<usize> = Vec::new();
+    for (i, node) in graph.nodes.iter().enumerate() {
+        if node.op == "output" && bound[i].is_none_or(keep) {
+            stack.push(i);
+        }
+    }
+    while let Some(i) = stack.pop() {
+        if live[i] {
+            continue;
+        }
+        live[i] = true;
+        stack.extend(graph.nodes[i].operands.iter().copied());
+    }
+    // Common subexpressions (shared data/load of inputs both sides read): the first of
+    // equal pure nodes stands for all. Stores and outputs are never merged.
+    let mut replacement: Vec<usize> = (0..graph.nodes.len()).collect();
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for i in 0..graph.nodes.len() {
+        if !live[i] {
+            continue;
+        }
+        let node = &mut graph.nodes[i];
+        for o in node.operands.iter_mut() {
+            *o = replacement[*o];
+        }
+        if matches!(node.op.as_str(), "store" | "output") {
+            continue;
+        }
+        let key = format!(
+            "{}|{:?}|{:?}|{}|{:?}|{:?}",
+            node.op,
+            node.operands,
+            node.dtype,
+            node.view.to_mlir(),
+            node.attrs,
+            if node.op == "data" { bound[i] } else { None }
+        );
+        match seen.get(&key) {
+            Some(&first) => {
+                replacement[i] = first;
+                live[i] = false;
+            }
+            None => {
+                seen.insert(key, i);
+            }
+        }
+    }
+    let mut new_index = vec![usize::MAX; graph.nodes.len()];
+    let mut kept_nodes = Vec::new();
+    let mut inputs: Vec<ValueId> = Vec::new();
+    let mut outputs: Vec<ValueId> = Vec::new();
+    for (i, node) in std::mem::take(&mut graph.nodes).into_iter().enumerate() {
+        if !live[i] {
+            continue;
+        }
+        let mut node = node;
+        node.operands = node.operands.iter().map(|&o| new_index[o]).collect();
+        match node.op.as_str() {
+            "data" => {
+                let Some(v) = bound[i] else {
+                    return refuse(Rule::AxisMismatch, "a data node without an input");
+                };
+                let index = inputs.iter().position(|x| *x == v).unwrap_or_else(|| {
+                    inputs.push(v);
+                    inputs.len() - 1
+                });
+                node.index = Some(index);
+            }
+            "output" => {
+                let Some(v) = bound[i] else {
+                    return refuse(Rule::AxisMismatch, "an output node without a value");
+                };
+                outputs.push(v);
+                node.index = Some(outputs.len() - 1);
+            }
+            _ => {}
+        }
+        new_index[i] = kept_nodes.len();
+        kept_nodes.push(node);
+    }
+    graph.nodes = kept_nodes;
+    graph.inputs = inputs
+        .iter()
+        .map(|v| input_types.get(v).cloned())
+        .collect::<Option<_>>()
+        .ok_or_else(|| mismatch("an input without a type".into()))?;
+    graph.outputs = outputs
+        .iter()
+        .map(|v| output_types.get(v).cloned())
+        .collect::<Option<_>>()
+        .ok_or_else(|| mismatch("an output without a type".into()))?;
+    let mut sizes = BTreeSet::new();
+    for axis in &graph.axes {
+        sizes.extend(axis.size.symbols());
+    }
+    for ty in graph.inputs.iter().chain(&graph.outputs) {
+        for dim in &ty.dims {
+            if let Dim::Known(e) = dim {
+                sizes.extend(e.symbols());
+            }
+        }
+    }
+    for node in &graph.nodes {
+        for e in node.view.repeats.iter().chain(&node.view.strides) {
+            sizes.extend(e.symbols());
+        }
+    }
+    graph.sizes = sizes.into_iter().collect();
+    graph.name = kernel_name(kernel_kind(&graph), number, &graph.source_ops);
+    Ok(Merged {
+        kernel: Kernel {
+            graph,
+            inputs,
+            outputs,
+        },
+        hinted,
+    })
+}
+
+/// One op of a graph function, as the planner sees it.
+#[derive(Clone, Debug)]
+pub struct Unit {
+    /// A readable name: the kernel name, or the op name.
+    pub label: String,
+    pub inputs: Vec<ValueId>,
+    pub outputs: Vec<ValueId>,
+    /// The AscGraph of a kernel call; `None` for every other op (never fused).
+    pub kernel: Option<AscGraph>,
+}
+
+/// A graph function: its ops in program order, the values it returns and the type of
+/// every value.
+#[derive(Clone, Debug, Default)]
+pub struct FuncModel {
+    pub units: Vec<Unit>,
+    pub returns: Vec<ValueId>,
+    pub types: Vec<Option<TensorType>>,
+}
+
+/// The limits of the solver (all pass options).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    pub max_fusion_size: usize,
+    pub max_inputs: usize,
+    pub max_rounds: usize,
+    /// Largest distance in program order of two siblings fused horizontally; 0 = none.
+    pub max_proximity: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_fusion_size: 64,
+            max_inputs: 8,
+            max_rounds: 10,
+            max_proximity: 64,
+        }
+    }
+}
+
+/// One attempted pair, in the order the solver tried it.
+#[derive(Clone, Debug)]
+pub struct Decision {
+    pub round: usize,
+    /// Position in the whole sequence of attempts.
+    pub order: usize,
+    /// Units (indices into `FuncModel::units`) of the first and second kernel.
+    pub first: Vec<usize>,
+    pub second: Vec<usize>,
+    pub first_name: String,
+    pub second_name: String,
+    /// Producer-consumer (true) or siblings (false).
+    pub vertical: bool,
+    /// GM bytes the fusion saves, and their value under the hints.
+    pub saved: Expr,
+    pub saved_hint: Option<i64>,
+    /// Distance of the two kernels in program order.
+    pub proximity: usize,
+    /// The fused kernel's name, or why not.
+    pub outcome: Result<String, Refusal>,
+}
+
+/// A kernel of the result: the units it replaces and its AscGraph.
+#[derive(Clone, Debug)]
+pub struct FinalKernel {
+    pub members: Vec<usize>,
+    pub kernel: Kernel,
+}
+
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// Every kernel after fusion (fused or not), in program order of first member.
+    pub kernels: Vec<FinalKernel>,
+    pub decisions: Vec<Decision>,
+    /// Size equalities decided by hints (record as `expect` guards).
+    pub hinted: Vec<(Expr, Expr)>,
+    /// Rounds that ran.
+    pub rounds: usize,
+}
+
+impl Plan {
+    /// Splits kernel `index` back into the kernels of its members as the model has
+    /// them (for lifting a fused kernel that computes too little).
+    pub fn unfuse(&mut self, index: usize, model: &FuncModel) {
+        if index >= self.kernels.len() {
+            return;
+        }
+        let fused = self.kernels.remove(index);
+        for &u in &fused.members {
+            let unit = &model.units[u];
+            if let Some(graph) = &unit.kernel {
+                self.kernels.push(FinalKernel {
+                    members: vec![u],
+                    kernel: Kernel {
+                        graph: graph.clone(),
+                        inputs: unit.inputs.clone(),
+                        outputs: unit.outputs.clone(),
+                    },
+                });
+            }
+        }
+        self.kernels
+            .sort_by_key(|k| k.members.first().copied().unwrap_or(0));
+    }
+
+    /// Whether two units ended in the same kernel.
+    pub fn together(&self, a: usize, b: usize) -> bool {
+        self.kernels
+            .iter()
+            .any(|k| k.members.contains(&a) && k.members.contains(&b))
+    }
+}
+
+/// GM traffic of all kernels of a function, symbolic.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Traffic {
+    pub before: Expr,
+    pub after: Expr,
+    /// Inputs of the kernels read once, results needed outside them written once.
+    pub minimum: Expr,
+}
+
+struct Group {
+    members: Vec<usize>,
+    kernel: Option<Kernel>,
+    label: String,
+}
+
+struct Solver<'m> {
+    model: &'m FuncModel,
+    producer: Vec<Option<usize>>,
+    consumers: Vec<Vec<usize>>,
+    returned: Vec<bool>,
+    group_of: Vec<usize>,
+    groups: Vec<Group>,
+}
+
+impl Solver<'_> {
+    fn live(&self) -> Vec<usize> {
+        let mut ids: Vec<usize> = self.group_of.clone();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
+
+    fn pos(&self, g: usize) -> usize {
+        self.groups[g].members.iter().copied().min().unwrap_or(0)
+    }
+
+    fn inputs(&self, g: usize) -> Vec<ValueId> {
+        let group = &self.groups[g];
+        match &group.kernel {
+            Some(k) => k.inputs.clone(),
+            None => group
+                .members
+                .iter()
+                .flat_map(|&u| self.model.units[u].inputs.clone())
+                .collect(),
+        }
+    }
+
+    fn outputs(&self, g: usize) -> Vec<ValueId> {
+        let group = &self.groups[g];
+        match &group.kernel {
+            Some(k) => k.outputs.clone(),
+            None => group
+                .members
+                .iter()
+                .flat_map(|&u| self.model.units[u].outputs.clone())
+                .collect(),
+        }
+    }
+
+    fn consumer_groups(&self, v: ValueId) -> Vec<usize> {
+        let mut out: Vec<usize> = self.consumers[v]
+            .iter()
+            .map(|&u| self.group_of[u])
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    fn is_kernel(&self, g: usize) -> bool {
+        self.groups[g].kernel.is_some()
+    }
+
+    /// Whether value `v` must stay in GM if units `members` become one kernel.
+    fn needed_outside(&self, v: ValueId, members: &BTreeSet<usize>) -> bool {
+        self.returned[v]
+            || self.consumers[v].is_empty()
+            || self.consumers[v].iter().any(|u| !members.contains(u))
+    }
+
+    fn bytes(&self, v: ValueId) -> Expr {
+        self.model
+            .types
+            .get(v)
+            .and_then(|t| t.as_ref())
+            .and_then(tensor_bytes)
+            .unwrap_or(Expr::constant(0))
+    }
+
+    /// Values the two groups share, and whether one reads what the other writes.
+    fn shared(&self, a: usize, b: usize) -> (BTreeSet<ValueId>, bool) {
+        let (ia, oa) = (self.inputs(a), self.outputs(a));
+        let (ib, ob) = (self.inputs(b), self.outputs(b));
+        let mut shared = BTreeSet::new();
+        let mut vertical = false;
+        for v in &ib {
+            if oa.contains(v) {
+                vertical = true;
+                shared.insert(*v);
+            } else if ia.contains(v) {
+                shared.insert(*v);
+            }
+        }
+        for v in &ia {
+            if ob.contains(v) {
+                vertical = true;
+                shared.insert(*v);
+            }
+        }
+        (shared, vertical)
+    }
+
+    /// GM bytes saved by fusing `a` and `b`: traffic of both minus that of the union.
+    fn saved(&self, a: usize, b: usize) -> Expr {
+        let members: BTreeSet<usize> = self.groups[a]
+            .members
+            .iter()
+            .chain(&self.groups[b].members)
+            .copied()
+            .collect();
+        let distinct = |list: Vec<ValueId>| list.into_iter().collect::<BTreeSet<_>>();
+        let (ia, oa) = (distinct(self.inputs(a)), distinct(self.outputs(a)));
+        let (ib, ob) = (distinct(self.inputs(b)), distinct(self.outputs(b)));
+        let mut before = Expr::constant(0);
+        for v in ia.iter().chain(&oa).chain(&ib).chain(&ob) {
+            before = before + self.bytes(*v);
+        }
+        let produced: BTreeSet<ValueId> = oa.union(&ob).copied().collect();
+        let mut after = Expr::constant(0);
+        for v in ia.union(&ib) {
+            if !produced.contains(v) {
+                after = after + self.bytes(*v);
+            }
+        }
+        for v in &produced {
+            if self.needed_outside(*v, &members) {
+                after = after + self.bytes(*v);
+            }
+        }
+        before - after
+    }
+
+    /// A third group on a path from one of the pair to the other, if any.
+    fn cycle_through(&self, a: usize, b: usize) -> Option<usize> {
+        let live = self.live();
+        let mut graph: DiGraph<usize, ()> = DiGraph::new();
+        let index: HashMap<usize, NodeIndex> =
+            live.iter().map(|&g| (g, graph.add_node(g))).collect();
+        let mut edges = BTreeSet::new();
+        for (v, producer) in self.producer.iter().enumerate() {
+            let Some(p) = producer else { continue };
+            let pg = self.group_of[*p];
+            for c in self.consumer_groups(v) {
+                if c != pg && edges.insert((pg, c)) {
+                    graph.add_edge(index[&pg], index[&c], ());
+                }
+            }
+        }
+        for (from, to) in [(a, b), (b, a)] {
+            for &(_, s) in edges.iter().filter(|(p, s)| *p == from && *s != to) {
+                if has_path_connecting(&graph, index[&s], index[&to], None) {
+                    return Some(s);
+                }
+            }
+        }
+        None
+    }
+
+    fn members_key(&self, a: usize, b: usize) -> (Vec<usize>, Vec<usize>) {
+        let mut ka = self.groups[a].members.clone();
+        let mut kb = self.groups[b].members.clone();
+        ka.sort_unstable();
+        kb.sort_unstable();
+        if ka <= kb {
+            (ka, kb)
+        } else {
+            (kb, ka)
+        }
+    }
+
+    /// The pair in program order: a producer before its consumer.
+    fn ordered(&self, a: usize, b: usize) -> (usize, usize) {
+        let ob = self.outputs(b);
+        let reads_b = self.inputs(a).iter().any(|v| ob.contains(v));
+        if reads_b
+            || (!self.outputs(a).iter().any(|v| self.inputs(b).contains(v))
+                && self.pos(b) < self.pos(a))
+        {
+            (b, a)
+        } else {
+            (a, b)
+        }
+    }
+
+    fn number(&self, g: usize, fresh: &mut usize) -> usize {
+        let label = &self.groups[g].label;
+        kernel_number(label).unwrap_or_else(|| {
+            *fresh += 1;
+            *fresh - 1
+        })
+    }
+
+    /// Checks every rule for the pair and merges on success.
+    fn evaluate(
+        &self,
+        first: usize,
+        second: usize,
+        limits: &Limits,
+        env: &ShapeEnv,
+        fresh: &mut usize,
+    ) -> Result<Merged, Refusal> {
+        let (shared, vertical) = self.shared(first, second);
+        if shared.is_empty() {
+            return refuse(
+                Rule::NoSharedBuffer,
+                "they read different results of a common producer and share no tensor",
+            );
+        }
+        if let Some(via) = self.cycle_through(first, second) {
+            return refuse(
+                Rule::Cycle,
+                format!(
+                    "a path from one to the other passes through '{}'",
+                    self.groups[via].label
+                ),
+            );
+        }
+        let proximity = self.pos(second).abs_diff(self.pos(first));
+        if !vertical && limits.max_proximity > 0 && proximity > limits.max_proximity {
+            return refuse(
+                Rule::PeakMemory,
+                format!(
+                    "siblings {proximity} ops apart (max-proximity is {})",
+                    limits.max_proximity
+                ),
+            );
+        }
+        let (Some(ka), Some(kb)) = (&self.groups[first].kernel, &self.groups[second].kernel) else {
+            return refuse(Rule::NoSharedBuffer, "only kernels fuse");
+        };
+        let size = ka.op_count() + kb.op_count();
+        if size > limits.max_fusion_size {
+            return refuse(
+                Rule::SizeCap,
+                format!(
+                    "{size} ops together (max-fusion-size is {})",
+                    limits.max_fusion_size
+                ),
+            );
+        }
+        let produced: BTreeSet<ValueId> = ka.outputs.iter().chain(&kb.outputs).copied().collect();
+        let inputs: BTreeSet<ValueId> = ka
+            .inputs
+            .iter()
+            .chain(&kb.inputs)
+            .copied()
+            .filter(|v| !produced.contains(v))
+            .collect();
+        if inputs.len() > limits.max_inputs {
+            return refuse(
+                Rule::InputCap,
+                format!(
+                    "{} inputs together (max-inputs is {})",
+                    inputs.len(),
+                    limits.max_inputs
+                ),
+            );
+        }
+        let members: BTreeSet<usize> = self.groups[first]
+            .members
+            .iter()
+            .chain(&self.groups[second].members)
+            .copied()
+            .collect();
+        let keep = |v: ValueId| self.needed_outside(v, &members);
+        let number = self.number(first, fresh).min(self.number(second, fresh));
+        let mut merged = merge_kernels(ka, kb, &keep, env, number)?;
+        // Name the kernel by its original ops in program order.
+        let ops: Vec<String> = members
+            .iter()
+            .flat_map(|&u| {
+                self.model.units[u]
+                    .kernel
+                    .as_ref()
+                    .map(|k| k.source_ops.clone())
+                    .unwrap_or_default()
+            })
+            .collect();
+        let graph = &mut merged.kernel.graph;
+        graph.name = kernel_name(kernel_kind(graph), number, &ops);
+        graph.source_ops = ops;
+        Ok(merged)
+    }
+}
+
+/// Compares GM byte counts: under the hints when they decide, else statically.
+pub fn compare_bytes(a: &Expr, b: &Expr, env: &ShapeEnv) -> Ordering {
+    if let (Some(x), Some(y)) = (env.hint_eval(a), env.hint_eval(b)) {
+        return x.cmp(&y);
+    }
+    if env.static_check(a, Relation::Gt, b) == Tri::True {
+        Ordering::Greater
+    } else if env.static_check(a, Relation::Lt, b) == Tri::True {
+        Ordering::Less
+    } else {
+        Ordering::Equal
+    }
+}
+
+struct Candidate {
+    a: usize,
+    b: usize,
+    saved: Expr,
+    proximity: usize,
+    first_pos: usize,
+    second_pos: usize,
+}
+
+/// Runs the greedy solver on one graph function. `fresh` numbers kernels whose name
+/// carries none (it is advanced past every number used).
+pub fn plan(model: &FuncModel, limits: &Limits, env: &mut ShapeEnv, fresh: &mut usize) -> Plan {
+    let values = model.types.len();
+    let mut producer = vec![None; values];
+    let mut consumers = vec![Vec::new(); values];
+    for (u, unit) in model.units.iter().enumerate() {
+        for &v in &unit.outputs {
+            if v < values {
+                producer[v] = Some(u);
+            }
+        }
+        for &v in &unit.inputs {
+            if v < values && !consumers[v].contains(&u) {
+                consumers[v].push(u);
+            }
+        }
+    }
+    let mut returned = vec![false; values];
+    for &v in &model.returns {
+        if v < values {
+            returned[v] = true;
+        }
+    }
+    let groups: Vec<Group> = model
+        .units
+        .iter()
+        .enumerate()
+        .map(|(u, unit)| Group {
+            members: vec![u],
+            kernel: unit.kernel.clone().map(|graph| Kernel {
+                graph,
+                inputs: unit.inputs.clone(),
+                outputs: unit.outputs.clone(),
+            }),
+            label: unit.label.clone(),
+        })
+        .collect();
+    let mut solver = Solver {
+        model,
+        producer,
+        consumers,
+        returned,
+        group_of: (0..model.units.len()).collect(),
+        groups,
+    };
+    let mut decisions = Vec::new();
+    let mut hinted = Vec::new();
+    let mut refused: BTreeSet<(Vec<usize>, Vec<usize>)> = BTreeSet::new();
+    let mut rounds = 0;
+    for round in 1..=limits.max_rounds {
+        if solver
+            .live()
+            .iter()
+            .filter(|&&g| solver.is_kernel(g))
+            .count()
+            < 2
+        {
+            break;
+        }
+        rounds = round;
+        // Candidate pairs: kernels touching one buffer, and siblings reading different
+        // results of one producer (refused with AF-NF001 unless fused through others).
+        let mut pairs: BTreeSet<(usize, usize)> = BTreeSet::new();
+        let add = |x: usize, y: usize, pairs: &mut BTreeSet<(usize, usize)>| {
+            if x != y {
+                pairs.insert((x.min(y), x.max(y)));
+            }
+        };
+        for v in 0..values {
+            let mut touching: Vec<usize> = solver.consumer_groups(v);
+            if let Some(p) = solver.producer[v] {
+                touching.push(solver.group_of[p]);
+            }
+            touching.retain(|&g| solver.is_kernel(g));
+            touching.sort_unstable();
+            touching.dedup();
+            for i in 0..touching.len() {
+                for j in i + 1..touching.len() {
+                    add(touching[i], touching[j], &mut pairs);
+                }
+            }
+        }
+        for g in solver.live() {
+            let outs = solver.outputs(g);
+            for (i, u) in outs.iter().enumerate() {
+                for w in &outs[i + 1..] {
+                    for c1 in solver.consumer_groups(*u) {
+                        for c2 in solver.consumer_groups(*w) {
+                            if solver.is_kernel(c1) && solver.is_kernel(c2) && c1 != g && c2 != g {
+                                add(c1, c2, &mut pairs);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let candidates: Vec<Candidate> = pairs
+            .into_iter()
+            .map(|(x, y)| {
+                let (a, b) = solver.ordered(x, y);
+                Candidate {
+                    a,
+                    b,
+                    saved: solver.saved(a, b),
+                    proximity: solver.pos(a).abs_diff(solver.pos(b)),
+                    first_pos: solver.pos(a).min(solver.pos(b)),
+                    second_pos: solver.pos(a).max(solver.pos(b)),
+                }
+            })
+            .collect();
+        // Insertion sort: the byte comparison is not a total order without hints. Few
+        // scores are distinct, so their comparisons are computed once.
+        let mut distinct: Vec<Expr> = Vec::new();
+        let score: Vec<usize> = candidates
+            .iter()
+            .map(|c| {
+                distinct
+                    .iter()
+                    .position(|e| *e == c.saved)
+                    .unwrap_or_else(|| {
+                        distinct.push(c.saved.clone());
+                        distinct.len() - 1
+                    })
+            })
+            .collect();
+        let mut order_of: HashMap<(usize, usize), Ordering> = HashMap::new();
+        let mut order: Vec<usize> = (0..candidates.len()).collect();
+        for i in 1..order.len() {
+            let mut j = i;
+            while j > 0 {
+                let (x, y) = (order[j], order[j - 1]);
+                let bytes = *order_of.entry((score[x], score[y])).or_insert_with(|| {
+                    compare_bytes(&distinct[score[x]], &distinct[score[y]], env)
+                });
+                let (cx, cy) = (&candidates[x], &candidates[y]);
+                let better = match bytes {
+                    Ordering::Greater => true,
+                    Ordering::Less => false,
+                    Ordering::Equal => {
+                        (cx.proximity, cx.first_pos, cx.second_pos)
+                            < (cy.proximity, cy.first_pos, cy.second_pos)
+                    }
+                };
+                if !better {
+                    break;
+                }
+                order.swap(j, j - 1);
+                j -= 1;
+            }
+        }
+        let candidates: Vec<Candidate> = {
+            let mut slots: Vec<Option<Candidate>> = candidates.into_iter().map(Some).collect();
+            order.iter().filter_map(|&i| slots[i].take()).collect()
+        };
+        let mut fused_any = false;
+        for candidate in &candidates {
+            let ga = solver.group_of[solver.groups[candidate.a].members[0]];
+            let gb = solver.group_of[solver.groups[candidate.b].members[0]];
+            if ga == gb {
+                continue;
+            }
+            let key = solver.members_key(ga, gb);
+            if refused.contains(&key) {
+                continue;
+            }
+            let (first, second) = solver.ordered(ga, gb);
+            let saved = solver.saved(first, second);
+            let (_, vertical) = solver.shared(first, second);
+            let mut decision = Decision {
+                round,
+                order: decisions.len(),
+                first: solver.groups[first].members.clone(),
+                second: solver.groups[second].members.clone(),
+                first_name: solver.groups[first].label.clone(),
+                second_name: solver.groups[second].label.clone(),
+                vertical,
+                saved_hint: env.hint_eval(&saved),
+                saved,
+                proximity: solver.pos(first).abs_diff(solver.pos(second)),
+                outcome: Ok(String::new()),
+            };
+            match solver.evaluate(first, second, limits, env, fresh) {
+                Err(refusal) => {
+                    refused.insert(key);
+                    decision.outcome = Err(refusal);
+                }
+                Ok(merged) => {
+                    for (lhs, rhs) in &merged.hinted {
+                        // Hints decided that these sizes are equal: specialize on it.
+                        let _ = env.expect(lhs, Relation::Eq, rhs);
+                        hinted.push((lhs.clone(), rhs.clone()));
+                    }
+                    let mut members = solver.groups[first].members.clone();
+                    members.extend(solver.groups[second].members.iter().copied());
+                    members.sort_unstable();
+                    let id = solver.groups.len();
+                    for &u in &members {
+                        solver.group_of[u] = id;
+                    }
+                    decision.outcome = Ok(merged.kernel.graph.name.clone());
+                    solver.groups.push(Group {
+                        members,
+                        label: merged.kernel.graph.name.clone(),
+                        kernel: Some(merged.kernel),
+                    });
+                    fused_any = true;
+                }
+            }
+            decisions.push(decision);
+        }
+        if !fused_any {
+            break;
+        }
+    }
+    let mut kernels: Vec<FinalKernel> = solver
+        .live()
+        .into_iter()
+        .filter_map(|g| {
+            let group = &solver.groups[g];
+            group.kernel.clone().map(|kernel| FinalKernel {
+                members: group.members.clone(),
+                kernel,
+            })
+        })
+        .collect();
+    kernels.sort_by_key(|k| k.members.first().copied().unwrap_or(0));
+    Plan {
+        kernels,
+        decisions,
+        hinted,
+        rounds,
+    }
+}
+
+/// GM traffic of all kernels before and after `plan`, and the minimum.
+pub fn traffic(model: &FuncModel, plan: &Plan) -> Traffic {
+    let bytes = |v: &ValueId| {
+        model
+            .types
+            .get(*v)
+            .and_then(|t| t.as_ref())
+            .and_then(tensor_bytes)
+            .unwrap_or(Expr::constant(0))
+    };
+    let mut before = Expr::constant(0);
+    let mut produced = BTreeSet::new();
+    let mut read = BTreeSet::new();
+    let mut outside_uses: BTreeSet<ValueId> = model.returns.iter().copied().collect();
+    let mut consumed = BTreeSet::new();
+    for unit in &model.units {
+        match &unit.kernel {
+            Some(graph) => {
+                let k = Kernel {
+                    graph: graph.clone(),
+                    inputs: unit.inputs.clone(),
+                    outputs: unit.outputs.clone(),
+                };
+                before = before + k.gm_bytes().unwrap_or(Expr::constant(0));
+                produced.extend(unit.outputs.iter().copied());
+                read.extend(unit.inputs.iter().copied());
+            }
+            None => outside_uses.extend(unit.inputs.iter().copied()),
+        }
+        consumed.extend(unit.inputs.iter().copied());
+    }
+    let mut minimum = Expr::constant(0);
+    for v in read.iter().filter(|v| !produced.contains(v)) {
+        minimum = minimum + bytes(v);
+    }
+    for v in &produced {
+        if outside_uses.contains(v) || !consumed.contains(v) {
+            minimum = minimum + bytes(v);
+        }
+    }
+    let after = plan.kernels.iter().fold(Expr::constant(0), |acc, k| {
+        acc + k.kernel.gm_bytes().unwrap_or(Expr::constant(0))
+    });
+    Traffic {
+        before,
+        after,
+        minimum,
+    }
+}
+
+/// An `ascend` op re-created from a kernel (lifting).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LiftedOp {
+    /// Full op name (`ascend.reduce_sum`).
+    pub op: String,
+    /// Attributes as (name, MLIR text).
+    pub attrs: Vec<(String, String)>,
+}
+
+/// Greedy alignment of `short` inside `long`: positions of `long` left over, which
+/// must all be static 1.
+fn unit_positions(long: &[Dim], short: &[Dim]) -> Option<Vec<usize>> {
+    let mut j = 0;
+    let mut extra = Vec::new();
+    for (i, d) in long.iter().enumerate() {
+        if j < short.len() && short[j] == *d {
+            j += 1;
+        } else if d.as_const() == Some(1) {
+            extra.push(i);
+        } else {
+            return None;
+        }
+    }
+    (j == short.len()).then_some(extra)
+}
+
+fn int_list(list: &[usize]) -> String {
+    format!(
+        "[{}]",
+        list.iter()
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// The `ascend` op a kernel holding one original op came from (GE's lifting rolls such
+/// kernels back). The op name comes from `ascir.ops`; attributes are read back from
+/// the kernel: reduced axes from the reduction's view, squeezed/unsqueezed axes from
+/// the types, `alpha` from the node.
+pub fn lift(graph: &AscGraph) -> Result<LiftedOp, String> {
+    let [source] = graph.source_ops.as_slice() else {
+        return Err(format!("holds {} ops", graph.source_ops.len()));
+    };
+    let spec = ops_of(Dialect::Ascend)
+        .find(|s| camel_name(s.name) == *source)
+        .ok_or_else(|| format!("no ascend op is named {source}"))?;
+    let (Some(input), [output]) = (graph.inputs.first(), graph.outputs.as_slice()) else {
+        return Err("not a one-result op".into());
+    };
+    let op = spec.full_name();
+    let mut attrs = Vec::new();
+    let reduction = matches!(spec.category, Category::Reduce) || spec.name == "reduce_mean";
+    if reduction {
+        let node = graph
+            .nodes
+            .iter()
+            .find(|n| {
+                lookup(&format!("ascir.{}", n.op)).map(|s| s.category) == Some(Category::Reduce)
+            })
+            .ok_or("no reduction node")?;
+        let operand = node
+            .operands
+            .first()
+            .and_then(|&o| graph.nodes.get(o))
+            .ok_or("reduction without operand")?;
+        if node.view.repeats.len() != input.rank() {
+            return Err("the loop nest is not the operand's shape".into());
+        }
+        let reduced: Vec<usize> = (0..input.rank())
+            .filter(|&i| {
+                is_unit(&node.view.repeats[i]) && !operand.view.repeats.get(i).is_some_and(is_unit)
+            })
+            .collect();
+        let keep = output.rank() == input.rank();
+        let axes = if keep {
+            if reduced.is_empty() {
+                // Only extent-1 axes were reduced: reducing them is the identity.
+                let ones: Vec<usize> = (0..input.rank())
+                    .filter(|&i| input.dims[i].as_const() == Some(1))
+                    .collect();
+                if ones.is_empty() {
+                    return Err("cannot tell the reduced axes".into());
+                }
+                ones
+            } else {
+                reduced
+            }
+        } else {
+            let rest: Vec<Dim> = input
+                .dims
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !reduced.contains(i))
+                .map(|(_, d)| d.clone())
+                .collect();
+            let extra = unit_positions(&rest, &output.dims).ok_or("result shape")?;
+            let kept: Vec<usize> = (0..input.rank()).filter(|i| !reduced.contains(i)).collect();
+            let mut axes: Vec<usize> = reduced
+                .iter()
+                .copied()
+                .chain(extra.iter().map(|&e| kept[e]))
+                .collect();
+            axes.sort_unstable();
+            axes
+        };
+        attrs.push(("axes".to_string(), int_list(&axes)));
+        attrs.push(("keep_dims".to_string(), keep.to_string()));
+    } else if spec.name == "squeeze" {
+        let removed = unit_positions(&input.dims, &output.dims).ok_or("squeezed shape")?;
+        attrs.push(("axes".to_string(), int_list(&removed)));
+    } else if spec.name == "unsqueeze" {
+        let inserted = unit_positions(&output.dims, &input.dims).ok_or("unsqueezed shape")?;
+        attrs.push(("axes".to_string(), int_list(&inserted)));
+    } else if spec.name == "leaky_relu" {
+        let alpha = graph
+            .nodes
+            .iter()
+            .find(|n| n.op == "leaky_relu")
+            .and_then(|n| n.attrs.iter().find(|(k, _)| k == "alpha"))
+            .map(|(_, v)| v.clone())
+            .ok_or("leaky_relu without alpha")?;
+        attrs.push(("alpha".to_string(), alpha));
+    } else if !spec.attrs.is_empty() {
+        return Err(format!("cannot read back the attributes of '{op}'"));
+    }
+    Ok(LiftedOp { op, attrs })
+}
+
+/// The text of a string list attribute (`["a", "b"]`).
+pub fn string_list(items: &[String]) -> String {
+    format!(
+        "[{}]",
+        items
+            .iter()
+            .map(|s| quote(s))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ascir_interp;
+    use crate::attr::AttrValue;
+    use crate::graph::DType;
+    use crate::lowering::lower_op;
+    use crate::tensor::Tensor;
+
+    fn ty(dtype: DType, dims: &[&str]) -> TensorType {
+        TensorType::new(
+            dtype,
+            dims.iter()
+                .map(|d| Dim::Known(Expr::parse(d).unwrap()))
+                .collect(),
+        )
+    }
+
+    fn attrs(list: &[(&str, AttrValue)]) -> BTreeMap<String, AttrValue> {
+        list.iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect()
+    }
+
+    fn reduce_attrs(axis: i64) -> BTreeMap<String, AttrValue> {
+        attrs(&[
+            ("axes", AttrValue::Array(vec![AttrValue::Int(axis)])),
+            ("keep_dims", AttrValue::Bool(true)),
+        ])
+    }
+
+    /// Lowers `op` into a kernel bound to graph values `inputs` -> `output`.
+    fn kernel(
+        op: &str,
+        a: BTreeMap<String, AttrValue>,
+        operand_types: &[TensorType],
+        result: TensorType,
+        inputs: &[ValueId],
+        output: ValueId,
+        number: usize,
+    ) -> Kernel {
+        let name = format!("autofuse_k_{number}_{}", camel_name(op));
+        let graph = lower_op(op, &a, operand_types, &[result], None, &name).unwrap();
+        Kernel {
+            graph,
+            inputs: inputs.to_vec(),
+            outputs: vec![output],
+        }
+    }
+
+    /// Softmax over the last axis of [s0, 8], as decompose and lower produce it:
+    /// v0 = x; v1 = max(v0); v2 = v0 - v1; v3 = exp(v2); v4 = sum(v3); v5 = v3 / v4.
+    fn softmax_kernels() -> Vec<Kernel> {
+        let full = ty(DType::F32, &["s0", "8"]);
+        let row = ty(DType::F32, &["s0", "1"]);
+        vec![
+            kernel(
+                "ascend.reduce_max",
+                reduce_attrs(1),
+                std::slice::from_ref(&full),
+                row.clone(),
+                &[0],
+                1,
+                0,
+            ),
+            kernel(
+                "ascend.sub",
+                BTreeMap::new(),
+                &[full.clone(), row.clone()],
+                full.clone(),
+                &[0, 1],
+                2,
+                1,
+            ),
+            kernel(
+                "ascend.exp",
+                BTreeMap::new(),
+                std::slice::from_ref(&full),
+                full.clone(),
+                &[2],
+                3,
+                2,
+            ),
+            kernel(
+                "ascend.reduce_sum",
+                reduce_attrs(1),
+                std::slice::from_ref(&full),
+                row.clone(),
+                &[3],
+                4,
+                3,
+            ),
+            kernel(
+                "ascend.div",
+                BTreeMap::new(),
+                &[full.clone(), row],
+                full,
+                &[3, 4],
+                5,
+                4,
+            ),
+        ]
+    }
+
+    fn model_of(kernels: &[Kernel], values: usize, returns: &[ValueId]) -> FuncModel {
+        let mut types = vec![None; values];
+        for k in kernels {
+            for (v, t) in k.inputs.iter().zip(&k.graph.inputs) {
+                types[*v] = Some(t.clone());
+            }
+            for (v, t) in k.outputs.iter().zip(&k.graph.outputs) {
+                types[*v] = Some(t.clone());
+            }
+        }
+        FuncModel {
+            units: kernels
+                .iter()
+                .map(|k| Unit {
+                    label: k.graph.name.clone(),
+                    inputs: k.inputs.clone(),
+                    outputs: k.outputs.clone(),
+                    kernel: Some(k.graph.clone()),
+                })
+                .collect(),
+            returns: returns.to_vec(),
+            types,
+        }
+    }
+
+    /// Runs kernels one after another on graph values (the unfused reference).
+    fn run_chain(kernels: &[Kernel], values: &mut [Option<Tensor>]) {
+        for k in kernels {
+            let inputs: Vec<Tensor> = k
+                .inputs
+                .iter()
+                .map(|v| values[*v].clone().unwrap())
+                .collect();
+            let outs = ascir_interp::run(&k.graph, &inputs).unwrap();
+            for (v, t) in k.outputs.iter().zip(outs) {
+                values[*v] = Some(t);
+            }
+        }
+    }
+
+    #[test]
+    fn softmax_fuses_into_one_kernel_with_the_same_results() {
+        let kernels = softmax_kernels();
+        let model = model_of(&kernels, 6, &[5]);
+        let mut env = ShapeEnv::new();
+        let mut fresh = 100;
+        let plan = plan(&model, &Limits::default(), &mut env, &mut fresh);
+        assert_eq!(plan.kernels.len(), 1, "{:#?}", plan.decisions);
+        let fused = &plan.kernels[0].kernel;
+        assert_eq!(
+            fused.graph.name,
+            "autofuse_reduce_0_ReduceMax_Sub_Exp_ReduceSum_Div"
+        );
+        assert_eq!(fused.inputs, vec![0]);
+        assert_eq!(fused.outputs, vec![5]);
+        // One GM read of x, one GM write of y: no load of an intermediate.
+        let count = |op: &str| fused.graph.nodes.iter().filter(|n| n.op == op).count();
+        assert_eq!(
+            (
+                count("data"),
+                count("load"),
+                count("store"),
+                count("output")
+            ),
+            (1, 1, 1, 1)
+        );
+        assert_eq!((count("max"), count("sum"), count("exp")), (1, 1, 1));
+        // Same numbers as the five kernels run one by one.
+        let x = Tensor::random(DType::F32, vec![3, 8], 7).unwrap();
+        let mut values = vec![None; 6];
+        values[0] = Some(x.clone());
+        run_chain(&kernels, &mut values);
+        let got = ascir_interp::run(&fused.graph, &[x]).unwrap();
+        let want = values[5].clone().unwrap();
+        assert_eq!(got[0].shape, want.shape);
+        for (p, q) in got[0].data.iter().zip(&want.data) {
+            assert!((p - q).abs() < 1e-6, "{p} vs {q}");
+        }
+        // GM bytes (a row of x is 32 bytes, a row max/sum 4): the five kernels move
+        // (32+4) + (32+4+32) + (32+32) + (32+4) + (32+4+32) = 272 per row; the fused
+        // one reads x and writes y once.
+        let t = traffic(&model, &plan);
+        assert_eq!(t.minimum.to_string(), "64*s0");
+        assert_eq!(t.after, t.minimum);
+        assert_eq!(t.before.to_string(), "272*s0");
+    }
+
+    #[test]
+    fn a_value_needed_outside_stays_an_output() {
+        // v1 = exp(x) is also returned: the fused kernel writes both v1 and v2.
+        let t = ty(DType::F32, &["4"]);
+        let kernels = vec![
+            kernel(
+                "ascend.exp",
+                BTreeMap::new(),
+                std::slice::from_ref(&t),
+                t.clone(),
+                &[0],
+                1,
+                0,
+            ),
+            kernel(
+                "ascend.abs",
+                BTreeMap::new(),
+                std::slice::from_ref(&t),
+                t.clone(),
+                &[1],
+                2,
+                1,
+            ),
+        ];
+        let model = model_of(&kernels, 3, &[2, 1]);
+        let plan = plan(&model, &Limits::default(), &mut ShapeEnv::new(), &mut 10);
+        assert_eq!(plan.kernels.len(), 1);
+        let k = &plan.kernels[0].kernel;
+        assert_eq!(k.outputs, vec![1, 2]);
+        assert_eq!(k.graph.name, "autofuse_pointwise_0_Exp_Abs");
+        let x = Tensor::random(DType::F32, vec![4], 1).unwrap();
+        let outs = ascir_interp::run(&k.graph, std::slice::from_ref(&x)).unwrap();
+        for (i, v) in x.data.iter().enumerate() {
+            assert!((outs[0].data[i] - v.exp()).abs() < 1e-5);
+            assert!((outs[1].data[i] - v.exp().abs()).abs() < 1e-5);
+        }
+    }
+
+    #[test]
+    fn siblings_share_the_load_of_a_common_input() {
+        let t = ty(DType::F32, &["s0"]);
+        let kernels = vec![
+            kernel(
+                "ascend.exp",
+                BTreeMap::new(),
+                std::slice::from_ref(&t),
+                t.clone(),
+                &[0],
+                1,
+                0,
+            ),
+            kernel(
+                "ascend.abs",
+                BTreeMap::new(),
+                std::slice::from_ref(&t),
+                t.clone(),
+                &[0],
+                2,
+                1,
+            ),
+        ];
+        let model = model_of(&kernels, 3, &[1, 2]);
+        let plan = plan(&model, &Limits::default(), &mut ShapeEnv::new(), &mut 10);
+        assert_eq!(plan.kernels.len(), 1);
+        assert!(!plan.decisions[0].vertical);
+        let g = &plan.kernels[0].kernel.graph;
+        assert_eq!(g.nodes.iter().filter(|n| n.op == "load").count(), 1);
+        assert_eq!(plan.decisions[0].saved.to_string(), "4*s0");
+    }
+
+    #[test]
+    fn reshape_that_merges_dims_is_an_axis_mismatch() {
+        let a = kernel(
+            "ascend.abs",
+            BTreeMap::new(),
+            &[ty(DType::F32, &["4", "6"])],
+            ty(DType::F32, &["4", "6"]),
+            &[0],
+            1,
+            0,
+        );
+        let b = kernel(
+            "ascend.reshape",
+            BTreeMap::new(),
+            &[ty(DType::F32, &["4", "6"])],
+            ty(DType::F32, &["24"]),
+            &[1],
+            2,
+            1,
+        );
+        let err = merge_kernels(&a, &b, &|_| true, &ShapeEnv::new(), 0).unwrap_err();
+        assert_eq!(err.rule, Rule::AxisMismatch);
+        assert!(err.detail.contains("walks no dim"), "{}", err.detail);
+    }
+
+    #[test]
+    fn reductions_over_different_axes_conflict() {
+        let a = kernel(
+            "ascend.reduce_sum",
+            reduce_attrs(1),
+            &[ty(DType::F32, &["s0", "8"])],
+            ty(DType::F32, &["s0", "1"]),
+            &[0],
+            1,
+            0,
+        );
+        let b = kernel(
+            "ascend.reduce_max",
+            reduce_attrs(0),
+            &[ty(DType::F32, &["s0", "1"])],
+            ty(DType::F32, &["1", "1"]),
+            &[1],
+            2,
+            1,
+        );
+        let err = merge_kernels(&a, &b, &|_| true, &ShapeEnv::new(), 0).unwrap_err();
+        assert_eq!(err.rule, Rule::TilingGroupConflict, "{err}");
+    }
+
+    #[test]
+    fn unrelated_axes_pair_by_size_under_hints_only_with_a_guard() {
+        // sum over s1 of x[s0, s1], then added to w[s0, s2]: s1 and s2 only match
+        // under hints.
+        let a = kernel(
+            "ascend.reduce_sum",
+            reduce_attrs(1),
+            &[ty(DType::F32, &["s0", "s1"])],
+            ty(DType::F32, &["s0", "1"]),
+            &[0],
+            1,
+            0,
+        );
+        let b = kernel(
+            "ascend.add",
+            BTreeMap::new(),
+            &[ty(DType::F32, &["s0", "1"]), ty(DType::F32, &["s0", "s2"])],
+            ty(DType::F32, &["s0", "s2"]),
+            &[1, 2],
+            3,
+            1,
+        );
+        let env = ShapeEnv::new();
+        assert_eq!(
+            merge_kernels(&a, &b, &|_| true, &env, 0).unwrap_err().rule,
+            Rule::AxisMismatch
+        );
+        let mut hinted = ShapeEnv::new();
+        hinted.set_hint("s1", 16);
+        hinted.set_hint("s2", 16);
+        let merged = merge_kernels(&a, &b, &|_| true, &hinted, 0).unwrap();
+        assert_eq!(
+            merged.hinted,
+            vec![(Expr::symbol("s1"), Expr::symbol("s2"))]
+        );
+    }
+
+    #[test]
+    fn cycles_and_caps_are_refused() {
+        // k0: v1 = exp(v0); an op outside reads v1 and writes v2; k1: v3 = v1 + v2.
+        let t = ty(DType::F32, &["4"]);
+        let k0 = kernel(
+            "ascend.exp",
+            BTreeMap::new(),
+            std::slice::from_ref(&t),
+            t.clone(),
+            &[0],
+            1,
+            0,
+        );
+        let k1 = kernel(
+            "ascend.add",
+            BTreeMap::new(),
+            &[t.clone(), t.clone()],
+            t.clone(),
+            &[1, 2],
+            3,
+            1,
+        );
+        let mut model = model_of(&[k0.clone(), k1.clone()], 4, &[3]);
+        model.types[2] = Some(t.clone());
+        model.units.insert(
+            1,
+            Unit {
+                label: "ascend.matmul".into(),
+                inputs: vec![1],
+                outputs: vec![2],
+                kernel: None,
+            },
+        );
+        let plan1 = plan(&model, &Limits::default(), &mut ShapeEnv::new(), &mut 10);
+        assert_eq!(plan1.kernels.len(), 2);
+        let refusal = plan1.decisions[0].outcome.clone().unwrap_err();
+        assert_eq!(refusal.rule, Rule::Cycle);
+        assert!(refusal.detail.contains("ascend.matmul"));
+
+        let model = model_of(&[k0, k1], 4, &[3]);
+        let tight = Limits {
+            max_fusion_size: 1,
+            ..Limits::default()
+        };
+        let p = plan(&model, &tight, &mut ShapeEnv::new(), &mut 10);
+        assert_eq!(
+            p.decisions[0].outcome.clone().unwrap_err().rule,
+            Rule::SizeCap
+        );
+        let tight = Limits {
+            max_inputs: 1,
+            ..Limits::default()
+        };
+        let p = plan(&model, &tight, &mut ShapeEnv::new(), &mut 10);
+        assert_eq!(
+            p.decisions[0].outcome.clone().unwrap_err().rule,
+            Rule::InputCap
+        );
+    }
+
+    #[test]
+    fn kernel_names_are_capped() {
+        let ops: Vec<String> = (0..40).map(|i| format!("Op{i}")).collect();
+        let name = kernel_name("pointwise", 3, &ops);
+        assert!(name.len() <= MAX_NAME_LEN, "{name}");
+        assert!(name.starts_with("autofuse_pointwise_3_Op0_Op1"));
+        assert!(name.ends_with("more"));
+        assert_eq!(kernel_number(&name), Some(3));
+        assert_eq!(kernel_number("autofuse_reduce_12_ReduceSum"), Some(12));
+    }
+
+    #[test]
+    fn lifting_reads_back_attributes() {
+        let k = kernel(
+            "ascend.reduce_sum",
+            attrs(&[
+                ("axes", AttrValue::Array(vec![AttrValue::Int(1)])),
+                ("keep_dims", AttrValue::Bool(false)),
+            ]),
+            &[ty(DType::F32, &["s0", "8", "4"])],
+            ty(DType::F32, &["s0", "4"]),
+            &[0],
+            1,
+            0,
+        );
+        assert_eq!(
+            lift(&k.graph).unwrap(),
+            LiftedOp {
+                op: "ascend.reduce_sum".into(),
+                attrs: vec![
+                    ("axes".into(), "[1]".into()),
+                    ("keep_dims".into(), "false".into())
+                ]
+            }
+        );
+        let k = kernel(
+            "ascend.unsqueeze",
+            attrs(&[("axes", AttrValue::Array(vec![AttrValue::Int(0)]))]),
+            &[ty(DType::F32, &["s0"])],
+            ty(DType::F32, &["1", "s0"]),
+            &[0],
+            1,
+            0,
+        );
+        assert_eq!(
+            lift(&k.graph).unwrap().attrs,
+            vec![("axes".into(), "[0]".into())]
+        );
+        let k = kernel(
+            "ascend.leaky_relu",
+            attrs(&[("alpha", AttrValue::Float(0.5))]),
+            &[ty(DType::F32, &["4"])],
+            ty(DType::F32, &["4"]),
+            &[0],
+            1,
+            0,
+        );
+        let lifted = lift(&k.graph).unwrap();
+        assert_eq!(lifted.op, "ascend.leaky_relu");
+        assert!(lifted.attrs[0].1.starts_with("5.0"));
+    }
+}

@@ -1,0 +1,1511 @@
+//! The schedule of one fused kernel: from an AscGraph in GE's hint form to the impl-form
+//! decisions the tiling solver, the impl-form interpreter and the Ascend C generator use.
+//!
+//! Steps (GE `optimize::Optimizer`, ge_autofuse.md §6):
+//! 1. **Normalize axes**: drop axes of static size 1 and axes no node iterates on; merge
+//!    adjacent axes that every node sees the same way (both extents full and contiguous in
+//!    every GM view, or both broadcast/reduced). Each result is a [`NormAxis`].
+//! 2. **TilingGroup**: per node, axes it reduces go to R, the rest to Y (X, transposes,
+//!    is empty: no op of the hint form transposes); the kernel's group is the union.
+//! 3. **Tiling cases**: one per Y axis `u` (the UB-split axis, GE's `ub_tiling_id_y`).
+//!    A tile is a box: looped axes (Y axes before `u`) have extent 1, `u` has the tile
+//!    size `t` (`<u>t_size`, the `zT`/`zt` split), every later axis and every R axis is
+//!    whole (R axes stay in UB: GE's all-load reduce template). The tiles of all looped
+//!    axes and `zT` are merged and block-split over cores (`<M>TB`/`<M>Tb`).
+//!    A kernel without Y axes has one case without split: one tile, one block.
+//! 4. **Layout**: a value in UB is the row-major box of its extents (1 where its view is
+//!    broadcast or reduced) with the innermost extent padded to `align` elements, where
+//!    `align = 32 B / smallest element size` of the kernel: every row starts 32-byte
+//!    aligned for every dtype, so casts keep the layout. Buffers are rounded to 256 B so
+//!    `Compare` (count*sizeof(T) % 256 == 0 on 2201) may run over whole buffers.
+//! 5. **Buffers**: each load gets a VECIN queue and each store a VECOUT queue, double
+//!    buffered (queues beyond the chip's per-position budget share one queue block);
+//!    values computed and consumed by the vector unit get VECCALC TBuf slots, reused by
+//!    lifetime (an elementwise op may write over an operand that dies at it); one work
+//!    buffer for reductions, one mask buffer for compares and selects, one scratch buffer
+//!    for ops that need a temporary.
+//!
+//! Booleans live in UB as half 0.0/1.0 (`Compare` + `Select`), as u8 in GM.
+//!
+//! Preconditions: a verified AscGraph in hint form (every view names all axes in order,
+//! repeats are 1 or the axis size). Postconditions: `Schedule::check` holds (buffer
+//! counts within the chip's limits); every R axis is inside the tile of every case.
+//! Kernels the schedule cannot express are refused with a reason (the caller leaves them
+//! in hint form).
+
+use crate::ascir::{AscGraph, AscNode};
+use crate::chip::ChipProfile;
+use crate::graph::DType;
+use autofuse_symbolic::Expr;
+use std::collections::BTreeMap;
+
+/// One axis of the normalized loop nest.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NormAxis {
+    /// The hint axis id when not merged, else a new id.
+    pub id: i64,
+    pub name: String,
+    pub size: Expr,
+    /// Hint axis ids merged into this axis, outer to inner.
+    pub from: Vec<i64>,
+}
+
+/// What a node does, as the code generator sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NodeKind {
+    Data { input: usize },
+    Load,
+    Broadcast,
+    Reduce { op: String, reduced: Vec<usize> },
+    Elementwise { op: String },
+    Cast,
+    Scalar { value: f64 },
+    Store,
+    Output { index: usize },
+}
+
+/// Where a value lives in UB.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// GM (data, output) or nothing.
+    None,
+    /// Member `member` of queue `queue`.
+    Queue { queue: usize, member: usize },
+    /// VECCALC slot.
+    Slot { slot: usize },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeInfo {
+    pub kind: NodeKind,
+    /// Per normalized axis: the view is full (repeat = axis size) there.
+    pub full: Vec<bool>,
+    /// GM strides per normalized axis (data, store, output); zeros elsewhere.
+    pub gm_strides: Vec<Expr>,
+    /// The node's element type (bool is u8 in GM, half in UB).
+    pub dtype: DType,
+    /// Where its value is computed / lives during Compute.
+    pub value: Place,
+    /// Loads: the queue member DMA writes (the raw GM element type); bool loads then
+    /// convert into `value`.
+    pub raw: Place,
+    /// Stores: true when the producer writes straight into the store's VECOUT member.
+    pub direct: bool,
+    /// The MLIR location of the source op, for comments.
+    pub loc: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Position {
+    VecIn,
+    VecOut,
+}
+
+impl Position {
+    pub fn name(self) -> &'static str {
+        match self {
+            Position::VecIn => "VECIN",
+            Position::VecOut => "VECOUT",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Queue {
+    pub position: Position,
+    /// Buffer count (2 = double buffering).
+    pub count: u64,
+    /// Nodes whose tensors share this queue's block, at increasing offsets.
+    pub members: Vec<usize>,
+}
+
+/// One tiling case.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Case {
+    pub key: u32,
+    /// Index (into `Schedule::axes`) of the UB-split axis; None: one tile.
+    pub split: Option<usize>,
+    /// Axes inside the tile, in memory order.
+    pub in_tile: Vec<usize>,
+    /// Axes iterated one index per tile, outer to inner.
+    pub looped: Vec<usize>,
+    /// The tile size variable (`z0t_size`), when split.
+    pub tile_var: Option<String>,
+    /// Tile sizes are multiples of this (the layout alignment when `u` is innermost).
+    pub tile_align: i64,
+    /// Name of the merged block axis (`z0T`), its per-core size variable (`z0Tb_size`).
+    pub block_name: String,
+    pub block_var: String,
+}
+
+/// Extra (non-slot) VECCALC buffers.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Extras {
+    /// Reductions over the innermost axis: work tensor of ReduceSum/Max/Min.
+    pub work: bool,
+    /// Compare/Select bit masks.
+    pub mask: bool,
+    /// Temporaries (row partials, constants, API scratch).
+    pub scratch: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct Schedule {
+    pub kernel: String,
+    pub axes: Vec<NormAxis>,
+    /// Indices into `axes`.
+    pub y: Vec<usize>,
+    pub r: Vec<usize>,
+    pub cases: Vec<Case>,
+    pub nodes: Vec<NodeInfo>,
+    pub queues: Vec<Queue>,
+    /// Members of each VECCALC slot.
+    pub slots: Vec<Vec<usize>>,
+    pub extras: Extras,
+    /// Elements per row alignment unit (32 B / smallest element size).
+    pub align: i64,
+    /// Symbols the kernel reads (`ascir.sizes`).
+    pub symbols: Vec<String>,
+    pub inputs: Vec<crate::graph::TensorType>,
+    pub outputs: Vec<crate::graph::TensorType>,
+    pub source_ops: Vec<String>,
+    /// First free axis id after the hint axes (ids of merged and split axes start here).
+    pub next_axis_id: i64,
+}
+
+/// Bytes of an element of `dtype` in UB (bool as half).
+pub fn ub_size(dtype: DType) -> i64 {
+    match dtype {
+        DType::Bool => 2,
+        other => other.bytes() as i64,
+    }
+}
+
+/// Bytes of an element of `dtype` in GM.
+pub fn gm_size(dtype: DType) -> i64 {
+    dtype.bytes() as i64
+}
+
+/// The UB element type of a value (bool is half).
+pub fn ub_dtype(dtype: DType) -> DType {
+    match dtype {
+        DType::Bool => DType::F16,
+        other => other,
+    }
+}
+
+pub const REDUCE_OPS: &[&str] = &["sum", "mean", "max", "min", "prod", "any", "all"];
+
+fn c(v: i64) -> Expr {
+    Expr::constant(v)
+}
+
+fn refuse<T>(message: impl Into<String>) -> Result<T, String> {
+    Err(message.into())
+}
+
+/// Unary ops the generator emits (op -> needs scratch).
+fn unary_supported(op: &str) -> bool {
+    matches!(
+        op,
+        "abs"
+            | "neg"
+            | "exp"
+            | "log"
+            | "sqrt"
+            | "rsqrt"
+            | "reciprocal"
+            | "relu"
+            | "sigmoid"
+            | "tanh"
+            | "erf"
+            | "square"
+            | "logical_not"
+    )
+}
+
+fn binary_supported(op: &str) -> bool {
+    matches!(
+        op,
+        "add"
+            | "sub"
+            | "mul"
+            | "div"
+            | "maximum"
+            | "minimum"
+            | "logical_and"
+            | "logical_or"
+            | "logical_xor"
+            | "leaky_relu"
+    )
+}
+
+fn compare_supported(op: &str) -> bool {
+    matches!(op, "eq" | "ne" | "lt" | "le" | "gt" | "ge")
+}
+
+/// Ascend C APIs an elementwise op uses, for dtype gating.
+fn apis_of(op: &str) -> &'static [&'static str] {
+    match op {
+        "abs" => &["Abs"],
+        "neg" => &["Muls"],
+        "exp" => &["Exp"],
+        "log" => &["Ln"],
+        "sqrt" => &["Sqrt"],
+        "rsqrt" => &["Sqrt", "Div", "Duplicate"],
+        "reciprocal" => &["Div", "Duplicate"],
+        "relu" => &["Relu"],
+        "sigmoid" => &["Sigmoid"],
+        "tanh" => &["Tanh"],
+        "erf" => &["Erf"],
+        "square" | "mul" | "logical_and" => &["Mul"],
+        "logical_not" => &["Muls", "Adds"],
+        "add" => &["Add"],
+        "sub" => &["Sub"],
+        "div" => &["Div"],
+        "maximum" | "logical_or" => &["Max"],
+        "minimum" => &["Min"],
+        "logical_xor" => &["Sub", "Abs"],
+        "leaky_relu" => &["LeakyRelu"],
+        "select" | "where" => &["Select", "Compares"],
+        _ => &[],
+    }
+}
+
+/// Whether a cast between UB types is emitted (directly or through f32).
+pub fn cast_supported(from: DType, to: DType) -> bool {
+    use DType::*;
+    let ok = |d: DType| matches!(d, F32 | F16 | BF16 | I32 | Bool);
+    // Every pair converts directly or through f32 (see `cast_direct`).
+    ok(from) && ok(to)
+}
+
+/// Whether an op needs the scratch buffer, and how many value-sized areas of it.
+fn scratch_factor(kind: &NodeKind, dtype: DType, operand_dtype: Option<DType>) -> i64 {
+    match kind {
+        NodeKind::Elementwise { op } => match op.as_str() {
+            "rsqrt" | "reciprocal" => 1,
+            "sigmoid" | "tanh" | "erf" => 2,
+            _ => 0,
+        },
+        NodeKind::Cast => {
+            let from = operand_dtype.unwrap_or(dtype);
+            // Conversions that go through f32 (or through a bool mask source) stage there.
+            if cast_direct(from, dtype) {
+                0
+            } else {
+                // The f32 staging value needs up to 2x a half value.
+                2
+            }
+        }
+        _ => 0,
+    }
+}
+
+/// Whether `from -> to` is one Ascend C Cast (or a copy / compare) on 2201.
+pub fn cast_direct(from: DType, to: DType) -> bool {
+    use DType::*;
+    from == to
+        || matches!(
+            (from, to),
+            (F16, F32)
+                | (F32, F16)
+                | (BF16, F32)
+                | (F32, BF16)
+                | (F32, I32)
+                | (F16, I32)
+                | (I32, F32)
+                | (Bool, F16)
+                | (Bool, F32)
+                | (Bool, I32)
+                | (F16, Bool)
+                | (F32, Bool)
+                | (I32, Bool)
+        )
+}
+
+/// Number of buffers a kernel may not exceed (TPipe limit).
+fn buffer_count(queues: &[Queue], slots: usize, extras: &Extras) -> u64 {
+    queues.iter().map(|q| q.count).sum::<u64>()
+        + slots as u64
+        + u64::from(extras.work)
+        + u64::from(extras.mask)
+        + u64::from(extras.scratch)
+}
+
+impl Schedule {
+    /// Schedules `graph` for `chip`. Errors explain why the kernel stays in hint form.
+    pub fn build(graph: &AscGraph, chip: &ChipProfile) -> Result<Schedule, String> {
+        let hint_ids = graph.sched_axis();
+        if hint_ids.is_empty() && graph.nodes.iter().any(|n| !n.view.axis.is_empty()) {
+            return refuse("views name axes the kernel does not have");
+        }
+        // Per node: full/broadcast per hint axis; GM strides.
+        let mut full_hint: Vec<Vec<bool>> = Vec::new();
+        for (i, node) in graph.nodes.iter().enumerate() {
+            if node.view.axis != hint_ids {
+                return refuse(format!(
+                    "node {i} ('{}') has a view over axes {:?}, not the loop nest {:?}",
+                    node.op, node.view.axis, hint_ids
+                ));
+            }
+            if node.view.repeats.len() != hint_ids.len()
+                || node.view.strides.len() != hint_ids.len()
+            {
+                return refuse(format!("node {i} has a malformed view"));
+            }
+            let mut f = Vec::new();
+            for (k, rep) in node.view.repeats.iter().enumerate() {
+                let size = &graph.axes[k].size;
+                if rep == size && rep.as_const() != Some(1) {
+                    f.push(true);
+                } else if rep.as_const() == Some(1) {
+                    f.push(false);
+                } else {
+                    return refuse(format!(
+                        "node {i} ('{}') has repeat '{rep}' on axis {} of size '{size}' \
+                         (only 1 or the whole axis are scheduled)",
+                        node.op, graph.axes[k].name
+                    ));
+                }
+            }
+            full_hint.push(f);
+        }
+        let is_gm = |n: &AscNode| matches!(n.op.as_str(), "data" | "store" | "output");
+
+        // 1. Keep axes: not static 1, iterated by some node.
+        let kept: Vec<usize> = (0..hint_ids.len())
+            .filter(|&k| graph.axes[k].size.as_const() != Some(1) && full_hint.iter().any(|f| f[k]))
+            .collect();
+        // Merge runs of adjacent kept axes.
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        for &k in &kept {
+            let mergeable = groups.last().is_some_and(|g: &Vec<usize>| {
+                let a = *g.last().unwrap_or(&k);
+                // Only adjacent hint axes (a dropped axis in between is size 1: fine).
+                graph.nodes.iter().enumerate().all(|(n, node)| {
+                    let (fa, fb) = (full_hint[n][a], full_hint[n][k]);
+                    if fa != fb {
+                        return false;
+                    }
+                    if !fa || !is_gm(node) {
+                        return true;
+                    }
+                    node.view.strides[a]
+                        == node.view.strides[k].clone() * graph.axes[k].size.clone()
+                })
+            });
+            if mergeable {
+                if let Some(g) = groups.last_mut() {
+                    g.push(k);
+                }
+            } else {
+                groups.push(vec![k]);
+            }
+        }
+        let mut next_id = hint_ids.iter().copied().max().map_or(0, |m| m + 1);
+        let mut axes = Vec::new();
+        for g in &groups {
+            if g.len() == 1 {
+                let a = &graph.axes[g[0]];
+                axes.push(NormAxis {
+                    id: a.id,
+                    name: a.name.clone(),
+                    size: a.size.clone(),
+                    from: vec![a.id],
+                });
+            } else {
+                let size = g
+                    .iter()
+                    .fold(c(1), |acc, &k| acc * graph.axes[k].size.clone());
+                axes.push(NormAxis {
+                    id: next_id,
+                    name: g.iter().map(|&k| graph.axes[k].name.as_str()).collect(),
+                    size,
+                    from: g.iter().map(|&k| graph.axes[k].id).collect(),
+                });
+                next_id += 1;
+            }
+        }
+        let scalar_kernel = axes.is_empty();
+        if scalar_kernel {
+            // Everything has extent 1: one axis of size 1 keeps the tile rank >= 1.
+            axes.push(NormAxis {
+                id: next_id,
+                name: "zs".into(),
+                size: c(1),
+                from: Vec::new(),
+            });
+            next_id += 1;
+        }
+
+        // Node infos over normalized axes.
+        let mut nodes = Vec::new();
+        for (n, node) in graph.nodes.iter().enumerate() {
+            let mut full = Vec::new();
+            let mut strides = Vec::new();
+            if scalar_kernel {
+                full.push(false);
+                strides.push(c(0));
+            }
+            for g in &groups {
+                let inner = *g.last().unwrap_or(&0);
+                full.push(full_hint[n][g[0]]);
+                strides.push(if is_gm(node) && full_hint[n][g[0]] {
+                    node.view.strides[inner].clone()
+                } else {
+                    c(0)
+                });
+            }
+            let kind = node_kind(graph, n)?;
+            nodes.push(NodeInfo {
+                kind,
+                full,
+                gm_strides: strides,
+                dtype: node.dtype,
+                value: Place::None,
+                raw: Place::None,
+                direct: false,
+                loc: node.loc.clone(),
+            });
+        }
+        // Reduced axes and structural checks.
+        let rank = axes.len();
+        let mut r_set = vec![false; rank];
+        for n in 0..nodes.len() {
+            let node = &graph.nodes[n];
+            let operand_full: Vec<Vec<bool>> = node
+                .operands
+                .iter()
+                .map(|&o| nodes.get(o).map(|x| x.full.clone()).unwrap_or_default())
+                .collect();
+            let me = nodes[n].full.clone();
+            match &mut nodes[n].kind {
+                NodeKind::Reduce { reduced, op } => {
+                    let Some(input) = operand_full.first() else {
+                        return refuse(format!("reduction node {n} has no operand"));
+                    };
+                    for k in 0..rank {
+                        if me[k] && !input[k] {
+                            return refuse(format!("reduction node {n} expands an axis"));
+                        }
+                        if input[k] && !me[k] {
+                            reduced.push(k);
+                            r_set[k] = true;
+                        }
+                    }
+                    if op == "prod" && reduced.last() == Some(&(rank - 1)) && input[rank - 1] {
+                        return refuse("prod over the innermost axis has no Ascend C reduction");
+                    }
+                }
+                NodeKind::Broadcast => {
+                    let Some(input) = operand_full.first() else {
+                        return refuse(format!("broadcast node {n} has no operand"));
+                    };
+                    if (0..rank).any(|k| input[k] && !me[k]) {
+                        return refuse(format!("broadcast node {n} shrinks an axis"));
+                    }
+                }
+                NodeKind::Elementwise { .. } | NodeKind::Cast | NodeKind::Store => {
+                    if let Some(bad) = operand_full.iter().position(|f| *f != me) {
+                        return refuse(format!(
+                            "node {n} ('{}') has operand #{bad} with a different extent \
+                             (broadcasts must be explicit nodes)",
+                            node.op
+                        ));
+                    }
+                }
+                NodeKind::Load if operand_full.first() != Some(&me) => {
+                    return refuse(format!("load {n} changes the extent of its data"));
+                }
+                _ => {}
+            }
+            // Contiguous innermost GM rows: DataCopyPad moves whole rows.
+            if matches!(nodes[n].kind, NodeKind::Data { .. } | NodeKind::Store)
+                && nodes[n].full[rank - 1]
+                && nodes[n].gm_strides[rank - 1] != c(1)
+            {
+                return refuse(format!(
+                    "GM view of node {n} is not contiguous along the innermost axis (stride '{}')",
+                    nodes[n].gm_strides[rank - 1]
+                ));
+            }
+        }
+        let y: Vec<usize> = (0..rank).filter(|&k| !r_set[k]).collect();
+        let r: Vec<usize> = (0..rank).filter(|&k| r_set[k]).collect();
+
+        // Element sizes: the alignment unit covers every UB and raw GM type.
+        let mut min_size = 4i64;
+        let mut max_size = 1i64;
+        for node in &nodes {
+            let s = ub_size(node.dtype).min(gm_size(node.dtype));
+            min_size = min_size.min(s);
+            max_size = max_size.max(ub_size(node.dtype));
+        }
+        if max_size > 4 {
+            return refuse("64-bit element types are not scheduled");
+        }
+        let align = 32 / min_size.max(1);
+
+        // 3. Cases.
+        let mut cases = Vec::new();
+        let case_for = |split: Option<usize>, key: u32| -> Case {
+            let mut in_tile = Vec::new();
+            let mut looped = Vec::new();
+            for (k, &reduced) in r_set.iter().enumerate() {
+                match split {
+                    Some(u) if k < u && !reduced => looped.push(k),
+                    _ => in_tile.push(k),
+                }
+            }
+            let (tile_var, tile_align, block_name) = match split {
+                Some(u) => {
+                    let name = &axes[u].name;
+                    let last = in_tile.last() == Some(&u);
+                    let merged: String = looped
+                        .iter()
+                        .map(|&k| axes[k].name.as_str())
+                        .chain(std::iter::once(name.as_str()))
+                        .collect();
+                    (
+                        Some(format!("{name}t_size")),
+                        if last { align } else { 1 },
+                        format!("{merged}T"),
+                    )
+                }
+                None => (None, 1, "zT".to_string()),
+            };
+            Case {
+                key,
+                split,
+                in_tile,
+                looped,
+                tile_var,
+                tile_align,
+                block_var: format!("{block_name}b_size"),
+                block_name,
+            }
+        };
+        if y.is_empty() {
+            cases.push(case_for(None, 0));
+        } else {
+            for (key, &u) in y.iter().enumerate() {
+                cases.push(case_for(Some(u), key as u32));
+            }
+        }
+
+        let mut schedule = Schedule {
+            kernel: graph.name.clone(),
+            axes,
+            y,
+            r,
+            cases,
+            nodes,
+            queues: Vec::new(),
+            slots: Vec::new(),
+            extras: Extras::default(),
+            align,
+            symbols: graph.sizes.clone(),
+            inputs: graph.inputs.clone(),
+            outputs: graph.outputs.clone(),
+            source_ops: graph.source_ops.clone(),
+            next_axis_id: next_id,
+        };
+        schedule.check_ops(graph, chip)?;
+        schedule.allocate(graph, chip)?;
+        Ok(schedule)
+    }
+
+    /// Checks every node is emitted by the generator in its element types.
+    fn check_ops(&self, graph: &AscGraph, chip: &ChipProfile) -> Result<(), String> {
+        for (n, info) in self.nodes.iter().enumerate() {
+            let node = &graph.nodes[n];
+            let operand_dtype = node.operands.first().map(|&o| graph.nodes[o].dtype);
+            match &info.kind {
+                NodeKind::Elementwise { op } => {
+                    let arith = match op.as_str() {
+                        "select" | "where" => graph
+                            .nodes
+                            .get(node.operands.get(1).copied().unwrap_or(usize::MAX))
+                            .map(|x| ub_dtype(x.dtype))
+                            .unwrap_or(info.dtype),
+                        _ => ub_dtype(operand_dtype.unwrap_or(info.dtype)),
+                    };
+                    let known = unary_supported(op)
+                        || binary_supported(op)
+                        || compare_supported(op)
+                        || matches!(op.as_str(), "select" | "where");
+                    if !known {
+                        return refuse(format!("no Ascend C lowering for ascir.{op} yet"));
+                    }
+                    if compare_supported(op) {
+                        let ok = matches!(arith, DType::F32 | DType::F16)
+                            || (arith == DType::I32 && matches!(op.as_str(), "eq" | "ne"));
+                        if !ok {
+                            return refuse(format!("ascir.{op} on {arith} is not supported"));
+                        }
+                        continue;
+                    }
+                    for api in apis_of(op) {
+                        let d = if *api == "Compares" {
+                            DType::F16
+                        } else {
+                            arith
+                        };
+                        if !chip.api_supports(api, d) {
+                            return refuse(format!(
+                                "ascir.{op} needs {api} on {d}, which {} does not support",
+                                chip.name
+                            ));
+                        }
+                    }
+                }
+                NodeKind::Reduce { op, .. } => {
+                    let d = ub_dtype(info.dtype);
+                    let ok = match op.as_str() {
+                        "sum" | "mean" | "prod" => matches!(d, DType::F32 | DType::F16),
+                        "max" | "min" | "any" | "all" => matches!(d, DType::F32 | DType::F16),
+                        _ => false,
+                    };
+                    if !ok {
+                        return refuse(format!(
+                            "reduction ascir.{op} on {} is not supported",
+                            info.dtype
+                        ));
+                    }
+                }
+                NodeKind::Cast => {
+                    let from = operand_dtype.unwrap_or(info.dtype);
+                    if !cast_supported(from, info.dtype) {
+                        return refuse(format!("cast {from} -> {} is not supported", info.dtype));
+                    }
+                }
+                NodeKind::Broadcast => {
+                    let s = ub_size(info.dtype);
+                    if s != 2 && s != 4 {
+                        return refuse(format!("broadcast of {} is not supported", info.dtype));
+                    }
+                }
+                NodeKind::Scalar { .. } => {
+                    let s = ub_size(info.dtype);
+                    if s != 2 && s != 4 {
+                        return refuse(format!("scalar of {} is not supported", info.dtype));
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Queue, slot and extra-buffer assignment (lifetimes in node order).
+    fn allocate(&mut self, graph: &AscGraph, chip: &ChipProfile) -> Result<(), String> {
+        let count = self.nodes.len();
+        // Last use of each value (stores count as a use at their own position).
+        let mut last_use = vec![0usize; count];
+        for (n, node) in graph.nodes.iter().enumerate() {
+            for &o in &node.operands {
+                if o < count {
+                    last_use[o] = last_use[o].max(n);
+                }
+            }
+        }
+        // Queues.
+        let loads: Vec<usize> = (0..count)
+            .filter(|&n| self.nodes[n].kind == NodeKind::Load)
+            .collect();
+        let stores: Vec<usize> = (0..count)
+            .filter(|&n| self.nodes[n].kind == NodeKind::Store)
+            .collect();
+        let max_q = chip.max_queues_per_position.max(1) as usize;
+        let per_pos_buffers = chip.max_queue_buffers_per_position;
+        for (position, members) in [(Position::VecIn, &loads), (Position::VecOut, &stores)] {
+            if members.is_empty() {
+                continue;
+            }
+            let queues = members.len().min(max_q);
+            let first = self.queues.len();
+            for _ in 0..queues {
+                self.queues.push(Queue {
+                    position,
+                    count: 2,
+                    members: Vec::new(),
+                });
+            }
+            // Spread round-robin: each queue gets members in node order.
+            for (i, &n) in members.iter().enumerate() {
+                let q = first + i % queues;
+                let member = self.queues[q].members.len();
+                self.queues[q].members.push(n);
+                let place = Place::Queue { queue: q, member };
+                if position == Position::VecIn {
+                    self.nodes[n].raw = place;
+                } else {
+                    self.nodes[n].value = place;
+                }
+            }
+            if queues as u64 * 2 > per_pos_buffers {
+                for q in &mut self.queues[first..] {
+                    q.count = 1;
+                }
+            }
+        }
+        // Direct stores: a compute producer, not bool, stored once.
+        let mut stored_once = vec![false; count];
+        for &s in &stores {
+            let Some(&p) = graph.nodes[s].operands.first() else {
+                return refuse(format!("store {s} without operand"));
+            };
+            let producer = &self.nodes[p];
+            let computes = matches!(
+                producer.kind,
+                NodeKind::Elementwise { .. }
+                    | NodeKind::Cast
+                    | NodeKind::Reduce { .. }
+                    | NodeKind::Broadcast
+                    | NodeKind::Scalar { .. }
+            );
+            if computes && producer.dtype != DType::Bool && !stored_once[p] {
+                stored_once[p] = true;
+                self.nodes[s].direct = true;
+                self.nodes[p].value = self.nodes[s].value;
+            }
+        }
+        // Loads of non-bool values are used straight from their queue tensor.
+        for &l in &loads {
+            if self.nodes[l].dtype != DType::Bool {
+                self.nodes[l].value = self.nodes[l].raw;
+            }
+        }
+        // Slots by lifetime.
+        let mut slot_members: Vec<Vec<usize>> = Vec::new();
+        let mut free: Vec<usize> = Vec::new();
+        let mut live_until: Vec<(usize, usize)> = Vec::new(); // (slot, last use)
+        for n in 0..count {
+            // Release slots whose value died before this node.
+            let mut i = 0;
+            while i < live_until.len() {
+                if live_until[i].1 < n {
+                    free.push(live_until[i].0);
+                    live_until.swap_remove(i);
+                } else {
+                    i += 1;
+                }
+            }
+            let needs_slot = self.nodes[n].value == Place::None
+                && matches!(
+                    self.nodes[n].kind,
+                    NodeKind::Load
+                        | NodeKind::Elementwise { .. }
+                        | NodeKind::Cast
+                        | NodeKind::Reduce { .. }
+                        | NodeKind::Broadcast
+                        | NodeKind::Scalar { .. }
+                );
+            if !needs_slot {
+                continue;
+            }
+            // In place over an operand that dies here (same extent and element type).
+            let mut chosen = None;
+            if let NodeKind::Elementwise { op } = &self.nodes[n].kind {
+                if !compare_supported(op) {
+                    for &o in &graph.nodes[n].operands {
+                        if last_use[o] != n
+                            || self.nodes[o].full != self.nodes[n].full
+                            || ub_dtype(self.nodes[o].dtype) != ub_dtype(self.nodes[n].dtype)
+                        {
+                            continue;
+                        }
+                        if let Place::Slot { slot } = self.nodes[o].value {
+                            // Still in live_until: take it over.
+                            if let Some(pos) = live_until.iter().position(|&(s, _)| s == slot) {
+                                live_until.swap_remove(pos);
+                                chosen = Some(slot);
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+            let slot = match chosen {
+                Some(s) => s,
+                None => {
+                    // Prefer a free slot whose members have this node's extent and size.
+                    let same = free.iter().position(|&s| {
+                        slot_members[s].iter().all(|&m| {
+                            self.nodes[m].full == self.nodes[n].full
+                                && ub_size(self.nodes[m].dtype) == ub_size(self.nodes[n].dtype)
+                        })
+                    });
+                    match same.or(if free.is_empty() { None } else { Some(0) }) {
+                        Some(i) => free.swap_remove(i),
+                        None => {
+                            slot_members.push(Vec::new());
+                            slot_members.len() - 1
+                        }
+                    }
+                }
+            };
+            slot_members[slot].push(n);
+            self.nodes[n].value = Place::Slot { slot };
+            live_until.push((slot, last_use[n].max(n)));
+        }
+        self.slots = slot_members;
+        // Extras.
+        for (n, info) in self.nodes.iter().enumerate() {
+            let operand_dtype = graph.nodes[n]
+                .operands
+                .first()
+                .map(|&o| graph.nodes[o].dtype);
+            match &info.kind {
+                NodeKind::Reduce { reduced, .. } => {
+                    let last = self.axes.len() - 1;
+                    if reduced.contains(&last) {
+                        self.extras.work = true;
+                        if reduced.len() > 1 {
+                            self.extras.scratch = true;
+                        }
+                    }
+                    if matches!(info.kind, NodeKind::Reduce { ref op, .. } if op == "mean") {
+                        // Muls by 1/N needs nothing extra.
+                    }
+                }
+                NodeKind::Elementwise { op } => {
+                    if compare_supported(op) || matches!(op.as_str(), "select" | "where") {
+                        self.extras.mask = true;
+                    }
+                    if scratch_factor(&info.kind, info.dtype, operand_dtype) > 0 {
+                        self.extras.scratch = true;
+                    }
+                }
+                NodeKind::Cast => {
+                    let from = operand_dtype.unwrap_or(info.dtype);
+                    if info.dtype == DType::Bool || from == DType::Bool {
+                        self.extras.mask = true;
+                    }
+                    if scratch_factor(&info.kind, info.dtype, operand_dtype) > 0 {
+                        self.extras.scratch = true;
+                    }
+                }
+                NodeKind::Store if !info.direct && info.dtype == DType::Bool => {}
+                _ => {}
+            }
+        }
+        let buffers = buffer_count(&self.queues, self.slots.len(), &self.extras);
+        if buffers > chip.max_buffers {
+            return refuse(format!(
+                "{buffers} buffers exceed the TPipe limit of {}",
+                chip.max_buffers
+            ));
+        }
+        Ok(())
+    }
+
+    /// The case with `key`.
+    pub fn case(&self, key: u32) -> Option<&Case> {
+        self.cases.iter().find(|c| c.key == key)
+    }
+
+    /// The tile variable as an expression (1 when the case has no split).
+    pub fn tile_expr(case: &Case) -> Expr {
+        case.tile_var
+            .as_deref()
+            .map(Expr::symbol)
+            .unwrap_or_else(|| c(1))
+    }
+
+    /// Tile extent of each in-tile axis for a full tile of size `t`.
+    pub fn tile_extents(&self, case: &Case, t: &Expr) -> Vec<Expr> {
+        case.in_tile
+            .iter()
+            .map(|&k| {
+                if Some(k) == case.split {
+                    t.clone()
+                } else {
+                    self.axes[k].size.clone()
+                }
+            })
+            .collect()
+    }
+
+    /// Box of node `n` in a tile with axis extents `ext` (in-tile order).
+    pub fn node_box(&self, case: &Case, n: usize, ext: &[Expr]) -> Vec<Expr> {
+        case.in_tile
+            .iter()
+            .zip(ext)
+            .map(|(&k, e)| {
+                if self.nodes[n].full[k] {
+                    e.clone()
+                } else {
+                    c(1)
+                }
+            })
+            .collect()
+    }
+
+    /// Rows and padded row length of a box.
+    pub fn layout(&self, bx: &[Expr]) -> (Expr, Expr) {
+        let rows = bx[..bx.len().saturating_sub(1)]
+            .iter()
+            .fold(c(1), |acc, e| acc * e.clone());
+        let last = bx.last().cloned().unwrap_or_else(|| c(1));
+        (rows, last.align(&c(self.align)))
+    }
+
+    /// Elements (rows x padded row) of node `n`'s value in a full tile.
+    pub fn elems(&self, case: &Case, n: usize) -> Expr {
+        let ext = self.tile_extents(case, &Self::tile_expr(case));
+        let (rows, pitch) = self.layout(&self.node_box(case, n, &ext));
+        rows * pitch
+    }
+
+    /// Bytes of a buffer holding `elems` elements of `size` bytes (256-byte rounded).
+    pub fn buffer_bytes(elems: &Expr, size: i64) -> Expr {
+        (elems.clone() * size).align(&c(256))
+    }
+
+    /// Bytes of the value of node `n` in UB.
+    pub fn value_bytes(&self, case: &Case, n: usize) -> Expr {
+        Self::buffer_bytes(&self.elems(case, n), ub_size(self.nodes[n].dtype))
+    }
+
+    /// Bytes of the raw (GM-typed) tensor of a load or store.
+    pub fn raw_bytes(&self, case: &Case, n: usize) -> Expr {
+        Self::buffer_bytes(&self.elems(case, n), gm_size(self.nodes[n].dtype))
+    }
+
+    /// Byte size of one block of queue `q` in `case`.
+    pub fn queue_bytes(&self, case: &Case, q: usize) -> Expr {
+        self.queues[q]
+            .members
+            .iter()
+            .fold(c(0), |acc, &n| acc + self.raw_bytes(case, n))
+    }
+
+    /// Byte offset of member `m` in its queue block.
+    pub fn queue_offset(&self, case: &Case, q: usize, m: usize) -> Expr {
+        self.queues[q].members[..m]
+            .iter()
+            .fold(c(0), |acc, &n| acc + self.raw_bytes(case, n))
+    }
+
+    /// Bytes of VECCALC slot `s`.
+    pub fn slot_bytes(&self, case: &Case, s: usize) -> Expr {
+        Expr::max_of(self.slots[s].iter().map(|&n| self.value_bytes(case, n)))
+            .unwrap_or_else(|| c(32))
+    }
+
+    /// Innermost-axis extent of the operand of a reduction over the innermost axis.
+    fn reduce_rows_bytes(&self, case: &Case, graph_operand: &[Option<usize>]) -> (Expr, Expr) {
+        let mut work = c(0);
+        let mut scratch = c(0);
+        let last = self.axes.len() - 1;
+        for (n, info) in self.nodes.iter().enumerate() {
+            if let NodeKind::Reduce { reduced, .. } = &info.kind {
+                if !reduced.contains(&last) {
+                    continue;
+                }
+                let Some(src) = graph_operand[n] else {
+                    continue;
+                };
+                let d = ub_size(self.nodes[src].dtype);
+                let lanes = 256 / d;
+                let per_blk = 32 / d;
+                let ext = self.tile_extents(case, &Self::tile_expr(case));
+                let bx = self.node_box(case, src, &ext);
+                let l = bx.last().cloned().unwrap_or_else(|| c(1));
+                // ReduceSum needs ceil(count/lanes) rounded to a block, ReduceMax twice that.
+                let elems = l.ceil_div(&c(lanes)) * 2 + per_blk;
+                work = Expr::max(&work, &Self::buffer_bytes(&elems, d));
+                if reduced.len() > 1 {
+                    // Row partials: one padded row per source row.
+                    let (rows, _) = self.layout(&bx);
+                    scratch = Expr::max(&scratch, &Self::buffer_bytes(&(rows * self.align), d));
+                }
+            }
+        }
+        (work, scratch)
+    }
+
+    /// Bytes of the work, mask and scratch buffers in `case` (0 when unused).
+    pub fn extra_bytes(&self, case: &Case, operands: &[Vec<usize>]) -> (Expr, Expr, Expr) {
+        let first: Vec<Option<usize>> = operands.iter().map(|o| o.first().copied()).collect();
+        let (work, mut scratch) = self.reduce_rows_bytes(case, &first);
+        let mut mask = c(0);
+        for (n, info) in self.nodes.iter().enumerate() {
+            let operand_dtype = first[n].map(|o| self.nodes[o].dtype);
+            let elems = self.elems(case, n);
+            match &info.kind {
+                NodeKind::Elementwise { op } => {
+                    if compare_supported(op) || matches!(op.as_str(), "select" | "where") {
+                        // Bits for count rounded up to 256 B of the narrowest compared type.
+                        mask = Expr::max(
+                            &mask,
+                            &(elems.align(&c(128)).floor_div(&c(8))).align(&c(256)),
+                        );
+                    }
+                    let f = scratch_factor(&info.kind, info.dtype, operand_dtype);
+                    if f > 0 {
+                        scratch = Expr::max(
+                            &scratch,
+                            &Self::buffer_bytes(&(elems * f), ub_size(info.dtype).max(4)),
+                        );
+                    }
+                }
+                NodeKind::Cast => {
+                    let from = operand_dtype.unwrap_or(info.dtype);
+                    if info.dtype == DType::Bool || from == DType::Bool {
+                        mask = Expr::max(
+                            &mask,
+                            &(elems.align(&c(128)).floor_div(&c(8))).align(&c(256)),
+                        );
+                    }
+                    let f = scratch_factor(&info.kind, info.dtype, operand_dtype);
+                    if f > 0 {
+                        scratch = Expr::max(&scratch, &Self::buffer_bytes(&elems, 4));
+                    }
+                }
+                _ => {}
+            }
+        }
+        let keep = |used: bool, e: Expr| if used { Expr::max(&e, &c(256)) } else { c(0) };
+        (
+            keep(self.extras.work, work),
+            keep(self.extras.mask, mask),
+            keep(self.extras.scratch, scratch),
+        )
+    }
+
+    /// Every buffer of `case` as (name, position, count, bytes per block).
+    pub fn buffers(&self, case: &Case, operands: &[Vec<usize>]) -> Vec<BufferSpec> {
+        let mut out = Vec::new();
+        for q in 0..self.queues.len() {
+            out.push(BufferSpec {
+                name: format!("q{q}"),
+                position: self.queues[q].position.name(),
+                count: self.queues[q].count,
+                bytes: self.queue_bytes(case, q),
+            });
+        }
+        for s in 0..self.slots.len() {
+            out.push(BufferSpec {
+                name: format!("b{s}"),
+                position: "VECCALC",
+                count: 1,
+                bytes: self.slot_bytes(case, s),
+            });
+        }
+        let (work, mask, scratch) = self.extra_bytes(case, operands);
+        for (name, used, bytes) in [
+            ("work", self.extras.work, work),
+            ("mask", self.extras.mask, mask),
+            ("scratch", self.extras.scratch, scratch),
+        ] {
+            if used {
+                out.push(BufferSpec {
+                    name: name.to_string(),
+                    position: "VECCALC",
+                    count: 1,
+                    bytes,
+                });
+            }
+        }
+        out
+    }
+
+    /// Total UB bytes of `case` as an expression of the symbols and the tile size.
+    pub fn ub_expr(&self, case: &Case, operands: &[Vec<usize>]) -> Expr {
+        self.buffers(case, operands)
+            .iter()
+            .fold(c(0), |acc, b| acc + b.bytes.clone() * b.count as i64)
+    }
+
+    /// Number of tiles of the looped axes (outer count).
+    pub fn outer_expr(&self, case: &Case) -> Expr {
+        case.looped
+            .iter()
+            .fold(c(1), |acc, &k| acc * self.axes[k].size.clone())
+    }
+
+    /// Extent of the split axis (1 when the case has no split).
+    pub fn split_size(&self, case: &Case) -> Expr {
+        case.split
+            .map(|u| self.axes[u].size.clone())
+            .unwrap_or_else(|| c(1))
+    }
+
+    /// Per-tile work for the cost model: GM bytes read and written, vector bytes, DMA
+    /// instructions and blocks, vector instructions.
+    pub fn cost_exprs(&self, case: &Case) -> CostExprs {
+        let ext = self.tile_extents(case, &Self::tile_expr(case));
+        let mut cost = CostExprs {
+            mte2_bytes: c(0),
+            mte3_bytes: c(0),
+            vec_bytes: c(0),
+            load_ops: c(0),
+            store_ops: c(0),
+            dma_rows: c(0),
+            vec_ops: c(0),
+        };
+        for (n, info) in self.nodes.iter().enumerate() {
+            let bx = self.node_box(case, n, &ext);
+            let (rows, pitch) = self.layout(&bx);
+            let real = bx.iter().fold(c(1), |acc, e| acc * e.clone());
+            match info.kind {
+                NodeKind::Load => {
+                    cost.mte2_bytes = cost.mte2_bytes + real * gm_size(info.dtype);
+                    cost.load_ops = cost.load_ops + 1;
+                    cost.dma_rows = cost.dma_rows + rows;
+                }
+                NodeKind::Store => {
+                    cost.mte3_bytes = cost.mte3_bytes + real * gm_size(info.dtype);
+                    cost.store_ops = cost.store_ops + 1;
+                    cost.dma_rows = cost.dma_rows + rows;
+                }
+                NodeKind::Elementwise { .. } | NodeKind::Cast | NodeKind::Scalar { .. } => {
+                    cost.vec_bytes = cost.vec_bytes + rows * pitch * ub_size(info.dtype);
+                    cost.vec_ops = cost.vec_ops + 1;
+                }
+                NodeKind::Broadcast | NodeKind::Reduce { .. } => {
+                    // One instruction per row.
+                    cost.vec_bytes = cost.vec_bytes + rows.clone() * pitch * ub_size(info.dtype);
+                    cost.vec_ops = cost.vec_ops + rows;
+                }
+                _ => {}
+            }
+        }
+        cost
+    }
+
+    /// Operands per node, as the graph has them (needed by buffer sizing).
+    pub fn operands_of(graph: &AscGraph) -> Vec<Vec<usize>> {
+        graph.nodes.iter().map(|n| n.operands.clone()).collect()
+    }
+
+    /// The MLIR records of this schedule (`tiling.group`, `tiling.split`, `tiling.case`,
+    /// `tiling.buffer`) and the extra axes to append to `ascir.axes`.
+    pub fn records(&self, operands: &[Vec<usize>]) -> ScheduleRecords {
+        let k = &self.kernel;
+        let mut lines = Vec::new();
+        let ids = |list: &[usize]| {
+            list.iter()
+                .map(|&i| self.axes[i].id.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let mut axes = Vec::new();
+        for a in &self.axes {
+            if a.from.len() != 1 {
+                let from: Vec<String> = a.from.iter().map(i64::to_string).collect();
+                axes.push(format!(
+                    "#ascir.axis<{}, \"{}\", \"{}\", \"merged\", [{}]>",
+                    a.id,
+                    a.name,
+                    a.size,
+                    from.join(", ")
+                ));
+            }
+        }
+        lines.push(format!(
+            "\"tiling.group\"() {{kernel = @{k}, x = [], y = [{}], r = [{}]}} : () -> ()",
+            ids(&self.y),
+            ids(&self.r)
+        ));
+        let mut next = self.next_axis_id;
+        for case in &self.cases {
+            let vectorized = ids(&case.in_tile);
+            let mut ub_split = String::new();
+            let mut block_split = String::new();
+            if let (Some(u), Some(var)) = (case.split, &case.tile_var) {
+                let axis = &self.axes[u];
+                let (outer, inner) = (next, next + 1);
+                next += 2;
+                let t = Expr::symbol(var);
+                axes.push(format!(
+                    "#ascir.axis<{outer}, \"{}T\", \"{}\", \"tile_outer\", [{}]>",
+                    axis.name,
+                    axis.size.ceil_div(&t),
+                    axis.id
+                ));
+                axes.push(format!(
+                    "#ascir.axis<{inner}, \"{}t\", \"{var}\", \"tile_inner\", [{}]>",
+                    axis.name, axis.id
+                ));
+                lines.push(format!(
+                    "\"tiling.split\"() {{kernel = @{k}, axis = {}, outer = {outer}, inner = {inner}, kind = \"tile\", size_var = \"{var}\"}} : () -> ()",
+                    axis.id
+                ));
+                // Looped axes and the tile-outer axis merge into the block axis.
+                let block = if case.looped.is_empty() {
+                    outer
+                } else {
+                    let id = next;
+                    next += 1;
+                    let from: Vec<String> = case
+                        .looped
+                        .iter()
+                        .map(|&l| self.axes[l].id.to_string())
+                        .chain(std::iter::once(outer.to_string()))
+                        .collect();
+                    let size = self.outer_expr(case) * axis.size.ceil_div(&t);
+                    axes.push(format!(
+                        "#ascir.axis<{id}, \"{}\", \"{size}\", \"merged\", [{}]>",
+                        case.block_name,
+                        from.join(", ")
+                    ));
+                    id
+                };
+                let (bo, bi) = (next, next + 1);
+                next += 2;
+                let total = self.outer_expr(case) * axis.size.ceil_div(&t);
+                let per = Expr::symbol(&case.block_var);
+                axes.push(format!(
+                    "#ascir.axis<{bo}, \"{}B\", \"{}\", \"block_outer\", [{block}]>",
+                    case.block_name,
+                    total.ceil_div(&per)
+                ));
+                axes.push(format!(
+                    "#ascir.axis<{bi}, \"{}b\", \"{}\", \"block_inner\", [{block}]>",
+                    case.block_name, case.block_var
+                ));
+                lines.push(format!(
+                    "\"tiling.split\"() {{kernel = @{k}, axis = {block}, outer = {bo}, inner = {bi}, kind = \"block\", size_var = \"{}\"}} : () -> ()",
+                    case.block_var
+                ));
+                ub_split = axis.id.to_string();
+                block_split = block.to_string();
+            }
+            let looped = ids(&case.looped);
+            lines.push(format!(
+                "\"tiling.case\"() {{kernel = @{k}, key = {}, ub_split = [{ub_split}], block_split = [{block_split}], vectorized_axis = [{vectorized}], looped_axis = [{looped}], tile_align = {}}} : () -> ()",
+                case.key, case.tile_align
+            ));
+        }
+        for case in &self.cases {
+            for (id, b) in self.buffers(case, operands).iter().enumerate() {
+                lines.push(format!(
+                    "\"tiling.buffer\"() {{kernel = @{k}, id = {id}, name = \"{}\", position = \"{}\", count = {}, bytes = \"{}\", case = {}}} : () -> ()",
+                    b.name, b.position, b.count, b.bytes, case.key
+                ));
+            }
+        }
+        ScheduleRecords { axes, lines }
+    }
+
+    /// Impl-form attributes of node `n` (name, MLIR text).
+    pub fn node_attrs(&self, n: usize) -> Vec<(String, String)> {
+        let info = &self.nodes[n];
+        let place = match (&info.kind, info.value, info.raw) {
+            (NodeKind::Data { .. } | NodeKind::Output { .. }, _, _) => {
+                return vec![("mem".into(), "\"GM\"".into())]
+            }
+            (NodeKind::Load, _, Place::Queue { queue, member }) => Some((queue, member, true)),
+            (_, Place::Queue { queue, member }, _) => Some((queue, member, true)),
+            (_, Place::Slot { slot }, _) => Some((slot, 0, false)),
+            _ => None,
+        };
+        let mut out = Vec::new();
+        match place {
+            Some((q, m, true)) => {
+                out.push((
+                    "mem".into(),
+                    format!("\"{}\"", self.queues[q].position.name()),
+                ));
+                out.push(("que".into(), format!("{q} : i64")));
+                out.push(("que_member".into(), format!("{m} : i64")));
+                out.push(("buf_num".into(), format!("{} : i64", self.queues[q].count)));
+            }
+            Some((s, _, false)) => {
+                out.push(("mem".into(), "\"VECCALC\"".into()));
+                out.push(("buf".into(), format!("{s} : i64")));
+            }
+            None => {}
+        }
+        if let (NodeKind::Load, Place::Slot { slot }) = (&info.kind, info.value) {
+            out.push(("buf".into(), format!("{slot} : i64")));
+        }
+        out
+    }
+}
+
+/// One UB buffer of a case.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BufferSpec {
+    pub name: String,
+    pub position: &'static str,
+    pub count: u64,
+    pub bytes: Expr,
+}
+
+/// Per-tile work of a case (cost model inputs).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CostExprs {
+    pub mte2_bytes: Expr,
+    pub mte3_bytes: Expr,
+    pub vec_bytes: Expr,
+    pub load_ops: Expr,
+    pub store_ops: Expr,
+    /// DMA blocks (rows) moved in and out.
+    pub dma_rows: Expr,
+    pub vec_ops: Expr,
+}
+
+/// Records the schedule pass writes.
+#[derive(Clone, Debug, Default)]
+pub struct ScheduleRecords {
+    /// `#ascir.axis<...>` texts to append to `ascir.axes`.
+    pub axes: Vec<String>,
+    /// Generic-form `tiling.*` ops.
+    pub lines: Vec<String>,
+}
+
+fn node_kind(graph: &AscGraph, n: usize) -> Result<NodeKind, String> {
+    let node = &graph.nodes[n];
+    let op = node.op.as_str();
+    Ok(match op {
+        "data" => NodeKind::Data {
+            input: node.index.unwrap_or(0),
+        },
+        "output" => NodeKind::Output {
+            index: node.index.unwrap_or(0),
+        },
+        "load" => {
+            let offset = attr_text(node, "offset");
+            if offset.is_some_and(|o| o.trim_matches('"') != "0") {
+                return refuse("loads with a non-zero offset are not scheduled");
+            }
+            NodeKind::Load
+        }
+        "store" => {
+            let offset = attr_text(node, "offset");
+            if offset.is_some_and(|o| o.trim_matches('"') != "0") {
+                return refuse("stores with a non-zero offset are not scheduled");
+            }
+            NodeKind::Store
+        }
+        "broadcast" => NodeKind::Broadcast,
+        "cast" => NodeKind::Cast,
+        "scalar" | "fill" => {
+            let value = attr_text(node, "value")
+                .and_then(|v| v.trim_matches('"').parse::<f64>().ok())
+                .ok_or_else(|| format!("{op} node {n} without a numeric value"))?;
+            NodeKind::Scalar { value }
+        }
+        r if REDUCE_OPS.contains(&r) => NodeKind::Reduce {
+            op: r.to_string(),
+            reduced: Vec::new(),
+        },
+        "workspace" | "transpose" | "concat" | "split" | "gather" => {
+            return refuse(format!("ascir.{op} is not scheduled yet"))
+        }
+        other => NodeKind::Elementwise {
+            op: other.to_string(),
+        },
+    })
+}
+
+fn attr_text<'a>(node: &'a AscNode, name: &str) -> Option<&'a str> {
+    node.attrs
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+}
+
+/// A float attribute of a node (`alpha = 2.0e-01 : f32`).
+pub fn float_attr(node: &AscNode, name: &str) -> Option<f64> {
+    let text = attr_text(node, name)?;
+    let number = text.split(':').next()?.trim();
+    number.parse::<f64>().ok()
+}
+
+/// Groups of a multi-kernel module, by kernel name (for summaries).
+pub type ScheduleMap = BTreeMap<String, Schedule>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::attr::AttrValue;
+    use crate::graph::{Dim, TensorType};
+    use crate::lowering::lower_op;
+    use std::collections::BTreeMap as Map;
+
+    fn t(dtype: DType, dims: &[&str]) -> TensorType {
+        TensorType::new(
+            dtype,
+            dims.iter()
+                .map(|d| Dim::Known(Expr::parse(d).unwrap()))
+                .collect(),
+        )
+    }
+
+    fn chip() -> ChipProfile {
+        ChipProfile::lookup("ascend910b").unwrap()
+    }
+
+    #[test]
+    fn pointwise_axes_merge_into_one() {
+        let g = lower_op(
+            "ascend.add",
+            &Map::new(),
+            &[
+                t(DType::F32, &["s0", "s1", "8"]),
+                t(DType::F32, &["s0", "s1", "8"]),
+            ],
+            &[t(DType::F32, &["s0", "s1", "8"])],
+            None,
+            "k",
+        )
+        .unwrap();
+        let s = Schedule::build(&g, &chip()).unwrap();
+        assert_eq!(s.axes.len(), 1);
+        assert_eq!(s.axes[0].name, "z0z1z2");
+        assert_eq!(s.axes[0].size, Expr::parse("s0*s1*8").unwrap());
+        assert_eq!(s.cases.len(), 1);
+        assert_eq!(s.cases[0].tile_align, 8);
+        assert_eq!(s.queues.len(), 3);
+        assert!(s.queues.iter().all(|q| q.count == 2));
+        // The add writes straight into the store's queue.
+        assert!(s.slots.is_empty());
+    }
+
+    #[test]
+    fn broadcast_keeps_axes_apart() {
+        let g = lower_op(
+            "ascend.add",
+            &Map::new(),
+            &[t(DType::F32, &["s0", "16"]), t(DType::F32, &["1", "16"])],
+            &[t(DType::F32, &["s0", "16"])],
+            None,
+            "k",
+        )
+        .unwrap();
+        let s = Schedule::build(&g, &chip()).unwrap();
+        assert_eq!(s.axes.len(), 2);
+        assert_eq!(s.cases.len(), 2);
+        assert_eq!(s.cases[0].in_tile, vec![0, 1]);
+        assert_eq!(s.cases[1].looped, vec![0]);
+        assert_eq!(s.slots.len(), 1, "the broadcast gets one VECCALC slot");
+    }
+
+    #[test]
+    fn reductions_stay_in_the_tile() {
+        let mut attrs = Map::new();
+        attrs.insert("axes".into(), AttrValue::Array(vec![AttrValue::Int(1)]));
+        let g = lower_op(
+            "ascend.reduce_sum",
+            &attrs,
+            &[t(DType::F32, &["s0", "s1"])],
+            &[t(DType::F32, &["s0", "1"])],
+            None,
+            "k",
+        )
+        .unwrap();
+        let s = Schedule::build(&g, &chip()).unwrap();
+        assert_eq!(s.y, vec![0]);
+        assert_eq!(s.r, vec![1]);
+        assert_eq!(s.cases.len(), 1);
+        assert!(s.extras.work);
+        let recs = s.records(&Schedule::operands_of(&g));
+        assert!(recs.lines[0].contains("y = [0], r = [1]"));
+    }
+}

@@ -1,0 +1,541 @@
+//! The tiling solver: for a scheduled kernel, runtime symbol values and a chip profile,
+//! picks the tiling case, the tile size and the block dim.
+//!
+//! Per case (GE's AxesReorder solver, simplified, ge_autofuse.md §7.3):
+//! 1. `S` = extent of the split axis, `O` = number of looped positions, `a` = the tile
+//!    alignment. `t_min = min(a, S)`; the case is infeasible if the UB bytes of a
+//!    `t_min` tile exceed the capacity.
+//! 2. `t_max` = the largest multiple of `a` (or `S`) whose UB bytes fit, by binary
+//!    search: UB bytes are non-decreasing in `t` (every buffer size is a sum/max of
+//!    aligned products of extents).
+//! 3. Candidates: `t_max`, its halvings (aligned) down to `t_min`, and the tile that
+//!    gives every core work (`ceil(S / ceil(cores / O))`).
+//! 4. For each candidate: `tiles = O * ceil(S / t)`, `block_dim = min(cores, tiles)`,
+//!    `per = ceil(tiles / block_dim)`, `block_dim = ceil(tiles / per)` (no idle block);
+//!    cost = `per * max(MTE2, VEC, MTE3)` cycles of one tile (ge_autofuse.md §7.2: the
+//!    bottleneck pipe hides the others). The cheapest wins; ties keep the larger tile,
+//!    then the lower case key.
+//!
+//! All arithmetic is on integers, and the host tiling function generated in C++
+//! (`tools/src/ascendc/host.rs`) runs the same steps on the same expressions, so both
+//! choose identically (checked by the end-to-end runner).
+//!
+//! Postconditions of `Ok`: `ub_bytes <= ub_capacity`, `1 <= block_dim <= cores`,
+//! `block_dim * tiles_per_block >= tiles_total`.
+
+use crate::chip::ChipProfile;
+use crate::schedule::{Case, CostExprs, Schedule};
+use autofuse_symbolic::Expr;
+use std::collections::HashMap;
+
+/// The expressions the solver evaluates for one case.
+#[derive(Clone, Debug)]
+pub struct CaseModel {
+    pub key: u32,
+    pub tile_var: Option<String>,
+    pub block_var: String,
+    pub split_size: Expr,
+    pub outer: Expr,
+    pub tile_align: i64,
+    /// (name, position, count, bytes per block).
+    pub buffers: Vec<(String, &'static str, u64, Expr)>,
+    pub cost: CostExprs,
+}
+
+/// The model of a whole kernel.
+#[derive(Clone, Debug)]
+pub struct TilingModel {
+    pub kernel: String,
+    pub symbols: Vec<String>,
+    pub cases: Vec<CaseModel>,
+}
+
+impl TilingModel {
+    pub fn new(schedule: &Schedule, operands: &[Vec<usize>]) -> TilingModel {
+        let cases = schedule
+            .cases
+            .iter()
+            .map(|case: &Case| CaseModel {
+                key: case.key,
+                tile_var: case.tile_var.clone(),
+                block_var: case.block_var.clone(),
+                split_size: schedule.split_size(case),
+                outer: schedule.outer_expr(case),
+                tile_align: case.tile_align,
+                buffers: schedule
+                    .buffers(case, operands)
+                    .into_iter()
+                    .map(|b| (b.name, b.position, b.count, b.bytes))
+                    .collect(),
+                cost: schedule.cost_exprs(case),
+            })
+            .collect();
+        TilingModel {
+            kernel: schedule.kernel.clone(),
+            symbols: schedule.symbols.clone(),
+            cases,
+        }
+    }
+
+    /// Every buffer name (the same in every case).
+    pub fn buffer_names(&self) -> Vec<String> {
+        self.cases
+            .first()
+            .map(|c| c.buffers.iter().map(|b| b.0.clone()).collect())
+            .unwrap_or_default()
+    }
+}
+
+/// Estimated cycles of one tile per pipe.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PipeCost {
+    pub mte2: i64,
+    pub vec: i64,
+    pub mte3: i64,
+}
+
+impl PipeCost {
+    pub fn tile(&self) -> i64 {
+        self.mte2.max(self.vec).max(self.mte3)
+    }
+}
+
+/// A solved tiling.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tiling {
+    pub kernel: String,
+    pub key: u32,
+    pub tile: i64,
+    pub tiles_total: i64,
+    pub tiles_per_block: i64,
+    pub block_dim: i64,
+    pub ub_bytes: i64,
+    pub ub_capacity: i64,
+    pub cores: i64,
+    /// The buffers of the chosen case.
+    pub buffers: Vec<SolvedBuffer>,
+    /// Cycles of one tile per pipe, and the estimated kernel time (cycles).
+    pub per_tile: PipeCost,
+    pub estimate: i64,
+    /// Symbol values the tiling was solved for.
+    pub symbols: Vec<(String, i64)>,
+}
+
+fn eval(e: &Expr, env: &HashMap<String, i64>) -> Result<i64, String> {
+    e.eval_map(env)
+        .map_err(|err| format!("cannot evaluate '{e}': {err}"))
+}
+
+fn ceil_div(a: i64, b: i64) -> i64 {
+    if b <= 0 {
+        return 0;
+    }
+    (a + b - 1) / b
+}
+
+fn align_up(a: i64, b: i64) -> i64 {
+    ceil_div(a, b) * b
+}
+
+struct Eval<'a> {
+    case: &'a CaseModel,
+    env: HashMap<String, i64>,
+}
+
+impl Eval<'_> {
+    fn with_t(&mut self, t: i64) {
+        if let Some(v) = &self.case.tile_var {
+            self.env.insert(v.clone(), t);
+        }
+    }
+
+    fn ub(&mut self, t: i64) -> Result<i64, String> {
+        self.with_t(t);
+        let mut total = 0i64;
+        for (_, _, count, bytes) in &self.case.buffers {
+            total = total.saturating_add(eval(bytes, &self.env)?.saturating_mul(*count as i64));
+        }
+        Ok(total)
+    }
+
+    fn cost(&mut self, t: i64, chip: &ChipProfile) -> Result<PipeCost, String> {
+        self.with_t(t);
+        let c = &self.case.cost;
+        let e = |x: &Expr, env: &HashMap<String, i64>| eval(x, env);
+        Ok(PipeCost {
+            mte2: ceil_div(
+                e(&c.mte2_bytes, &self.env)?,
+                chip.mte2_bytes_per_cycle as i64,
+            ) + chip.dma_head_cycles as i64 * e(&c.load_ops, &self.env)?
+                + e(&c.dma_rows, &self.env)?,
+            vec: ceil_div(e(&c.vec_bytes, &self.env)?, chip.vec_bytes_per_cycle as i64)
+                + chip.vec_head_cycles as i64 * e(&c.vec_ops, &self.env)?,
+            mte3: ceil_div(
+                e(&c.mte3_bytes, &self.env)?,
+                chip.mte3_bytes_per_cycle as i64,
+            ) + chip.dma_head_cycles as i64 * e(&c.store_ops, &self.env)?,
+        })
+    }
+}
+
+/// A buffer of a solved case: (name, position, count, bytes per block).
+pub type SolvedBuffer = (String, &'static str, u64, i64);
+
+/// One evaluated candidate.
+struct Candidate {
+    t: i64,
+    tiles: i64,
+    per: i64,
+    block_dim: i64,
+    cost: PipeCost,
+    total: i64,
+}
+
+/// Binds the symbols a model needs; errors name a missing one.
+pub fn bind(
+    model: &TilingModel,
+    values: &HashMap<String, i64>,
+) -> Result<HashMap<String, i64>, String> {
+    let mut env = HashMap::new();
+    for s in &model.symbols {
+        match values.get(s) {
+            Some(&v) if v >= 0 => {
+                env.insert(s.clone(), v);
+            }
+            Some(&v) => return Err(format!("symbol {s} = {v} is negative")),
+            None => {
+                return Err(format!(
+                    "no value for symbol {s} of kernel @{}",
+                    model.kernel
+                ))
+            }
+        }
+    }
+    Ok(env)
+}
+
+/// Solves the tiling of `model` for symbol values `values` on `chip`.
+pub fn solve(
+    model: &TilingModel,
+    values: &HashMap<String, i64>,
+    chip: &ChipProfile,
+) -> Result<Tiling, String> {
+    let env = bind(model, values)?;
+    let cap = chip.ub_usable as i64;
+    let cores = chip.vector_cores.max(1) as i64;
+    let mut best: Option<(u32, Candidate, Vec<SolvedBuffer>, i64)> = None;
+    let mut smallest_need: Option<i64> = None;
+    for case in &model.cases {
+        let mut ev = Eval {
+            case,
+            env: env.clone(),
+        };
+        let s = eval(&case.split_size, &ev.env)?;
+        let o = eval(&case.outer, &ev.env)?;
+        let a = case.tile_align.max(1);
+        let t_min = a.min(s).max(1);
+        let need = ev.ub(t_min)?;
+        if need > cap {
+            smallest_need = Some(smallest_need.map_or(need, |m: i64| m.min(need)));
+            continue;
+        }
+        let candidate = if s <= 0 || o <= 0 {
+            // Empty kernel: nothing to tile, one idle block.
+            Candidate {
+                t: t_min,
+                tiles: 0,
+                per: 0,
+                block_dim: 1,
+                cost: PipeCost::default(),
+                total: 0,
+            }
+        } else {
+            // Largest fitting tile.
+            let (mut lo, mut hi) = (1i64, ceil_div(s, a));
+            while lo < hi {
+                let mid = lo + (hi - lo + 1) / 2;
+                if ev.ub((mid * a).min(s))? <= cap {
+                    lo = mid;
+                } else {
+                    hi = mid - 1;
+                }
+            }
+            let t_max = (lo * a).min(s);
+            let mut ts = vec![t_max];
+            let mut t = t_max;
+            while t > t_min {
+                t = align_up(ceil_div(t, 2), a).min(s).max(t_min);
+                if ts.last() != Some(&t) {
+                    ts.push(t);
+                }
+                if t == t_min {
+                    break;
+                }
+            }
+            let spread = ceil_div(cores, o).max(1);
+            let t_bal = align_up(ceil_div(s, spread), a).min(t_max).max(t_min);
+            if !ts.contains(&t_bal) {
+                ts.push(t_bal);
+            }
+            ts.sort_unstable_by(|x, y| y.cmp(x));
+            let mut chosen: Option<Candidate> = None;
+            for t in ts {
+                let tiles = o.saturating_mul(ceil_div(s, t));
+                let bd = cores.min(tiles).max(1);
+                let per = ceil_div(tiles, bd);
+                let bd = ceil_div(tiles, per).max(1);
+                let cost = ev.cost(t, chip)?;
+                let total = per.saturating_mul(cost.tile());
+                if chosen.as_ref().is_none_or(|c| total < c.total) {
+                    chosen = Some(Candidate {
+                        t,
+                        tiles,
+                        per,
+                        block_dim: bd,
+                        cost,
+                        total,
+                    });
+                }
+            }
+            match chosen {
+                Some(c) => c,
+                None => continue,
+            }
+        };
+        ev.with_t(candidate.t);
+        let mut buffers = Vec::new();
+        for (name, pos, count, bytes) in &case.buffers {
+            buffers.push((name.clone(), *pos, *count, eval(bytes, &ev.env)?));
+        }
+        let ub = ev.ub(candidate.t)?;
+        if best.as_ref().is_none_or(|b| candidate.total < b.1.total) {
+            best = Some((case.key, candidate, buffers, ub));
+        }
+    }
+    let Some((key, cand, buffers, ub)) = best else {
+        return Err(match smallest_need {
+            Some(need) => format!(
+                "no tiling case of @{} fits UB: the smallest tile needs {need} bytes, {} has {cap} \
+                 (a reduction axis is too long to stay in UB)",
+                model.kernel, chip.name
+            ),
+            None => format!("@{} has no tiling case", model.kernel),
+        });
+    };
+    let mut symbols: Vec<(String, i64)> = model
+        .symbols
+        .iter()
+        .map(|s| (s.clone(), env.get(s).copied().unwrap_or(0)))
+        .collect();
+    symbols.sort();
+    Ok(Tiling {
+        kernel: model.kernel.clone(),
+        key,
+        tile: cand.t,
+        tiles_total: cand.tiles,
+        tiles_per_block: cand.per,
+        block_dim: cand.block_dim,
+        ub_bytes: ub,
+        ub_capacity: cap,
+        cores,
+        buffers,
+        per_tile: cand.cost,
+        estimate: cand.total,
+        symbols,
+    })
+}
+
+impl Tiling {
+    /// A human-readable report (the tiling evaluator's output).
+    pub fn report(&self, model: &TilingModel) -> String {
+        use std::fmt::Write;
+        let mut out = String::new();
+        let case = model.cases.iter().find(|c| c.key == self.key);
+        let syms: Vec<String> = self
+            .symbols
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        let _ = writeln!(out, "kernel @{} ({})", self.kernel, syms.join(", "));
+        let _ = writeln!(
+            out,
+            "  case {} ({}): tile {} = {}",
+            self.key,
+            case.and_then(|c| c.tile_var.as_deref())
+                .map_or("no split".to_string(), |v| format!(
+                    "split {}",
+                    v.trim_end_matches("_size")
+                )),
+            case.and_then(|c| c.tile_var.as_deref()).unwrap_or("-"),
+            self.tile
+        );
+        let _ = writeln!(
+            out,
+            "  tiles {} over block_dim {} ({} per block, {} cores)",
+            self.tiles_total, self.block_dim, self.tiles_per_block, self.cores
+        );
+        let _ = writeln!(
+            out,
+            "  UB {} / {} bytes ({:.1}%)",
+            self.ub_bytes,
+            self.ub_capacity,
+            100.0 * self.ub_bytes as f64 / self.ub_capacity.max(1) as f64
+        );
+        for (name, pos, count, bytes) in &self.buffers {
+            let _ = writeln!(out, "    {name:<8} {pos:<8} x{count} {bytes} B");
+        }
+        let _ = writeln!(
+            out,
+            "  per tile (cycles, estimate): MTE2 {} VEC {} MTE3 {}; kernel ~{} cycles",
+            self.per_tile.mte2, self.per_tile.vec, self.per_tile.mte3, self.estimate
+        );
+        out
+    }
+
+    /// The tiling-data fields as (name, C type, value), in struct order.
+    pub fn fields(&self, model: &TilingModel) -> Vec<(String, &'static str, i64)> {
+        tiling_field_names(model)
+            .into_iter()
+            .map(|(name, ty)| {
+                let value = self.field_value(model, &name);
+                (name, ty, value)
+            })
+            .collect()
+    }
+
+    fn field_value(&self, model: &TilingModel, name: &str) -> i64 {
+        match name {
+            "block_dim" => self.block_dim,
+            "tiling_key" => self.key as i64,
+            "tiles_total" => self.tiles_total,
+            _ => {
+                if let Some((_, v)) = self.symbols.iter().find(|(s, _)| s == name) {
+                    return *v;
+                }
+                let case = model.cases.iter().find(|c| c.key == self.key);
+                if case.and_then(|c| c.tile_var.as_deref()) == Some(name) {
+                    return self.tile;
+                }
+                if case.map(|c| c.block_var.as_str()) == Some(name) {
+                    return self.tiles_per_block;
+                }
+                if let Some(b) = name.strip_suffix("_size") {
+                    if let Some((_, _, _, bytes)) = self.buffers.iter().find(|x| x.0 == b) {
+                        return *bytes;
+                    }
+                }
+                0
+            }
+        }
+    }
+}
+
+/// The fields of a kernel's tiling-data struct, in order: header, symbols, tile and
+/// block sizes of every case, buffer sizes (GE's order, ge_autofuse.md §7.4).
+pub fn tiling_field_names(model: &TilingModel) -> Vec<(String, &'static str)> {
+    let mut out: Vec<(String, &'static str)> = vec![
+        ("block_dim".into(), "uint32_t"),
+        ("tiling_key".into(), "uint32_t"),
+    ];
+    for s in &model.symbols {
+        out.push((s.clone(), "int64_t"));
+    }
+    out.push(("tiles_total".into(), "int64_t"));
+    for case in &model.cases {
+        if let Some(v) = &case.tile_var {
+            if !out.iter().any(|(n, _)| n == v) {
+                out.push((v.clone(), "int64_t"));
+            }
+        }
+        if !out.iter().any(|(n, _)| n == &case.block_var) {
+            out.push((case.block_var.clone(), "int64_t"));
+        }
+    }
+    for b in model.buffer_names() {
+        out.push((format!("{b}_size"), "uint32_t"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::{DType, Dim, TensorType};
+    use crate::lowering::lower_op;
+    use std::collections::BTreeMap;
+
+    fn t(dtype: DType, dims: &[&str]) -> TensorType {
+        TensorType::new(
+            dtype,
+            dims.iter()
+                .map(|d| Dim::Known(Expr::parse(d).unwrap()))
+                .collect(),
+        )
+    }
+
+    fn model(
+        op: &str,
+        ins: &[TensorType],
+        out: TensorType,
+        attrs: BTreeMap<String, crate::attr::AttrValue>,
+    ) -> TilingModel {
+        let g = lower_op(op, &attrs, ins, &[out], None, "k").unwrap();
+        let chip = ChipProfile::lookup("ascend910b").unwrap();
+        let s = Schedule::build(&g, &chip).unwrap();
+        TilingModel::new(&s, &Schedule::operands_of(&g))
+    }
+
+    #[test]
+    fn pointwise_tiles_fit_and_spread() {
+        let m = model(
+            "ascend.exp",
+            &[t(DType::F32, &["s0"])],
+            t(DType::F32, &["s0"]),
+            BTreeMap::new(),
+        );
+        let chip = ChipProfile::lookup("ascend910b").unwrap();
+        for n in [1i64, 7, 8, 1000, 123_457, 10_000_000] {
+            let vals = HashMap::from([("s0".to_string(), n)]);
+            let tiling = solve(&m, &vals, &chip).unwrap();
+            assert!(tiling.ub_bytes <= tiling.ub_capacity, "{n}: {tiling:?}");
+            assert!(tiling.block_dim >= 1 && tiling.block_dim <= 48);
+            assert!(tiling.block_dim * tiling.tiles_per_block >= tiling.tiles_total);
+            assert!(tiling.tile == n.min(tiling.tile));
+            if n > 8 {
+                assert_eq!(tiling.tile % 8, 0, "tiles stay 32-byte aligned");
+            }
+        }
+        let big = solve(&m, &HashMap::from([("s0".to_string(), 10_000_000)]), &chip).unwrap();
+        assert_eq!(big.block_dim, 48);
+    }
+
+    #[test]
+    fn long_rows_that_do_not_fit_are_reported() {
+        let mut attrs = BTreeMap::new();
+        attrs.insert(
+            "axes".into(),
+            crate::attr::AttrValue::Array(vec![crate::attr::AttrValue::Int(1)]),
+        );
+        let m = model(
+            "ascend.reduce_sum",
+            &[t(DType::F32, &["s0", "s1"])],
+            t(DType::F32, &["s0", "1"]),
+            attrs,
+        );
+        let chip = ChipProfile::lookup("ascend910b").unwrap();
+        let ok = solve(
+            &m,
+            &HashMap::from([("s0".into(), 4), ("s1".into(), 1000)]),
+            &chip,
+        )
+        .unwrap();
+        assert_eq!(ok.key, 0);
+        let err = solve(
+            &m,
+            &HashMap::from([("s0".into(), 4), ("s1".into(), 10_000_000)]),
+            &chip,
+        )
+        .unwrap_err();
+        assert!(err.contains("fits UB"), "{err}");
+    }
+}

@@ -1,0 +1,6 @@
+// Layer normalization over the last axis of a [batch, 1024] f32 tensor with a dynamic
+// batch: (x - mean) / sqrt(var + eps) * gamma + beta.
+func.func @layer_norm(%x: tensor<?x1024xf32>, %gamma: tensor<1024xf32>, %beta: tensor<1024xf32>) -> tensor<?x1024xf32> {
+  %y = "ascend.layer_norm"(%x, %gamma, %beta) {axis = 1 : i64, epsilon = 1.0e-05 : f32} : (tensor<?x1024xf32>, tensor<1024xf32>, tensor<1024xf32>) -> tensor<?x1024xf32>
+  return %y : tensor<?x1024xf32>
+}

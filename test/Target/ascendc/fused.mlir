@@ -1,0 +1,43 @@
+// RUN: %autofuse-opt %s --infer-symbolic-shapes --decompose --lower-to-ascir --fuse --schedule --auto-tiling=remarks=false \
+// RUN:   | %autofuse-translate --mlir-to-ascendc -o - | FileCheck %s
+// Golden checks of fused kernels: a reduction whose result is broadcast back (softmax in
+// one kernel) and a multi-output kernel (the residual sum and its row sums).
+
+// CHECK-LABEL: // ===== autofuse_reduce_0_ReduceMax_Sub_Exp_ReduceSum_Div/autofuse_reduce_0_ReduceMax_Sub_Exp_ReduceSum_Div.cpp
+// CHECK: // Kernel autofuse_reduce_0_ReduceMax_Sub_Exp_ReduceSum_Div: fused ops ReduceMax, Sub, Exp, ReduceSum, Div.
+// CHECK: // Loop axes (normalized): z0 = s0, z1 = 1024; TilingGroup y = [z0], r = [z1].
+// CHECK: // Case 0: UB split of z0 (tile z0t_size), looped [], in tile [z0, z1].
+// CHECK-NOT: // Case 1
+// CHECK: // %2 = ascir.max  (source op at
+// CHECK: af::ReduceBox<af::Red::Max, float>(v2, v1, work.Get<float>(), v2, x1, x2, kAlign);
+// CHECK: af::BroadcastBox(v3, v2, x3, x2, kAlign);
+// CHECK: Sub(v4, v1, v3, n4);
+// CHECK: Exp(v5, v4, n5);
+// CHECK: af::ReduceBox<af::Red::Sum, float>(v6, v5, work.Get<float>(), v6, x5, x6, kAlign);
+// CHECK: af::BroadcastBox(v7, v6, x7, x6, kAlign);
+// CHECK: Div(v8, v5, v7, n8);
+// CHECK: af::StoreBox(gm_out0, s9, o_z0 * (1024), x9, gs, kAlign);
+func.func @softmax(%x: tensor<?x1024xf32>) -> tensor<?x1024xf32> {
+  %y = "ascend.softmax"(%x) {axis = -1 : i64} : (tensor<?x1024xf32>) -> tensor<?x1024xf32>
+  return %y : tensor<?x1024xf32>
+}
+
+// Two outputs: two VECOUT queues, the add writes into the first output's queue and is
+// read again by the cast; the row sums go to the second.
+// CHECK-LABEL: // ===== autofuse_reduce_5_Add_Cast_ReduceSum/autofuse_reduce_5_Add_Cast_ReduceSum.cpp
+// CHECK: __aicore__ inline void Case0(GM_ADDR in0, GM_ADDR in1, GM_ADDR out0, GM_ADDR out1, const TilingData& t) {
+// CHECK: TQue<TPosition::VECOUT, 1> q2;
+// CHECK: TQue<TPosition::VECOUT, 1> q3;
+// CHECK: LocalTensor<half> v4 = s5;
+// CHECK-NEXT: Add(v4, v1, v3, n4);
+// CHECK: Cast(v7, v4, RoundMode::CAST_NONE, static_cast<uint32_t>(n7));
+// CHECK: LocalTensor<float> v8 = s9;
+// CHECK: af::StoreBox(gm_out0, s5,
+// CHECK: af::StoreBox(gm_out1, s9,
+// CHECK: extern "C" __global__ __aicore__ void autofuse_reduce_5_Add_Cast_ReduceSum(GM_ADDR in0, GM_ADDR in1, GM_ADDR out0, GM_ADDR out1, GM_ADDR workspace, GM_ADDR tiling) {
+func.func @residual(%x: tensor<?x64xf16>, %r: tensor<?x64xf16>) -> (tensor<?x64xf16>, tensor<?x1xf32>) {
+  %h = "ascend.add"(%x, %r) : (tensor<?x64xf16>, tensor<?x64xf16>) -> tensor<?x64xf16>
+  %f = "ascend.cast"(%h) : (tensor<?x64xf16>) -> tensor<?x64xf32>
+  %s = "ascend.reduce_sum"(%f) {axes = [1], keep_dims = true} : (tensor<?x64xf32>) -> tensor<?x1xf32>
+  return %h, %s : tensor<?x64xf16>, tensor<?x1xf32>
+}

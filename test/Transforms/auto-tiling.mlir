@@ -1,0 +1,75 @@
+// RUN: %autofuse-opt %s --split-input-file --infer-symbolic-shapes --decompose --lower-to-ascir --schedule --auto-tiling --verify-diagnostics | FileCheck %s
+// RUN: %autofuse-opt %s --split-input-file --infer-symbolic-shapes --decompose --lower-to-ascir --schedule=ub-bytes=4096 --auto-tiling=remarks=false -o - 2>/dev/null | FileCheck %s --check-prefix=SMALL
+// Static shapes are solved at compile time (remark AF-AT001, solution on the
+// tiling.function record); dynamic shapes get fields and a tiling function only.
+
+// A tail that is not 32-byte aligned: 1003 floats; tiles are multiples of 8 elements
+// and spread over cores (42 tiles of 24 elements, the last one 19).
+// CHECK: "tiling.field"() {expr = "min(cores, tiles_total){{.*}}", kernel = @autofuse_pointwise_0_Exp, name = "block_dim", type = "uint32_t"}
+// CHECK: "tiling.field"() {{{.*}}name = "tiling_key", type = "uint32_t"}
+// CHECK: "tiling.field"() {expr = "case 0: ceil(1003/z0t_size)", kernel = @autofuse_pointwise_0_Exp, name = "tiles_total", type = "int64_t"}
+// CHECK: "tiling.field"() {{{.*}}name = "z0t_size", type = "int64_t"}
+// CHECK: "tiling.field"() {{{.*}}name = "z0Tb_size", type = "int64_t"}
+// CHECK: "tiling.field"() {expr = "case 0: {{.*}}z0t_size{{.*}}", kernel = @autofuse_pointwise_0_Exp, name = "q0_size", type = "uint32_t"}
+// CHECK: "tiling.function"() {block_dim = 42 : i64, cores = 48 : i64, feasible = true, kernel = @autofuse_pointwise_0_Exp, key = 0 : i64, static = true, symbols = [], tile = 24 : i64, ub_bytes = 188160 : i64, ub_used = 1024 : i64}
+// SMALL: "tiling.function"() {block_dim = 42 : i64, cores = 48 : i64, feasible = true, kernel = @autofuse_pointwise_0_Exp, key = 0 : i64, static = true, symbols = [], tile = 24 : i64, ub_bytes = 4096 : i64, ub_used = 1024 : i64}
+func.func @tail(%x: tensor<1003xf32>) -> tensor<1003xf32> {
+  // expected-remark@+1 {{AF-AT001 @autofuse_pointwise_0_Exp: case 0 (z0t_size = 24), 42 tiles on block_dim 42, UB 1024/188160 bytes}}
+  %0 = "ascend.exp"(%x) : (tensor<1003xf32>) -> tensor<1003xf32>
+  return %0 : tensor<1003xf32>
+}
+
+// -----
+
+// One element: a one-tile kernel on one block.
+func.func @one(%x: tensor<1xf16>) -> tensor<1xf16> {
+  // expected-remark@+1 {{AF-AT001 @autofuse_pointwise_0_Abs: case 0 (zst_size = 1), 1 tiles on block_dim 1}}
+  %0 = "ascend.abs"(%x) : (tensor<1xf16>) -> tensor<1xf16>
+  return %0 : tensor<1xf16>
+}
+// CHECK: "tiling.function"() {block_dim = 1 : i64{{.*}}kernel = @autofuse_pointwise_0_Abs, key = 0 : i64, static = true, symbols = [], tile = 1 : i64
+
+// -----
+
+// One row: the size-1 row axis is dropped, the reduced axis stays whole; one tile.
+func.func @row(%x: tensor<1x1000xf32>) -> tensor<1x1xf32> {
+  // expected-remark@+1 {{AF-AT001 @autofuse_reduce_0_ReduceSum: case 0 (one tile, no split), 1 tiles on block_dim 1, UB 8960/188160 bytes}}
+  %0 = "ascend.reduce_sum"(%x) {axes = [1], keep_dims = true} : (tensor<1x1000xf32>) -> tensor<1x1xf32>
+  return %0 : tensor<1x1xf32>
+}
+// With 4 KiB of UB the 1000-float row no longer fits.
+// SMALL: "tiling.function"() {cores = 48 : i64, feasible = false, kernel = @autofuse_reduce_0_ReduceSum
+
+// -----
+
+// A reduction row longer than UB: no case fits; the kernel is marked infeasible and
+// not translated.
+func.func @long(%x: tensor<2x1000000xf32>) -> tensor<2x1xf32> {
+  // expected-remark@+1 {{AF-AT002 @autofuse_reduce_0_ReduceMax: no tiling case of @autofuse_reduce_0_ReduceMax fits UB: the smallest tile needs 8125696 bytes, ascend910b has 188160 (a reduction axis is too long to stay in UB)}}
+  %0 = "ascend.reduce_max"(%x) {axes = [1], keep_dims = true} : (tensor<2x1000000xf32>) -> tensor<2x1xf32>
+  return %0 : tensor<2x1xf32>
+}
+// CHECK: "tiling.function"() {cores = 48 : i64, feasible = false, kernel = @autofuse_reduce_0_ReduceMax, static = true
+
+// -----
+
+// A large broadcast multiply: rows of 1024 floats; the solver fills UB (8 rows per tile,
+// 172 KiB of 188160 bytes) and balances 512 tiles over 47 blocks of 11 tiles.
+func.func @big(%x: tensor<4096x1024xf32>, %y: tensor<1024xf32>) -> tensor<4096x1024xf32> {
+  // expected-remark@+1 {{AF-AT001 @autofuse_pointwise_0_Mul: case 0 (z0t_size = 8), 512 tiles on block_dim 47, UB 172032/188160 bytes}}
+  %0 = "ascend.mul"(%x, %y) : (tensor<4096x1024xf32>, tensor<1024xf32>) -> tensor<4096x1024xf32>
+  return %0 : tensor<4096x1024xf32>
+}
+// SMALL: "tiling.function"() {block_dim = 48 : i64{{.*}}kernel = @autofuse_pointwise_0_Mul, key = 1 : i64, static = true, symbols = [], tile = 128 : i64, ub_bytes = 4096 : i64
+
+// -----
+
+// Dynamic shapes: one tile-size field per case, solved by the host at run time.
+func.func @dynamic(%x: tensor<?x?xf32>, %y: tensor<?x1xf32>) -> tensor<?x?xf32> {
+  %0 = "ascend.sub"(%x, %y) : (tensor<?x?xf32>, tensor<?x1xf32>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+// CHECK: "tiling.field"() {expr = "s0", kernel = @autofuse_pointwise_0_Sub, name = "s0", type = "int64_t"}
+// CHECK: "tiling.field"() {{{.*}}name = "z0t_size", type = "int64_t"}
+// CHECK: "tiling.field"() {{{.*}}name = "z1t_size", type = "int64_t"}
+// CHECK: "tiling.function"() {cores = 48 : i64, kernel = @autofuse_pointwise_0_Sub, static = false, symbols = ["s0", "s1", "s2"], ub_bytes = 188160 : i64}

@@ -1,0 +1,1050 @@
+//! Compiling translated kernels with g++ against the CPU emulation (`sim/include`) and
+//! running whole graphs: fused kernels on the emulation, everything else (boundary ops,
+//! kernels that could not be scheduled or tiled) by the reference interpreters.
+//!
+//! - [`prepare_module`] runs the pipeline (`infer-symbolic-shapes,decompose,
+//!   lower-to-ascir[,fuse],schedule,auto-tiling`) and translates every impl-form kernel
+//!   under a content-hash name (`afk_<hash>`), so identical kernels of different graphs
+//!   share one compiled instance.
+//! - [`build`] writes one C++ driver for a set of kernels (each kernel, its host tiling
+//!   function and a launcher stub reading inputs from files, calling the host tiling
+//!   function, launching with `ascendc_sim::launch`, writing outputs and GM byte counts)
+//!   and compiles it once, cached under the cache directory by the hash of every source
+//!   it depends on (the sim headers included).
+//! - [`execute`] runs the entry graph for concrete inputs; each kernel launch is one
+//!   process run of the driver, so one compile serves every shape (dynamic shapes).
+//!
+//! An emulation violation (exit status 3) is an error naming kernel, API and line.
+
+use super::{translate_kernel, KernelInput, KernelSources};
+use crate::execute::Program;
+use autofuse_core::ascir::AscGraph;
+use autofuse_core::attr::AttrValue;
+use autofuse_core::chip::ChipProfile;
+use autofuse_core::graph::{DType, Dim, Graph, TensorType};
+use autofuse_core::interp::{bind_symbols, run_node};
+use autofuse_core::schedule::Schedule;
+use autofuse_core::tensor::Tensor;
+use autofuse_core::tiling_solver::{solve, Tiling, TilingModel};
+use autofuse_core::{ascir_interp, tiling_solver};
+use autofuse_mlir::diagnostics::{self, Severity};
+use autofuse_mlir::extract;
+use autofuse_passes::schedule::{chip_of, form_of, read_hint_graph, records_of};
+use autofuse_passes::{pipeline, registry};
+use autofuse_symbolic::Expr;
+use melior::ir::Module;
+use melior::pass::PassManager;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Options of the pipeline and the build.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    pub target: String,
+    pub ub_bytes: u64,
+    pub cores: u64,
+    /// Include `fuse` when the pass is registered.
+    pub fuse: bool,
+    pub cache_dir: PathBuf,
+    pub sim_include: PathBuf,
+    pub cxx: String,
+}
+
+impl RunOptions {
+    /// Defaults: 910B, fusion on, cache in `$AUTOFUSE_CACHE_DIR` or
+    /// `<repo>/target/autofuse-cache`, the repo's `sim/include`.
+    pub fn new(repo: &Path) -> RunOptions {
+        let cache_dir = std::env::var_os("AUTOFUSE_CACHE_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| repo.join("target").join("autofuse-cache"));
+        RunOptions {
+            target: autofuse_core::chip::DEFAULT_TARGET.into(),
+            ub_bytes: 0,
+            cores: 0,
+            fuse: true,
+            cache_dir,
+            sim_include: repo.join("sim").join("include"),
+            cxx: std::env::var("CXX").unwrap_or_else(|_| "g++".into()),
+        }
+    }
+
+    pub fn chip(&self) -> Result<ChipProfile, String> {
+        ChipProfile::lookup(&self.target)?.with_overrides(self.ub_bytes, self.cores)
+    }
+
+    /// The compile pipeline text.
+    pub fn pipeline(&self) -> String {
+        let mut p = String::from("infer-symbolic-shapes,decompose,lower-to-ascir");
+        if self.fuse && registry::lookup("fuse").is_some() {
+            p.push_str(",fuse");
+        }
+        let mut opts = format!("target={}", self.target);
+        if self.ub_bytes != 0 {
+            let _ = write!(opts, " ub-bytes={}", self.ub_bytes);
+        }
+        if self.cores != 0 {
+            let _ = write!(opts, " cores={}", self.cores);
+        }
+        let _ = write!(p, ",schedule{{{opts}}},auto-tiling{{remarks=false}}");
+        p
+    }
+}
+
+/// A kernel ready to be built.
+#[derive(Clone, Debug)]
+pub struct PreparedKernel {
+    /// Name in the module (`autofuse_pointwise_0_Add`).
+    pub name: String,
+    /// C symbol in the driver (`afk_<hash>`).
+    pub symbol: String,
+    pub graph: AscGraph,
+    pub schedule: Schedule,
+    pub model: TilingModel,
+    pub chip: ChipProfile,
+    pub static_tiling: Option<Tiling>,
+    /// Sources under the hashed symbol (built into the driver).
+    pub sources: KernelSources,
+}
+
+/// A compiled module: its kernels, the graphs, and why some kernels are interpreted.
+pub struct PreparedModule {
+    pub program: Program,
+    pub kernels: HashMap<String, PreparedKernel>,
+    /// Kernel name -> why it runs in the interpreter.
+    pub interpreted: Vec<(String, String)>,
+    /// The reference (symbolized Ascend IR graph).
+    pub reference: Program,
+    /// The module without fusion, for the unfused byte count.
+    pub unfused: Program,
+    pub chip: ChipProfile,
+    /// Remarks and warnings of the pipeline.
+    pub remarks: Vec<String>,
+    /// `ascend.guards` of each graph function (e.g. `assert(s0 == s2)`).
+    pub guards: HashMap<String, Vec<String>>,
+}
+
+impl PreparedModule {
+    /// Completes symbol values from the guards of `entry`: a symbol without a value that
+    /// a guard equates with one that has a value gets that value.
+    pub fn complete_symbols(&self, entry: &str, symbols: &mut HashMap<String, i64>) {
+        let Some(guards) = self.guards.get(entry) else {
+            return;
+        };
+        loop {
+            let mut changed = false;
+            for g in guards {
+                let Some(inner) = g.strip_prefix("assert(").and_then(|x| x.strip_suffix(')'))
+                else {
+                    continue;
+                };
+                let Some((a, b)) = inner.split_once("==") else {
+                    continue;
+                };
+                let (a, b) = (a.trim(), b.trim());
+                match (symbols.get(a).copied(), symbols.get(b).copied()) {
+                    (Some(v), None) => {
+                        symbols.insert(b.to_string(), v);
+                        changed = true;
+                    }
+                    (None, Some(v)) => {
+                        symbols.insert(a.to_string(), v);
+                        changed = true;
+                    }
+                    _ => {}
+                }
+            }
+            if !changed {
+                return;
+            }
+        }
+    }
+}
+
+/// Runs `pipeline_text` and returns the diagnostics (errors fail).
+pub fn run_pipeline_keep(module: &mut Module, pipeline_text: &str) -> Result<Vec<String>, String> {
+    diagnostics::drain();
+    let context = module.context();
+    // SAFETY: the context outlives this function's pass manager.
+    let manager = PassManager::new(unsafe { context.to_ref() });
+    pipeline::add_pipeline(&manager.as_operation_pass_manager(), pipeline_text)?;
+    let ran = manager.run(module).is_ok();
+    let diags = diagnostics::drain();
+    let errors: Vec<String> = diags
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| d.to_string())
+        .collect();
+    if ran && errors.is_empty() {
+        Ok(diags.iter().map(|d| d.to_string()).collect())
+    } else if errors.is_empty() {
+        Err("pass pipeline failed".into())
+    } else {
+        Err(errors.join("\n"))
+    }
+}
+
+/// FNV-1a 64-bit, a stable content hash for cache keys.
+pub fn fnv64(parts: &[&[u8]]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for &b in *part {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        // Separate parts so that ("ab", "c") and ("a", "bc") differ.
+        h ^= 0xff;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// Translates one kernel under its content-hash symbol.
+pub fn prepare_kernel(
+    name: &str,
+    graph: AscGraph,
+    chip: &ChipProfile,
+    source: &str,
+) -> Result<PreparedKernel, String> {
+    let schedule = Schedule::build(&graph, chip)?;
+    let model = TilingModel::new(&schedule, &Schedule::operands_of(&graph));
+    let static_tiling = if schedule.symbols.is_empty() {
+        Some(solve(&model, &HashMap::new(), chip)?)
+    } else {
+        None
+    };
+    let make = |symbol: &str| {
+        translate_kernel(
+            &KernelInput {
+                graph: &graph,
+                schedule: &schedule,
+                model: &model,
+                chip,
+                static_tiling: static_tiling.as_ref(),
+                source,
+            },
+            symbol,
+        )
+    };
+    // The hash covers everything but the name (and the source comment).
+    let canonical = translate_kernel(
+        &KernelInput {
+            graph: &graph,
+            schedule: &schedule,
+            model: &model,
+            chip,
+            static_tiling: static_tiling.as_ref(),
+            source: "-",
+        },
+        "AFKERNEL",
+    )?;
+    let parts: Vec<&[u8]> = canonical
+        .files
+        .iter()
+        .map(|(_, c)| c.as_bytes())
+        .chain(std::iter::once(chip.name.as_bytes()))
+        .collect();
+    let symbol = format!("afk_{:016x}", fnv64(&parts));
+    let sources = make(&symbol)?;
+    Ok(PreparedKernel {
+        name: name.to_string(),
+        symbol,
+        graph,
+        schedule,
+        model,
+        chip: chip.clone(),
+        static_tiling,
+        sources,
+    })
+}
+
+/// Parses, compiles and translates a module; `text` is the `ascend` graph.
+pub fn prepare_module(
+    context: &melior::Context,
+    text: &str,
+    source_name: &str,
+    options: &RunOptions,
+) -> Result<PreparedModule, String> {
+    let chip = options.chip()?;
+    let parse = || {
+        autofuse_mlir::parse::parse_module(context, text.as_bytes(), source_name).ok_or_else(|| {
+            let diags: Vec<String> = diagnostics::drain().iter().map(|d| d.to_string()).collect();
+            format!("{source_name} does not parse:\n{}", diags.join("\n"))
+        })
+    };
+    let mut reference = parse()?;
+    run_pipeline_keep(&mut reference, "infer-symbolic-shapes")?;
+    let mut guards = HashMap::new();
+    for func in extract::functions(reference.body()) {
+        let list: Vec<String> = extract::read_attributes(&func)
+            .get("ascend.guards")
+            .and_then(AttrValue::as_strs)
+            .unwrap_or_default()
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        guards.insert(extract::function_name(&func), list);
+    }
+    let mut unfused = parse()?;
+    run_pipeline_keep(
+        &mut unfused,
+        "infer-symbolic-shapes,decompose,lower-to-ascir",
+    )?;
+    let mut compiled = parse()?;
+    let remarks = run_pipeline_keep(&mut compiled, &options.pipeline())?;
+    let body = compiled.body();
+    let mut kernels = HashMap::new();
+    let mut interpreted = Vec::new();
+    for func in extract::functions(body) {
+        if !extract::read_attributes(&func).contains_key("ascir.axes") {
+            continue;
+        }
+        let name = extract::function_name(&func);
+        if form_of(&func) != "impl" {
+            let why = remarks
+                .iter()
+                .find(|r| r.contains(&format!("@{name} ")))
+                .map(|r| r.split("remark: ").last().unwrap_or(r).to_string())
+                .unwrap_or_else(|| "not scheduled".into());
+            interpreted.push((name, why));
+            continue;
+        }
+        let records = records_of(body, &name);
+        let infeasible = records.iter().any(|(op, attrs)| {
+            op == "tiling.function"
+                && attrs.get("feasible").and_then(AttrValue::as_bool) == Some(false)
+        });
+        if infeasible {
+            interpreted.push((name, "no tiling case fits UB for the static shape".into()));
+            continue;
+        }
+        let kchip = chip_of(&func).unwrap_or_else(|| Ok(chip.clone()))?;
+        let graph = read_hint_graph(&func)?;
+        match prepare_kernel(&name, graph, &kchip, source_name) {
+            Ok(k) => {
+                kernels.insert(name, k);
+            }
+            Err(e) => interpreted.push((name, e)),
+        }
+    }
+    Ok(PreparedModule {
+        program: Program::from_module(compiled.body())?,
+        kernels,
+        interpreted,
+        reference: Program::from_module(reference.body())?,
+        unfused: Program::from_module(unfused.body())?,
+        chip,
+        remarks,
+        guards,
+    })
+}
+
+fn dims_c(ty: &TensorType) -> Result<String, String> {
+    let mut e = Expr::constant(1);
+    for d in &ty.dims {
+        match d {
+            Dim::Known(x) => e = e * x.clone(),
+            Dim::Unknown => return Err("dim without symbol".into()),
+        }
+    }
+    Ok(e.to_c_expr(""))
+}
+
+/// The launcher stub of one kernel inside the driver.
+fn launcher(k: &PreparedKernel) -> Result<String, String> {
+    let sym = &k.symbol;
+    let mut o = String::new();
+    let _ = writeln!(o, "static int run_{sym}(const Request& rq) {{");
+    let _ = writeln!(o, "    af_{sym}::TilingData t{{}};");
+    for (i, s) in k.schedule.symbols.iter().enumerate() {
+        let _ = writeln!(
+            o,
+            "    [[maybe_unused]] const int64_t {s} = rq.sym.at({i});"
+        );
+    }
+    if k.static_tiling.is_some() {
+        let _ = writeln!(o, "    t = af_{sym}::kStaticTiling;");
+    } else {
+        let _ = writeln!(
+            o,
+            "    if ({sym}_tiling(rq.sym.data(), rq.cores, rq.ub, &t) != 0) {{\n        std::fprintf(stderr, \"tiling: no case fits UB\\n\");\n        return 4;\n    }}"
+        );
+    }
+    let fields = tiling_solver::tiling_field_names(&k.model);
+    let prints: Vec<String> = fields
+        .iter()
+        .map(|(f, _)| format!("std::printf(\"field {f} %lld\\n\", static_cast<long long>(t.{f}));"))
+        .collect();
+    let _ = writeln!(o, "    {}", prints.join("\n    "));
+    let mut args = Vec::new();
+    for (i, ty) in k.graph.inputs.iter().enumerate() {
+        let bytes = format!(
+            "static_cast<size_t>({}) * {}",
+            dims_c(ty)?,
+            ty.dtype.bytes()
+        );
+        let _ = writeln!(
+            o,
+            "    ascendc_sim::GmBuffer<uint8_t> in{i}(af_gm_bytes({bytes}));\n    if (!read_file(rq.inputs.at({i}), in{i}, {bytes})) return 5;"
+        );
+        args.push(format!("in{i}.addr()"));
+    }
+    for (i, ty) in k.graph.outputs.iter().enumerate() {
+        let bytes = format!(
+            "static_cast<size_t>({}) * {}",
+            dims_c(ty)?,
+            ty.dtype.bytes()
+        );
+        let _ = writeln!(
+            o,
+            "    const size_t out{i}_bytes = {bytes};\n    ascendc_sim::GmBuffer<uint8_t> out{i}(af_gm_bytes(out{i}_bytes));"
+        );
+        args.push(format!("out{i}.addr()"));
+    }
+    let _ = writeln!(
+        o,
+        "    ascendc_sim::GmBuffer<uint8_t> ws(32);\n    ascendc_sim::GmBuffer<uint8_t> tiling(sizeof(t));\n    std::memcpy(tiling.data(), &t, sizeof(t));"
+    );
+    args.push("ws.addr()".into());
+    args.push("tiling.addr()".into());
+    let _ = writeln!(
+        o,
+        "    const ascendc_sim::LaunchStats st = ascendc_sim::launch(\"{}\", {sym}, t.block_dim, ascendc_sim::profile(rq.chip), {});",
+        k.name,
+        args.join(", ")
+    );
+    for i in 0..k.graph.outputs.len() {
+        let _ = writeln!(
+            o,
+            "    if (!write_file(rq.outputs.at({i}), out{i}, out{i}_bytes)) return 5;"
+        );
+    }
+    let _ = writeln!(
+        o,
+        "    std::printf(\"stats gm_read %llu gm_written %llu blocks %u ub_peak %u\\n\", static_cast<unsigned long long>(st.gm_bytes_read), static_cast<unsigned long long>(st.gm_bytes_written), st.blocks, st.ub_peak_bytes);\n    return 0;\n}}\n"
+    );
+    Ok(o)
+}
+
+const DRIVER_PRELUDE: &str = r#"// Generated by autofuse-run: launches kernels on the CPU emulation (sim/include).
+// Usage: driver <kernel> <chip> <cores> <ub_bytes> <nsym> <sym...> <nin> <in files...> <nout> <out files...>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+#include "kernel_operator.h"
+#include "af_kernel_utils.h"
+#include "af_tiling_host.h"
+
+struct Request {
+    std::string chip;
+    uint32_t cores = 0, ub = 0;
+    std::vector<int64_t> sym;
+    std::vector<std::string> inputs, outputs;
+};
+
+// GM buffers of at least one byte (empty tensors still get an address).
+static size_t af_gm_bytes(size_t bytes) { return bytes == 0 ? 1 : bytes; }
+
+static bool read_file(const std::string& path, ascendc_sim::GmBuffer<uint8_t>& buf, size_t bytes) {
+    FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) { std::fprintf(stderr, "cannot open %s\n", path.c_str()); return false; }
+    size_t got = bytes == 0 ? 0 : std::fread(buf.data(), 1, bytes, f);
+    std::fclose(f);
+    if (got != bytes) { std::fprintf(stderr, "%s: %zu bytes, expected %zu\n", path.c_str(), got, bytes); return false; }
+    return true;
+}
+
+static bool write_file(const std::string& path, ascendc_sim::GmBuffer<uint8_t>& buf, size_t bytes) {
+    FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) { std::fprintf(stderr, "cannot write %s\n", path.c_str()); return false; }
+    size_t put = bytes == 0 ? 0 : std::fwrite(buf.data(), 1, bytes, f);
+    std::fclose(f);
+    return put == bytes;
+}
+"#;
+
+const DRIVER_MAIN: &str = r#"
+int main(int argc, char** argv) {
+    if (argc < 7) { std::fprintf(stderr, "usage: driver <kernel> <chip> <cores> <ub> <nsym> ...\n"); return 2; }
+    Request rq;
+    int a = 1;
+    const std::string kernel = argv[a++];
+    rq.chip = argv[a++];
+    rq.cores = static_cast<uint32_t>(std::strtoul(argv[a++], nullptr, 10));
+    rq.ub = static_cast<uint32_t>(std::strtoul(argv[a++], nullptr, 10));
+    int n = std::atoi(argv[a++]);
+    for (int i = 0; i < n && a < argc; ++i) rq.sym.push_back(std::strtoll(argv[a++], nullptr, 10));
+    n = a < argc ? std::atoi(argv[a++]) : 0;
+    for (int i = 0; i < n && a < argc; ++i) rq.inputs.push_back(argv[a++]);
+    n = a < argc ? std::atoi(argv[a++]) : 0;
+    for (int i = 0; i < n && a < argc; ++i) rq.outputs.push_back(argv[a++]);
+    for (const Entry& e : kEntries)
+        if (kernel == e.name) return e.run(rq);
+    std::fprintf(stderr, "unknown kernel %s\n", kernel.c_str());
+    return 2;
+}
+"#;
+
+/// A compiled driver.
+#[derive(Clone, Debug)]
+pub struct SimBuild {
+    pub binary: PathBuf,
+    /// Whether this call compiled it (false: cache hit).
+    pub compiled: bool,
+}
+
+fn sim_headers_hash(sim_include: &Path) -> Result<Vec<u8>, String> {
+    let mut files = Vec::new();
+    let mut stack = vec![sim_include.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let entries = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        for entry in entries.flatten() {
+            let p = entry.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    let mut all = Vec::new();
+    for f in files {
+        all.extend_from_slice(f.to_string_lossy().as_bytes());
+        all.extend(std::fs::read(&f).map_err(|e| format!("{}: {e}", f.display()))?);
+    }
+    Ok(fnv64(&[&all]).to_le_bytes().to_vec())
+}
+
+/// Builds (or finds in the cache) one driver holding `kernels` (deduplicated by symbol).
+pub fn build(kernels: &[&PreparedKernel], options: &RunOptions) -> Result<SimBuild, String> {
+    let mut seen = std::collections::BTreeMap::new();
+    for k in kernels {
+        seen.entry(k.symbol.clone()).or_insert(*k);
+    }
+    let mut driver = String::from(DRIVER_PRELUDE);
+    let mut files: Vec<(String, String)> = super::shared_files()
+        .into_iter()
+        .filter(|(n, _)| n.starts_with("include/"))
+        .map(|(n, c)| (n.trim_start_matches("include/").to_string(), c))
+        .collect();
+    for k in seen.values() {
+        for (name, contents) in &k.sources.files {
+            if name.ends_with(".cpp") || name.ends_with(".h") {
+                files.push((name.clone(), contents.clone()));
+            }
+        }
+        let _ = writeln!(
+            driver,
+            "#include \"{s}.cpp\"\n#include \"{s}_tiling.cpp\"",
+            s = k.symbol
+        );
+    }
+    driver.push_str("\nstruct Entry { const char* name; int (*run)(const Request&); };\n");
+    for k in seen.values() {
+        driver.push_str(&launcher(k)?);
+    }
+    let entries: Vec<String> = seen
+        .keys()
+        .map(|s| format!("    {{\"{s}\", run_{s}}},"))
+        .collect();
+    let _ = writeln!(
+        driver,
+        "static const Entry kEntries[] = {{\n{}\n}};",
+        entries.join("\n")
+    );
+    driver.push_str(DRIVER_MAIN);
+    files.push(("driver.cpp".into(), driver));
+    files.sort();
+    let flags = "-std=c++20 -O1 -w";
+    let sim_hash = sim_headers_hash(&options.sim_include)?;
+    let mut parts: Vec<&[u8]> = files
+        .iter()
+        .flat_map(|(n, c)| [n.as_bytes(), c.as_bytes()])
+        .collect();
+    parts.push(&sim_hash);
+    parts.push(flags.as_bytes());
+    parts.push(options.cxx.as_bytes());
+    let hash = format!("{:016x}", fnv64(&parts));
+    let dir = options.cache_dir.join(&hash);
+    let binary = dir.join("driver");
+    if binary.exists() {
+        return Ok(SimBuild {
+            binary,
+            compiled: false,
+        });
+    }
+    // Sources and objects are private to this process until the final rename, so that
+    // concurrent builds of the same hash never read each other's half-written files.
+    let unique = format!(
+        "{}-{}",
+        std::process::id(),
+        RUN_COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    );
+    let src = dir.join(format!("src.{unique}"));
+    super::write_files(&src, &files)?;
+    let tmp = dir.join(format!("driver.{unique}"));
+    let pch = precompiled_header(options, flags, &sim_hash);
+    let mut cmd = Command::new(&options.cxx);
+    cmd.args(flags.split(' '));
+    if let Some(pch_dir) = &pch {
+        cmd.arg("-I").arg(pch_dir).arg("-include").arg("af_pch.h");
+    }
+    cmd.arg("-I")
+        .arg(&options.sim_include)
+        .arg("-I")
+        .arg(&src)
+        .arg(src.join("driver.cpp"))
+        .arg("-o")
+        .arg(&tmp);
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", options.cxx))?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        let head: String = err.lines().take(40).collect::<Vec<_>>().join("\n");
+        return Err(format!(
+            "g++ failed on the generated kernels ({}):\n{head}",
+            src.display()
+        ));
+    }
+    std::fs::rename(&tmp, &binary).map_err(|e| format!("{}: {e}", binary.display()))?;
+    // Keep one copy of the sources next to the binary for inspection.
+    if std::fs::rename(&src, dir.join("src")).is_err() {
+        let _ = std::fs::remove_dir_all(&src);
+    }
+    Ok(SimBuild {
+        binary,
+        compiled: true,
+    })
+}
+
+/// A precompiled header of the emulation (built once per sim version and flags, in the
+/// cache), which saves about half of every driver compile; `None` when g++ cannot
+/// build it (the driver then compiles without it).
+fn precompiled_header(options: &RunOptions, flags: &str, sim_hash: &[u8]) -> Option<PathBuf> {
+    let key = fnv64(&[sim_hash, flags.as_bytes(), options.cxx.as_bytes()]);
+    let dir = options.cache_dir.join(format!("pch-{key:016x}"));
+    if dir.join("af_pch.h.gch").exists() {
+        return Some(dir);
+    }
+    let unique = format!(
+        "{}-{}",
+        std::process::id(),
+        RUN_COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    );
+    let tmp = options.cache_dir.join(format!("pch.{unique}"));
+    std::fs::create_dir_all(&tmp).ok()?;
+    let header = "#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n#include <string>\n#include <vector>\n#include \"kernel_operator.h\"\n";
+    std::fs::write(tmp.join("af_pch.h"), header).ok()?;
+    let status = Command::new(&options.cxx)
+        .args(flags.split(' '))
+        .arg("-I")
+        .arg(&options.sim_include)
+        .arg("-x")
+        .arg("c++-header")
+        .arg(tmp.join("af_pch.h"))
+        .arg("-o")
+        .arg(tmp.join("af_pch.h.gch"))
+        .status()
+        .ok()?;
+    if !status.success() {
+        let _ = std::fs::remove_dir_all(&tmp);
+        return None;
+    }
+    if std::fs::rename(&tmp, &dir).is_err() {
+        // Another process won the race; use its header.
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+    dir.join("af_pch.h.gch").exists().then_some(dir)
+}
+
+/// Raw GM bytes of a tensor in its device encoding.
+pub fn encode(t: &Tensor) -> Vec<u8> {
+    let mut out = Vec::with_capacity(t.data.len() * t.dtype.bytes());
+    for &v in &t.data {
+        match t.dtype {
+            DType::F32 => out.extend_from_slice(&(v as f32).to_le_bytes()),
+            DType::F16 => out.extend_from_slice(&half::f16::from_f64(v).to_le_bytes()),
+            DType::BF16 => out.extend_from_slice(&half::bf16::from_f64(v).to_le_bytes()),
+            DType::I64 => out.extend_from_slice(&(v as i64).to_le_bytes()),
+            DType::I32 => out.extend_from_slice(&(v as i32).to_le_bytes()),
+            DType::I16 => out.extend_from_slice(&(v as i16).to_le_bytes()),
+            DType::I8 => out.push(v as i8 as u8),
+            DType::U8 => out.push(v as u8),
+            DType::Bool => out.push(u8::from(v != 0.0)),
+        }
+    }
+    out
+}
+
+/// The tensor of `dtype` and `shape` held in raw GM bytes.
+pub fn decode(dtype: DType, shape: Vec<usize>, bytes: &[u8]) -> Result<Tensor, String> {
+    let size = dtype.bytes();
+    let count: usize = shape.iter().product();
+    if bytes.len() != count * size {
+        return Err(format!(
+            "{} bytes where {} are expected",
+            bytes.len(),
+            count * size
+        ));
+    }
+    let data: Vec<f64> = bytes
+        .chunks_exact(size)
+        .map(|c| match dtype {
+            DType::F32 => f32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64,
+            DType::F16 => half::f16::from_le_bytes([c[0], c[1]]).to_f64(),
+            DType::BF16 => half::bf16::from_le_bytes([c[0], c[1]]).to_f64(),
+            DType::I64 => {
+                i64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]) as f64
+            }
+            DType::I32 => i32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64,
+            DType::I16 => i16::from_le_bytes([c[0], c[1]]) as f64,
+            DType::I8 => c[0] as i8 as f64,
+            DType::U8 => c[0] as f64,
+            DType::Bool => f64::from(u8::from(c[0] != 0)),
+        })
+        .collect();
+    Tensor::new(dtype, shape, data).map_err(|e| e.to_string())
+}
+
+/// One kernel launch on the emulation.
+#[derive(Clone, Debug, Default)]
+pub struct Launch {
+    pub kernel: String,
+    pub gm_read: u64,
+    pub gm_written: u64,
+    pub blocks: u64,
+    pub ub_peak: u64,
+    /// Tiling fields the host function produced.
+    pub fields: Vec<(String, i64)>,
+}
+
+static RUN_COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Launches kernel `k` of `build` on `inputs`, with graph-level symbol values `known`.
+pub fn launch(
+    build: &SimBuild,
+    k: &PreparedKernel,
+    inputs: &[Tensor],
+    known: &HashMap<String, i64>,
+) -> Result<(Vec<Tensor>, Launch), String> {
+    let symbols =
+        ascir_interp::bind_kernel_symbols(&k.graph, inputs, known).map_err(|e| e.to_string())?;
+    let values: Vec<i64> = k
+        .schedule
+        .symbols
+        .iter()
+        .map(|s| {
+            symbols
+                .get(s)
+                .copied()
+                .ok_or_else(|| format!("@{}: no value for symbol {s}", k.name))
+        })
+        .collect::<Result<_, _>>()?;
+    // Solve in Rust too: host and compiler must agree.
+    let expected = solve(&k.model, &symbols, &k.chip)?;
+    let id = RUN_COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("autofuse-run-{}-{id}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let result = (|| {
+        let mut cmd = Command::new(&build.binary);
+        cmd.arg(&k.symbol)
+            .arg(k.chip.sim_profile())
+            .arg(k.chip.vector_cores.to_string())
+            .arg(k.chip.ub_usable.to_string())
+            .arg(values.len().to_string());
+        for v in &values {
+            cmd.arg(v.to_string());
+        }
+        cmd.arg(inputs.len().to_string());
+        for (i, t) in inputs.iter().enumerate() {
+            let p = dir.join(format!("in{i}.bin"));
+            std::fs::write(&p, encode(t)).map_err(|e| format!("{}: {e}", p.display()))?;
+            cmd.arg(&p);
+        }
+        cmd.arg(k.graph.outputs.len().to_string());
+        for i in 0..k.graph.outputs.len() {
+            cmd.arg(dir.join(format!("out{i}.bin")));
+        }
+        let out = cmd
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", build.binary.display()))?;
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if !out.status.success() {
+            return Err(format!(
+                "kernel {} ({}) failed on the emulation (exit {}): {}",
+                k.name,
+                k.symbol,
+                out.status.code().unwrap_or(-1),
+                stderr.trim()
+            ));
+        }
+        let mut launch = Launch {
+            kernel: k.name.clone(),
+            ..Launch::default()
+        };
+        for line in stdout.lines() {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            match words.as_slice() {
+                ["field", name, value] => launch
+                    .fields
+                    .push((name.to_string(), value.parse().unwrap_or(-1))),
+                ["stats", "gm_read", r, "gm_written", w, "blocks", b, "ub_peak", u] => {
+                    launch.gm_read = r.parse().unwrap_or(0);
+                    launch.gm_written = w.parse().unwrap_or(0);
+                    launch.blocks = b.parse().unwrap_or(0);
+                    launch.ub_peak = u.parse().unwrap_or(0);
+                }
+                _ => {}
+            }
+        }
+        // Host tiling == compiler tiling.
+        let want = expected.fields(&k.model);
+        for (name, _, value) in &want {
+            let got = launch.fields.iter().find(|(n, _)| n == name).map(|x| x.1);
+            if got != Some(*value) {
+                return Err(format!(
+                    "kernel {}: host tiling field {name} = {got:?}, the compiler's solver says {value}",
+                    k.name
+                ));
+            }
+        }
+        let mut outputs = Vec::new();
+        for (i, ty) in k.graph.outputs.iter().enumerate() {
+            let shape: Vec<usize> = ty
+                .dims
+                .iter()
+                .map(|d| match d {
+                    Dim::Known(e) => e
+                        .eval_map(&symbols)
+                        .map(|v| v.max(0) as usize)
+                        .map_err(|err| err.to_string()),
+                    Dim::Unknown => Err("output dim without symbol".to_string()),
+                })
+                .collect::<Result<_, _>>()?;
+            let p = dir.join(format!("out{i}.bin"));
+            let bytes = std::fs::read(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+            outputs.push(
+                decode(ty.dtype, shape, &bytes)
+                    .map_err(|e| format!("kernel {} output {i}: {e}", k.name))?,
+            );
+        }
+        Ok((outputs, launch))
+    })();
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
+/// GM traffic of one graph run.
+#[derive(Clone, Debug, Default)]
+pub struct Traffic {
+    /// Measured by the emulation over every kernel launch.
+    pub measured: u64,
+    /// Kernel inputs + outputs of the same graph without fusion.
+    pub unfused: u64,
+    /// Graph inputs + outputs, each moved once.
+    pub minimum: u64,
+    /// Kernels run by the interpreter (their traffic is not measured).
+    pub interpreted_calls: usize,
+}
+
+fn bytes_of(ty: &TensorType, symbols: &HashMap<String, i64>) -> u64 {
+    let mut n: i64 = 1;
+    for d in &ty.dims {
+        match d {
+            Dim::Known(e) => n = n.saturating_mul(e.eval_map(symbols).unwrap_or(0).max(0)),
+            Dim::Unknown => return 0,
+        }
+    }
+    n as u64 * ty.dtype.bytes() as u64
+}
+
+/// Bytes moved by the kernel calls of `graph` (operands + results), given symbol values.
+fn call_bytes(program: &Program, graph: &Graph, symbols: &HashMap<String, i64>) -> u64 {
+    let mut total = 0;
+    for node in &graph.nodes {
+        if node.op != "func.call" {
+            continue;
+        }
+        let callee = node
+            .attr("callee")
+            .and_then(AttrValue::as_symbol)
+            .unwrap_or("");
+        if !program.kernels.contains_key(callee) {
+            continue;
+        }
+        for &v in node.operands.iter().chain(&node.results) {
+            if let Some(ty) = graph.ty(v) {
+                total += bytes_of(ty, symbols);
+            }
+        }
+    }
+    total
+}
+
+/// Result of one graph run.
+pub struct GraphRun {
+    pub outputs: Vec<Tensor>,
+    pub launches: Vec<Launch>,
+    pub traffic: Traffic,
+    /// Kernel calls the interpreter ran instead of the emulation, and why.
+    pub notes: Vec<String>,
+}
+
+/// Every kernel symbol of `module` mapped to one build.
+pub fn builds_for(module: &PreparedModule, build: &SimBuild) -> HashMap<String, SimBuild> {
+    module
+        .kernels
+        .values()
+        .map(|k| (k.symbol.clone(), build.clone()))
+        .collect()
+}
+
+/// What a kernel-call hook returns: the outputs, or `None` to let the hint-form
+/// interpreter run the kernel.
+pub type KernelHook<'h> =
+    dyn FnMut(&str, &[Tensor], &HashMap<String, i64>) -> Result<Option<Vec<Tensor>>, String> + 'h;
+
+/// Runs graph function `entry` of `program` on `inputs`: `ascend` ops by the Ascend IR
+/// interpreter, kernel calls through `hook` (or the hint-form interpreter when it
+/// declines), calls of other graph functions recursively by the interpreters.
+pub fn execute_graph(
+    program: &Program,
+    entry: &str,
+    inputs: &[Tensor],
+    hook: &mut KernelHook,
+) -> Result<Vec<Tensor>, String> {
+    let graph = program
+        .graphs
+        .get(entry)
+        .ok_or_else(|| format!("no graph function @{entry}"))?;
+    let symbols = bind_symbols(graph, inputs).map_err(|e| e.to_string())?;
+    let mut values: Vec<Option<Tensor>> = vec![None; graph.values.len()];
+    for (&arg, t) in graph.arguments.iter().zip(inputs) {
+        values[arg] = Some(t.clone());
+    }
+    for node in &graph.nodes {
+        let operands: Vec<Tensor> = node
+            .operands
+            .iter()
+            .map(|&v| {
+                values
+                    .get(v)
+                    .cloned()
+                    .flatten()
+                    .ok_or_else(|| format!("'{}': operand used before definition", node.op))
+            })
+            .collect::<Result<_, _>>()?;
+        let outs = if node.op == "func.call" {
+            let callee = node
+                .attr("callee")
+                .and_then(AttrValue::as_symbol)
+                .ok_or("func.call without a callee")?;
+            if let Some(kernel) = program.kernels.get(callee) {
+                match hook(callee, &operands, &symbols)? {
+                    Some(outs) => outs,
+                    None => ascir_interp::run_with_symbols(kernel, &operands, &symbols)
+                        .map_err(|e| e.to_string())?,
+                }
+            } else {
+                program.run(callee, &operands)?
+            }
+        } else {
+            let refs: Vec<&Tensor> = operands.iter().collect();
+            let result_types: Vec<_> = node
+                .results
+                .iter()
+                .filter_map(|&r| graph.ty(r).cloned())
+                .collect();
+            run_node(&node.op, &node.attrs, &refs, &result_types, &symbols)
+                .map_err(|e| e.to_string())?
+        };
+        for (&r, t) in node.results.iter().zip(outs) {
+            values[r] = Some(t);
+        }
+    }
+    graph
+        .outputs
+        .iter()
+        .map(|&v| {
+            values
+                .get(v)
+                .cloned()
+                .flatten()
+                .ok_or_else(|| "output never defined".to_string())
+        })
+        .collect()
+}
+
+/// Runs `entry` of a prepared module: kernels on the emulation (the driver that holds
+/// each kernel symbol in `builds`), everything else by the interpreters. A kernel whose
+/// tiling has no feasible case for the shapes at hand runs in the interpreter, noted.
+pub fn execute(
+    module: &PreparedModule,
+    builds: &HashMap<String, SimBuild>,
+    entry: &str,
+    inputs: &[Tensor],
+) -> Result<GraphRun, String> {
+    let mut launches = Vec::new();
+    let mut notes = Vec::new();
+    let mut traffic = Traffic::default();
+    let outputs = {
+        let mut hook = |callee: &str, operands: &[Tensor], symbols: &HashMap<String, i64>| {
+            let Some(k) = module.kernels.get(callee) else {
+                traffic.interpreted_calls += 1;
+                return Ok(None);
+            };
+            let values = ascir_interp::bind_kernel_symbols(&k.graph, operands, symbols)
+                .map_err(|e| e.to_string())?;
+            if let Err(why) = solve(&k.model, &values, &k.chip) {
+                // No tiling fits these shapes (a reduction row longer than UB).
+                notes.push(format!("{}: interpreted for these shapes: {why}", k.name));
+                traffic.interpreted_calls += 1;
+                return Ok(None);
+            }
+            let build = builds
+                .get(&k.symbol)
+                .ok_or_else(|| format!("kernel {} ({}) is in no build", k.name, k.symbol))?;
+            let (outs, launch) = launch(build, k, operands, symbols)?;
+            traffic.measured += launch.gm_read + launch.gm_written;
+            launches.push(launch);
+            Ok(Some(outs))
+        };
+        execute_graph(&module.program, entry, inputs, &mut hook)?
+    };
+    let graph = module
+        .program
+        .graphs
+        .get(entry)
+        .ok_or_else(|| format!("no graph function @{entry}"))?;
+    let symbols = bind_symbols(graph, inputs).map_err(|e| e.to_string())?;
+    if let Some(unfused) = module.unfused.graphs.get(entry) {
+        traffic.unfused = call_bytes(&module.unfused, unfused, &symbols);
+    }
+    traffic.minimum = graph
+        .arguments
+        .iter()
+        .chain(&graph.outputs)
+        .filter_map(|&v| graph.ty(v))
+        .map(|t| bytes_of(t, &symbols))
+        .sum();
+    Ok(GraphRun {
+        outputs,
+        launches,
+        traffic,
+        notes,
+    })
+}
+
+/// The repository root (two levels above this crate's manifest).
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."))
+}

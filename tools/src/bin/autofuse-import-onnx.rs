@@ -1,0 +1,105 @@
+//! `autofuse-import-onnx`: imports an ONNX model into an `ascend` graph (MLIR text).
+//!
+//!     autofuse-import-onnx model.onnx -o model.mlir
+//!
+//! Covered operators become `ascend` ops; the others become calls of external
+//! declarations, and a summary on stderr lists them (`--quiet` drops it unless something
+//! was not covered). `--list-ops` prints the covered operators by family.
+//!
+//! Exit codes: 0 success, 1 the model cannot be imported (the message says why),
+//! 2 command-line misuse.
+
+use autofuse_tools::onnx::{import_file, ops::FAMILIES};
+use clap::{Arg, ArgAction, Command};
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+fn command() -> Command {
+    Command::new("autofuse-import-onnx")
+        .about("Import an ONNX model as an ascend graph (MLIR)")
+        .override_usage("autofuse-import-onnx model.onnx [-o model.mlir]")
+        .arg(Arg::new("input").help("The ONNX model (.onnx)"))
+        .arg(
+            Arg::new("output")
+                .short('o')
+                .default_value("-")
+                .help("Output file ('-' for standard output)"),
+        )
+        .arg(
+            Arg::new("quiet")
+                .long("quiet")
+                .short('q')
+                .action(ArgAction::SetTrue)
+                .help("Print the summary only when some operator was not covered"),
+        )
+        .arg(
+            Arg::new("list-ops")
+                .long("list-ops")
+                .action(ArgAction::SetTrue)
+                .help("Print the covered ONNX operators as '<family> <op>' lines and exit"),
+        )
+}
+
+fn main() -> ExitCode {
+    let matches = match command().try_get_matches() {
+        Ok(m) => m,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    if matches.get_flag("list-ops") {
+        let mut text = String::new();
+        for (family, ops) in FAMILIES {
+            for op in *ops {
+                text.push_str(&format!("{family} {op}\n"));
+            }
+        }
+        print!("{text}");
+        return ExitCode::SUCCESS;
+    }
+    let Some(input) = matches.get_one::<String>("input") else {
+        eprintln!("autofuse-import-onnx: error: no input model (usage: autofuse-import-onnx model.onnx -o model.mlir)");
+        return ExitCode::from(2);
+    };
+    let imported = match import_file(Path::new(input)) {
+        Ok(i) => i,
+        Err(e) => {
+            eprintln!("autofuse-import-onnx: error: {input}: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if !matches.get_flag("quiet")
+        || !imported.summary.boundary.is_empty()
+        || !imported.summary.warnings.is_empty()
+    {
+        eprint!(
+            "autofuse-import-onnx: {input}: {}",
+            imported.summary.render()
+        );
+    }
+    let output = matches
+        .get_one::<String>("output")
+        .map(String::as_str)
+        .unwrap_or("-");
+    let written = if output == "-" {
+        std::io::stdout()
+            .write_all(imported.mlir.as_bytes())
+            .map_err(|e| format!("cannot write standard output: {e}"))
+    } else {
+        std::fs::write(output, &imported.mlir)
+            .map_err(|e| format!("cannot write output file '{output}': {e}"))
+    };
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("autofuse-import-onnx: error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}

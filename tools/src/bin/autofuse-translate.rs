@@ -1,0 +1,228 @@
+//! `autofuse-translate`: from scheduled and tiled MLIR to Ascend C, and the tiling
+//! evaluator.
+//!
+//! - `--mlir-to-ascendc -o <dir>`: for a module after `--schedule --auto-tiling`, writes
+//!   one directory per kernel (`<kernel>.cpp`, `<kernel>_tiling.h`, `<kernel>_tiling.cpp`,
+//!   `CMakeLists.txt`), the shared `include/` and `cmake/` files, a top-level
+//!   `CMakeLists.txt` and the module as `graph.mlir`. `-o -` prints every file to
+//!   standard output, each after a `// ===== <path>` line (for FileCheck).
+//! - `--evaluate-tiling --symbols=s0=4,...`: prints, per kernel, the case, tile size,
+//!   block dim, UB bytes used out of capacity (per buffer) and the estimated cycles per
+//!   pipe for those symbol values.
+//!
+//! Kernels left in hint form or marked infeasible are reported on stderr and skipped.
+//! Exit codes: 0 success, 1 errors (parse, missing schedule, solver failure), 2 misuse.
+
+use autofuse_core::attr::AttrValue;
+use autofuse_core::schedule::Schedule;
+use autofuse_core::tiling_solver::{solve, TilingModel};
+use autofuse_mlir::{context::create_context, diagnostics, extract, parse::parse_module};
+use autofuse_passes::schedule::{chip_of, form_of, read_hint_graph, records_of};
+use autofuse_tools::ascendc::{self, KernelInput};
+use autofuse_tools::input;
+use clap::{Arg, ArgAction, Command};
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+
+fn command() -> Command {
+    Command::new("autofuse-translate")
+        .about("Translate scheduled AscGraphs to Ascend C; evaluate tilings")
+        .arg(
+            Arg::new("input")
+                .default_value("-")
+                .help("Input file ('-' for standard input)"),
+        )
+        .arg(
+            Arg::new("output")
+                .short('o')
+                .help("Output directory ('-' prints every file)"),
+        )
+        .arg(
+            Arg::new("mlir-to-ascendc")
+                .long("mlir-to-ascendc")
+                .action(ArgAction::SetTrue)
+                .help("Write the Ascend C sources of every scheduled kernel"),
+        )
+        .arg(
+            Arg::new("evaluate-tiling")
+                .long("evaluate-tiling")
+                .action(ArgAction::SetTrue)
+                .help("Print the solved tiling of every kernel for --symbols"),
+        )
+        .arg(
+            Arg::new("symbols")
+                .long("symbols")
+                .help("Symbol values, e.g. s0=4,s1=128"),
+        )
+        .arg(Arg::new("kernel").long("kernel").help("Only this kernel"))
+}
+
+fn parse_symbols(text: Option<&String>) -> Result<HashMap<String, i64>, String> {
+    let mut out = HashMap::new();
+    if let Some(text) = text {
+        for pair in text.split(',').filter(|p| !p.trim().is_empty()) {
+            let (k, v) = pair
+                .split_once('=')
+                .ok_or_else(|| format!("--symbols entry '{pair}' must look like s0=4"))?;
+            let v: i64 = v
+                .trim()
+                .parse()
+                .map_err(|_| format!("--symbols entry '{pair}' needs an integer"))?;
+            out.insert(k.trim().to_string(), v);
+        }
+    }
+    Ok(out)
+}
+
+fn main() -> ExitCode {
+    let matches = match command().try_get_matches() {
+        Ok(m) => m,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    let translate = matches.get_flag("mlir-to-ascendc");
+    let evaluate = matches.get_flag("evaluate-tiling");
+    if translate == evaluate {
+        eprintln!(
+            "autofuse-translate: give exactly one of --mlir-to-ascendc and --evaluate-tiling"
+        );
+        return ExitCode::from(2);
+    }
+    if translate && matches.get_one::<String>("output").is_none() {
+        eprintln!("autofuse-translate: --mlir-to-ascendc needs -o <dir> (or -o -)");
+        return ExitCode::from(2);
+    }
+    match run(&matches, translate) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("autofuse-translate: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn run(matches: &clap::ArgMatches, translate: bool) -> Result<(), String> {
+    let path = matches
+        .get_one::<String>("input")
+        .cloned()
+        .unwrap_or_else(|| "-".into());
+    let source = input::read_input(&path)?;
+    let context = create_context();
+    let name = if path == "-" {
+        "<stdin>"
+    } else {
+        path.as_str()
+    };
+    let Some(module) = parse_module(&context, &source, name) else {
+        let diags: Vec<String> = diagnostics::drain().iter().map(|d| d.to_string()).collect();
+        return Err(format!("{name} does not parse\n{}", diags.join("\n")));
+    };
+    let symbols = parse_symbols(matches.get_one::<String>("symbols"))?;
+    let only = matches.get_one::<String>("kernel");
+    let body = module.body();
+    let mut files: Vec<(String, String)> = Vec::new();
+    let mut kernel_dirs = Vec::new();
+    let mut report = String::new();
+    let mut errors = Vec::new();
+    let mut found = 0;
+    for func in extract::functions(body) {
+        if !extract::read_attributes(&func).contains_key("ascir.axes") {
+            continue;
+        }
+        let kernel = extract::function_name(&func);
+        if only.is_some_and(|o| o != &kernel) {
+            continue;
+        }
+        found += 1;
+        if form_of(&func) != "impl" {
+            eprintln!("autofuse-translate: note: @{kernel} is not scheduled (hint form); skipped");
+            continue;
+        }
+        let records = records_of(body, &kernel);
+        let Some((_, function)) = records.iter().find(|(op, _)| op == "tiling.function") else {
+            errors.push(format!(
+                "@{kernel} has no tiling.function: run --auto-tiling first"
+            ));
+            continue;
+        };
+        if function.get("feasible").and_then(AttrValue::as_bool) == Some(false) {
+            eprintln!("autofuse-translate: note: @{kernel}: no tiling case fits UB; skipped");
+            continue;
+        }
+        let result = (|| -> Result<(), String> {
+            let chip = chip_of(&func).unwrap_or_else(|| Err("no recorded chip".into()))?;
+            let graph = read_hint_graph(&func)?;
+            let schedule = Schedule::build(&graph, &chip)?;
+            let model = TilingModel::new(&schedule, &Schedule::operands_of(&graph));
+            let static_tiling = if schedule.symbols.is_empty() {
+                Some(solve(&model, &HashMap::new(), &chip)?)
+            } else {
+                None
+            };
+            if translate {
+                let sources = ascendc::translate_kernel(
+                    &KernelInput {
+                        graph: &graph,
+                        schedule: &schedule,
+                        model: &model,
+                        chip: &chip,
+                        static_tiling: static_tiling.as_ref(),
+                        source: name,
+                    },
+                    &kernel,
+                )?;
+                for (f, c) in sources.files {
+                    files.push((format!("{kernel}/{f}"), c));
+                }
+                kernel_dirs.push(kernel.clone());
+            } else {
+                let tiling = match &static_tiling {
+                    Some(t) => t.clone(),
+                    None => solve(&model, &symbols, &chip)?,
+                };
+                report.push_str(&tiling.report(&model));
+            }
+            Ok(())
+        })();
+        if let Err(e) = result {
+            errors.push(format!("@{kernel}: {e}"));
+        }
+    }
+    if found == 0 {
+        eprintln!("autofuse-translate: note: the module has no AscGraph");
+    }
+    if !errors.is_empty() {
+        return Err(errors.join("\n"));
+    }
+    if !translate {
+        print!("{report}");
+        return Ok(());
+    }
+    files.extend(ascendc::shared_files());
+    files.push(("CMakeLists.txt".into(), ascendc::top_cmake(&kernel_dirs)));
+    files.push(("graph.mlir".into(), module.as_operation().to_string()));
+    let out = matches
+        .get_one::<String>("output")
+        .cloned()
+        .unwrap_or_default();
+    if out == "-" {
+        let mut stdout = std::io::stdout().lock();
+        for (f, c) in &files {
+            if f.starts_with("include/") || f.starts_with("cmake/") || f == "graph.mlir" {
+                continue;
+            }
+            let _ = writeln!(stdout, "// ===== {f}");
+            let _ = stdout.write_all(c.as_bytes());
+        }
+        return Ok(());
+    }
+    ascendc::write_files(Path::new(&out), &files)
+}

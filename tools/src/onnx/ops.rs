@@ -1,0 +1,1390 @@
+//! One converter per covered ONNX operator, from a node (its inputs already imported)
+//! to `ascend` ops. `FAMILIES` lists what is covered; `docs/onnx.md` describes each
+//! mapping and the conformance runner reads the list through
+//! `autofuse-import-onnx --list-ops`.
+//!
+//! A converter returns `Fail::Unsupported` for a form it does not handle (the node then
+//! becomes a boundary call) and `Fail::Invalid` for a node the ONNX spec forbids
+//! (an import error). Opset-dependent operators read `NodeCtx::opset`.
+
+use super::data::{dtype_of, Values};
+use super::emit::{Builder, Val, A};
+use super::proto::{attribute_type as at, AttributeProto, NodeProto, TensorProto};
+use super::{Converted, Fail, Importer};
+use autofuse_core::graph::{DType, Dim};
+use autofuse_symbolic::Expr;
+
+/// The covered operators by family (the rows of the conformance table).
+pub const FAMILIES: &[(&str, &[&str])] = &[
+    (
+        "elementwise",
+        &[
+            "Add",
+            "Sub",
+            "Mul",
+            "Div",
+            "Pow",
+            "Max",
+            "Min",
+            "Sum",
+            "Mean",
+            "Mod",
+            "Abs",
+            "Neg",
+            "Exp",
+            "Log",
+            "Sqrt",
+            "Reciprocal",
+            "Relu",
+            "LeakyRelu",
+            "Sigmoid",
+            "Tanh",
+            "Erf",
+            "Sign",
+            "Floor",
+            "Ceil",
+            "Round",
+            "Sin",
+            "Cos",
+            "Tan",
+            "IsNaN",
+            "IsInf",
+            "Identity",
+            "BitwiseAnd",
+            "BitwiseOr",
+            "BitwiseXor",
+            "BitwiseNot",
+        ],
+    ),
+    (
+        "activation",
+        &[
+            "Elu",
+            "Selu",
+            "Celu",
+            "HardSigmoid",
+            "HardSwish",
+            "ThresholdedRelu",
+            "Softplus",
+            "Softsign",
+            "Mish",
+            "PRelu",
+            "Shrink",
+            "Swish",
+        ],
+    ),
+    (
+        "compare",
+        &["Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual"],
+    ),
+    ("logical", &["And", "Or", "Xor", "Not"]),
+    ("where", &["Where"]),
+    ("clip", &["Clip"]),
+    ("cast", &["Cast", "CastLike"]),
+    (
+        "reduction",
+        &[
+            "ReduceSum",
+            "ReduceMean",
+            "ReduceMax",
+            "ReduceMin",
+            "ReduceProd",
+            "ReduceL1",
+            "ReduceL2",
+            "ReduceLogSum",
+            "ReduceLogSumExp",
+            "ReduceSumSquare",
+        ],
+    ),
+    ("softmax", &["Softmax", "LogSoftmax"]),
+    ("layer_norm", &["LayerNormalization"]),
+    ("gelu", &["Gelu"]),
+    ("reshape", &["Reshape", "Squeeze", "Unsqueeze", "Flatten"]),
+    ("expand", &["Expand"]),
+    ("transpose", &["Transpose"]),
+    ("concat", &["Concat"]),
+    ("split", &["Split"]),
+    ("slice", &["Slice"]),
+    ("gather", &["Gather"]),
+    ("matmul", &["MatMul", "Gemm"]),
+    (
+        "constant",
+        &["Constant", "ConstantOfShape", "Shape", "Size"],
+    ),
+];
+
+/// The family of a covered operator.
+pub fn family_of(op_type: &str) -> Option<&'static str> {
+    FAMILIES
+        .iter()
+        .find(|(_, ops)| ops.contains(&op_type))
+        .map(|(f, _)| *f)
+}
+
+/// A node being converted, with its imported inputs (`None` for absent optional ones).
+pub struct NodeCtx<'a> {
+    pub node: &'a NodeProto,
+    pub inputs: &'a [Option<Val>],
+    pub opset: i64,
+}
+
+fn invalid<T>(message: impl Into<String>) -> Result<T, Fail> {
+    Err(Fail::Invalid(message.into()))
+}
+
+fn unsupported<T>(message: impl Into<String>) -> Result<T, Fail> {
+    Err(Fail::Unsupported(message.into()))
+}
+
+impl NodeCtx<'_> {
+    fn input(&self, i: usize) -> Option<&Val> {
+        self.inputs.get(i).and_then(Option::as_ref)
+    }
+
+    fn req(&self, i: usize) -> Result<&Val, Fail> {
+        self.input(i)
+            .ok_or_else(|| Fail::Invalid(format!("missing required input #{i}")))
+    }
+
+    fn attr(&self, name: &str) -> Option<&AttributeProto> {
+        self.node.attribute.iter().find(|a| a.name == name)
+    }
+
+    /// Checks the declared attribute type (writers that leave it UNDEFINED pass).
+    fn typed(&self, name: &str, want: &[i32], what: &str) -> Result<Option<&AttributeProto>, Fail> {
+        match self.attr(name) {
+            None => Ok(None),
+            Some(a) if a.r#type == at::UNDEFINED || want.contains(&a.r#type) => Ok(Some(a)),
+            Some(_) => invalid(format!("attribute '{name}' must be {what}")),
+        }
+    }
+
+    fn int(&self, name: &str, default: i64) -> Result<i64, Fail> {
+        Ok(self
+            .typed(name, &[at::INT], "an INT")?
+            .map_or(default, |a| a.i))
+    }
+
+    fn float(&self, name: &str, default: f64) -> Result<f64, Fail> {
+        Ok(match self.typed(name, &[at::FLOAT, at::INT], "a FLOAT")? {
+            None => default,
+            Some(a) if a.r#type == at::INT => a.i as f64,
+            Some(a) => a.f as f64,
+        })
+    }
+
+    fn ints(&self, name: &str) -> Result<Option<Vec<i64>>, Fail> {
+        Ok(self
+            .typed(name, &[at::INTS], "INTS")?
+            .map(|a| a.ints.clone()))
+    }
+
+    fn string(&self, name: &str) -> Result<Option<String>, Fail> {
+        Ok(self
+            .typed(name, &[at::STRING], "a STRING")?
+            .map(|a| String::from_utf8_lossy(&a.s).into_owned()))
+    }
+
+    fn tensor(&self, name: &str) -> Result<Option<&TensorProto>, Fail> {
+        match self.typed(name, &[at::TENSOR], "a TENSOR")? {
+            None => Ok(None),
+            Some(a) => {
+                a.t.as_ref()
+                    .map(Some)
+                    .ok_or_else(|| Fail::Invalid(format!("attribute '{name}' has no tensor")))
+            }
+        }
+    }
+
+    /// Whether output `i` is used (present with a name).
+    fn wants(&self, i: usize) -> bool {
+        self.node.output.get(i).is_some_and(|n| !n.is_empty())
+    }
+
+    /// The values of input `i` as integers: `None` when the input is absent, an
+    /// unsupported form when it is not known at import time.
+    fn known_ints(&self, i: usize, what: &str) -> Result<Option<Vec<i64>>, Fail> {
+        match self.input(i) {
+            None => Ok(None),
+            Some(v) => match &v.known {
+                Some(values) => Ok(Some(values.as_i64())),
+                None => unsupported(format!("{what} (input #{i}) is not a constant")),
+            },
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Emission helpers
+// ---------------------------------------------------------------------------------
+
+fn un(b: &mut Builder, name: &str, x: &Val) -> Result<Val, Fail> {
+    Ok(b.op(name, &[x], &[], x.dtype(), None)?)
+}
+
+fn bin(b: &mut Builder, name: &str, x: &Val, y: &Val) -> Result<Val, Fail> {
+    Ok(b.op(name, &[x, y], &[], x.dtype(), None)?)
+}
+
+fn cmp(b: &mut Builder, name: &str, x: &Val, y: &Val) -> Result<Val, Fail> {
+    Ok(b.op(name, &[x, y], &[], DType::Bool, None)?)
+}
+
+fn select(b: &mut Builder, c: &Val, t: &Val, f: &Val) -> Result<Val, Fail> {
+    Ok(b.op("select", &[c, t, f], &[], t.dtype(), None)?)
+}
+
+/// A rank-0 constant of `x`'s dtype.
+fn like(b: &mut Builder, x: &Val, value: f64) -> Val {
+    b.scalar(x.dtype(), value)
+}
+
+fn cast(b: &mut Builder, x: &Val, dtype: DType) -> Result<Val, Fail> {
+    if x.dtype() == dtype {
+        return Ok(x.clone());
+    }
+    Ok(b.op("cast", &[x], &[], dtype, None)?)
+}
+
+fn reshape(b: &mut Builder, x: &Val, dims: Vec<Dim>) -> Result<Val, Fail> {
+    if dims == x.ty.dims {
+        return Ok(x.clone());
+    }
+    Ok(b.op("reshape", &[x], &[], x.dtype(), Some(dims))?)
+}
+
+fn unsqueeze(b: &mut Builder, x: &Val, axes: &[i64]) -> Result<Val, Fail> {
+    Ok(b.op(
+        "unsqueeze",
+        &[x],
+        &[("axes", A::Ints(axes.to_vec()))],
+        x.dtype(),
+        None,
+    )?)
+}
+
+fn squeeze(b: &mut Builder, x: &Val, axes: &[i64]) -> Result<Val, Fail> {
+    Ok(b.op(
+        "squeeze",
+        &[x],
+        &[("axes", A::Ints(axes.to_vec()))],
+        x.dtype(),
+        None,
+    )?)
+}
+
+fn reduce(b: &mut Builder, name: &str, x: &Val, axes: &[i64], keep: bool) -> Result<Val, Fail> {
+    Ok(b.op(
+        name,
+        &[x],
+        &[("axes", A::Ints(axes.to_vec())), ("keep_dims", A::B(keep))],
+        x.dtype(),
+        None,
+    )?)
+}
+
+fn broadcast_to(b: &mut Builder, x: &Val, dims: Vec<Dim>) -> Result<Val, Fail> {
+    if dims == x.ty.dims {
+        return Ok(x.clone());
+    }
+    Ok(b.op("broadcast_to", &[x], &[], x.dtype(), Some(dims))?)
+}
+
+/// The product of dims (symbolic).
+fn product(dims: &[Dim]) -> Result<Dim, Fail> {
+    let mut acc = Expr::constant(1);
+    for d in dims {
+        match d.expr() {
+            Some(e) => acc = acc * e.clone(),
+            None => return unsupported("a dim has no symbol"),
+        }
+    }
+    Ok(Dim::Known(acc))
+}
+
+/// `axis` in `[-rank, rank)` (or `[-rank, rank]` with `inclusive`) as an index.
+fn axis_index(axis: i64, rank: usize, inclusive: bool) -> Result<usize, Fail> {
+    let r = rank as i64;
+    let hi = if inclusive { r } else { r - 1 };
+    if axis < -r || axis > hi {
+        return invalid(format!("axis {axis} is out of range for rank {rank}"));
+    }
+    Ok(if axis < 0 { axis + r } else { axis } as usize)
+}
+
+/// Numpy broadcasting of two shapes, deciding only what is known statically.
+fn broadcast_dims(a: &[Dim], b: &[Dim]) -> Result<Vec<Dim>, Fail> {
+    let rank = a.len().max(b.len());
+    let pad = |s: &[Dim]| {
+        let mut v = vec![Dim::constant(1); rank - s.len()];
+        v.extend_from_slice(s);
+        v
+    };
+    let (a, b) = (pad(a), pad(b));
+    a.iter()
+        .zip(&b)
+        .map(|(x, y)| {
+            if x == y || y.as_const() == Some(1) {
+                Ok(x.clone())
+            } else if x.as_const() == Some(1) {
+                Ok(y.clone())
+            } else {
+                unsupported(format!("dims {x} and {y} cannot be broadcast statically"))
+            }
+        })
+        .collect()
+}
+
+/// Composites that stand for one ONNX operator compute half-precision inputs in f32 and
+/// round once at the end, as the operator's definition (and its reference) does;
+/// rounding after every primitive would differ from it by an ulp or more.
+fn widen(b: &mut Builder, x: &Val) -> Result<(Val, Option<DType>), Fail> {
+    match x.dtype() {
+        DType::F16 | DType::BF16 => Ok((cast(b, x, DType::F32)?, Some(x.dtype()))),
+        _ => Ok((x.clone(), None)),
+    }
+}
+
+/// Rounds a widened result back to the operator's type.
+fn narrow(b: &mut Builder, y: Val, back: Option<DType>) -> Result<Val, Fail> {
+    match back {
+        Some(dtype) => cast(b, &y, dtype),
+        None => Ok(y),
+    }
+}
+
+fn one(v: Val) -> Converted {
+    Ok(vec![Some(v)])
+}
+
+// ---------------------------------------------------------------------------------
+// Dispatch
+// ---------------------------------------------------------------------------------
+
+/// Converts one default-domain node.
+pub fn convert(im: &mut Importer, c: &NodeCtx) -> Converted {
+    let op = c.node.op_type.as_str();
+    let b = &mut im.b;
+    match op {
+        "Add" | "Sub" | "Mul" | "Div" | "BitwiseAnd" => {
+            let name = match op {
+                "Add" => "add",
+                "Sub" => "sub",
+                "Mul" => "mul",
+                "Div" => "div",
+                _ => "bitwise_and",
+            };
+            one(bin(b, name, c.req(0)?, c.req(1)?)?)
+        }
+        "Max" | "Min" | "Sum" | "Mean" => variadic(b, c, op),
+        "Pow" => pow(b, c),
+        "Mod" => modulo(b, c),
+        "BitwiseOr" | "BitwiseXor" => {
+            let (x, y) = (c.req(0)?, c.req(1)?);
+            // a | b = ~(~a & ~b); a ^ b = (a | b) & ~(a & b).
+            let (nx, ny) = (un(b, "bitwise_not", x)?, un(b, "bitwise_not", y)?);
+            let both_not = bin(b, "bitwise_and", &nx, &ny)?;
+            let or = un(b, "bitwise_not", &both_not)?;
+            if op == "BitwiseOr" {
+                return one(or);
+            }
+            let and = bin(b, "bitwise_and", x, y)?;
+            let nand = un(b, "bitwise_not", &and)?;
+            one(bin(b, "bitwise_and", &or, &nand)?)
+        }
+        "Abs" | "Neg" | "Exp" | "Log" | "Sqrt" | "Reciprocal" | "Relu" | "Sigmoid" | "Tanh"
+        | "Erf" | "Sign" | "Floor" | "Ceil" | "Round" | "Sin" | "Cos" | "Not" | "IsNaN"
+        | "BitwiseNot" => {
+            let name = match op {
+                "Not" => "logical_not",
+                "IsNaN" => "isnan",
+                "BitwiseNot" => "bitwise_not",
+                other => return one(un(b, &other.to_ascii_lowercase(), c.req(0)?)?),
+            };
+            let x = c.req(0)?;
+            one(b.op(
+                name,
+                &[x],
+                &[],
+                if op == "IsNaN" {
+                    DType::Bool
+                } else {
+                    x.dtype()
+                },
+                None,
+            )?)
+        }
+        "Tan" => {
+            let (x, back) = widen(b, c.req(0)?)?;
+            let (s, k) = (un(b, "sin", &x)?, un(b, "cos", &x)?);
+            let t = bin(b, "div", &s, &k)?;
+            one(narrow(b, t, back)?)
+        }
+        "IsInf" => {
+            let x = c.req(0)?;
+            let (neg, pos) = (c.int("detect_negative", 1)?, c.int("detect_positive", 1)?);
+            let finite = b.op("isfinite", &[x], &[], DType::Bool, None)?;
+            let nan = b.op("isnan", &[x], &[], DType::Bool, None)?;
+            let either = bin(b, "logical_or", &finite, &nan)?;
+            let inf = un(b, "logical_not", &either)?;
+            let zero = like(b, x, 0.0);
+            let out = match (neg != 0, pos != 0) {
+                (true, true) => inf,
+                (false, false) => {
+                    let f = b.scalar(DType::Bool, 0.0);
+                    bin(b, "logical_and", &inf, &f)?
+                }
+                (true, false) => {
+                    let s = cmp(b, "lt", x, &zero)?;
+                    bin(b, "logical_and", &inf, &s)?
+                }
+                (false, true) => {
+                    let s = cmp(b, "gt", x, &zero)?;
+                    bin(b, "logical_and", &inf, &s)?
+                }
+            };
+            one(out)
+        }
+        "Identity" => one(c.req(0)?.clone()),
+        "LeakyRelu" => {
+            let x = c.req(0)?;
+            let alpha = c.float("alpha", 0.01)?;
+            one(b.op(
+                "leaky_relu",
+                &[x],
+                &[("alpha", A::F(alpha))],
+                x.dtype(),
+                None,
+            )?)
+        }
+        "Elu" | "Selu" | "Celu" | "HardSigmoid" | "HardSwish" | "ThresholdedRelu" | "Softplus"
+        | "Softsign" | "Mish" | "PRelu" | "Shrink" | "Swish" => activation(b, c, op),
+        "Equal" | "Less" | "LessOrEqual" | "Greater" | "GreaterOrEqual" => {
+            let name = match op {
+                "Equal" => "eq",
+                "Less" => "lt",
+                "LessOrEqual" => "le",
+                "Greater" => "gt",
+                _ => "ge",
+            };
+            one(cmp(b, name, c.req(0)?, c.req(1)?)?)
+        }
+        "And" | "Or" | "Xor" => {
+            let name = format!("logical_{}", op.to_ascii_lowercase());
+            one(bin(b, &name, c.req(0)?, c.req(1)?)?)
+        }
+        "Where" => one(select(b, c.req(0)?, c.req(1)?, c.req(2)?)?),
+        "Clip" => clip(b, c),
+        "Cast" => {
+            let to = c
+                .typed("to", &[at::INT], "an INT")?
+                .ok_or_else(|| Fail::Invalid("missing attribute 'to'".into()))?
+                .i;
+            let dtype = dtype_of(to as i32).map_err(Fail::Unsupported)?;
+            one(cast(b, c.req(0)?, dtype)?)
+        }
+        "CastLike" => {
+            let target = c.req(1)?.dtype();
+            one(cast(b, c.req(0)?, target)?)
+        }
+        "ReduceSum" | "ReduceMean" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL1"
+        | "ReduceL2" | "ReduceLogSum" | "ReduceLogSumExp" | "ReduceSumSquare" => {
+            reduction(b, c, op)
+        }
+        "Softmax" | "LogSoftmax" => softmax(b, c, op == "LogSoftmax"),
+        "LayerNormalization" => layer_norm(b, c),
+        "Gelu" => {
+            let x = c.req(0)?;
+            let approximate = c.string("approximate")?.unwrap_or_else(|| "none".into());
+            if approximate != "none" && approximate != "tanh" {
+                return invalid(format!("unknown Gelu approximation '{approximate}'"));
+            }
+            one(b.op(
+                "gelu",
+                &[x],
+                &[("approximate", A::S(approximate))],
+                x.dtype(),
+                None,
+            )?)
+        }
+        "Reshape" => reshape_node(b, c),
+        "Squeeze" => squeeze_node(b, c),
+        "Unsqueeze" => {
+            let x = c.req(0)?;
+            let axes = if c.opset >= 13 {
+                c.known_ints(1, "axes")?
+            } else {
+                c.ints("axes")?
+            }
+            .ok_or_else(|| Fail::Invalid("Unsqueeze needs axes".into()))?;
+            one(unsqueeze(b, x, &axes)?)
+        }
+        "Flatten" => {
+            let x = c.req(0)?;
+            let axis = axis_index(c.int("axis", 1)?, x.rank(), true)?;
+            let dims = vec![product(&x.ty.dims[..axis])?, product(&x.ty.dims[axis..])?];
+            one(reshape(b, x, dims)?)
+        }
+        "Expand" => {
+            let x = c.req(0)?;
+            let shape = c
+                .known_ints(1, "the shape")?
+                .ok_or_else(|| Fail::Invalid("Expand needs a shape".into()))?;
+            let target: Vec<Dim> = shape.iter().map(|&d| Dim::constant(d)).collect();
+            let dims = broadcast_dims(&x.ty.dims, &target)?;
+            one(broadcast_to(b, x, dims)?)
+        }
+        "Transpose" => {
+            let x = c.req(0)?;
+            let perm = c
+                .ints("perm")?
+                .unwrap_or_else(|| (0..x.rank() as i64).rev().collect());
+            if perm.iter().copied().eq(0..x.rank() as i64) {
+                return one(x.clone());
+            }
+            one(b.op(
+                "transpose",
+                &[x],
+                &[("perm", A::Ints(perm))],
+                x.dtype(),
+                None,
+            )?)
+        }
+        "Concat" => {
+            let axis = c
+                .typed("axis", &[at::INT], "an INT")?
+                .ok_or_else(|| Fail::Invalid("missing attribute 'axis'".into()))?
+                .i;
+            let parts: Vec<&Val> = c.inputs.iter().flatten().collect();
+            let (first, rest) = parts
+                .split_first()
+                .ok_or_else(|| Fail::Invalid("Concat needs inputs".into()))?;
+            let mut acc = (*first).clone();
+            for part in rest {
+                acc = b.op(
+                    "concat",
+                    &[&acc, part],
+                    &[("axis", A::I(axis))],
+                    acc.dtype(),
+                    None,
+                )?;
+            }
+            one(acc)
+        }
+        "Split" => split(b, c),
+        "Slice" => slice(b, c),
+        "Gather" => {
+            let (data, indices) = (c.req(0)?, c.req(1)?);
+            let axis = c.int("axis", 0)?;
+            one(b.op(
+                "gather",
+                &[data, indices],
+                &[("axis", A::I(axis))],
+                data.dtype(),
+                None,
+            )?)
+        }
+        "MatMul" => one(matmul(b, c.req(0)?, c.req(1)?, false, false)?),
+        "Gemm" => {
+            let (x, y) = (c.req(0)?, c.req(1)?);
+            let (alpha, beta) = (c.float("alpha", 1.0)?, c.float("beta", 1.0)?);
+            let (ta, tb) = (c.int("transA", 0)? != 0, c.int("transB", 0)? != 0);
+            if x.rank() != 2 || y.rank() != 2 {
+                return invalid("Gemm operands must be matrices");
+            }
+            let mut out = matmul(b, x, y, ta, tb)?;
+            if alpha != 1.0 {
+                let s = like(b, &out, alpha);
+                out = bin(b, "mul", &out, &s)?;
+            }
+            if let Some(bias) = c.input(2) {
+                if beta != 0.0 {
+                    let term = if beta != 1.0 {
+                        let s = like(b, bias, beta);
+                        bin(b, "mul", bias, &s)?
+                    } else {
+                        bias.clone()
+                    };
+                    out = bin(b, "add", &out, &term)?;
+                }
+            }
+            one(out)
+        }
+        "Constant" => constant(im, c),
+        "ConstantOfShape" => {
+            let shape = c
+                .known_ints(0, "the shape")?
+                .ok_or_else(|| Fail::Invalid("ConstantOfShape needs a shape".into()))?;
+            let dims = shape
+                .iter()
+                .map(|&d| {
+                    usize::try_from(d).map_err(|_| Fail::Invalid(format!("negative dim {d}")))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let count = super::data::element_count(&shape).map_err(Fail::Invalid)?;
+            let (dtype, value) = match c.tensor("value")? {
+                None => (DType::F32, Values::F(vec![0.0])),
+                Some(t) => {
+                    let d = im.decode(t).map_err(Fail::Unsupported)?;
+                    if d.values.len() != 1 {
+                        return invalid("ConstantOfShape's value must hold one element");
+                    }
+                    (d.dtype, d.values)
+                }
+            };
+            let values = match value {
+                Values::F(v) => Values::F(vec![v[0]; count]),
+                Values::I(v) => Values::I(vec![v[0]; count]),
+            };
+            one(im.b.constant(dtype, &dims, values))
+        }
+        "Shape" => {
+            let x = c.req(0)?;
+            let rank = x.rank() as i64;
+            let clamp = |v: i64| (if v < 0 { v + rank } else { v }).clamp(0, rank) as usize;
+            let start = clamp(c.int("start", 0)?);
+            let end = clamp(c.int("end", rank)?);
+            let dims = &x.ty.dims[start..end.max(start)];
+            let values: Option<Vec<i64>> = dims.iter().map(Dim::as_const).collect();
+            let values =
+                values.ok_or_else(|| Fail::Unsupported("Shape of a dynamic dim".into()))?;
+            one(b.ints(&values))
+        }
+        "Size" => {
+            let x = c.req(0)?;
+            let n = product(&x.ty.dims)?
+                .as_const()
+                .ok_or_else(|| Fail::Unsupported("Size of a dynamic tensor".into()))?;
+            one(b.scalar(DType::I64, n as f64))
+        }
+        _ => unsupported(super::NOT_COVERED),
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Elementwise
+// ---------------------------------------------------------------------------------
+
+/// Max/Min/Sum/Mean of any number of inputs, as chains of binary ops.
+fn variadic(b: &mut Builder, c: &NodeCtx, op: &str) -> Converted {
+    let parts: Vec<&Val> = c.inputs.iter().flatten().collect();
+    let (first, rest) = parts
+        .split_first()
+        .ok_or_else(|| Fail::Invalid(format!("{op} needs at least one input")))?;
+    let name = match op {
+        "Max" => "maximum",
+        "Min" => "minimum",
+        _ => "add",
+    };
+    if rest.is_empty() {
+        return one((*first).clone());
+    }
+    // Sums of half-precision values accumulate in f32 (maximum/minimum are exact).
+    let (mut acc, back) = if name == "add" {
+        widen(b, first)?
+    } else {
+        ((*first).clone(), None)
+    };
+    for part in rest {
+        let part = cast(b, part, acc.dtype())?;
+        acc = bin(b, name, &acc, &part)?;
+    }
+    if op == "Mean" {
+        let n = like(b, &acc, parts.len() as f64);
+        acc = bin(b, "div", &acc, &n)?;
+    }
+    one(narrow(b, acc, back)?)
+}
+
+/// Pow: the exponent takes the base's type; integer bases compute in f32.
+fn pow(b: &mut Builder, c: &NodeCtx) -> Converted {
+    let (x, y) = (c.req(0)?, c.req(1)?);
+    if x.dtype().is_float() {
+        let y = cast(b, y, x.dtype())?;
+        return one(bin(b, "pow", x, &y)?);
+    }
+    let xf = cast(b, x, DType::F32)?;
+    let yf = cast(b, y, DType::F32)?;
+    let p = bin(b, "pow", &xf, &yf)?;
+    one(cast(b, &p, x.dtype())?)
+}
+
+/// Mod: `fmod = 0` takes the divisor's sign (`ascend.mod`); `fmod = 1` the dividend's
+/// (C `fmod`): `a - trunc(a / b) * b`.
+fn modulo(b: &mut Builder, c: &NodeCtx) -> Converted {
+    let (x, y) = (c.req(0)?, c.req(1)?);
+    if c.int("fmod", 0)? == 0 {
+        return one(bin(b, "mod", x, y)?);
+    }
+    let (xw, back) = widen(b, x)?;
+    let yw = cast(b, y, xw.dtype())?;
+    let (x, y) = (&xw, &yw);
+    let q = bin(b, "div", x, y)?;
+    let t = if x.dtype().is_float() {
+        // trunc(q) = sign(q) * floor(|q|)
+        let a = un(b, "abs", &q)?;
+        let f = un(b, "floor", &a)?;
+        let s = un(b, "sign", &q)?;
+        bin(b, "mul", &s, &f)?
+    } else {
+        // Integer division already truncates.
+        q
+    };
+    let m = bin(b, "mul", &t, y)?;
+    let r = bin(b, "sub", x, &m)?;
+    one(narrow(b, r, back)?)
+}
+
+/// Activations without an `ascend` op, composed from primitives.
+fn activation(b: &mut Builder, c: &NodeCtx, op: &str) -> Converted {
+    let (wide, back) = widen(b, c.req(0)?)?;
+    let x = &wide;
+    let zero = like(b, x, 0.0);
+    let onev = like(b, x, 1.0);
+    // alpha * (exp(x) - 1)
+    let expm1_scaled = |b: &mut Builder, x: &Val, alpha: f64| -> Result<Val, Fail> {
+        let e = un(b, "exp", x)?;
+        let one = like(b, x, 1.0);
+        let d = bin(b, "sub", &e, &one)?;
+        let a = like(b, x, alpha);
+        bin(b, "mul", &a, &d)
+    };
+    let softplus = |b: &mut Builder, x: &Val| -> Result<Val, Fail> {
+        let e = un(b, "exp", x)?;
+        let one = like(b, x, 1.0);
+        let s = bin(b, "add", &e, &one)?;
+        un(b, "log", &s)
+    };
+    let out = match op {
+        "Elu" => {
+            let alpha = c.float("alpha", 1.0)?;
+            let pos = cmp(b, "gt", x, &zero)?;
+            let neg = expm1_scaled(b, x, alpha)?;
+            select(b, &pos, x, &neg)?
+        }
+        "Selu" => {
+            let alpha = c.float("alpha", 1.673_263_192_176_818_8)?;
+            let gamma = c.float("gamma", 1.050_701_022_148_132_3)?;
+            let pos = cmp(b, "gt", x, &zero)?;
+            let neg = expm1_scaled(b, x, alpha)?;
+            let s = select(b, &pos, x, &neg)?;
+            let g = like(b, x, gamma);
+            bin(b, "mul", &g, &s)?
+        }
+        "Celu" => {
+            // max(0, x) + min(0, alpha * (exp(x / alpha) - 1))
+            let alpha = c.float("alpha", 1.0)?;
+            let a = like(b, x, alpha);
+            let scaled = bin(b, "div", x, &a)?;
+            let neg = expm1_scaled(b, &scaled, alpha)?;
+            let lo = bin(b, "minimum", &zero, &neg)?;
+            let hi = bin(b, "maximum", &zero, x)?;
+            bin(b, "add", &hi, &lo)?
+        }
+        "HardSigmoid" | "HardSwish" => {
+            let (alpha, beta) = if op == "HardSigmoid" {
+                (c.float("alpha", 0.2)?, c.float("beta", 0.5)?)
+            } else {
+                (1.0 / 6.0, 0.5)
+            };
+            let a = like(b, x, alpha);
+            let bb = like(b, x, beta);
+            let ax = bin(b, "mul", &a, x)?;
+            let lin = bin(b, "add", &ax, &bb)?;
+            let lo = bin(b, "minimum", &onev, &lin)?;
+            let hs = bin(b, "maximum", &zero, &lo)?;
+            if op == "HardSigmoid" {
+                hs
+            } else {
+                bin(b, "mul", x, &hs)?
+            }
+        }
+        "ThresholdedRelu" => {
+            let alpha = c.float("alpha", 1.0)?;
+            let a = like(b, x, alpha);
+            let above = cmp(b, "gt", x, &a)?;
+            select(b, &above, x, &zero)?
+        }
+        "Softplus" => softplus(b, x)?,
+        "Softsign" => {
+            let a = un(b, "abs", x)?;
+            let d = bin(b, "add", &onev, &a)?;
+            bin(b, "div", x, &d)?
+        }
+        "Mish" => {
+            let sp = softplus(b, x)?;
+            let t = un(b, "tanh", &sp)?;
+            bin(b, "mul", x, &t)?
+        }
+        "PRelu" => {
+            let slope = &cast(b, c.req(1)?, x.dtype())?;
+            let neg = cmp(b, "lt", x, &zero)?;
+            let scaled = bin(b, "mul", slope, x)?;
+            // The select broadcasts x to the slope's shape where needed.
+            select(b, &neg, &scaled, x)?
+        }
+        "Shrink" => {
+            let bias = c.float("bias", 0.0)?;
+            let lambd = c.float("lambd", 0.5)?;
+            let (l, nl, bv) = (like(b, x, lambd), like(b, x, -lambd), like(b, x, bias));
+            let below = cmp(b, "lt", x, &nl)?;
+            let above = cmp(b, "gt", x, &l)?;
+            let plus = bin(b, "add", x, &bv)?;
+            let minus = bin(b, "sub", x, &bv)?;
+            let upper = select(b, &above, &minus, &zero)?;
+            select(b, &below, &plus, &upper)?
+        }
+        "Swish" => {
+            let alpha = c.float("alpha", 1.0)?;
+            b.op("swish", &[x], &[("beta", A::F(alpha))], x.dtype(), None)?
+        }
+        _ => return unsupported(super::NOT_COVERED),
+    };
+    one(narrow(b, out, back)?)
+}
+
+/// Clip: bounds are inputs from opset 11 (absent = unbounded), attributes before.
+fn clip(b: &mut Builder, c: &NodeCtx) -> Converted {
+    let x = c.req(0)?;
+    let (lo, hi) = if c.opset >= 11 {
+        (c.input(1).cloned(), c.input(2).cloned())
+    } else {
+        let lo = c.attr("min").map(|_| c.float("min", 0.0)).transpose()?;
+        let hi = c.attr("max").map(|_| c.float("max", 0.0)).transpose()?;
+        (lo.map(|v| like(b, x, v)), hi.map(|v| like(b, x, v)))
+    };
+    let out = match (lo, hi) {
+        (Some(lo), Some(hi)) if x.dtype().is_float() => {
+            b.op("clip", &[x, &lo, &hi], &[], x.dtype(), None)?
+        }
+        (Some(lo), Some(hi)) => {
+            let m = bin(b, "maximum", x, &lo)?;
+            bin(b, "minimum", &m, &hi)?
+        }
+        (Some(lo), None) => bin(b, "maximum", x, &lo)?,
+        (None, Some(hi)) => bin(b, "minimum", x, &hi)?,
+        (None, None) => x.clone(),
+    };
+    one(out)
+}
+
+// ---------------------------------------------------------------------------------
+// Reductions and normalizations
+// ---------------------------------------------------------------------------------
+
+/// Reduce*: axes from an input (ReduceSum from opset 13, the others from 18) or an
+/// attribute; `noop_with_empty_axes` makes empty axes the identity.
+fn reduction(b: &mut Builder, c: &NodeCtx, op: &str) -> Converted {
+    let x = c.req(0)?;
+    let axes_as_input = if op == "ReduceSum" {
+        c.opset >= 13
+    } else {
+        c.opset >= 18
+    };
+    let axes = if axes_as_input {
+        c.known_ints(1, "axes")?
+    } else {
+        c.ints("axes")?
+    }
+    .unwrap_or_default();
+    let keep = c.int("keepdims", 1)? != 0;
+    if axes.is_empty() && c.int("noop_with_empty_axes", 0)? != 0 {
+        return one(x.clone());
+    }
+    let rank = x.rank();
+    let reduced: Vec<usize> = if axes.is_empty() {
+        (0..rank).collect()
+    } else {
+        axes.iter()
+            .map(|&a| axis_index(a, rank, false))
+            .collect::<Result<_, _>>()?
+    };
+    if reduced.iter().any(|&a| x.ty.dims[a].as_const() == Some(0)) {
+        return empty_reduction(b, x, op, &reduced, keep);
+    }
+    let bool_input = x.dtype() == DType::Bool;
+    let out = match op {
+        "ReduceSum" => reduce(b, "reduce_sum", x, &axes, keep)?,
+        "ReduceMean" => reduce(b, "reduce_mean", x, &axes, keep)?,
+        "ReduceMax" if bool_input => reduce(b, "reduce_any", x, &axes, keep)?,
+        "ReduceMin" if bool_input => reduce(b, "reduce_all", x, &axes, keep)?,
+        "ReduceMax" => reduce(b, "reduce_max", x, &axes, keep)?,
+        "ReduceMin" => reduce(b, "reduce_min", x, &axes, keep)?,
+        "ReduceProd" => reduce(b, "reduce_prod", x, &axes, keep)?,
+        "ReduceL1" => {
+            let a = un(b, "abs", x)?;
+            reduce(b, "reduce_sum", &a, &axes, keep)?
+        }
+        _ => {
+            // The composite reductions compute half precision in f32.
+            let (w, back) = widen(b, x)?;
+            let x = &w;
+            let out = match op {
+                "ReduceL2" => {
+                    let sq = bin(b, "mul", x, x)?;
+                    let s = reduce(b, "reduce_sum", &sq, &axes, keep)?;
+                    un(b, "sqrt", &s)?
+                }
+                "ReduceSumSquare" => {
+                    let sq = bin(b, "mul", x, x)?;
+                    reduce(b, "reduce_sum", &sq, &axes, keep)?
+                }
+                "ReduceLogSum" => {
+                    let s = reduce(b, "reduce_sum", x, &axes, keep)?;
+                    un(b, "log", &s)?
+                }
+                "ReduceLogSumExp" => {
+                    // log(sum(exp(x - m))) + m with m = max(x), which does not overflow.
+                    let m = reduce(b, "reduce_max", x, &axes, true)?;
+                    let d = bin(b, "sub", x, &m)?;
+                    let e = un(b, "exp", &d)?;
+                    let s = reduce(b, "reduce_sum", &e, &axes, keep)?;
+                    let l = un(b, "log", &s)?;
+                    let m = if keep {
+                        m
+                    } else {
+                        reduce(b, "reduce_max", x, &axes, false)?
+                    };
+                    bin(b, "add", &l, &m)?
+                }
+                _ => return unsupported(super::NOT_COVERED),
+            };
+            narrow(b, out, back)?
+        }
+    };
+    one(out)
+}
+
+/// A reduction over an axis of size 0: the operator's identity (0 for sums, 1 for
+/// products, -inf for max and log-sums, +inf for min, NaN for the mean), as a constant
+/// of the result shape.
+fn empty_reduction(b: &mut Builder, x: &Val, op: &str, reduced: &[usize], keep: bool) -> Converted {
+    let dims: Vec<usize> =
+        x.ty.dims
+            .iter()
+            .enumerate()
+            .filter_map(|(i, d)| match (reduced.contains(&i), keep) {
+                (true, true) => Some(Some(1)),
+                (true, false) => None,
+                (false, _) => Some(d.as_const().and_then(|n| usize::try_from(n).ok())),
+            })
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| Fail::Unsupported("empty reduction of a dynamic tensor".into()))?;
+    let count: usize = dims.iter().product();
+    let dtype = x.dtype();
+    let fill = |b: &mut Builder, v: f64| {
+        let values = if dtype.is_float() {
+            Values::F(vec![v; count])
+        } else {
+            Values::I(vec![v as i64; count])
+        };
+        b.constant(dtype, &dims, values)
+    };
+    let out = match op {
+        "ReduceSum" | "ReduceL1" | "ReduceL2" | "ReduceSumSquare" => fill(b, 0.0),
+        "ReduceProd" => fill(b, 1.0),
+        "ReduceMax" if dtype == DType::Bool => fill(b, 0.0),
+        "ReduceMin" if dtype == DType::Bool => fill(b, 1.0),
+        "ReduceMax" | "ReduceMin" | "ReduceLogSum" | "ReduceLogSumExp" | "ReduceMean"
+            if dtype.is_float() =>
+        {
+            // Infinities and NaN are computed from zeros rather than written as dense
+            // literals: MLIR prints them as hex bit patterns, which the attribute reader
+            // of autofuse-core takes for integers.
+            let zero = fill(b, 0.0);
+            match op {
+                "ReduceMean" => bin(b, "div", &zero, &zero)?,
+                "ReduceMin" => {
+                    let inf = un(b, "log", &zero)?;
+                    un(b, "neg", &inf)?
+                }
+                _ => un(b, "log", &zero)?,
+            }
+        }
+        _ => return unsupported("an empty reduction without an identity in this type"),
+    };
+    one(out)
+}
+
+/// Softmax/LogSoftmax: from opset 13 along `axis` (default -1); before, the input is
+/// flattened to 2-D at `axis` (default 1) and normalized along the second dim.
+fn softmax(b: &mut Builder, c: &NodeCtx, log: bool) -> Converted {
+    let x = c.req(0)?;
+    let name = if log { "log_softmax" } else { "softmax" };
+    if c.opset >= 13 {
+        let axis = c.int("axis", -1)?;
+        return one(b.op(name, &[x], &[("axis", A::I(axis))], x.dtype(), None)?);
+    }
+    let axis = axis_index(c.int("axis", 1)?, x.rank(), false)?;
+    let flat = vec![product(&x.ty.dims[..axis])?, product(&x.ty.dims[axis..])?];
+    let f = reshape(b, x, flat)?;
+    let y = b.op(name, &[&f], &[("axis", A::I(1))], x.dtype(), None)?;
+    one(reshape(b, &y, x.ty.dims.clone())?)
+}
+
+/// LayerNormalization (opset 17): Y by `ascend.layer_norm`; the optional Mean and
+/// InvStdDev outputs (in the stash type, f32 by default) by reductions.
+fn layer_norm(b: &mut Builder, c: &NodeCtx) -> Converted {
+    let x = c.req(0)?;
+    let scale = c.req(1)?;
+    let axis = c.int("axis", -1)?;
+    let epsilon = c.float("epsilon", 1e-5)?;
+    let first = axis_index(axis, x.rank(), false)?;
+    let bias = match c.input(2) {
+        Some(bias) => bias.clone(),
+        // A zero of rank 0 broadcasts against the normalized dims.
+        None => like(b, x, 0.0),
+    };
+    let y = b.op(
+        "layer_norm",
+        &[x, scale, &bias],
+        &[("axis", A::I(axis)), ("epsilon", A::F(epsilon))],
+        x.dtype(),
+        None,
+    )?;
+    let mut outs = vec![Some(y)];
+    if c.wants(1) || c.wants(2) {
+        let stash = dtype_of(c.int("stash_type", 1)? as i32).map_err(Fail::Unsupported)?;
+        let axes: Vec<i64> = (first as i64..x.rank() as i64).collect();
+        let xs = cast(b, x, stash)?;
+        let mean = reduce(b, "reduce_mean", &xs, &axes, true)?;
+        let d = bin(b, "sub", &xs, &mean)?;
+        let sq = bin(b, "mul", &d, &d)?;
+        let var = reduce(b, "reduce_mean", &sq, &axes, true)?;
+        let eps = like(b, &var, epsilon);
+        let ve = bin(b, "add", &var, &eps)?;
+        let inv = un(b, "rsqrt", &ve)?;
+        outs.push(Some(mean));
+        outs.push(Some(inv));
+    }
+    Ok(outs)
+}
+
+// ---------------------------------------------------------------------------------
+// Layout and structure
+// ---------------------------------------------------------------------------------
+
+/// Reshape with a constant target: 0 copies the input dim (unless `allowzero`), one -1
+/// is inferred from the element count.
+fn reshape_node(b: &mut Builder, c: &NodeCtx) -> Converted {
+    let x = c.req(0)?;
+    let shape = c
+        .known_ints(1, "the shape")?
+        .ok_or_else(|| Fail::Invalid("Reshape needs a shape".into()))?;
+    let allowzero = c.int("allowzero", 0)? != 0;
+    if shape.iter().filter(|&&d| d == -1).count() > 1 {
+        return invalid("Reshape shape has more than one -1");
+    }
+    let mut dims = Vec::with_capacity(shape.len());
+    for (i, &d) in shape.iter().enumerate() {
+        dims.push(match d {
+            0 if !allowzero => x.ty.dims.get(i).cloned().ok_or_else(|| {
+                Fail::Invalid(format!(
+                    "shape entry {i} copies a dim the input does not have"
+                ))
+            })?,
+            -1 => Dim::Unknown,
+            d if d < 0 => return invalid(format!("invalid Reshape dim {d}")),
+            d => Dim::constant(d),
+        });
+    }
+    if let Some(slot) = dims.iter().position(|d| *d == Dim::Unknown) {
+        // Cancel the dims shared by the input and the known target dims first, so that
+        // `[batch, 4, 8] -> [0, -1]` gives `32`, not `batch*32 / batch`.
+        let mut remaining: Vec<Dim> = x.ty.dims.clone();
+        let mut known = Expr::constant(1);
+        for (i, d) in dims.iter().enumerate() {
+            if i == slot {
+                continue;
+            }
+            if let Some(pos) = remaining.iter().position(|r| r == d) {
+                remaining.remove(pos);
+            } else if let Some(e) = d.expr() {
+                known = known * e.clone();
+            }
+        }
+        let total = product(&remaining)?;
+        if let Some(total) = total.expr() {
+            dims[slot] = match (total.as_const(), known.as_const()) {
+                (Some(t), Some(k)) if k != 0 && t % k == 0 => Dim::constant(t / k),
+                (Some(_), Some(0)) => Dim::constant(0),
+                (Some(t), Some(k)) => {
+                    return invalid(format!("cannot reshape {t} elements into multiples of {k}"))
+                }
+                _ if known.as_const() == Some(1) => Dim::Known(total.clone()),
+                _ => Dim::Known(total.floor_div(&known)),
+            };
+        }
+    }
+    one(reshape(b, x, dims)?)
+}
+
+/// Squeeze: axes from an input (opset 13) or attribute; none = every static 1.
+fn squeeze_node(b: &mut Builder, c: &NodeCtx) -> Converted {
+    let x = c.req(0)?;
+    let axes = if c.opset >= 13 {
+        c.known_ints(1, "axes")?
+    } else {
+        c.ints("axes")?
+    };
+    let axes = match axes {
+        Some(a) => a,
+        None => {
+            if x.ty.dims.iter().any(|d| d.as_const().is_none()) {
+                return unsupported("Squeeze without axes of a dynamic tensor");
+            }
+            (0..x.rank() as i64)
+                .filter(|&i| x.ty.dims[i as usize].as_const() == Some(1))
+                .collect()
+        }
+    };
+    if axes.is_empty() {
+        return one(x.clone());
+    }
+    one(squeeze(b, x, &axes)?)
+}
+
+/// Split into `ascend.slice`s along a static axis.
+fn split(b: &mut Builder, c: &NodeCtx) -> Converted {
+    let x = c.req(0)?;
+    let axis = axis_index(c.int("axis", 0)?, x.rank(), false)?;
+    let size = x.ty.dims[axis]
+        .as_const()
+        .ok_or_else(|| Fail::Unsupported("Split of a dynamic dim".into()))?;
+    let n = c.node.output.len();
+    let sizes = if c.opset >= 13 {
+        c.known_ints(1, "split")?
+    } else {
+        c.ints("split")?
+    };
+    let sizes = match sizes {
+        Some(s) => {
+            if s.len() != n || s.iter().sum::<i64>() != size || s.iter().any(|&v| v < 0) {
+                return invalid(format!(
+                    "split sizes {s:?} do not divide a dim of {size} into {n} outputs"
+                ));
+            }
+            s
+        }
+        None => {
+            let parts = if c.opset >= 18 {
+                c.int("num_outputs", n as i64)?
+            } else {
+                n as i64
+            };
+            if parts <= 0 || parts as usize != n {
+                return invalid(format!("num_outputs {parts} but the node has {n} outputs"));
+            }
+            // Equal parts; from opset 18 the last may be smaller (ceil division).
+            let chunk = (size + parts - 1) / parts;
+            if c.opset < 18 && size % parts != 0 {
+                return invalid(format!(
+                    "a dim of {size} does not split into {parts} equal parts"
+                ));
+            }
+            (0..parts)
+                .map(|i| (size - i * chunk).clamp(0, chunk))
+                .collect()
+        }
+    };
+    let mut outs = Vec::with_capacity(n);
+    let mut start = 0;
+    for (i, &len) in sizes.iter().enumerate() {
+        outs.push(if c.wants(i) {
+            Some(b.op(
+                "slice",
+                &[x],
+                &[
+                    ("starts", A::Ints(vec![start])),
+                    ("ends", A::Ints(vec![start + len])),
+                    ("axes", A::Ints(vec![axis as i64])),
+                    ("steps", A::Ints(vec![1])),
+                ],
+                x.dtype(),
+                None,
+            )?)
+        } else {
+            None
+        });
+        start += len;
+    }
+    Ok(outs)
+}
+
+/// Slice with constant starts/ends/axes/steps (inputs from opset 10). Positive steps
+/// are one `ascend.slice`; a negative step becomes a `gather` of the indices it visits.
+fn slice(b: &mut Builder, c: &NodeCtx) -> Converted {
+    let x = c.req(0)?;
+    let rank = x.rank();
+    let (starts, ends, axes, steps) = if c.opset >= 10 {
+        (
+            c.known_ints(1, "starts")?
+                .ok_or_else(|| Fail::Invalid("Slice needs starts".into()))?,
+            c.known_ints(2, "ends")?
+                .ok_or_else(|| Fail::Invalid("Slice needs ends".into()))?,
+            c.known_ints(3, "axes")?,
+            c.known_ints(4, "steps")?,
+        )
+    } else {
+        (
+            c.ints("starts")?.unwrap_or_default(),
+            c.ints("ends")?.unwrap_or_default(),
+            c.ints("axes")?,
+            None,
+        )
+    };
+    let axes = axes.unwrap_or_else(|| (0..starts.len() as i64).collect());
+    let steps = steps.unwrap_or_else(|| vec![1; starts.len()]);
+    if ends.len() != starts.len() || axes.len() != starts.len() || steps.len() != starts.len() {
+        return invalid("starts, ends, axes and steps must have the same length");
+    }
+    let mut seen = vec![false; rank];
+    let mut positive = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut negative = Vec::new();
+    for i in 0..starts.len() {
+        let axis = axis_index(axes[i], rank, false)?;
+        if std::mem::replace(&mut seen[axis], true) {
+            return invalid(format!("axis {} is sliced twice", axes[i]));
+        }
+        match steps[i] {
+            0 => return invalid("slice steps cannot be 0"),
+            s if s > 0 => {
+                positive.0.push(starts[i]);
+                positive.1.push(ends[i]);
+                positive.2.push(axis as i64);
+                positive.3.push(s);
+            }
+            s => negative.push((axis, starts[i], ends[i], s)),
+        }
+    }
+    let mut out = x.clone();
+    if !positive.0.is_empty() {
+        out = b.op(
+            "slice",
+            &[&out],
+            &[
+                ("starts", A::Ints(positive.0)),
+                ("ends", A::Ints(positive.1)),
+                ("axes", A::Ints(positive.2)),
+                ("steps", A::Ints(positive.3)),
+            ],
+            x.dtype(),
+            None,
+        )?;
+    }
+    for (axis, start, end, step) in negative {
+        let size = out.ty.dims[axis]
+            .as_const()
+            .ok_or_else(|| Fail::Unsupported("negative-step slice of a dynamic dim".into()))?;
+        // ONNX: start clamps to [0, size-1], end to [-1, size-1] after adding size to
+        // negative values.
+        let start = (if start < 0 {
+            start.saturating_add(size)
+        } else {
+            start
+        })
+        .clamp(0, size - 1);
+        let end = (if end < 0 {
+            end.saturating_add(size)
+        } else {
+            end
+        })
+        .clamp(-1, size - 1);
+        let mut indices = Vec::new();
+        let mut i = start;
+        while i > end && size > 0 {
+            indices.push(i);
+            i += step;
+        }
+        let idx = b.ints(&indices);
+        out = b.op(
+            "gather",
+            &[&out, &idx],
+            &[("axis", A::I(axis as i64))],
+            x.dtype(),
+            None,
+        )?;
+    }
+    one(out)
+}
+
+/// MatMul with numpy semantics on top of `ascend.matmul` (rank >= 2, equal batch
+/// dims): 1-D operands gain and lose a unit dim, batch dims are broadcast explicitly.
+fn matmul(b: &mut Builder, x: &Val, y: &Val, ta: bool, tb: bool) -> Result<Val, Fail> {
+    if x.rank() == 0 || y.rank() == 0 {
+        return invalid("MatMul operands cannot be scalars");
+    }
+    if y.rank() == 2 && x.rank() > 2 && !ta {
+        // [batch..., M, K] x [K, N]: one [batch*M, K] x [K, N] product between two
+        // reshapes, instead of broadcasting the weights over the batch.
+        let k = x.rank() - 1;
+        let rows = product(&x.ty.dims[..k])?;
+        let flat = reshape(b, x, vec![rows, x.ty.dims[k].clone()])?;
+        let out = matmul(b, &flat, y, false, tb)?;
+        let mut dims = x.ty.dims[..k].to_vec();
+        dims.push(out.ty.dims[1].clone());
+        return reshape(b, &out, dims);
+    }
+    let x1 = x.rank() == 1;
+    let y1 = y.rank() == 1;
+    let mut l = if x1 {
+        unsqueeze(b, x, &[0])?
+    } else {
+        x.clone()
+    };
+    let mut r = if y1 {
+        unsqueeze(b, y, &[-1])?
+    } else {
+        y.clone()
+    };
+    let (lr, rr) = (l.rank(), r.rank());
+    let (lb, rb) = (&l.ty.dims[..lr - 2], &r.ty.dims[..rr - 2]);
+    if lb != rb {
+        let batch = broadcast_dims(lb, rb)?;
+        let mut ld = batch.clone();
+        ld.extend_from_slice(&l.ty.dims[lr - 2..]);
+        let mut rd = batch;
+        rd.extend_from_slice(&r.ty.dims[rr - 2..]);
+        l = broadcast_to(b, &l, ld)?;
+        r = broadcast_to(b, &r, rd)?;
+    }
+    let mut out = b.op(
+        "matmul",
+        &[&l, &r],
+        &[("transpose_a", A::B(ta)), ("transpose_b", A::B(tb))],
+        x.dtype(),
+        None,
+    )?;
+    if x1 {
+        out = squeeze(b, &out, &[-2])?;
+    }
+    if y1 {
+        out = squeeze(b, &out, &[-1])?;
+    }
+    Ok(out)
+}
+
+/// Constant: `value` (a tensor) or the scalar/list shorthands of opset 12.
+fn constant(im: &mut Importer, c: &NodeCtx) -> Converted {
+    if let Some(t) = c.tensor("value")? {
+        let d = im.decode(t).map_err(Fail::Unsupported)?;
+        return one(im.b.constant(d.dtype, &d.dims, d.values));
+    }
+    if let Some(a) = c.typed("value_float", &[at::FLOAT], "a FLOAT")? {
+        return one(im.b.constant(DType::F32, &[], Values::F(vec![a.f as f64])));
+    }
+    if let Some(a) = c.typed("value_floats", &[at::FLOATS], "FLOATS")? {
+        let v: Vec<f64> = a.floats.iter().map(|&f| f as f64).collect();
+        return one(im.b.constant(DType::F32, &[v.len()], Values::F(v)));
+    }
+    if let Some(a) = c.typed("value_int", &[at::INT], "an INT")? {
+        return one(im.b.constant(DType::I64, &[], Values::I(vec![a.i])));
+    }
+    if let Some(v) = c.ints("value_ints")? {
+        return one(im.b.constant(DType::I64, &[v.len()], Values::I(v)));
+    }
+    if c.attr("sparse_value").is_some() {
+        return unsupported("sparse constants");
+    }
+    unsupported("a Constant without a dense numeric value (sparse or string)")
+}
