@@ -285,7 +285,7 @@ fn read_ascgraph(func: &OperationRef) -> Result<AscGraph, String> {
     let mut graph = AscGraph::from_graph(&extracted.graph, &attrs)
         .map_err(|e| format!("AscGraph @{}: {e}", extracted.graph.name))?;
     for (node, op) in graph.nodes.iter_mut().zip(&extracted.ops) {
-        node.loc = Some(op.location().to_string());
+        node.loc = Some(raw::location_text(op.location()));
     }
     Ok(graph)
 }

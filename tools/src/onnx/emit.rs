@@ -315,7 +315,7 @@ impl Builder {
             .into_iter()
             .next()
             .ok_or_else(|| format!("ascend.{name}: no result type"))?;
-        if ty.dims.iter().any(|d| *d == Dim::Unknown) {
+        if ty.dims.contains(&Dim::Unknown) {
             return Err(format!(
                 "ascend.{name}: cannot determine the result shape ({})",
                 ty.dims
