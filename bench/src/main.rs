@@ -93,6 +93,7 @@ fn run_one(
     let input = dir.join(format!("{family}_{ops}.mlir"));
     std::fs::write(&input, text).map_err(|e| e.to_string())?;
     let pipeline = format!("builtin.module({})", passes.join(","));
+    let log = dir.join(format!("{family}_{ops}.log"));
     // Peak memory: poll the child's high-water mark (VmHWM) while it runs; no libc
     // dependency, and the last reading before exit is the peak.
     let start = Instant::now();
@@ -102,7 +103,8 @@ fn run_one(
         .arg("--mlir-timing")
         .arg("-o")
         .arg("/dev/null")
-        .stderr(std::process::Stdio::piped())
+        // A file, not a pipe: remarks can exceed a pipe's buffer and block the child.
+        .stderr(std::fs::File::create(&log).map_err(|e| e.to_string())?)
         .spawn()
         .map_err(|e| format!("cannot run {}: {e}", opt.display()))?;
     let status_path = format!("/proc/{}/status", child.id());
@@ -125,9 +127,9 @@ fn run_one(
         }
     }
     let seconds = start.elapsed().as_secs_f64();
-    let output = child.wait_with_output().map_err(|e| e.to_string())?;
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    if !output.status.success() {
+    let status = child.wait().map_err(|e| e.to_string())?;
+    let stderr = std::fs::read_to_string(&log).unwrap_or_default();
+    if !status.success() {
         return Err(format!(
             "{family} with {ops} ops failed:\n{}",
             stderr.lines().take(5).collect::<Vec<_>>().join("\n")

@@ -12,9 +12,11 @@
 //!    `tiling.function` (symbols, UB capacity, cores; `static` says whether the shapes
 //!    are known).
 //! 4. Static shapes are solved now: the solution is recorded on `tiling.function`
-//!    (`key`, `tile`, `block_dim`, `ub_used`) and reported in remark `AF-AT001`. When no
-//!    case fits UB (a reduction row longer than UB), remark `AF-AT002` says so and the
-//!    record carries `feasible = false`: the kernel is not translated.
+//!    (`key`, `tile`, `block_dim`, `ub_used`) and reported in remark `AF-AT001`; when the
+//!    chosen case splits a reduction (rows longer than UB), remark `AF-AT003` says so
+//!    (always, it is a notable decision). When no case fits UB at all (the buffers alone
+//!    exceed it), remark `AF-AT002` says so and the record carries `feasible = false`:
+//!    the kernel is not translated.
 //!
 //! Options: as `--schedule` (used for kernels that carry no recorded chip) and `remarks`.
 //! Preconditions: `--schedule` ran. Postconditions: every scheduled kernel has exactly
@@ -39,7 +41,8 @@ pub const PASS: PassInfo = PassInfo {
                   count, buffer bytes and cost terms as expressions of the symbols and the tile size), \
                   records the tiling-data fields (tiling.field) and the tiling function (tiling.function). \
                   Static shapes are solved at compile time (remark AF-AT001 with case, tile, block dim and \
-                  UB use); when no case fits UB the kernel is marked infeasible (remark AF-AT002).",
+                  UB use; AF-AT003 when rows longer than UB make it split a reduction into chunks); when no \
+                  case fits UB the kernel is marked infeasible (remark AF-AT002).",
     options: &OPTIONS,
     run,
 };
@@ -144,22 +147,36 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
                         ", feasible = true, key = {}, tile = {}, block_dim = {}, ub_used = {}",
                         t.key, t.tile, t.block_dim, t.ub_bytes
                     ));
-                    if remarks {
-                        let split = model
-                            .cases
-                            .iter()
-                            .find(|c| c.key == t.key)
-                            .and_then(|c| c.tile_var.clone())
-                            .map_or("one tile, no split".to_string(), |v| {
-                                format!("{v} = {}", t.tile)
-                            });
-                        diagnostics::remark(
+                    let case = schedule.case(t.key);
+                    let split = case
+                        .and_then(|c| c.tile_var.clone())
+                        .map_or("one tile, no split".to_string(), |v| {
+                            format!("{v} = {}", t.tile)
+                        });
+                    match case.and_then(|c| schedule.split_plan(c).map(|p| (c, p))) {
+                        // A split reduction is always reported: rows did not fit UB.
+                        Some((c, plan)) => diagnostics::remark(
+                            crate::schedule::kernel_location(&func),
+                            format!(
+                                "AF-AT003 @{name}: reduction rows do not fit UB; case {} splits the reduced axis {} \
+                                 into chunks ({split}) over {} pass(es), {} row group(s) on block_dim {}, UB {}/{} bytes",
+                                t.key,
+                                c.split.map_or("?", |u| schedule.axes[u].name.as_str()),
+                                plan.passes,
+                                t.tiles_total,
+                                t.block_dim,
+                                t.ub_bytes,
+                                t.ub_capacity
+                            ),
+                        ),
+                        None if remarks => diagnostics::remark(
                             crate::schedule::kernel_location(&func),
                             format!(
                                 "AF-AT001 @{name}: case {} ({split}), {} tiles on block_dim {}, UB {}/{} bytes",
                                 t.key, t.tiles_total, t.block_dim, t.ub_bytes, t.ub_capacity
                             ),
-                        );
+                        ),
+                        None => {}
                     }
                 }
                 Err(reason) => {
@@ -167,10 +184,7 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
                     function.push_str(", feasible = false");
                     diagnostics::remark(
                         crate::schedule::kernel_location(&func),
-                        format!(
-                            "AF-AT002 @{name}: {reason}; splitting the reduction across tiles is \
-                             not implemented, so the kernel is not translated"
-                        ),
+                        format!("AF-AT002 @{name}: {reason}; the kernel is not translated"),
                     );
                 }
             }
@@ -228,7 +242,11 @@ fn field_expr(model: &TilingModel, field: &str) -> String {
                         .as_deref()
                         .map(autofuse_symbolic::Expr::symbol)
                         .unwrap_or_else(|| autofuse_symbolic::Expr::constant(1));
-                    format!("case {}: {}", c.key, c.outer.clone() * c.split_size.ceil_div(&t))
+                    if c.reduce_split {
+                        format!("case {}: {} (row groups)", c.key, c.outer)
+                    } else {
+                        format!("case {}: {}", c.key, c.outer.clone() * c.split_size.ceil_div(&t))
+                    }
                 })
                 .collect();
             parts.join("; ")

@@ -83,7 +83,10 @@ pub fn read_ascgraph(func: &OperationRef) -> Result<AscGraph, String> {
         node.loc = Some(op.location().to_string());
         // Impl attributes written by this pass are not semantic attributes.
         node.attrs.retain(|(k, _)| {
-            !matches!(k.as_str(), "mem" | "que" | "que_member" | "buf_num" | "buf")
+            !matches!(
+                k.as_str(),
+                "mem" | "que" | "que_member" | "buf_num" | "buf" | "tiling_group"
+            )
         });
     }
     Ok(graph)

@@ -33,23 +33,23 @@ func.func @one(%x: tensor<1xf16>) -> tensor<1xf16> {
 
 // One row: the size-1 row axis is dropped, the reduced axis stays whole; one tile.
 func.func @row(%x: tensor<1x1000xf32>) -> tensor<1x1xf32> {
-  // expected-remark@+1 {{AF-AT001 @autofuse_reduce_0_ReduceSum: case 0 (one tile, no split), 1 tiles on block_dim 1, UB 8960/188160 bytes}}
+  // expected-remark@+1 {{AF-AT001 @autofuse_reduce_0_ReduceSum: case 0 (one tile, no split), 1 tiles on block_dim 1, UB 9472/188160 bytes}}
   %0 = "ascend.reduce_sum"(%x) {axes = [1], keep_dims = true} : (tensor<1x1000xf32>) -> tensor<1x1xf32>
   return %0 : tensor<1x1xf32>
 }
-// With 4 KiB of UB the 1000-float row no longer fits.
-// SMALL: "tiling.function"() {cores = 48 : i64, feasible = false, kernel = @autofuse_reduce_0_ReduceSum
+// With 4 KiB of UB the 1000-float row no longer fits: the reduction is split.
+// SMALL: "tiling.function"() {block_dim = 1 : i64, cores = 48 : i64, feasible = true, kernel = @autofuse_reduce_0_ReduceSum, key = 1 : i64
 
 // -----
 
-// A reduction row longer than UB: no case fits; the kernel is marked infeasible and
-// not translated.
+// A reduction row longer than UB (10^6 floats): the split-reduction case accumulates
+// chunks of a row; each of the two rows goes to its own core; UB is nearly full.
 func.func @long(%x: tensor<2x1000000xf32>) -> tensor<2x1xf32> {
-  // expected-remark@+1 {{AF-AT002 @autofuse_reduce_0_ReduceMax: no tiling case of @autofuse_reduce_0_ReduceMax fits UB: the smallest tile needs 8125696 bytes, ascend910b has 188160 (a reduction axis is too long to stay in UB)}}
+  // expected-remark@+1 {{AF-AT003 @autofuse_reduce_0_ReduceMax: reduction rows do not fit UB; case 1 splits the reduced axis z1 into chunks (z1t_size = 22976) over 1 pass(es), 2 row group(s) on block_dim 2, UB 187904/188160 bytes}}
   %0 = "ascend.reduce_max"(%x) {axes = [1], keep_dims = true} : (tensor<2x1000000xf32>) -> tensor<2x1xf32>
   return %0 : tensor<2x1xf32>
 }
-// CHECK: "tiling.function"() {cores = 48 : i64, feasible = false, kernel = @autofuse_reduce_0_ReduceMax, static = true
+// CHECK: "tiling.function"() {block_dim = 2 : i64, cores = 48 : i64, feasible = true, kernel = @autofuse_reduce_0_ReduceMax, key = 1 : i64, static = true, symbols = [], tile = 22976 : i64
 
 // -----
 

@@ -17,7 +17,9 @@
 // CHECK: "ascir.load"{{.*}}mem = "VECIN"{{.*}}que = 0 : i64
 // CHECK: "ascir.load"{{.*}}mem = "VECIN"{{.*}}que = 1 : i64
 // CHECK: "ascir.add"{{.*}}mem = "VECOUT"{{.*}}que = 2 : i64
-// CHECK: "tiling.group"() {kernel = @autofuse_pointwise_0_Add, r = [], x = [], y = [3]}
+// GE's TilingGroup of every node and of the kernel (over the hint axes) is recorded too.
+// CHECK-SAME: tiling_group = "()(z0,z1,z2)()"
+// CHECK: "tiling.group"() {hint_group = "()(z0,z1,z2)()", kernel = @autofuse_pointwise_0_Add, r = [], x = [], y = [3]}
 // CHECK: "tiling.split"() {axis = 3 : i64, inner = 5 : i64, kernel = @autofuse_pointwise_0_Add, kind = "tile", outer = 4 : i64, size_var = "z0z1z2t_size"}
 // CHECK: "tiling.split"() {axis = 4 : i64, inner = 7 : i64, kernel = @autofuse_pointwise_0_Add, kind = "block", outer = 6 : i64, size_var = "z0z1z2Tb_size"}
 // CHECK: "tiling.case"() {block_split = [4], kernel = @autofuse_pointwise_0_Add, key = 0 : i64, looped_axis = [], tile_align = 8 : i64, ub_split = [3], vectorized_axis = [3]}
@@ -37,7 +39,7 @@ func.func @pointwise(%x: tensor<4x64x8xf32>, %y: tensor<4x64x8xf32>) -> tensor<4
 // broadcast gets a VECCALC slot. Size-1 axes of the operand are dropped.
 // CHECK-LABEL: func.func @autofuse_pointwise_0_Add
 // CHECK: "ascir.broadcast"{{.*}}buf = 0 : i64, mem = "VECCALC"
-// CHECK: "tiling.group"() {kernel = @autofuse_pointwise_0_Add, r = [], x = [], y = [0, 1]}
+// CHECK: "tiling.group"() {hint_group = "{{.*}}", kernel = @autofuse_pointwise_0_Add, r = [], x = [], y = [0, 1]}
 // CHECK: "tiling.case"() {{{.*}}key = 0 : i64, looped_axis = [], tile_align = 1 : i64, ub_split = [0], vectorized_axis = [0, 1]}
 // CHECK: "tiling.case"() {{{.*}}key = 1 : i64, looped_axis = [0], tile_align = 8 : i64, ub_split = [1], vectorized_axis = [1]}
 // CHECK: "tiling.buffer"() {{{.*}}case = 0 : i64, count = 1 : i64, id = 3 : i64{{.*}}name = "b0", position = "VECCALC"}
@@ -48,13 +50,17 @@ func.func @bias(%x: tensor<?x100xf32>, %b: tensor<1x100xf32>) -> tensor<?x100xf3
 
 // -----
 
-// A last-axis reduction: z1 is in the r group and stays whole in the tile; only z0 is
-// split (one case); a work buffer serves ReduceSum; f16 input is cast to f32.
+// A last-axis reduction: z1 is in the r group. Case 0 keeps rows whole in the tile and
+// splits z0; case 1 splits the reduction itself (chunks of a row, accumulated in one
+// pass, z0 looped) for rows longer than UB. A work buffer serves ReduceSum, a part
+// buffer holds a chunk's partial sum; f16 input is cast to f32.
 // CHECK-LABEL: func.func @autofuse_reduce_0_ReduceSum
-// CHECK: "tiling.group"() {kernel = @autofuse_reduce_0_ReduceSum, r = [1], x = [], y = [0]}
+// CHECK: "tiling.group"() {hint_group = "{{.*}}", kernel = @autofuse_reduce_0_ReduceSum, r = [1], x = [], y = [0]}
 // CHECK: "tiling.case"() {{{.*}}key = 0 : i64, looped_axis = [], tile_align = 1 : i64, ub_split = [0], vectorized_axis = [0, 1]}
+// CHECK: "tiling.case"() {{{.*}}key = 1 : i64, looped_axis = [0], passes = 1 : i64, reduce_split = true, tile_align = 16 : i64, ub_split = [1], vectorized_axis = [1]}
 // CHECK-NOT: "tiling.case"
 // CHECK: name = "work", position = "VECCALC"
+// CHECK: name = "part", position = "VECCALC"
 func.func @row_sum(%x: tensor<?x77xf16>) -> tensor<?xf16> {
   %0 = "ascend.reduce_sum"(%x) {axes = [1], keep_dims = false} : (tensor<?x77xf16>) -> tensor<?xf16>
   return %0 : tensor<?xf16>
@@ -63,10 +69,11 @@ func.func @row_sum(%x: tensor<?x77xf16>) -> tensor<?xf16> {
 // -----
 
 // A first-axis reduction (RA): the reduced axis z0 stays whole, z1 is split; looped
-// axes are empty.
+// axes are empty. The split-reduction case chunks z0 with z1 whole.
 // CHECK-LABEL: func.func @autofuse_reduce_0_ReduceMax
-// CHECK: "tiling.group"() {kernel = @autofuse_reduce_0_ReduceMax, r = [0], x = [], y = [1]}
+// CHECK: "tiling.group"() {hint_group = "{{.*}}", kernel = @autofuse_reduce_0_ReduceMax, r = [0], x = [], y = [1]}
 // CHECK: "tiling.case"() {{{.*}}key = 0 : i64, looped_axis = [], tile_align = 8 : i64, ub_split = [1], vectorized_axis = [0, 1]}
+// CHECK: "tiling.case"() {{{.*}}key = 1 : i64, looped_axis = [], passes = 1 : i64, reduce_split = true, tile_align = 1 : i64, ub_split = [0], vectorized_axis = [0, 1]}
 func.func @col_max(%x: tensor<?x?xf32>) -> tensor<1x?xf32> {
   %0 = "ascend.reduce_max"(%x) {axes = [0], keep_dims = true} : (tensor<?x?xf32>) -> tensor<1x?xf32>
   return %0 : tensor<1x?xf32>
@@ -93,13 +100,16 @@ func.func @cmp_select(%x: tensor<37xf32>, %y: tensor<37xf32>) -> tensor<37xf32> 
 
 // A fused softmax (one kernel): reduce, broadcast back, reduce again; the row axis stays
 // in UB, slots are reused by lifetime (the sub writes over the broadcast it consumes).
+// For rows longer than UB, case 1 makes three passes over the chunks of a row (max,
+// sum of exp, output), reloading x in each.
 // FUSED-LABEL: func.func @autofuse_reduce_0_ReduceMax_Sub_Exp_ReduceSum_Div
 // FUSED: "ascir.max"{{.*}}buf = 0 : i64, mem = "VECCALC"
 // FUSED: "ascir.broadcast"{{.*}}buf = 1 : i64, mem = "VECCALC"
 // FUSED: "ascir.sub"{{.*}}buf = 1 : i64, mem = "VECCALC"
 // FUSED: "ascir.div"{{.*}}mem = "VECOUT"
-// FUSED: "tiling.group"() {kernel = @autofuse_reduce_0_ReduceMax_Sub_Exp_ReduceSum_Div, r = [1], x = [], y = [0]}
+// FUSED: "tiling.group"() {hint_group = "{{.*}}", kernel = @autofuse_reduce_0_ReduceMax_Sub_Exp_ReduceSum_Div, r = [1], x = [], y = [0]}
 // FUSED: "tiling.case"() {{{.*}}key = 0 : i64
+// FUSED: "tiling.case"() {{{.*}}key = 1 : i64, looped_axis = [0], passes = 3 : i64, reduce_split = true
 // FUSED-NOT: "tiling.case"
 func.func @softmax(%x: tensor<?x1024xf32>) -> tensor<?x1024xf32> {
   %y = "ascend.softmax"(%x) {axis = -1 : i64} : (tensor<?x1024xf32>) -> tensor<?x1024xf32>

@@ -308,7 +308,7 @@ fn end_to_end_random_graphs_on_emulation() {
         let graph = randgraph::generate(seed, 6);
         let mut options = RunOptions::new(&repo);
         if seed % 2 == 1 {
-            options.ub_bytes = 8192;
+            options.ub_bytes = 12288;
             options.cores = 4;
         }
         let module = match run::prepare_module(&context, &graph.text, "<random>", &options) {
@@ -512,6 +512,7 @@ fn property_tiling_fits_and_impl_form_matches() {
     };
     let mut failures = Vec::new();
     let (mut solved, mut tiled_runs, mut multi_tile) = (0usize, 0usize, 0usize);
+    let mut split_runs = 0usize;
     for seed in 0..cases {
         let mut rng = SplitMix64::new(seed ^ 0x5eed);
         let graph = randgraph::generate(seed, 6);
@@ -588,12 +589,28 @@ fn property_tiling_fits_and_impl_form_matches() {
             }
             schedules.insert(name.clone(), (schedule, model));
         }
-        // (b) Small shapes: impl-form interpreter == Ascend IR interpreter.
+        // (b) Small shapes: impl-form interpreter == Ascend IR interpreter; the second
+        // trial squeezes UB so that rows split and reductions run in passes.
         for trial in 0..2u64 {
+            let run_chip = if trial == 0 {
+                chip.clone()
+            } else {
+                let small = (3072 + rng.next_u64() % 8192).min(chip.ub_usable);
+                chip.clone().with_overrides(small, 0).expect("smaller UB")
+            };
+            // Trial 1: one long axis (up to 600) so reduction rows outgrow the small UB.
             let symbols: HashMap<String, i64> = graph
                 .symbols
                 .iter()
-                .map(|s| (s.clone(), 1 + (rng.next_u64() % 40) as i64))
+                .enumerate()
+                .map(|(i, s)| {
+                    let limit = match (trial, i) {
+                        (0, _) => 40,
+                        (_, 0) => 600,
+                        _ => 6,
+                    };
+                    (s.clone(), 1 + (rng.next_u64() % limit) as i64)
+                })
                 .collect();
             let inputs: Vec<Tensor> = graph
                 .inputs
@@ -627,12 +644,15 @@ fn property_tiling_fits_and_impl_form_matches() {
                 let kernel = &program.kernels[callee];
                 let values = ascir_interp::bind_kernel_symbols(kernel, operands, known)
                     .map_err(|e| e.to_string())?;
-                let Ok(tiling) = solve(model, &values, &chip) else {
+                let Ok(tiling) = solve(model, &values, &run_chip) else {
                     return Ok(None);
                 };
                 tiled_runs += 1;
                 if tiling.tiles_total > 1 {
                     multi_tile += 1;
+                }
+                if schedule.case(tiling.key).is_some_and(|c| c.reduce_split) {
+                    split_runs += 1;
                 }
                 ascir_impl_interp::run(kernel, schedule, &tiling, operands, known)
                     .map(|(outs, _)| Some(outs))
@@ -654,7 +674,7 @@ fn property_tiling_fits_and_impl_form_matches() {
         }
     }
     eprintln!(
-        "property: {cases} graphs, {solved} tilings solved for large shapes, {tiled_runs} impl-form kernel runs ({multi_tile} with several tiles)"
+        "property: {cases} graphs, {solved} tilings solved for large shapes, {tiled_runs} impl-form kernel runs ({multi_tile} with several tiles, {split_runs} with split reductions)"
     );
     assert!(
         failures.is_empty(),
@@ -662,5 +682,114 @@ fn property_tiling_fits_and_impl_form_matches() {
         failures.len(),
         failures.first().map(String::as_str).unwrap_or("")
     );
-    assert!(solved > cases as usize && tiled_runs > cases as usize && multi_tile > 0);
+    assert!(
+        solved > cases as usize && tiled_runs > cases as usize && multi_tile > 0 && split_runs > 0
+    );
+}
+
+/// Every bundled example (`examples/*.mlir`) end to end on the emulation: compiled once,
+/// run for two shapes (every symbol 3, then 37, or what the graph's guards tie them to),
+/// equal to the Ascend IR interpreter, every kernel launched on the emulation.
+#[test]
+fn end_to_end_bundled_examples() {
+    use autofuse_core::graph::Dim;
+    use autofuse_core::tensor::Tensor;
+    use autofuse_tools::ascendc::run::{self, RunOptions};
+    use std::collections::HashMap;
+    let repo = run::repo_root();
+    let mut examples: Vec<std::path::PathBuf> = std::fs::read_dir(repo.join("examples"))
+        .expect("examples/ exists")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "mlir"))
+        .collect();
+    examples.sort();
+    assert!(!examples.is_empty(), "no bundled examples");
+    let context = autofuse_mlir::context::create_context();
+    let options = RunOptions::new(&repo);
+    let mut failures = Vec::new();
+    for path in &examples {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).expect("readable example");
+        let module = match run::prepare_module(&context, &text, &name, &options) {
+            Ok(m) => m,
+            Err(e) => {
+                failures.push(format!("{name}: {e}"));
+                continue;
+            }
+        };
+        let kernels: Vec<&run::PreparedKernel> = module.kernels.values().collect();
+        let build = match run::build(&kernels, &options) {
+            Ok(b) => b,
+            Err(e) => {
+                failures.push(format!("{name}: {e}"));
+                continue;
+            }
+        };
+        let builds = run::builds_for(&module, &build);
+        let entry = module
+            .reference
+            .default_entry()
+            .expect("an entry function")
+            .to_string();
+        let graph = &module.reference.graphs[&entry];
+        for (trial, value) in [3i64, 37].into_iter().enumerate() {
+            let mut symbols = HashMap::new();
+            for &arg in &graph.arguments {
+                for d in graph.ty(arg).map(|t| t.dims.clone()).unwrap_or_default() {
+                    if let Dim::Known(e) = d {
+                        for s in e.symbols() {
+                            symbols.entry(s).or_insert(value);
+                        }
+                    }
+                }
+            }
+            module.complete_symbols(&entry, &mut symbols);
+            let inputs: Vec<Tensor> = graph
+                .arguments
+                .iter()
+                .enumerate()
+                .map(|(i, &arg)| {
+                    let ty = graph.ty(arg).expect("typed argument");
+                    let shape: Vec<usize> = ty
+                        .dims
+                        .iter()
+                        .map(|d| {
+                            d.expr()
+                                .and_then(|e| e.eval_map(&symbols).ok())
+                                .unwrap_or(1) as usize
+                        })
+                        .collect();
+                    Tensor::random(ty.dtype, shape, 17 + i as u64).expect("shape")
+                })
+                .collect();
+            let expected = module
+                .reference
+                .run(&entry, &inputs)
+                .expect("reference run");
+            match run::execute(&module, &builds, &entry, &inputs) {
+                Err(e) => failures.push(format!("{name} trial {trial}: {e}")),
+                Ok(result) => {
+                    if result.launches.is_empty() || result.traffic.interpreted_calls > 0 {
+                        failures.push(format!(
+                            "{name} trial {trial}: {} launches, {} interpreted calls",
+                            result.launches.len(),
+                            result.traffic.interpreted_calls
+                        ));
+                    }
+                    for (k, (e, a)) in expected.iter().zip(&result.outputs).enumerate() {
+                        if let Err(why) = autofuse_tools::execute::compare(e, a) {
+                            failures.push(format!("{name} trial {trial} output {k}: {why}"));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures; first:\n{}",
+        failures.len(),
+        failures.first().map(String::as_str).unwrap_or("")
+    );
 }

@@ -8,7 +8,10 @@
 //! broadcast or reduced); loads gather from GM by the normalized strides, stores scatter
 //! to GM (skipped on tiles that would write the same GM elements again, as the kernel's
 //! guards do). Compute nodes use the Ascend IR interpreter's per-op semantics
-//! (`interp::run_node`), like the hint-form interpreter.
+//! (`interp::run_node`), like the hint-form interpreter. A split-reduction case runs
+//! its row groups pass by pass over the chunks of the reduced axis (`SplitPlan`):
+//! accumulators combine chunk partials (means as sums, divided after the last chunk),
+//! finals are computed once after their pass, everything else is recomputed per pass.
 //!
 //! Checks beyond the results: the tiling fits UB and the cores; every output element
 //! is written exactly once; a tile never reads GM outside its tensor.
@@ -95,7 +98,13 @@ pub fn run(
     let t = tiling.tile.max(1);
     let chunks = if s_u <= 0 { 0 } else { (s_u + t - 1) / t };
     let outer: i64 = case.looped.iter().map(|&k| sizes[k]).product();
-    let total = outer * chunks;
+    let plan = schedule.split_plan(case);
+    // A split-reduction case's tiles are row groups (every pass over every chunk).
+    let total = if plan.is_some() {
+        outer
+    } else {
+        outer * chunks
+    };
     if total != tiling.tiles_total {
         return Err(format!(
             "@{name}: tiling has {} tiles, the schedule {total}",
@@ -144,8 +153,10 @@ pub fn run(
         let last = (first + tiling.tiles_per_block).min(total);
         for tile in first..last {
             stats.tiles += 1;
-            let chunk = tile % chunks.max(1);
-            let mut rest = tile / chunks.max(1);
+            let (chunk, mut rest) = match plan {
+                Some(_) => (0, tile),
+                None => (tile % chunks.max(1), tile / chunks.max(1)),
+            };
             let mut origin = vec![0i64; rank];
             let mut looped_index = vec![0i64; rank];
             for &k in case.looped.iter().rev() {
@@ -157,25 +168,88 @@ pub fn run(
             for &k in &case.in_tile {
                 ext[k] = sizes[k];
             }
-            if let Some(u) = case.split {
-                origin[u] = chunk * t;
-                ext[u] = t.min(s_u - origin[u]);
-            }
-            run_tile(
+            let mut env = Env {
                 graph,
                 schedule,
                 case,
-                &symbols,
-                &origin,
-                &ext,
+                symbols: &symbols,
+                origin,
+                ext,
                 chunk,
-                &looped_index,
-                &gm_strides,
+                looped_index,
+                gm_strides: &gm_strides,
                 inputs,
-                &mut outputs,
-                &mut writes,
-                &mut stats,
-            )?;
+                outputs: &mut outputs,
+                writes: &mut writes,
+                stats: &mut stats,
+            };
+            let mut values: Vec<Option<Tensor>> = vec![None; graph.nodes.len()];
+            match &plan {
+                None => {
+                    if let Some(u) = case.split {
+                        env.origin[u] = chunk * t;
+                        env.ext[u] = t.min(s_u - env.origin[u]);
+                    }
+                    for n in 0..graph.nodes.len() {
+                        let v = env.eval(n, &values, None)?;
+                        values[n] = v;
+                    }
+                }
+                Some(plan) => {
+                    let u = case.split.ok_or("split-reduction case without split")?;
+                    for p in 0..plan.passes {
+                        for c in 0..chunks {
+                            env.chunk = c;
+                            env.origin[u] = c * t;
+                            env.ext[u] = t.min(s_u - env.origin[u]);
+                            for &n in &plan.chunk_nodes[p] {
+                                let v = env.eval(n, &values, None)?;
+                                values[n] = v;
+                            }
+                            for &r in &plan.chunk_accs[p] {
+                                // Means accumulate sums; divided after the last chunk.
+                                let as_sum = matches!(&schedule.nodes[r].kind, NodeKind::Reduce { op, .. } if op == "mean");
+                                let partial = env.eval(r, &values, as_sum.then_some("sum"))?;
+                                let combined = match (c, values[r].take(), partial) {
+                                    (0, _, part) | (_, None, part) => part,
+                                    (_, Some(acc), Some(part)) => {
+                                        Some(combine(&schedule.nodes[r].kind, acc, &part)?)
+                                    }
+                                    (_, Some(acc), None) => Some(acc),
+                                };
+                                values[r] = combined;
+                            }
+                            for &st in &plan.chunk_stores[p] {
+                                let v = env.eval(st, &values, None)?;
+                                values[st] = v;
+                            }
+                        }
+                        env.chunk = 0;
+                        env.origin[u] = 0;
+                        env.ext[u] = 1;
+                        for &r in &plan.final_means[p] {
+                            let n_reduced: i64 = match &schedule.nodes[r].kind {
+                                NodeKind::Reduce { reduced, .. } => {
+                                    reduced.iter().map(|&k| sizes[k]).product()
+                                }
+                                _ => 1,
+                            };
+                            if let Some(acc) = values[r].as_mut() {
+                                for v in &mut acc.data {
+                                    *v = crate::tensor::round_to_dtype(
+                                        *v / n_reduced.max(1) as f64,
+                                        acc.dtype,
+                                    );
+                                }
+                            }
+                        }
+                        for &n in plan.final_nodes[p].iter().chain(&plan.final_stores[p]) {
+                            let v = env.eval(n, &values, None)?;
+                            values[n] = v;
+                        }
+                    }
+                }
+            }
         }
     }
     for (i, w) in writes.iter().enumerate() {
@@ -189,25 +263,60 @@ pub fn run(
     Ok((outputs, stats))
 }
 
-#[allow(clippy::too_many_arguments)]
-fn run_tile(
-    graph: &AscGraph,
-    schedule: &Schedule,
-    case: &crate::schedule::Case,
-    symbols: &HashMap<String, i64>,
-    origin: &[i64],
-    ext: &[i64],
+/// Combines an accumulator with the partial reduction of one chunk.
+fn combine(kind: &NodeKind, mut acc: Tensor, part: &Tensor) -> Result<Tensor, String> {
+    let op = match kind {
+        NodeKind::Reduce { op, .. } => op.as_str(),
+        _ => return Err("combining a non-reduction".into()),
+    };
+    if acc.data.len() != part.data.len() {
+        return Err("partial reductions of different extents".into());
+    }
+    for (a, &b) in acc.data.iter_mut().zip(&part.data) {
+        let v = match op {
+            "sum" | "mean" => *a + b,
+            "max" | "any" => a.max(b),
+            "min" | "all" => a.min(b),
+            _ => *a * b,
+        };
+        *a = crate::tensor::round_to_dtype(v, acc.dtype);
+    }
+    Ok(acc)
+}
+
+/// The state of one tile (or one stage of a row group).
+struct Env<'a> {
+    graph: &'a AscGraph,
+    schedule: &'a Schedule,
+    case: &'a crate::schedule::Case,
+    symbols: &'a HashMap<String, i64>,
+    origin: Vec<i64>,
+    ext: Vec<i64>,
     chunk: i64,
-    looped_index: &[i64],
-    gm_strides: &[Vec<i64>],
-    inputs: &[Tensor],
-    outputs: &mut [Tensor],
-    writes: &mut [Vec<u8>],
-    stats: &mut ImplStats,
-) -> Result<(), String> {
-    let name = &graph.name;
-    let mut values: Vec<Option<Tensor>> = vec![None; graph.nodes.len()];
-    for (n, node) in graph.nodes.iter().enumerate() {
+    looped_index: Vec<i64>,
+    gm_strides: &'a [Vec<i64>],
+    inputs: &'a [Tensor],
+    outputs: &'a mut Vec<Tensor>,
+    writes: &'a mut Vec<Vec<u8>>,
+    stats: &'a mut ImplStats,
+}
+
+impl Env<'_> {
+    /// Computes node `n` of the current tile from `values` (`reduce_as` overrides the
+    /// reduction op: chunk partials of means are sums).
+    fn eval(
+        &mut self,
+        n: usize,
+        values: &[Option<Tensor>],
+        reduce_as: Option<&str>,
+    ) -> Result<Option<Tensor>, String> {
+        let graph = self.graph;
+        let schedule = self.schedule;
+        let case = self.case;
+        let name = &graph.name;
+        let ext = &self.ext;
+        let origin = &self.origin;
+        let node = &graph.nodes[n];
         let info = &schedule.nodes[n];
         // The node's box over all normalized axes (1 outside the tile).
         let shape: Vec<usize> = (0..ext.len())
@@ -226,6 +335,7 @@ fn run_tile(
                 .and_then(|v| v.as_ref())
                 .ok_or_else(|| format!("@{name}: node {n} misses operand #{i}"))
         };
+        let gm_strides = self.gm_strides;
         let offset_of = |source: usize, idx: &[usize]| -> i64 {
             (0..ext.len())
                 .map(|k| {
@@ -246,16 +356,13 @@ fn run_tile(
             NodeKind::Data { .. } | NodeKind::Output { .. } => None,
             NodeKind::Load => {
                 let source = node.operands.first().copied().unwrap_or(usize::MAX);
-                let NodeKind::Data { input } = schedule
-                    .nodes
-                    .get(source)
-                    .map(|s| &s.kind)
-                    .cloned()
-                    .unwrap_or(NodeKind::Load)
+                let Some(NodeKind::Data { input }) =
+                    schedule.nodes.get(source).map(|s| s.kind.clone())
                 else {
                     return Err(format!("@{name}: load {n} does not read a data node"));
                 };
-                let gm = inputs
+                let gm = self
+                    .inputs
                     .get(input)
                     .ok_or_else(|| format!("@{name}: no input #{input}"))?;
                 let mut tile =
@@ -278,7 +385,7 @@ fn run_tile(
                 if let Some(e) = error {
                     return Err(format!("@{name}: {e}"));
                 }
-                stats.gm_elements_read += tile.data.len() as u64;
+                self.stats.gm_elements_read += tile.data.len() as u64;
                 Some(tile)
             }
             NodeKind::Broadcast => {
@@ -307,8 +414,8 @@ fn run_tile(
                 let repeats = case
                     .looped
                     .iter()
-                    .any(|&k| !info.full[k] && looped_index[k] != 0)
-                    || case.split.is_some_and(|u| !info.full[u] && chunk != 0);
+                    .any(|&k| !info.full[k] && self.looped_index[k] != 0)
+                    || case.split.is_some_and(|u| !info.full[u] && self.chunk != 0);
                 if !repeats {
                     let out_node = graph
                         .nodes
@@ -316,10 +423,11 @@ fn run_tile(
                         .position(|o| o.op == "output" && o.operands.first() == Some(&n))
                         .ok_or_else(|| format!("@{name}: store {n} feeds no output"))?;
                     let index = graph.nodes[out_node].index.unwrap_or(0);
-                    let gm = outputs
+                    let gm = self
+                        .outputs
                         .get_mut(index)
                         .ok_or_else(|| format!("@{name}: no output #{index}"))?;
-                    let counts = &mut writes[index];
+                    let counts = &mut self.writes[index];
                     let mut error = None;
                     for_each_index(&shape, |idx| {
                         let at = offset_of(n, idx);
@@ -339,7 +447,7 @@ fn run_tile(
                     if let Some(e) = error {
                         return Err(format!("@{name}: {e}"));
                     }
-                    stats.gm_elements_written += stored.data.len() as u64;
+                    self.stats.gm_elements_written += stored.data.len() as u64;
                 }
                 Some(stored)
             }
@@ -367,19 +475,18 @@ fn run_tile(
                             .map(|(a, _)| AttrValue::Int(a as i64))
                             .collect();
                         if axes.is_empty() {
-                            values[n] = Some(input.clone());
-                            continue;
+                            return Ok(Some(input.clone()));
                         }
                         attrs.insert("axes".into(), AttrValue::Array(axes));
                         attrs.insert("keep_dims".into(), AttrValue::Bool(true));
-                        format!("ascend.reduce_{op}")
+                        format!("ascend.reduce_{}", reduce_as.unwrap_or(op))
                     }
                     NodeKind::Cast => "ascend.cast".to_string(),
                     NodeKind::Elementwise { op } if op == "where" => "ascend.select".to_string(),
                     NodeKind::Elementwise { op } => format!("ascend.{op}"),
-                    _ => unreachable!("matched above"),
+                    _ => return Err(format!("@{name}: node {n} is not computed")),
                 };
-                let mut results = run_node(&op, &attrs, &operands, &[result_ty], symbols)
+                let mut results = run_node(&op, &attrs, &operands, &[result_ty], self.symbols)
                     .map_err(|e| format!("@{name}: node {n}: {e}"))?;
                 if results.is_empty() {
                     return Err(format!("@{name}: node {n} produced no value"));
@@ -387,7 +494,6 @@ fn run_tile(
                 Some(results.swap_remove(0))
             }
         };
-        values[n] = value;
+        Ok(value)
     }
-    Ok(())
 }

@@ -1364,17 +1364,33 @@ pub fn plan(model: &FuncModel, limits: &Limits, env: &mut ShapeEnv, fresh: &mut 
                 pairs.insert((x.min(y), x.max(y)));
             }
         };
+        // Siblings farther apart than max-proximity would be refused (AF-NF007); pairing
+        // only the nearest of them keeps a tensor read by n kernels from making n^2
+        // candidates.
+        let near = |x: usize, y: usize| {
+            limits.max_proximity == 0
+                || solver.pos(x).abs_diff(solver.pos(y)) <= limits.max_proximity
+        };
         for v in 0..values {
-            let mut touching: Vec<usize> = solver.consumer_groups(v);
+            let mut readers: Vec<usize> = solver.consumer_groups(v);
+            readers.retain(|&g| solver.is_kernel(g));
+            readers.sort_by_key(|&g| solver.pos(g));
             if let Some(p) = solver.producer[v] {
-                touching.push(solver.group_of[p]);
+                let pg = solver.group_of[p];
+                if solver.is_kernel(pg) {
+                    for &c in &readers {
+                        add(pg, c, &mut pairs);
+                    }
+                }
             }
-            touching.retain(|&g| solver.is_kernel(g));
-            touching.sort_unstable();
-            touching.dedup();
-            for i in 0..touching.len() {
-                for j in i + 1..touching.len() {
-                    add(touching[i], touching[j], &mut pairs);
+            for i in 0..readers.len() {
+                for j in i + 1..readers.len() {
+                    add(readers[i], readers[j], &mut pairs);
+                    // The first sibling beyond reach is still a candidate, so that its
+                    // refusal (AF-NF007) is explained; farther ones add nothing.
+                    if !near(readers[i], readers[j]) {
+                        break;
+                    }
                 }
             }
         }
@@ -1421,31 +1437,27 @@ pub fn plan(model: &FuncModel, limits: &Limits, env: &mut ShapeEnv, fresh: &mut 
                     })
             })
             .collect();
-        let mut order_of: HashMap<(usize, usize), Ordering> = HashMap::new();
-        let mut order: Vec<usize> = (0..candidates.len()).collect();
-        for i in 1..order.len() {
-            let mut j = i;
-            while j > 0 {
-                let (x, y) = (order[j], order[j - 1]);
-                let bytes = *order_of.entry((score[x], score[y])).or_insert_with(|| {
-                    compare_bytes(&distinct[score[x]], &distinct[score[y]], env)
-                });
-                let (cx, cy) = (&candidates[x], &candidates[y]);
-                let better = match bytes {
-                    Ordering::Greater => true,
-                    Ordering::Less => false,
-                    Ordering::Equal => {
-                        (cx.proximity, cx.first_pos, cx.second_pos)
-                            < (cy.proximity, cy.first_pos, cy.second_pos)
-                    }
-                };
-                if !better {
-                    break;
-                }
-                order.swap(j, j - 1);
-                j -= 1;
+        // Rank the distinct scores (insertion sort over the few distinct values, whose
+        // comparison may be undecided), then sort candidates by a total key.
+        let mut ranked: Vec<usize> = Vec::with_capacity(distinct.len());
+        for d in 0..distinct.len() {
+            let mut at = ranked.len();
+            while at > 0
+                && compare_bytes(&distinct[d], &distinct[ranked[at - 1]], env) == Ordering::Greater
+            {
+                at -= 1;
             }
+            ranked.insert(at, d);
         }
+        let mut rank_of = vec![0usize; distinct.len()];
+        for (rank, &d) in ranked.iter().enumerate() {
+            rank_of[d] = rank;
+        }
+        let mut order: Vec<usize> = (0..candidates.len()).collect();
+        order.sort_by_key(|&i| {
+            let c = &candidates[i];
+            (rank_of[score[i]], c.proximity, c.first_pos, c.second_pos)
+        });
         let candidates: Vec<Candidate> = {
             let mut slots: Vec<Option<Candidate>> = candidates.into_iter().map(Some).collect();
             order.iter().filter_map(|&i| slots[i].take()).collect()

@@ -12,7 +12,11 @@
 //!    size `t` (`<u>t_size`, the `zT`/`zt` split), every later axis and every R axis is
 //!    whole (R axes stay in UB: GE's all-load reduce template). The tiles of all looped
 //!    axes and `zT` are merged and block-split over cores (`<M>TB`/`<M>Tb`).
-//!    A kernel without Y axes has one case without split: one tile, one block.
+//!    A kernel without Y axes has one case without split: one tile, one block. Then one
+//!    split-reduction case per R axis, for rows longer than UB: the tile is a chunk of
+//!    the reduced axis, blocks take row groups, and each row group runs passes over the
+//!    chunks ([`SplitPlan`]): reductions accumulate chunk by chunk, what depends on them
+//!    is recomputed in later passes.
 //! 4. **Layout**: a value in UB is the row-major box of its extents (1 where its view is
 //!    broadcast or reduced) with the innermost extent padded to `align` elements, where
 //!    `align = 32 B / smallest element size` of the kernel: every row starts 32-byte
@@ -136,6 +140,9 @@ pub struct Case {
     /// Name of the merged block axis (`z0T`), its per-core size variable (`z0Tb_size`).
     pub block_name: String,
     pub block_var: String,
+    /// The split axis is reduced: tiles are chunks of a reduction row, processed in
+    /// passes per row group (see [`SplitPlan`]); blocks take whole row groups.
+    pub reduce_split: bool,
 }
 
 /// Extra (non-slot) VECCALC buffers.
@@ -147,6 +154,8 @@ pub struct Extras {
     pub mask: bool,
     /// Temporaries (row partials, constants, API scratch).
     pub scratch: bool,
+    /// Partial reduction of one chunk (split-reduction cases).
+    pub part: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -171,6 +180,43 @@ pub struct Schedule {
     pub source_ops: Vec<String>,
     /// First free axis id after the hint axes (ids of merged and split axes start here).
     pub next_axis_id: i64,
+    /// Operands of every node (the graph's).
+    pub operands: Vec<Vec<usize>>,
+    /// Values that must outlive a chunk in some split-reduction case (accumulators and
+    /// what is computed from them): dedicated VECCALC slots, never written by a store's
+    /// producer directly.
+    pub persistent: Vec<bool>,
+    /// GE's TilingGroup of every node over the hint axes (`tiling_group::node_group`,
+    /// None for buffer nodes) and of the kernel (their merge, `tiling_group::graph_group`,
+    /// order-sensitive when possible), in GE's `(x)(y)(r)` notation.
+    pub node_groups: Vec<Option<String>>,
+    pub hint_group: String,
+}
+
+/// How a split-reduction case runs one row group: passes over the chunks of the split
+/// (reduced) axis `u`. A node's level is the number of reductions over `u` that must
+/// finish before it can be computed; reductions over `u` ("accumulators") are combined
+/// chunk by chunk in the pass of their input's level; values that do not vary along `u`
+/// and depend on finished accumulators ("finals") are computed once, between passes;
+/// everything else is recomputed (and reloaded) in every pass that needs it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SplitPlan {
+    pub passes: usize,
+    pub level: Vec<usize>,
+    /// Per node: full along `u`.
+    pub varies: Vec<bool>,
+    /// Accumulators (reductions over `u`) and finals.
+    pub persistent: Vec<bool>,
+    /// Per pass, chunk stage: nodes computed per chunk (node order; loads included,
+    /// accumulators excluded), accumulators combined, stores written.
+    pub chunk_nodes: Vec<Vec<usize>>,
+    pub chunk_accs: Vec<Vec<usize>>,
+    pub chunk_stores: Vec<Vec<usize>>,
+    /// Per pass, the stage after its last chunk: means to scale, nodes computed once
+    /// (finals and the loads/constants they need), stores written.
+    pub final_means: Vec<Vec<usize>>,
+    pub final_nodes: Vec<Vec<usize>>,
+    pub final_stores: Vec<Vec<usize>>,
 }
 
 /// Bytes of an element of `dtype` in UB (bool as half).
@@ -331,6 +377,7 @@ fn buffer_count(queues: &[Queue], slots: usize, extras: &Extras) -> u64 {
         + u64::from(extras.work)
         + u64::from(extras.mask)
         + u64::from(extras.scratch)
+        + u64::from(extras.part)
 }
 
 impl Schedule {
@@ -584,6 +631,7 @@ impl Schedule {
                 tile_align,
                 block_var: format!("{block_name}b_size"),
                 block_name,
+                reduce_split: split.is_some_and(|u| r_set[u]),
             }
         };
         if y.is_empty() {
@@ -592,6 +640,11 @@ impl Schedule {
             for (key, &u) in y.iter().enumerate() {
                 cases.push(case_for(Some(u), key as u32));
             }
+        }
+        // Split-reduction cases, for rows too long to stay in UB.
+        for &u in &r {
+            let key = cases.len() as u32;
+            cases.push(case_for(Some(u), key));
         }
 
         let mut schedule = Schedule {
@@ -610,7 +663,30 @@ impl Schedule {
             outputs: graph.outputs.clone(),
             source_ops: graph.source_ops.clone(),
             next_axis_id: next_id,
+            operands: graph.nodes.iter().map(|n| n.operands.clone()).collect(),
+            persistent: Vec::new(),
+            node_groups: (0..graph.nodes.len())
+                .map(|n| crate::tiling_group::node_group(graph, n).map(|g| g.to_string()))
+                .collect(),
+            hint_group: crate::tiling_group::graph_group(
+                graph,
+                None,
+                crate::tiling_group::Mode::Schedule,
+            )
+            .or_else(|_| {
+                crate::tiling_group::graph_group(graph, None, crate::tiling_group::Mode::CanFuse)
+            })
+            .map(|g| g.to_string())
+            .unwrap_or_else(|conflict| format!("conflict: {conflict}")),
         };
+        schedule.persistent = vec![false; schedule.nodes.len()];
+        for case in schedule.cases.clone().iter().filter(|c| c.reduce_split) {
+            if let Some(plan) = schedule.split_plan(case) {
+                for (p, &x) in schedule.persistent.iter_mut().zip(&plan.persistent) {
+                    *p |= x;
+                }
+            }
+        }
         schedule.check_ops(graph, chip)?;
         schedule.allocate(graph, chip)?;
         Ok(schedule)
@@ -765,7 +841,18 @@ impl Schedule {
                     | NodeKind::Broadcast
                     | NodeKind::Scalar { .. }
             );
-            if computes && producer.dtype != DType::Bool && !stored_once[p] {
+            // Only a value used by nothing but its store may live in the store's queue
+            // (a split-reduction pass may recompute it without the store).
+            let only_use = (0..count)
+                .filter(|&x| self.operands[x].contains(&p))
+                .count()
+                == 1;
+            if computes
+                && producer.dtype != DType::Bool
+                && !stored_once[p]
+                && only_use
+                && !self.persistent[p]
+            {
                 stored_once[p] = true;
                 self.nodes[s].direct = true;
                 self.nodes[p].value = self.nodes[s].value;
@@ -803,6 +890,14 @@ impl Schedule {
                         | NodeKind::Scalar { .. }
                 );
             if !needs_slot {
+                continue;
+            }
+            if self.persistent[n] {
+                // Lives across chunks and passes: a slot of its own.
+                slot_members.push(vec![n]);
+                self.nodes[n].value = Place::Slot {
+                    slot: slot_members.len() - 1,
+                };
                 continue;
             }
             // In place over an operand that dies here (same extent and element type).
@@ -891,6 +986,7 @@ impl Schedule {
                 _ => {}
             }
         }
+        self.extras.part = self.cases.iter().any(|c| c.reduce_split);
         let buffers = buffer_count(&self.queues, self.slots.len(), &self.extras);
         if buffers > chip.max_buffers {
             return refuse(format!(
@@ -1096,10 +1192,20 @@ impl Schedule {
             });
         }
         let (work, mask, scratch) = self.extra_bytes(case, operands);
+        // The partial of one chunk: as large as the largest accumulator of the case.
+        let part = match (case.reduce_split, self.split_plan(case)) {
+            (true, Some(plan)) => (0..self.nodes.len())
+                .filter(|&n| {
+                    plan.persistent[n] && matches!(self.nodes[n].kind, NodeKind::Reduce { .. })
+                })
+                .fold(c(256), |acc, n| Expr::max(&acc, &self.value_bytes(case, n))),
+            _ => c(256),
+        };
         for (name, used, bytes) in [
             ("work", self.extras.work, work),
             ("mask", self.extras.mask, mask),
             ("scratch", self.extras.scratch, scratch),
+            ("part", self.extras.part, part),
         ] {
             if used {
                 out.push(BufferSpec {
@@ -1135,8 +1241,40 @@ impl Schedule {
     }
 
     /// Per-tile work for the cost model: GM bytes read and written, vector bytes, DMA
-    /// instructions and blocks, vector instructions.
+    /// instructions and blocks, vector instructions. A split-reduction case's "tile" is a
+    /// row group: every pass over every chunk.
     pub fn cost_exprs(&self, case: &Case) -> CostExprs {
+        let Some(plan) = case.reduce_split.then(|| self.split_plan(case)).flatten() else {
+            let all: Vec<usize> = (0..self.nodes.len()).collect();
+            return self.stage_cost(case, &all);
+        };
+        let chunks = self.split_size(case).ceil_div(&Self::tile_expr(case));
+        let mut total = self.stage_cost(case, &[]);
+        for p in 0..plan.passes {
+            let mut nodes = plan.chunk_nodes[p].clone();
+            nodes.extend(&plan.chunk_accs[p]);
+            nodes.extend(&plan.chunk_stores[p]);
+            let stage = self.stage_cost(case, &nodes);
+            let once = {
+                let mut f = plan.final_nodes[p].clone();
+                f.extend(&plan.final_stores[p]);
+                self.stage_cost(case, &f)
+            };
+            total = CostExprs {
+                mte2_bytes: total.mte2_bytes + stage.mte2_bytes * chunks.clone() + once.mte2_bytes,
+                mte3_bytes: total.mte3_bytes + stage.mte3_bytes * chunks.clone() + once.mte3_bytes,
+                vec_bytes: total.vec_bytes + stage.vec_bytes * chunks.clone() + once.vec_bytes,
+                load_ops: total.load_ops + stage.load_ops * chunks.clone() + once.load_ops,
+                store_ops: total.store_ops + stage.store_ops * chunks.clone() + once.store_ops,
+                dma_rows: total.dma_rows + stage.dma_rows * chunks.clone() + once.dma_rows,
+                vec_ops: total.vec_ops + stage.vec_ops * chunks.clone() + once.vec_ops,
+            };
+        }
+        total
+    }
+
+    /// Work of one tile computing `nodes`.
+    fn stage_cost(&self, case: &Case, nodes: &[usize]) -> CostExprs {
         let ext = self.tile_extents(case, &Self::tile_expr(case));
         let mut cost = CostExprs {
             mte2_bytes: c(0),
@@ -1147,7 +1285,8 @@ impl Schedule {
             dma_rows: c(0),
             vec_ops: c(0),
         };
-        for (n, info) in self.nodes.iter().enumerate() {
+        for &n in nodes {
+            let info = &self.nodes[n];
             let bx = self.node_box(case, n, &ext);
             let (rows, pitch) = self.layout(&bx);
             let real = bx.iter().fold(c(1), |acc, e| acc * e.clone());
@@ -1175,6 +1314,113 @@ impl Schedule {
             }
         }
         cost
+    }
+
+    /// The pass structure of a split-reduction case (None for other cases).
+    pub fn split_plan(&self, case: &Case) -> Option<SplitPlan> {
+        let u = case.split.filter(|_| case.reduce_split)?;
+        let count = self.nodes.len();
+        let is_acc = |n: usize| matches!(&self.nodes[n].kind, NodeKind::Reduce { reduced, .. } if reduced.contains(&u));
+        let varies: Vec<bool> = self.nodes.iter().map(|x| x.full[u]).collect();
+        let mut level = vec![0usize; count];
+        for n in 0..count {
+            let base = self.operands[n]
+                .iter()
+                .map(|&o| level[o])
+                .max()
+                .unwrap_or(0);
+            level[n] = if is_acc(n) { base + 1 } else { base };
+        }
+        let computes = |n: usize| {
+            !matches!(
+                self.nodes[n].kind,
+                NodeKind::Data { .. } | NodeKind::Output { .. } | NodeKind::Store
+            )
+        };
+        let persistent: Vec<bool> = (0..count)
+            .map(|n| is_acc(n) || (computes(n) && !varies[n] && level[n] >= 1))
+            .collect();
+        let mut passes = 1;
+        for n in 0..count {
+            if varies[n] && computes(n) {
+                passes = passes.max(level[n] + 1);
+            }
+            if persistent[n] {
+                passes = passes.max(level[n]);
+            }
+            if self.nodes[n].kind == NodeKind::Store {
+                passes = passes.max(level[n].max(1));
+            }
+        }
+        // Nodes (not persistent) that `roots` need, in node order.
+        let closure = |roots: &[usize]| -> Vec<usize> {
+            let mut need = vec![false; count];
+            let mut stack: Vec<usize> = roots.to_vec();
+            while let Some(n) = stack.pop() {
+                for &o in &self.operands[n] {
+                    if persistent[o]
+                        || need[o]
+                        || matches!(self.nodes[o].kind, NodeKind::Data { .. })
+                    {
+                        continue;
+                    }
+                    need[o] = true;
+                    stack.push(o);
+                }
+            }
+            (0..count).filter(|&n| need[n]).collect()
+        };
+        let mut plan = SplitPlan {
+            passes,
+            level: level.clone(),
+            varies: varies.clone(),
+            persistent: persistent.clone(),
+            chunk_nodes: Vec::new(),
+            chunk_accs: Vec::new(),
+            chunk_stores: Vec::new(),
+            final_means: Vec::new(),
+            final_nodes: Vec::new(),
+            final_stores: Vec::new(),
+        };
+        for p in 0..passes {
+            let accs: Vec<usize> = (0..count)
+                .filter(|&n| is_acc(n) && level[n] == p + 1)
+                .collect();
+            let stores: Vec<usize> = (0..count)
+                .filter(|&n| self.nodes[n].kind == NodeKind::Store && varies[n] && level[n] == p)
+                .collect();
+            let mut roots = accs.clone();
+            roots.extend(&stores);
+            plan.chunk_nodes.push(closure(&roots));
+            plan.chunk_accs.push(accs.clone());
+            plan.chunk_stores.push(stores);
+            // After the pass: scale means, compute finals, store non-varying values.
+            let means: Vec<usize> = accs
+                .iter()
+                .copied()
+                .filter(
+                    |&n| matches!(&self.nodes[n].kind, NodeKind::Reduce { op, .. } if op == "mean"),
+                )
+                .collect();
+            let finals: Vec<usize> = (0..count)
+                .filter(|&n| persistent[n] && !is_acc(n) && level[n] == p + 1)
+                .collect();
+            let fstores: Vec<usize> = (0..count)
+                .filter(|&n| {
+                    self.nodes[n].kind == NodeKind::Store && !varies[n] && level[n].max(1) == p + 1
+                })
+                .collect();
+            let mut roots = finals.clone();
+            roots.extend(&fstores);
+            let mut nodes = closure(&roots);
+            nodes.extend(finals.iter().copied());
+            nodes.sort_unstable();
+            nodes.dedup();
+            plan.final_means.push(means);
+            plan.final_nodes.push(nodes);
+            plan.final_stores.push(fstores);
+        }
+        Some(plan)
     }
 
     /// Operands per node, as the graph has them (needed by buffer sizing).
@@ -1207,9 +1453,10 @@ impl Schedule {
             }
         }
         lines.push(format!(
-            "\"tiling.group\"() {{kernel = @{k}, x = [], y = [{}], r = [{}]}} : () -> ()",
+            "\"tiling.group\"() {{kernel = @{k}, x = [], y = [{}], r = [{}], hint_group = \"{}\"}} : () -> ()",
             ids(&self.y),
-            ids(&self.r)
+            ids(&self.r),
+            self.hint_group.replace('"', "'")
         ));
         let mut next = self.next_axis_id;
         for case in &self.cases {
@@ -1276,8 +1523,12 @@ impl Schedule {
                 block_split = block.to_string();
             }
             let looped = ids(&case.looped);
+            let split_reduction = match self.split_plan(case) {
+                Some(plan) => format!(", reduce_split = true, passes = {}", plan.passes),
+                None => String::new(),
+            };
             lines.push(format!(
-                "\"tiling.case\"() {{kernel = @{k}, key = {}, ub_split = [{ub_split}], block_split = [{block_split}], vectorized_axis = [{vectorized}], looped_axis = [{looped}], tile_align = {}}} : () -> ()",
+                "\"tiling.case\"() {{kernel = @{k}, key = {}, ub_split = [{ub_split}], block_split = [{block_split}], vectorized_axis = [{vectorized}], looped_axis = [{looped}], tile_align = {}{split_reduction}}} : () -> ()",
                 case.key, case.tile_align
             ));
         }
@@ -1294,6 +1545,14 @@ impl Schedule {
 
     /// Impl-form attributes of node `n` (name, MLIR text).
     pub fn node_attrs(&self, n: usize) -> Vec<(String, String)> {
+        let mut attrs = self.placement_attrs(n);
+        if let Some(Some(group)) = self.node_groups.get(n) {
+            attrs.push(("tiling_group".into(), format!("\"{group}\"")));
+        }
+        attrs
+    }
+
+    fn placement_attrs(&self, n: usize) -> Vec<(String, String)> {
         let info = &self.nodes[n];
         let place = match (&info.kind, info.value, info.raw) {
             (NodeKind::Data { .. } | NodeKind::Output { .. }, _, _) => {
@@ -1503,8 +1762,12 @@ mod tests {
         let s = Schedule::build(&g, &chip()).unwrap();
         assert_eq!(s.y, vec![0]);
         assert_eq!(s.r, vec![1]);
-        assert_eq!(s.cases.len(), 1);
-        assert!(s.extras.work);
+        // All-load (split rows) and split reduction (chunks of a row, in passes).
+        assert_eq!(s.cases.len(), 2);
+        assert!(!s.cases[0].reduce_split && s.cases[1].reduce_split);
+        let plan = s.split_plan(&s.cases[1]).unwrap();
+        assert_eq!(plan.passes, 1);
+        assert!(s.extras.work && s.extras.part);
         let recs = s.records(&Schedule::operands_of(&g));
         assert!(recs.lines[0].contains("y = [0], r = [1]"));
     }

@@ -126,9 +126,10 @@ pub fn emit(input: &KernelInput, name: &str) -> Result<(String, String), String>
         .iter()
         .map(|cs| {
             format!(
-                "    {{{k}, {a}, Case{k}Split, Case{k}Outer, Case{k}Ub, Case{k}Work}},",
+                "    {{{k}, {a}, {r}, Case{k}Split, Case{k}Outer, Case{k}Ub, Case{k}Work}},",
                 k = cs.key,
-                a = cs.tile_align
+                a = cs.tile_align,
+                r = i32::from(cs.reduce_split)
             )
         })
         .collect();

@@ -201,7 +201,6 @@ fn emit_case(ctx: &Ctx, params: &[String]) -> Result<String, String> {
     let s = ctx.s;
     let g = ctx.input.graph;
     let case = ctx.case;
-    let r = ctx.rank();
     let mut o = String::new();
     let describe = match case.split {
         Some(u) => format!(
@@ -281,6 +280,7 @@ fn emit_case(ctx: &Ctx, params: &[String]) -> Result<String, String> {
         (s.extras.work, "work"),
         (s.extras.mask, "mask"),
         (s.extras.scratch, "scratch"),
+        (s.extras.part, "part"),
     ] {
         if used {
             let _ = writeln!(
@@ -289,245 +289,478 @@ fn emit_case(ctx: &Ctx, params: &[String]) -> Result<String, String> {
             );
         }
     }
-    // Tile loop.
     let chunks = match (case.split, &case.tile_var) {
         (Some(u), Some(var)) => format!("af_ceildiv(size_{}, {var})", ctx.axis(u)),
         _ => "1".into(),
     };
     let _ = writeln!(
         o,
-        "    const int64_t chunks = {chunks};\n    const int64_t first = static_cast<int64_t>(GetBlockIdx()) * t.{bv};\n    const int64_t last = af_min(first + t.{bv}, t.tiles_total);\n    for (int64_t tile_id = first; tile_id < last; ++tile_id) {{",
+        "    const int64_t chunks = {chunks};\n    (void)chunks;\n    const int64_t first = static_cast<int64_t>(GetBlockIdx()) * t.{bv};\n    const int64_t last = af_min(first + t.{bv}, t.tiles_total);",
         bv = case.block_var
     );
-    o.push_str("        int64_t rest = tile_id;\n");
-    o.push_str("        const int64_t chunk = rest % chunks;\n        rest /= chunks;\n        (void)chunk;\n");
+    match s.split_plan(case) {
+        None => emit_all_load(ctx, &mut o)?,
+        Some(plan) => emit_split_reduction(ctx, &plan, &mut o)?,
+    }
+    o.push_str("}\n");
+    Ok(o)
+}
+
+/// What one stage of a tile computes.
+#[derive(Default)]
+struct Stage {
+    /// Nodes in node order (loads, computes, stores); accumulators are separate.
+    nodes: Vec<usize>,
+    /// Reductions over the split axis combined into their accumulator (chunk stages).
+    accs: Vec<usize>,
+    /// Means scaled after their last chunk (final stages).
+    means: Vec<usize>,
+    /// Whether the stage runs inside the chunk loop (`chunk` is defined).
+    in_chunk: bool,
+}
+
+/// Declarations of the origins and extents of one tile: `o_<axis>`, `e_<axis>`.
+fn tile_position(ctx: &Ctx, indent: &str, with_split: bool) -> String {
+    let case = ctx.case;
+    let mut o = String::new();
     for &k in case.looped.iter().rev() {
         let a = ctx.axis(k);
         let _ = writeln!(
             o,
-            "        const int64_t o_{a} = rest % size_{a};\n        rest /= size_{a};"
+            "{indent}const int64_t o_{a} = rest % size_{a};\n{indent}rest /= size_{a};"
         );
     }
     for &k in &case.in_tile {
         let a = ctx.axis(k);
         if Some(k) == case.split {
-            let var = case.tile_var.as_deref().unwrap_or("1");
-            let _ = writeln!(
-                o,
-                "        const int64_t o_{a} = chunk * {var};\n        const int64_t e_{a} = af_min({var}, size_{a} - o_{a});"
-            );
+            if with_split {
+                let var = case.tile_var.as_deref().unwrap_or("1");
+                let _ = writeln!(
+                    o,
+                    "{indent}const int64_t o_{a} = chunk * {var};\n{indent}const int64_t e_{a} = af_min({var}, size_{a} - o_{a});"
+                );
+            }
         } else {
             let _ = writeln!(
                 o,
-                "        [[maybe_unused]] const int64_t e_{a} = size_{a};"
+                "{indent}[[maybe_unused]] const int64_t e_{a} = size_{a};"
             );
         }
     }
-    // Boxes of every node that has a UB tensor.
-    for (n, info) in s.nodes.iter().enumerate() {
-        if matches!(info.kind, NodeKind::Data { .. } | NodeKind::Output { .. }) {
+    o
+}
+
+/// The all-load case: every tile is independent; block b takes tiles
+/// [b * per, (b + 1) * per) of the merged (looped x chunk) index.
+fn emit_all_load(ctx: &Ctx, o: &mut String) -> Result<(), String> {
+    o.push_str("    for (int64_t tile_id = first; tile_id < last; ++tile_id) {\n");
+    o.push_str("        int64_t rest = tile_id;\n");
+    o.push_str("        const int64_t chunk = rest % chunks;\n        rest /= chunks;\n        (void)chunk;\n");
+    o.push_str(&tile_position(ctx, "        ", true));
+    let stage = Stage {
+        nodes: (0..ctx.s.nodes.len()).collect(),
+        in_chunk: true,
+        ..Stage::default()
+    };
+    o.push_str(&emit_stage(ctx, &stage, "        ")?);
+    o.push_str("    }\n");
+    Ok(())
+}
+
+/// The split-reduction case: block b takes row groups; per row group, passes over the
+/// chunks of the reduced split axis (docs/tiling.md).
+fn emit_split_reduction(
+    ctx: &Ctx,
+    plan: &autofuse_core::schedule::SplitPlan,
+    o: &mut String,
+) -> Result<(), String> {
+    let u = ctx
+        .case
+        .split
+        .ok_or("split-reduction case without split axis")?;
+    let axis = ctx.axis(u).to_string();
+    let _ = writeln!(
+        o,
+        "    // Each block takes whole row groups; the reduced axis {axis} is processed in \
+         {} pass(es) over its chunks.\n    for (int64_t group = first; group < last; ++group) {{\n        int64_t rest = group;",
+        plan.passes
+    );
+    o.push_str(&tile_position(ctx, "        ", false));
+    for p in 0..plan.passes {
+        let mut nodes = plan.chunk_nodes[p].clone();
+        nodes.extend(&plan.chunk_stores[p]);
+        nodes.sort_unstable();
+        nodes.dedup();
+        if !nodes.is_empty() || !plan.chunk_accs[p].is_empty() {
+            let _ = writeln!(
+                o,
+                "        // Pass {p}: chunks of {axis}.\n        for (int64_t chunk = 0; chunk < chunks; ++chunk) {{"
+            );
+            let var = ctx.case.tile_var.as_deref().unwrap_or("1");
+            let _ = writeln!(
+                o,
+                "            const int64_t o_{axis} = chunk * {var};\n            const int64_t e_{axis} = af_min({var}, size_{axis} - o_{axis});"
+            );
+            let stage = Stage {
+                nodes,
+                accs: plan.chunk_accs[p].clone(),
+                means: Vec::new(),
+                in_chunk: true,
+            };
+            o.push_str(&emit_stage(ctx, &stage, "            ")?);
+            o.push_str("        }\n");
+        }
+        let mut nodes = plan.final_nodes[p].clone();
+        nodes.extend(&plan.final_stores[p]);
+        nodes.sort_unstable();
+        nodes.dedup();
+        if !nodes.is_empty() || !plan.final_means[p].is_empty() {
+            let _ = writeln!(
+                o,
+                "        // After pass {p}: values computed once per row group.\n        {{"
+            );
+            let stage = Stage {
+                nodes,
+                accs: Vec::new(),
+                means: plan.final_means[p].clone(),
+                in_chunk: false,
+            };
+            o.push_str(&emit_stage(ctx, &stage, "            ")?);
+            o.push_str("        }\n");
+        }
+    }
+    o.push_str("    }\n");
+    Ok(())
+}
+
+/// One stage: CopyIn (the stage's loads), Compute (its nodes, accumulator updates and
+/// mean scaling), CopyOut (its stores).
+fn emit_stage(ctx: &Ctx, stage: &Stage, indent: &str) -> Result<String, String> {
+    let s = ctx.s;
+    let g = ctx.input.graph;
+    let case = ctx.case;
+    let r = ctx.rank();
+    let mut o = String::new();
+    let in_stage = |n: usize| stage.nodes.contains(&n) || stage.accs.contains(&n);
+    // Boxes of the stage's nodes and of the values they read.
+    let mut boxed: Vec<usize> = Vec::new();
+    for &n in stage.nodes.iter().chain(&stage.accs) {
+        boxed.push(n);
+        boxed.extend(g.nodes[n].operands.iter().copied());
+    }
+    boxed.extend(stage.means.iter().copied());
+    boxed.sort_unstable();
+    boxed.dedup();
+    for &n in &boxed {
+        if matches!(
+            s.nodes[n].kind,
+            NodeKind::Data { .. } | NodeKind::Output { .. }
+        ) {
             continue;
         }
         let _ = writeln!(
             o,
-            "        [[maybe_unused]] const int64_t x{n}[{r}] = {{{}}};",
+            "{indent}[[maybe_unused]] const int64_t x{n}[{r}] = {{{}}};",
             ctx.box_of(n)
         );
     }
-    // Queue block offsets (multi-member queues).
     let member_offset = |q: usize, m: usize| cx(&s.queue_offset(case, q, m));
+    let stage_queues = |position: autofuse_core::schedule::Position| -> Vec<usize> {
+        (0..s.queues.len())
+            .filter(|&q| {
+                s.queues[q].position == position && s.queues[q].members.iter().any(|&n| in_stage(n))
+            })
+            .collect()
+    };
+    let vin = stage_queues(autofuse_core::schedule::Position::VecIn);
+    let vout = stage_queues(autofuse_core::schedule::Position::VecOut);
 
     // ---- CopyIn
-    o.push_str("        // CopyIn: GM -> VECIN\n        {\n");
-    for (q, queue) in s.queues.iter().enumerate() {
-        if queue.position != autofuse_core::schedule::Position::VecIn {
-            continue;
-        }
-        let single = queue.members.len() == 1;
-        if !single {
-            let _ = writeln!(
-                o,
-                "            LocalTensor<uint8_t> q{q}_blk = q{q}.AllocTensor<uint8_t>();"
-            );
-        }
-        for (m, &n) in queue.members.iter().enumerate() {
-            let t = gm_type(s.nodes[n].dtype);
-            let data = g.nodes[n].operands.first().copied().unwrap_or(0);
-            let NodeKind::Data { input } = s.nodes[data].kind else {
-                return Err(format!("load {n} does not read a kernel input"));
-            };
-            if single {
-                let _ = writeln!(
-                    o,
-                    "            LocalTensor<{t}> r{n} = q{q}.AllocTensor<{t}>();"
-                );
-            } else {
-                let _ = writeln!(
-                    o,
-                    "            LocalTensor<{t}> r{n} = q{q}_blk[static_cast<uint32_t>({})].ReinterpretCast<{t}>();",
-                    member_offset(q, m)
-                );
-            }
-            let _ = writeln!(
-                o,
-                "            {}\n            {{\n                const int64_t gs[{r}] = {{{}}};\n                af::LoadBox(r{n}, gm_in{input}, {}, x{n}, gs, kAlign);\n            }}",
-                ctx.comment(n),
-                ctx.strides_of(data),
-                ctx.base_of(data)
-            );
-            if single {
-                let _ = writeln!(o, "            q{q}.EnQue(r{n});");
-            }
-        }
-        if !single {
-            let _ = writeln!(o, "            q{q}.EnQue(q{q}_blk);");
-        }
-    }
-    o.push_str("        }\n");
-
-    // ---- Compute
-    o.push_str("        // Compute: vector unit\n        {\n");
-    // DeQue inputs.
-    for (q, queue) in s.queues.iter().enumerate() {
-        if queue.position != autofuse_core::schedule::Position::VecIn {
-            continue;
-        }
-        if queue.members.len() == 1 {
-            let n = queue.members[0];
-            let t = gm_type(s.nodes[n].dtype);
-            let _ = writeln!(o, "            LocalTensor<{t}> r{n} = q{q}.DeQue<{t}>();");
-        } else {
-            let _ = writeln!(
-                o,
-                "            LocalTensor<uint8_t> q{q}_blk = q{q}.DeQue<uint8_t>();"
-            );
-            for (m, &n) in queue.members.iter().enumerate() {
-                let t = gm_type(s.nodes[n].dtype);
-                let _ = writeln!(
-                    o,
-                    "            LocalTensor<{t}> r{n} = q{q}_blk[static_cast<uint32_t>({})].ReinterpretCast<{t}>();",
-                    member_offset(q, m)
-                );
-            }
-        }
-    }
-    // Allocate outputs.
-    for (q, queue) in s.queues.iter().enumerate() {
-        if queue.position != autofuse_core::schedule::Position::VecOut {
-            continue;
-        }
-        if queue.members.len() == 1 {
-            let n = queue.members[0];
-            let t = gm_type(s.nodes[n].dtype);
-            let _ = writeln!(
-                o,
-                "            LocalTensor<{t}> s{n} = q{q}.AllocTensor<{t}>();"
-            );
-        } else {
-            let _ = writeln!(
-                o,
-                "            LocalTensor<uint8_t> q{q}_blk = q{q}.AllocTensor<uint8_t>();"
-            );
-            for (m, &n) in queue.members.iter().enumerate() {
-                let t = gm_type(s.nodes[n].dtype);
-                let _ = writeln!(
-                    o,
-                    "            LocalTensor<{t}> s{n} = q{q}_blk[static_cast<uint32_t>({})].ReinterpretCast<{t}>();",
-                    member_offset(q, m)
-                );
-            }
-        }
-    }
-    let mut first_vec = true;
-    for n in 0..s.nodes.len() {
-        let lines = emit_node(ctx, n, &mut first_vec)?;
-        for l in lines {
-            let _ = writeln!(o, "            {l}");
-        }
-    }
-    for (q, queue) in s.queues.iter().enumerate() {
-        if queue.position != autofuse_core::schedule::Position::VecOut {
-            continue;
-        }
-        if queue.members.len() == 1 {
-            let _ = writeln!(o, "            q{q}.EnQue(s{});", queue.members[0]);
-        } else {
-            let _ = writeln!(o, "            q{q}.EnQue(q{q}_blk);");
-        }
-    }
-    for (q, queue) in s.queues.iter().enumerate() {
-        if queue.position != autofuse_core::schedule::Position::VecIn {
-            continue;
-        }
-        if queue.members.len() == 1 {
-            let _ = writeln!(o, "            q{q}.FreeTensor(r{});", queue.members[0]);
-        } else {
-            let _ = writeln!(o, "            q{q}.FreeTensor(q{q}_blk);");
-        }
-    }
-    o.push_str("        }\n");
-
-    // ---- CopyOut
-    o.push_str("        // CopyOut: VECOUT -> GM\n        {\n");
-    for (q, queue) in s.queues.iter().enumerate() {
-        if queue.position != autofuse_core::schedule::Position::VecOut {
-            continue;
-        }
-        let single = queue.members.len() == 1;
-        if single {
-            let n = queue.members[0];
-            let t = gm_type(s.nodes[n].dtype);
-            let _ = writeln!(o, "            LocalTensor<{t}> s{n} = q{q}.DeQue<{t}>();");
-        } else {
-            let _ = writeln!(
-                o,
-                "            LocalTensor<uint8_t> q{q}_blk = q{q}.DeQue<uint8_t>();"
-            );
-        }
-        for (m, &n) in queue.members.iter().enumerate() {
-            let t = gm_type(s.nodes[n].dtype);
+    if !vin.is_empty() {
+        let _ = writeln!(o, "{indent}// CopyIn: GM -> VECIN\n{indent}{{");
+        for &q in &vin {
+            let queue = &s.queues[q];
+            let single = queue.members.len() == 1;
             if !single {
                 let _ = writeln!(
                     o,
-                    "            LocalTensor<{t}> s{n} = q{q}_blk[static_cast<uint32_t>({})].ReinterpretCast<{t}>();",
+                    "{indent}    LocalTensor<uint8_t> q{q}_blk = q{q}.AllocTensor<uint8_t>();"
+                );
+            }
+            for (m, &n) in queue.members.iter().enumerate() {
+                let t = gm_type(s.nodes[n].dtype);
+                if single {
+                    let _ = writeln!(
+                        o,
+                        "{indent}    LocalTensor<{t}> r{n} = q{q}.AllocTensor<{t}>();"
+                    );
+                } else if in_stage(n) {
+                    let _ = writeln!(
+                        o,
+                        "{indent}    LocalTensor<{t}> r{n} = q{q}_blk[static_cast<uint32_t>({})].ReinterpretCast<{t}>();",
+                        member_offset(q, m)
+                    );
+                }
+                if !in_stage(n) {
+                    continue;
+                }
+                let data = g.nodes[n].operands.first().copied().unwrap_or(0);
+                let NodeKind::Data { input } = s.nodes[data].kind else {
+                    return Err(format!("load {n} does not read a kernel input"));
+                };
+                let _ = writeln!(
+                    o,
+                    "{indent}    {}\n{indent}    {{\n{indent}        const int64_t gs[{r}] = {{{}}};\n{indent}        af::LoadBox(r{n}, gm_in{input}, {}, x{n}, gs, kAlign);\n{indent}    }}",
+                    ctx.comment(n),
+                    ctx.strides_of(data),
+                    ctx.base_of(data)
+                );
+                if single {
+                    let _ = writeln!(o, "{indent}    q{q}.EnQue(r{n});");
+                }
+            }
+            if !single {
+                let _ = writeln!(o, "{indent}    q{q}.EnQue(q{q}_blk);");
+            }
+        }
+        let _ = writeln!(o, "{indent}}}");
+    }
+
+    // ---- Compute
+    let _ = writeln!(o, "{indent}// Compute: vector unit\n{indent}{{");
+    let ind = format!("{indent}    ");
+    for &q in &vin {
+        let queue = &s.queues[q];
+        if queue.members.len() == 1 {
+            let n = queue.members[0];
+            let t = gm_type(s.nodes[n].dtype);
+            let _ = writeln!(o, "{ind}LocalTensor<{t}> r{n} = q{q}.DeQue<{t}>();");
+        } else {
+            let _ = writeln!(
+                o,
+                "{ind}LocalTensor<uint8_t> q{q}_blk = q{q}.DeQue<uint8_t>();"
+            );
+            for (m, &n) in queue.members.iter().enumerate() {
+                if !in_stage(n) {
+                    continue;
+                }
+                let t = gm_type(s.nodes[n].dtype);
+                let _ = writeln!(
+                    o,
+                    "{ind}LocalTensor<{t}> r{n} = q{q}_blk[static_cast<uint32_t>({})].ReinterpretCast<{t}>();",
                     member_offset(q, m)
                 );
             }
-            let output = g
-                .nodes
-                .iter()
-                .find(|x| x.op == "output" && x.operands.first() == Some(&n))
-                .and_then(|x| x.index)
-                .ok_or_else(|| format!("store {n} feeds no output"))?;
-            // A store that does not vary along a looped or split axis writes only once.
-            let info = &s.nodes[n];
-            let guards: Vec<String> = case
-                .looped
-                .iter()
-                .chain(case.split.iter())
-                .filter(|&&k| !info.full[k])
-                .map(|&k| format!("o_{} == 0", ctx.axis(k)))
-                .collect();
-            let call = format!(
-                "{{\n                const int64_t gs[{r}] = {{{}}};\n                af::StoreBox(gm_out{output}, s{n}, {}, x{n}, gs, kAlign);\n            }}",
-                ctx.strides_of(n),
-                ctx.base_of(n)
-            );
-            let _ = writeln!(o, "            {}", ctx.comment(n));
-            if guards.is_empty() {
-                let _ = writeln!(o, "            {call}");
-            } else {
-                let _ = writeln!(o, "            if ({}) {call}", guards.join(" && "));
-            }
-        }
-        if single {
-            let _ = writeln!(o, "            q{q}.FreeTensor(s{});", queue.members[0]);
-        } else {
-            let _ = writeln!(o, "            q{q}.FreeTensor(q{q}_blk);");
         }
     }
-    o.push_str("        }\n    }\n}\n");
+    for &q in &vout {
+        let queue = &s.queues[q];
+        if queue.members.len() == 1 {
+            let n = queue.members[0];
+            let t = gm_type(s.nodes[n].dtype);
+            let _ = writeln!(o, "{ind}LocalTensor<{t}> s{n} = q{q}.AllocTensor<{t}>();");
+        } else {
+            let _ = writeln!(
+                o,
+                "{ind}LocalTensor<uint8_t> q{q}_blk = q{q}.AllocTensor<uint8_t>();"
+            );
+            for (m, &n) in queue.members.iter().enumerate() {
+                let t = gm_type(s.nodes[n].dtype);
+                let _ = writeln!(
+                    o,
+                    "{ind}LocalTensor<{t}> s{n} = q{q}_blk[static_cast<uint32_t>({})].ReinterpretCast<{t}>();",
+                    member_offset(q, m)
+                );
+            }
+        }
+    }
+    // Values computed by earlier stages (accumulators, finals) that this stage reads.
+    let mut earlier: Vec<usize> = stage
+        .nodes
+        .iter()
+        .chain(&stage.accs)
+        .flat_map(|&n| g.nodes[n].operands.iter().copied())
+        .chain(stage.means.iter().copied())
+        .filter(|&x| s.persistent[x] && !stage.nodes.contains(&x))
+        .collect();
+    earlier.sort_unstable();
+    earlier.dedup();
+    for x in earlier {
+        if let Place::Slot { slot } = s.nodes[x].value {
+            let t = ub_type(s.nodes[x].dtype);
+            let _ = writeln!(o, "{ind}LocalTensor<{t}> v{x} = b{slot}.Get<{t}>();");
+        }
+    }
+    let mut first_vec = true;
+    let mut order: Vec<usize> = stage.nodes.iter().chain(&stage.accs).copied().collect();
+    order.sort_unstable();
+    for n in order {
+        let lines = if stage.accs.contains(&n) {
+            accumulate(ctx, n, &mut first_vec)?
+        } else {
+            emit_node(ctx, n, &mut first_vec)?
+        };
+        for l in lines {
+            let _ = writeln!(o, "{ind}{l}");
+        }
+    }
+    for &n in &stage.means {
+        let t = ub_type(s.nodes[n].dtype);
+        let NodeKind::Reduce { reduced, .. } = &s.nodes[n].kind else {
+            continue;
+        };
+        let sizes: Vec<String> = reduced
+            .iter()
+            .map(|&k| format!("size_{}", ctx.axis(k)))
+            .collect();
+        let _ = writeln!(
+            o,
+            "{ind}// %{n}: the mean divides the accumulated sum once.\n{ind}PipeBarrier<PIPE_V>();\n{ind}Muls(v{n}, v{n}, {}, static_cast<int32_t>(af::Elems(x{n}, kAlign)));",
+            scalar(t, &format!("1.0f / static_cast<float>({})", sizes.join(" * ")))
+        );
+    }
+    for &q in &vout {
+        let queue = &s.queues[q];
+        if queue.members.len() == 1 {
+            let _ = writeln!(o, "{ind}q{q}.EnQue(s{});", queue.members[0]);
+        } else {
+            let _ = writeln!(o, "{ind}q{q}.EnQue(q{q}_blk);");
+        }
+    }
+    for &q in &vin {
+        let queue = &s.queues[q];
+        if queue.members.len() == 1 {
+            let _ = writeln!(o, "{ind}q{q}.FreeTensor(r{});", queue.members[0]);
+        } else {
+            let _ = writeln!(o, "{ind}q{q}.FreeTensor(q{q}_blk);");
+        }
+    }
+    let _ = writeln!(o, "{indent}}}");
+
+    // ---- CopyOut
+    if !vout.is_empty() {
+        let _ = writeln!(o, "{indent}// CopyOut: VECOUT -> GM\n{indent}{{");
+        for &q in &vout {
+            let queue = &s.queues[q];
+            let single = queue.members.len() == 1;
+            if single {
+                let n = queue.members[0];
+                let t = gm_type(s.nodes[n].dtype);
+                let _ = writeln!(o, "{ind}LocalTensor<{t}> s{n} = q{q}.DeQue<{t}>();");
+            } else {
+                let _ = writeln!(
+                    o,
+                    "{ind}LocalTensor<uint8_t> q{q}_blk = q{q}.DeQue<uint8_t>();"
+                );
+            }
+            for (m, &n) in queue.members.iter().enumerate() {
+                if !in_stage(n) {
+                    continue;
+                }
+                let t = gm_type(s.nodes[n].dtype);
+                if !single {
+                    let _ = writeln!(
+                        o,
+                        "{ind}LocalTensor<{t}> s{n} = q{q}_blk[static_cast<uint32_t>({})].ReinterpretCast<{t}>();",
+                        member_offset(q, m)
+                    );
+                }
+                let output = g
+                    .nodes
+                    .iter()
+                    .find(|x| x.op == "output" && x.operands.first() == Some(&n))
+                    .and_then(|x| x.index)
+                    .ok_or_else(|| format!("store {n} feeds no output"))?;
+                // A store that does not vary along a looped or split axis writes once.
+                let info = &s.nodes[n];
+                let guards: Vec<String> = case
+                    .looped
+                    .iter()
+                    .chain(case.split.iter().filter(|_| stage.in_chunk))
+                    .filter(|&&k| !info.full[k])
+                    .map(|&k| format!("o_{} == 0", ctx.axis(k)))
+                    .collect();
+                let call = format!(
+                    "{{\n{ind}    const int64_t gs[{r}] = {{{}}};\n{ind}    af::StoreBox(gm_out{output}, s{n}, {}, x{n}, gs, kAlign);\n{ind}}}",
+                    ctx.strides_of(n),
+                    ctx.base_of(n)
+                );
+                let _ = writeln!(o, "{ind}{}", ctx.comment(n));
+                if guards.is_empty() {
+                    let _ = writeln!(o, "{ind}{call}");
+                } else {
+                    let _ = writeln!(o, "{ind}if ({}) {call}", guards.join(" && "));
+                }
+            }
+            if single {
+                let _ = writeln!(o, "{ind}q{q}.FreeTensor(s{});", queue.members[0]);
+            } else {
+                let _ = writeln!(o, "{ind}q{q}.FreeTensor(q{q}_blk);");
+            }
+        }
+        let _ = writeln!(o, "{indent}}}");
+    }
     Ok(o)
+}
+
+/// The chunk's partial reduction of accumulator `n`, combined into its slot.
+fn accumulate(ctx: &Ctx, n: usize, first_vec: &mut bool) -> Result<Vec<String>, String> {
+    let s = ctx.s;
+    let info = &s.nodes[n];
+    let t = ub_type(info.dtype);
+    let NodeKind::Reduce { op, .. } = &info.kind else {
+        return Err(format!("node {n} is not a reduction"));
+    };
+    let a = ctx.input.graph.nodes[n]
+        .operands
+        .first()
+        .copied()
+        .ok_or_else(|| format!("reduction {n} without operand"))?;
+    let kind = match op.as_str() {
+        "sum" | "mean" => "Sum",
+        "max" | "any" => "Max",
+        "min" | "all" => "Min",
+        _ => "Prod",
+    };
+    let Place::Slot { slot } = info.value else {
+        return Err(format!("accumulator {n} has no slot"));
+    };
+    let work = if s.extras.work {
+        format!("work.Get<{t}>()")
+    } else {
+        "part_v".to_string()
+    };
+    let rows = if s.extras.scratch {
+        format!("scratch.Get<{t}>()")
+    } else {
+        "part_v".to_string()
+    };
+    let mut l = vec![format!("{}, accumulated over the chunks", ctx.comment(n))];
+    if !*first_vec {
+        l.push("PipeBarrier<PIPE_V>();".into());
+    }
+    *first_vec = false;
+    l.push(format!("LocalTensor<{t}> v{n} = b{slot}.Get<{t}>();"));
+    l.push("{".into());
+    l.push(format!("    LocalTensor<{t}> part_v = part.Get<{t}>();"));
+    l.push(format!(
+        "    af::ReduceBox<af::Red::{kind}, {t}>(part_v, v{a}, {work}, {rows}, x{a}, x{n}, kAlign);"
+    ));
+    l.push("    PipeBarrier<PIPE_V>();".into());
+    l.push(format!(
+        "    const int32_t count = static_cast<int32_t>(af::Elems(x{n}, kAlign));"
+    ));
+    l.push("    if (chunk == 0) {".into());
+    l.push(format!(
+        "        DataCopy(v{n}, part_v, static_cast<uint32_t>(count));"
+    ));
+    l.push("    } else {".into());
+    l.push(format!(
+        "        af::Combine<af::Red::{kind}>(v{n}, part_v, count);"
+    ));
+    l.push("    }".into());
+    l.push("}".into());
+    Ok(l)
 }
 
 /// The variable holding node `n`'s value, declaring it when it lives in a slot.

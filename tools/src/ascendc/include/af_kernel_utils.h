@@ -105,7 +105,10 @@ __aicore__ inline void LoadBox(const LocalTensor<T>& dst, const GlobalTensor<T>&
     const uint32_t ub_gap = static_cast<uint32_t>((pitch * sizeof(T) - af_align(bytes, 32)) / 32);
     RowDims d = MakeRowDims(ext, gs);
     int64_t count = 1, step = 0;
-    if (d.n > 0 && d.urow[d.n - 1] == 1 && d.gstride[d.n - 1] >= len) {
+    // Rows evenly spaced in GM become one DataCopyPad (the GM gap must fit its uint32_t
+    // byte field); otherwise every row is its own block.
+    if (d.n > 0 && d.urow[d.n - 1] == 1 && d.gstride[d.n - 1] >= len &&
+        static_cast<uint64_t>(d.gstride[d.n - 1] - len) * sizeof(T) <= 0xFFFFFFFFull) {
         count = d.ext[d.n - 1];
         step = d.gstride[d.n - 1];
         --d.n;
@@ -142,7 +145,10 @@ __aicore__ inline void StoreBox(const GlobalTensor<T>& dst, const LocalTensor<T>
     const uint32_t ub_gap = static_cast<uint32_t>((pitch * sizeof(T) - af_align(bytes, 32)) / 32);
     RowDims d = MakeRowDims(ext, gs);
     int64_t count = 1, step = 0;
-    if (d.n > 0 && d.urow[d.n - 1] == 1 && d.gstride[d.n - 1] >= len) {
+    // Rows evenly spaced in GM become one DataCopyPad (the GM gap must fit its uint32_t
+    // byte field); otherwise every row is its own block.
+    if (d.n > 0 && d.urow[d.n - 1] == 1 && d.gstride[d.n - 1] >= len &&
+        static_cast<uint64_t>(d.gstride[d.n - 1] - len) * sizeof(T) <= 0xFFFFFFFFull) {
         count = d.ext[d.n - 1];
         step = d.gstride[d.n - 1];
         --d.n;

@@ -58,6 +58,7 @@ struct Work {
 struct CaseModel {
     int key;
     int64_t tile_align;
+    int reduce_split;  // 1: a tile is a row group (all passes over all chunks)
     int64_t (*split_size)(const int64_t* sym);
     int64_t (*outer)(const int64_t* sym);
     int64_t (*ub_bytes)(const int64_t* sym, int64_t t);
@@ -140,7 +141,7 @@ inline Solution Solve(const CaseModel* cases, int count, const int64_t* sym, con
             bool have = false;
             for (int i = 0; i < nt; ++i) {
                 const int64_t tt = ts[i];
-                const int64_t tiles = o * ceil_div(s, tt);
+                const int64_t tiles = c.reduce_split ? o : o * ceil_div(s, tt);
                 int64_t bd = cores < tiles ? cores : tiles;
                 if (bd < 1) bd = 1;
                 const int64_t per = ceil_div(tiles, bd);
