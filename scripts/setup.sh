@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools libpolly-22-dev libclang-22-dev
-  libzstd-dev libz3-dev libxml2-dev zlib1g-dev g++ python3 cmake
+  libzstd-dev libz3-dev libxml2-dev zlib1g-dev g++ python3 python3-venv cmake
 )
 
 missing=()

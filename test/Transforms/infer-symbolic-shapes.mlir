@@ -65,3 +65,13 @@ func.func @reshape_divides(%x: tensor<?xf32>) -> tensor<?x4xf32> {
   %0 = "ascend.reshape"(%x) : (tensor<?xf32>) -> tensor<?x4xf32>
   return %0 : tensor<?x4xf32>
 }
+
+// -----
+
+// Matmul batch dims broadcast like numpy's.
+// CHECK-LABEL: func.func @matmul_batch
+// CHECK: "ascend.matmul"{{.*}} -> tensor<2x3x5xf32>
+func.func @matmul_batch(%a: tensor<1x3x4xf32>, %b: tensor<2x4x5xf32>) -> tensor<2x3x5xf32> {
+  %0 = "ascend.matmul"(%a, %b) {transpose_a = false, transpose_b = false} : (tensor<1x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>
+  return %0 : tensor<2x3x5xf32>
+}

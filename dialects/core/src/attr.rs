@@ -409,10 +409,13 @@ impl Parser<'_> {
             splat = values.len() == 1;
             return Ok(AttrValue::Dense { values, splat, ty });
         }
+        let mut span_text = String::new();
         if self.peek() == Some(b'>') {
             self.pos += 1;
         } else {
+            let start = self.pos;
             let item = self.attr()?;
+            span_text = String::from_utf8_lossy(&self.s[start..self.pos]).into_owned();
             if !matches!(item, AttrValue::Array(_)) {
                 splat = true;
             }
@@ -424,6 +427,24 @@ impl Parser<'_> {
             }
         }
         let ty = self.skip_type_suffix().unwrap_or_default();
+        // MLIR prints non-finite floats as hex bit patterns (`dense<0x7F800000>`); they
+        // were read as integers above, so reinterpret them with the element type.
+        if let Some(bits_of) = hex_float_decoder(&ty) {
+            let hex_tokens: Vec<Option<u64>> = span_numbers(&span_text)
+                .into_iter()
+                .map(|t| {
+                    t.strip_prefix("0x")
+                        .and_then(|h| u64::from_str_radix(h, 16).ok())
+                })
+                .collect();
+            if hex_tokens.len() == values.len() {
+                for (value, bits) in values.iter_mut().zip(hex_tokens) {
+                    if let Some(bits) = bits {
+                        *value = bits_of(bits);
+                    }
+                }
+            }
+        }
         Ok(AttrValue::Dense { values, splat, ty })
     }
 
@@ -495,6 +516,25 @@ impl Parser<'_> {
             }
         }
     }
+}
+
+/// The numeric tokens of a dense literal, in order.
+fn span_numbers(text: &str) -> Vec<&str> {
+    text.split(|c: char| matches!(c, '[' | ']' | ',' | '(' | ')') || c.is_whitespace())
+        .filter(|t| !t.is_empty())
+        .collect()
+}
+
+/// How to turn the bit pattern of one element into its value, for float element types.
+fn hex_float_decoder(ty: &str) -> Option<fn(u64) -> f64> {
+    let element = parse_tensor_type(ty).ok()?.element;
+    Some(match element.as_str() {
+        "f32" => |b| f32::from_bits(b as u32) as f64,
+        "f64" => f64::from_bits,
+        "f16" => |b| half::f16::from_bits(b as u16).to_f64(),
+        "bf16" => |b| half::bf16::from_bits(b as u16).to_f64(),
+        _ => return None,
+    })
 }
 
 fn flatten_numbers(value: &AttrValue, out: &mut Vec<f64>) -> Option<()> {
@@ -608,6 +648,12 @@ mod tests {
         );
         let s = parse_attr("dense<2> : tensor<4xi32>").unwrap();
         assert!(matches!(s, AttrValue::Dense { splat: true, ref values, .. } if values == &[2.0]));
+        let inf = parse_attr("dense<0x7F800000> : tensor<f32>").unwrap();
+        assert!(matches!(inf, AttrValue::Dense { ref values, .. } if values == &[f64::INFINITY]));
+        let mixed = parse_attr("dense<[1.000000e+00, 0xFF800000]> : tensor<2xf32>").unwrap();
+        assert!(
+            matches!(mixed, AttrValue::Dense { ref values, .. } if values == &[1.0, f64::NEG_INFINITY])
+        );
         let h = parse_attr("dense<\"0x0000803F00000040\"> : tensor<2xf32>").unwrap();
         assert!(matches!(h, AttrValue::Dense { ref values, .. } if values == &[1.0, 2.0]));
     }

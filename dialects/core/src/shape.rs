@@ -661,11 +661,12 @@ fn boundary(query: &OpShapeQuery, name: &str) -> Result<Vec<TensorType>, ShapeEr
             return err(format!("matmul contraction sizes differ ({x} vs {y})"));
         }
     }
-    let mut dims = if a.rank() >= b.rank() {
-        a.dims[..a.rank() - 2].to_vec()
-    } else {
-        b.dims[..b.rank() - 2].to_vec()
-    };
+    // Batch dims broadcast like numpy's matmul.
+    let mut env = ShapeEnv::new();
+    let mut dims = broadcast_shapes(
+        &[&a.dims[..a.rank() - 2], &b.dims[..b.rank() - 2]],
+        &mut env,
+    )?;
     dims.push(a.dims[m].clone());
     dims.push(b.dims[n].clone());
     Ok(vec![TensorType::new(
