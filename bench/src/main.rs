@@ -245,7 +245,8 @@ fn compile_speed(options: &Options) -> Result<(), String> {
     let dir = std::env::temp_dir().join("autofuse-bench");
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let mut measures = Vec::new();
-    let families: [(&'static str, fn(usize) -> String); 3] = [
+    type Generator = fn(usize) -> String;
+    let families: [(&'static str, Generator); 3] = [
         ("chain", graphs::chain),
         ("fan", graphs::fan),
         ("transformer", graphs::transformer),

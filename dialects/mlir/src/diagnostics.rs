@@ -196,7 +196,9 @@ pub fn attach(context: &Context) {
 }
 
 /// Turns a `Result` with a message into a pass result, reporting the message as an
-/// error at `location` (the shape of every option check in a pass).
+/// error at `location` (the shape of every option check in a pass). The error is `()`
+/// because the message has already been emitted; pass bodies return `Result<_, ()>`.
+#[allow(clippy::result_unit_err)]
 pub fn or_error<T>(location: Location, result: Result<T, String>) -> Result<T, ()> {
     result.map_err(|message| error(location, message))
 }
