@@ -191,3 +191,26 @@ pub fn compare(expected: &Tensor, actual: &Tensor) -> Result<f64, String> {
     }
     Ok(worst)
 }
+
+/// Reads one `.npy` file per argument of `graph`, in the argument's dtype.
+pub fn read_inputs(graph: &Graph, files: &[&String]) -> Result<Vec<Tensor>, String> {
+    if files.len() != graph.arguments.len() {
+        return Err(format!(
+            "@{} takes {} inputs but {} --input files were given",
+            graph.name,
+            graph.arguments.len(),
+            files.len()
+        ));
+    }
+    files
+        .iter()
+        .zip(&graph.arguments)
+        .map(|(path, &arg)| {
+            let dtype = graph
+                .ty(arg)
+                .map(|t| t.dtype)
+                .ok_or("argument without a tensor type")?;
+            Tensor::read_npy_as(path, dtype).map_err(|e| format!("{path}: {e}"))
+        })
+        .collect()
+}

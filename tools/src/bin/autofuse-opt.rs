@@ -301,24 +301,7 @@ fn interpret(matches: &ArgMatches, module: &melior::ir::Module) -> Result<String
         .map(|v| v.collect())
         .unwrap_or_default();
     let inputs: Vec<Tensor> = if !files.is_empty() {
-        if files.len() != graph.arguments.len() {
-            return Err(format!(
-                "@{entry} takes {} inputs but {} --input files were given",
-                graph.arguments.len(),
-                files.len()
-            ));
-        }
-        files
-            .iter()
-            .zip(&graph.arguments)
-            .map(|(path, &arg)| {
-                let dtype = graph
-                    .ty(arg)
-                    .map(|t| t.dtype)
-                    .ok_or("argument without a tensor type")?;
-                Tensor::read_npy_as(path, dtype).map_err(|e| format!("{path}: {e}"))
-            })
-            .collect::<Result<_, String>>()?
+        autofuse_tools::execute::read_inputs(graph, &files)?
     } else {
         let mut symbols = std::collections::HashMap::new();
         if let Some(text) = matches.get_one::<String>("symbols") {

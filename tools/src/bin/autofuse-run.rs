@@ -253,24 +253,7 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
         module.complete_symbols(&entry, &mut completed);
         let symbols = &completed;
         let inputs: Vec<Tensor> = if !files.is_empty() {
-            if files.len() != graph.arguments.len() {
-                return Err(format!(
-                    "@{entry} takes {} inputs, {} --input files given",
-                    graph.arguments.len(),
-                    files.len()
-                ));
-            }
-            files
-                .iter()
-                .zip(&graph.arguments)
-                .map(|(p, &arg)| {
-                    let dtype = graph
-                        .ty(arg)
-                        .map(|t| t.dtype)
-                        .ok_or("argument without a tensor type")?;
-                    Tensor::read_npy_as(p, dtype).map_err(|e| format!("{p}: {e}"))
-                })
-                .collect::<Result<_, String>>()?
+            autofuse_tools::execute::read_inputs(graph, &files)?
         } else {
             graph
                 .arguments
