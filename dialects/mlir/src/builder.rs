@@ -6,7 +6,6 @@
 //! construction (the rules that verify an op also produce its result type).
 
 use crate::raw;
-use autofuse_core::attr::AttrValue;
 use autofuse_core::graph::{DType, TensorType};
 use autofuse_core::shape::{infer, OpShapeQuery, ShapeError};
 use autofuse_symbolic::ShapeEnv;
@@ -129,9 +128,4 @@ impl<'c: 'a, 'a> Emitter<'c, 'a> {
         let value = self.build("ascend.constant", &[], &[("value", &attr)], &ty)?;
         Ok(Typed { value, ty })
     }
-}
-
-/// Reads an attribute as `AttrValue` (helper for rewrites).
-pub fn attr_of(attrs: &BTreeMap<String, AttrValue>, name: &str) -> Option<AttrValue> {
-    attrs.get(name).cloned()
 }

@@ -3,12 +3,10 @@
 //! contract checked on the Rust side.
 
 use melior::{
-    ir::{Operation, Type, TypeLike, Value, ValueLike},
+    ir::{Operation, Type, Value, ValueLike},
     Context,
 };
-use mlir_sys::{
-    mlirOperationCreateParse, mlirValueReplaceAllUsesOfWith, mlirValueSetType, MlirStringRef,
-};
+use mlir_sys::{mlirOperationCreateParse, mlirValueReplaceAllUsesOfWith, MlirStringRef};
 
 fn string_ref(bytes: &[u8]) -> MlirStringRef {
     MlirStringRef {
@@ -45,12 +43,6 @@ pub fn parse_operation<'c>(
 pub fn replace_all_uses(old: Value, new: Value) {
     // SAFETY: both values are live (borrowed) IR values of the same context.
     unsafe { mlirValueReplaceAllUsesOfWith(old.to_raw(), new.to_raw()) }
-}
-
-/// Changes the type of a value in place (used when shape inference refines a result).
-pub fn set_type(value: Value, new_type: Type) {
-    // SAFETY: the value is a live IR value and the type belongs to the same context.
-    unsafe { mlirValueSetType(value.to_raw(), new_type.to_raw()) }
 }
 
 /// Appends an upstream pass pipeline element (`canonicalize{max-iterations=2}`) to a pass
