@@ -481,7 +481,9 @@ fn rewrite<'c, 'a>(
         .ok_or("function without a body")?;
     let terminator = extracted.terminator.ok_or("function without a return")?;
     // SAFETY: the context outlives every op and attribute built here.
-    let context = unsafe { func.context().to_ref() };
+    // `to_ref` borrows the ContextRef's own storage: keep it alive while used.
+    let context_ref = func.context();
+    let context = unsafe { context_ref.to_ref() };
 
     // 1. Names and AscGraphs of the fused kernels.
     let fused: Vec<usize> = (0..plan.kernels.len())

@@ -150,7 +150,9 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
 fn replace_with_call(op: &OperationRef, name: &str) -> Result<(), ()> {
     let block = op.block().ok_or(())?;
     // SAFETY: the context outlives the op we build in it.
-    let context = unsafe { op.context().to_ref() };
+    // `to_ref` borrows the ContextRef's own storage: keep it alive while used.
+    let context_ref = op.context();
+    let context = unsafe { context_ref.to_ref() };
     let operands: Vec<Value> = op.operands().collect();
     let result_types: Vec<_> = op
         .results()

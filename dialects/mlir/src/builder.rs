@@ -92,7 +92,9 @@ impl<'c: 'a, 'a> Emitter<'c, 'a> {
         let result_type = raw::parse_type_near(&self.anchor, &result.to_mlir())
             .ok_or_else(|| ShapeError(format!("internal error: cannot build type {result}")))?;
         // SAFETY: the context outlives every op of the block we insert into.
-        let context = unsafe { self.anchor.context().to_ref() };
+        // `to_ref` borrows the ContextRef's own storage: keep it alive while used.
+        let context_ref = self.anchor.context();
+        let context = unsafe { context_ref.to_ref() };
         let mut named = Vec::new();
         for (key, text) in attrs {
             let attr = Attribute::parse(context, text)

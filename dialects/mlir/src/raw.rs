@@ -105,7 +105,9 @@ pub fn parse_type_near<'c: 'a, 'a>(
 ) -> Option<Type<'c>> {
     // SAFETY: the context reference comes from a live op and is only used while that op
     // (and so its context) is alive.
-    let context = unsafe { anchor.context().to_ref() };
+    // `to_ref` borrows the ContextRef's own storage: keep it alive while used.
+    let context_ref = anchor.context();
+    let context = unsafe { context_ref.to_ref() };
     Type::parse(context, text)
 }
 
@@ -118,7 +120,9 @@ pub fn set_attribute_text<'c: 'a, 'a>(
     // SAFETY: as above; the attribute is created in the op's own context, and
     // `mlirOperationSetAttributeByName` only needs the op, a name and a live attribute.
     unsafe {
-        let context = op.context().to_ref();
+        // `to_ref` borrows the ContextRef's own storage: keep it alive while used.
+        let context_ref = op.context();
+        let context = context_ref.to_ref();
         let Some(attr) = melior::ir::Attribute::parse(context, attr_text) else {
             return false;
         };
@@ -153,7 +157,9 @@ pub fn append_parsed<'c: 'a, 'a>(
     // SAFETY: the context outlives the ops parsed into it; each op is detached from the
     // temporary module before that module is dropped, and ownership passes to `block`.
     unsafe {
-        let context = anchor.context().to_ref();
+        // `to_ref` borrows the ContextRef's own storage: keep it alive while used.
+        let context_ref = anchor.context();
+        let context = context_ref.to_ref();
         let Some(parsed) = crate::parse::parse_module(context, text.as_bytes(), source_name) else {
             return false;
         };
