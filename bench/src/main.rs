@@ -8,6 +8,8 @@
 //! machine at hand; ratios between rows are what to compare.
 
 mod graphs;
+mod kernel_quality;
+mod quality;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -332,12 +334,17 @@ fn compile_speed(options: &Options) -> Result<(), String> {
 }
 
 fn main() {
-    let result = parse_args().and_then(|(command, options)| match command.as_str() {
-        "compile-speed" => compile_speed(&options),
-        other => Err(format!(
-            "unknown benchmark '{other}' (available: compile-speed)"
-        )),
-    });
+    let result = match std::env::args().nth(1).as_deref() {
+        // Subcommands with their own arguments.
+        Some("kernel-quality") => kernel_quality::run(std::env::args().skip(2)),
+        Some("fusion-quality") => quality::run(std::env::args().skip(2)),
+        _ => parse_args().and_then(|(command, options)| match command.as_str() {
+            "compile-speed" => compile_speed(&options),
+            other => Err(format!(
+                "unknown benchmark '{other}' (available: compile-speed, kernel-quality, fusion-quality)"
+            )),
+        }),
+    };
     if let Err(message) = result {
         eprintln!("autofuse-bench: {message}");
         std::process::exit(1);

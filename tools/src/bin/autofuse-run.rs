@@ -10,9 +10,13 @@
 //! comparison of every output with the Ascend IR interpreter (dtype-aware tolerance).
 //!
 //! The summary lists kernels, GM bytes measured by the emulation against the unfused
-//! graph and the minimum, the largest error, and PASS or FAIL.
+//! graph and the minimum, the largest error, and PASS or FAIL. `--report-json FILE`
+//! writes the same figures as JSON (per shape run: every kernel in program order, the
+//! emulated ones with their measured traffic, boundary ops and interpreted kernels with
+//! their operand + result bytes, and the totals), so benchmarks need not scrape the text.
 //! Exit codes: 0 PASS, 1 FAIL or errors, 2 command-line misuse.
 
+use autofuse_core::attr::AttrValue;
 use autofuse_core::graph::{Dim, TensorType};
 use autofuse_core::tensor::Tensor;
 use autofuse_mlir::context::create_context;
@@ -63,6 +67,12 @@ fn command() -> Command {
         .arg(Arg::new("out").long("out").help("Write the generated Ascend C sources into this directory"))
         .arg(Arg::new("cache-dir").long("cache-dir").help("Build cache (default $AUTOFUSE_CACHE_DIR or target/autofuse-cache)"))
         .arg(Arg::new("output-dir").long("output-dir").help("Write the outputs as out<N>.npy"))
+        .arg(
+            Arg::new("report-json")
+                .long("report-json")
+                .value_name("FILE")
+                .help("Write kernels, GM bytes (measured, unfused, minimum) and PASS/FAIL per shape run as JSON"),
+        )
 }
 
 fn parse_symbols(text: &str) -> Result<HashMap<String, i64>, String> {
@@ -126,6 +136,221 @@ fn human(bytes: u64) -> String {
     } else {
         format!("{bytes} B")
     }
+}
+
+/// Bytes of a value of type `ty` under `symbols` (0 when a dim is unknown).
+fn bytes_of(ty: &TensorType, symbols: &HashMap<String, i64>) -> u64 {
+    let mut n: u64 = 1;
+    for d in &ty.dims {
+        match d {
+            Dim::Known(e) => n = n.saturating_mul(e.eval_map(symbols).unwrap_or(0).max(0) as u64),
+            Dim::Unknown => return 0,
+        }
+    }
+    n.saturating_mul(ty.dtype.bytes() as u64)
+}
+
+/// A JSON string literal.
+fn json_str(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn json_opt(v: Option<u64>) -> String {
+    v.map(|v| v.to_string()).unwrap_or_else(|| "null".into())
+}
+
+/// One kernel a graph run executes, for `--report-json`.
+struct KernelRecord {
+    name: String,
+    /// "emulated" (GM traffic measured by the emulation), "interpreted" (a kernel the
+    /// interpreter ran: no feasible tiling or not scheduled) or "boundary" (an `ascend`
+    /// op left outside every kernel, including one-op kernels lifted back, which runs as
+    /// a library kernel on the device).
+    kind: &'static str,
+    ops: Vec<String>,
+    blocks: Option<u64>,
+    gm_read: u64,
+    gm_written: u64,
+    ub_peak: Option<u64>,
+}
+
+/// Ops that only reinterpret a buffer (no data moves on the device), and constants,
+/// which are not launched.
+fn is_free(op: &str) -> bool {
+    matches!(
+        op,
+        "ascend.constant"
+            | "ascend.reshape"
+            | "ascend.squeeze"
+            | "ascend.unsqueeze"
+            | "func.return"
+    )
+}
+
+/// Every kernel a run of `entry` launched, in program order. Emulated kernel calls are
+/// matched with the launches in order; anything else that computes (boundary ops, lifted
+/// ops, kernels the interpreter ran, calls of other graph functions) is counted with the
+/// bytes of its distinct operands and its results, which is what such a kernel moves at
+/// least, since the emulation cannot measure it.
+fn run_kernels(
+    module: &run::PreparedModule,
+    entry: &str,
+    inputs: &[Tensor],
+    launches: &[run::Launch],
+) -> Result<Vec<KernelRecord>, String> {
+    let graph = module
+        .program
+        .graphs
+        .get(entry)
+        .ok_or_else(|| format!("no graph function @{entry}"))?;
+    let symbols = autofuse_core::interp::bind_symbols(graph, inputs).map_err(|e| e.to_string())?;
+    let mut pending = launches.iter().peekable();
+    let mut records = Vec::new();
+    for node in &graph.nodes {
+        if is_free(&node.op) {
+            continue;
+        }
+        let callee = (node.op == "func.call")
+            .then(|| node.attr("callee").and_then(AttrValue::as_symbol))
+            .flatten();
+        if let Some(k) = callee.and_then(|c| module.kernels.get(c)) {
+            if let Some(l) = pending.next_if(|l| l.kernel == k.name) {
+                records.push(KernelRecord {
+                    name: k.name.clone(),
+                    kind: "emulated",
+                    ops: k.graph.source_ops.clone(),
+                    blocks: Some(l.blocks),
+                    gm_read: l.gm_read,
+                    gm_written: l.gm_written,
+                    ub_peak: Some(l.ub_peak),
+                });
+                continue;
+            }
+        }
+        let mut operands: Vec<usize> = node.operands.clone();
+        operands.sort_unstable();
+        operands.dedup();
+        let size = |values: &[usize]| -> u64 {
+            values
+                .iter()
+                .filter_map(|&v| graph.ty(v))
+                .map(|t| bytes_of(t, &symbols))
+                .sum()
+        };
+        let (name, kind, ops) = match callee {
+            Some(c) if module.program.kernels.contains_key(c) => {
+                let ops = module
+                    .kernels
+                    .get(c)
+                    .map(|k| k.graph.source_ops.clone())
+                    .unwrap_or_default();
+                (c.to_string(), "interpreted", ops)
+            }
+            Some(c) => (c.to_string(), "boundary", vec![format!("call @{c}")]),
+            None => (node.op.clone(), "boundary", vec![node.op.clone()]),
+        };
+        records.push(KernelRecord {
+            name,
+            kind,
+            ops,
+            blocks: None,
+            gm_read: size(&operands),
+            gm_written: size(&node.results),
+            ub_peak: None,
+        });
+    }
+    Ok(records)
+}
+
+/// The JSON object of one shape run.
+#[allow(clippy::too_many_arguments)]
+fn run_json(
+    symbols: &HashMap<String, i64>,
+    inputs: &[Tensor],
+    kernels: &[KernelRecord],
+    traffic: Option<&run::Traffic>,
+    max_error: Option<f64>,
+    notes: &[String],
+    error: Option<&str>,
+    pass: bool,
+) -> String {
+    let mut syms: Vec<(&String, &i64)> = symbols.iter().collect();
+    syms.sort();
+    let syms: Vec<String> = syms
+        .iter()
+        .map(|(k, v)| format!("{}: {v}", json_str(k)))
+        .collect();
+    let shapes: Vec<String> = inputs
+        .iter()
+        .map(|t| {
+            let dims: Vec<String> = t.shape.iter().map(usize::to_string).collect();
+            format!("[{}]", dims.join(", "))
+        })
+        .collect();
+    let dtypes: Vec<String> = inputs
+        .iter()
+        .map(|t| json_str(t.dtype.mlir_name()))
+        .collect();
+    let list: Vec<String> = kernels
+        .iter()
+        .map(|k| {
+            let ops: Vec<String> = k.ops.iter().map(|o| json_str(o)).collect();
+            format!(
+                "        {{\"name\": {}, \"kind\": \"{}\", \"ops\": [{}], \"blocks\": {}, \"gm_read\": {}, \"gm_written\": {}, \"ub_peak\": {}}}",
+                json_str(&k.name),
+                k.kind,
+                ops.join(", "),
+                json_opt(k.blocks),
+                k.gm_read,
+                k.gm_written,
+                json_opt(k.ub_peak)
+            )
+        })
+        .collect();
+    let not_measured: u64 = kernels
+        .iter()
+        .filter(|k| k.kind != "emulated")
+        .map(|k| k.gm_read + k.gm_written)
+        .sum();
+    let gm = match traffic {
+        Some(t) => format!(
+            "{{\"measured\": {}, \"not_measured\": {not_measured}, \"total\": {}, \"unfused\": {}, \"minimum\": {}}}",
+            t.measured,
+            t.measured + not_measured,
+            t.unfused,
+            t.minimum
+        ),
+        None => "null".into(),
+    };
+    let notes: Vec<String> = notes.iter().map(|n| json_str(n)).collect();
+    format!(
+        "    {{\n      \"symbols\": {{{}}},\n      \"inputs\": [{}],\n      \"input_dtypes\": [{}],\n      \"kernels\": [\n{}\n      ],\n      \"kernel_count\": {},\n      \"gm_bytes\": {gm},\n      \"max_error\": {},\n      \"notes\": [{}],\n      \"error\": {},\n      \"pass\": {pass}\n    }}",
+        syms.join(", "),
+        shapes.join(", "),
+        dtypes.join(", "),
+        list.join(",\n"),
+        kernels.len(),
+        max_error
+            .filter(|e| e.is_finite())
+            .map(|e| format!("{e:e}"))
+            .unwrap_or_else(|| "null".into()),
+        notes.join(", "),
+        error.map(json_str).unwrap_or_else(|| "null".into()),
+    )
 }
 
 fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
@@ -248,6 +473,7 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
         .unwrap_or_default();
     let seed = *matches.get_one::<u64>("seed").unwrap_or(&0);
     let mut pass = true;
+    let mut reports: Vec<String> = Vec::new();
     for given in &sets {
         let mut completed = given.clone();
         module.complete_symbols(&entry, &mut completed);
@@ -274,6 +500,16 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
             Err(e) => {
                 pass = false;
                 let _ = writeln!(out, "   FAIL: {e}");
+                reports.push(run_json(
+                    symbols,
+                    &inputs,
+                    &[],
+                    None,
+                    None,
+                    &[],
+                    Some(&e),
+                    false,
+                ));
             }
             Ok(run) => {
                 for l in &run.launches {
@@ -330,6 +566,19 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
                     if ok { "PASS" } else { "FAIL" }
                 );
                 pass &= ok;
+                if matches.get_one::<String>("report-json").is_some() {
+                    let kernels = run_kernels(&module, &entry, &inputs, &run.launches)?;
+                    reports.push(run_json(
+                        symbols,
+                        &inputs,
+                        &kernels,
+                        Some(t),
+                        Some(worst),
+                        &run.notes,
+                        None,
+                        ok,
+                    ));
+                }
                 if let Some(dir) = matches.get_one::<String>("output-dir") {
                     std::fs::create_dir_all(dir).map_err(|e| format!("{dir}: {e}"))?;
                     for (i, t) in run.outputs.iter().enumerate() {
@@ -343,5 +592,16 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
     }
     let _ = writeln!(out, "== {}", if pass { "PASS" } else { "FAIL" });
     print!("{out}");
+    if let Some(file) = matches.get_one::<String>("report-json") {
+        let json = format!(
+            "{{\n  \"input\": {},\n  \"entry\": {},\n  \"target\": {},\n  \"pipeline\": {},\n  \"runs\": [\n{}\n  ],\n  \"pass\": {pass}\n}}\n",
+            json_str(&path),
+            json_str(&entry),
+            json_str(module.chip.name),
+            json_str(&options.pipeline()),
+            reports.join(",\n")
+        );
+        std::fs::write(file, json).map_err(|e| format!("cannot write {file}: {e}"))?;
+    }
     Ok(pass)
 }

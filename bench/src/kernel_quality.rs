@@ -1,0 +1,1035 @@
+//! `autofuse-bench kernel-quality`: how good the generated kernels are under the chip
+//! model, and how fused and unfused programs compare on the CPU emulation.
+//!
+//! For every graph (`examples/*.mlir`, `bench/quality/graphs/*.mlir`) at one or two
+//! concrete shapes, in-process through the library crates:
+//! 1. the pipeline with `fuse` (`autofuse_tools::ascendc::run::prepare_module`), one g++
+//!    build of the kernels against the emulation (cached), and one run of the entry graph
+//!    whose kernel calls go through a hook that solves each call's tiling for the chip
+//!    profile (`tiling_solver::solve`) and launches it on the emulation. Per kernel call:
+//!    UB bytes of the chosen tiling / usable UB, block dim / vector cores, the cost
+//!    model's cycles per pipe over the whole kernel (`tiles_per_block * per-tile cycles`
+//!    of MTE2, VEC and MTE3) and its estimate (the bottleneck pipe), the roofline bound
+//!    (the kernel's inputs and outputs moved once over the chip's HBM bandwidth) and the
+//!    ratio estimate / roofline;
+//! 2. the same graph without `fuse` (one kernel per lowered op), and the wall time of
+//!    every kernel launch of both programs on this machine (`Instant` around each
+//!    emulated launch only: no compile, no interpreter), summed per run, median over
+//!    several runs, reported as unfused / fused.
+//!
+//! Writes `docs/benchmarks/kernel_quality.md`.
+
+use autofuse_core::ascir_interp;
+use autofuse_core::chip::ChipProfile;
+use autofuse_core::graph::{Dim, TensorType};
+use autofuse_core::tensor::Tensor;
+use autofuse_core::tiling_solver::{self, Tiling};
+use autofuse_mlir::context::create_context;
+use autofuse_tools::ascendc::run::{self, PreparedKernel, PreparedModule, RunOptions, SimBuild};
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+/// Clock used to turn cycles into microseconds. The chip profile's bandwidth constant
+/// (18 B/cycle per core) was derived from ~1.6 TB/s over 48 cores at this clock; neither
+/// number is documented (`dialects/core/src/chip.rs`).
+pub const CLOCK_HZ: f64 = 1.85e9;
+
+/// An estimate further than this factor from the roofline (either way) is flagged.
+pub const FAR: f64 = 2.0;
+
+struct Options {
+    out: PathBuf,
+    graphs: Vec<PathBuf>,
+    shapes: Vec<HashMap<String, i64>>,
+    default_symbol: i64,
+    reps: usize,
+    target: String,
+}
+
+const USAGE: &str = "usage: autofuse-bench kernel-quality [--out DIR] [--graphs a.mlir,b.mlir] \
+[--symbols s0=4096 (repeat for more shapes)] [--default-symbol N] [--reps N] [--target NAME]";
+
+fn default_graphs(repo: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for dir in ["examples", "bench/quality/graphs"] {
+        let Ok(entries) = std::fs::read_dir(repo.join(dir)) else {
+            continue;
+        };
+        let mut files: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "mlir"))
+            .collect();
+        files.sort();
+        out.extend(files);
+    }
+    out
+}
+
+/// `s0=64,s1=8` -> map.
+pub fn parse_symbols(text: &str) -> Result<HashMap<String, i64>, String> {
+    let mut out = HashMap::new();
+    for pair in text.split(',').filter(|p| !p.trim().is_empty()) {
+        let (k, v) = pair
+            .split_once('=')
+            .ok_or_else(|| format!("symbols entry '{pair}' must look like s0=4"))?;
+        let v: i64 = v
+            .trim()
+            .parse()
+            .map_err(|_| format!("symbols entry '{pair}' needs an integer"))?;
+        if v < 0 {
+            return Err(format!("symbols entry '{pair}' is negative"));
+        }
+        out.insert(k.trim().to_string(), v);
+    }
+    Ok(out)
+}
+
+fn parse_options(args: impl Iterator<Item = String>) -> Result<Options, String> {
+    let repo = run::repo_root();
+    let mut options = Options {
+        out: PathBuf::from("docs/benchmarks"),
+        graphs: Vec::new(),
+        shapes: Vec::new(),
+        default_symbol: 64,
+        reps: 3,
+        target: autofuse_core::chip::DEFAULT_TARGET.to_string(),
+    };
+    let mut args = args;
+    while let Some(arg) = args.next() {
+        let mut value = || args.next().ok_or_else(|| format!("{arg} needs a value"));
+        match arg.as_str() {
+            "--out" => options.out = PathBuf::from(value()?),
+            "--graphs" => {
+                options.graphs = value()?
+                    .split(',')
+                    .filter(|s| !s.trim().is_empty())
+                    .map(|s| PathBuf::from(s.trim()))
+                    .collect()
+            }
+            "--symbols" => options.shapes.push(parse_symbols(&value()?)?),
+            "--default-symbol" => {
+                let v = value()?;
+                options.default_symbol = v
+                    .parse()
+                    .ok()
+                    .filter(|n: &i64| *n >= 1)
+                    .ok_or_else(|| format!("bad --default-symbol '{v}'"))?
+            }
+            "--reps" => {
+                let v = value()?;
+                options.reps = v
+                    .parse()
+                    .ok()
+                    .filter(|n: &usize| *n >= 1)
+                    .ok_or_else(|| format!("bad --reps '{v}'"))?
+            }
+            "--target" => options.target = value()?,
+            "--help" | "-h" => return Err(USAGE.into()),
+            other => return Err(format!("unknown argument '{other}'\n{USAGE}")),
+        }
+    }
+    if options.graphs.is_empty() {
+        options.graphs = default_graphs(&repo);
+    }
+    if options.graphs.is_empty() {
+        return Err("no graphs found (examples/*.mlir, bench/quality/graphs/*.mlir)".into());
+    }
+    if options.shapes.is_empty() {
+        options.shapes = vec![
+            HashMap::from([("s0".to_string(), 256)]),
+            HashMap::from([("s0".to_string(), 4096)]),
+        ];
+    }
+    Ok(options)
+}
+
+/// Minimum cycles to move `min_bytes` through HBM at the profile's bandwidth: the
+/// per-core GM->UB rate times the vector cores (18 B/cycle x 48 = 864 B/cycle on 910B).
+pub fn roofline_cycles(min_bytes: u64, chip: &ChipProfile) -> f64 {
+    let bandwidth = (chip.mte2_bytes_per_cycle.max(1) * chip.vector_cores.max(1)) as f64;
+    min_bytes as f64 / bandwidth
+}
+
+/// HBM bandwidth of the profile in GB/s at [`CLOCK_HZ`].
+pub fn hbm_gbps(chip: &ChipProfile) -> f64 {
+    (chip.mte2_bytes_per_cycle * chip.vector_cores) as f64 * CLOCK_HZ / 1e9
+}
+
+/// Cycles of each pipe over the whole kernel: every block runs `tiles_per_block` tiles.
+pub fn pipe_totals(tiling: &Tiling) -> (i64, i64, i64) {
+    let per = tiling.tiles_per_block;
+    (
+        per.saturating_mul(tiling.per_tile.mte2),
+        per.saturating_mul(tiling.per_tile.vec),
+        per.saturating_mul(tiling.per_tile.mte3),
+    )
+}
+
+/// Whether an estimate is more than [`FAR`] away from its roofline (either way).
+pub fn is_far(ratio: f64) -> bool {
+    ratio.is_finite() && !(1.0 / FAR..=FAR).contains(&ratio)
+}
+
+/// Median of a non-empty sample (0 when empty).
+pub fn median(values: &[f64]) -> f64 {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+fn us(cycles: f64) -> f64 {
+    cycles / CLOCK_HZ * 1e6
+}
+
+/// `autofuse_reduce_0_Cast_Mul_...` -> `reduce_0`.
+pub fn short_kernel_name(name: &str) -> String {
+    let rest = name.strip_prefix("autofuse_").unwrap_or(name);
+    let parts: Vec<&str> = rest.splitn(3, '_').collect();
+    match parts.as_slice() {
+        [kind, number, ..] if number.chars().all(|c| c.is_ascii_digit()) => {
+            format!("{kind}_{number}")
+        }
+        _ => rest.to_string(),
+    }
+}
+
+fn human_bytes(bytes: u64) -> String {
+    if bytes >= 10 * 1024 * 1024 {
+        format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
+    } else if bytes >= 10 * 1024 {
+        format!("{:.1} KiB", bytes as f64 / 1024.0)
+    } else {
+        format!("{bytes} B")
+    }
+}
+
+fn tensor_bytes(t: &Tensor) -> u64 {
+    (t.data.len() * t.dtype.bytes()) as u64
+}
+
+/// One kernel call of a fused program at one shape.
+struct KernelRow {
+    graph: String,
+    shape: String,
+    kernel: String,
+    ops: usize,
+    tiling: Tiling,
+    chip: ChipProfile,
+    min_bytes: u64,
+    measured_bytes: u64,
+    /// Fixed DMA cycles (instruction heads and rows) of one tile's MTE2, and its total.
+    mte2_fixed: i64,
+}
+
+impl KernelRow {
+    fn estimate_ratio(&self) -> f64 {
+        let roof = roofline_cycles(self.min_bytes, &self.chip);
+        if roof > 0.0 {
+            self.tiling.estimate as f64 / roof
+        } else {
+            f64::NAN
+        }
+    }
+
+    fn vector_bound(&self) -> bool {
+        let c = &self.tiling.per_tile;
+        c.vec > 0 && c.vec >= c.mte2 && c.vec >= c.mte3
+    }
+
+    /// MTE2 is the bottleneck and more than half of it is fixed DMA cost.
+    fn heads_bound(&self) -> bool {
+        let c = &self.tiling.per_tile;
+        !self.vector_bound() && c.mte2 > 0 && self.mte2_fixed * 2 > c.mte2
+    }
+
+    /// The emulation counted more than 1.2x the minimum GM bytes.
+    fn extra_bytes(&self) -> bool {
+        self.min_bytes > 0 && self.measured_bytes > self.min_bytes + self.min_bytes / 5
+    }
+
+    /// Why the estimate is where it is, from what the row knows.
+    fn explain(&self) -> String {
+        let mut why = Vec::new();
+        let ratio = self.estimate_ratio();
+        let t = &self.tiling;
+        if t.block_dim < t.cores {
+            why.push(format!("{} of {} cores", t.block_dim, t.cores));
+        }
+        if self.vector_bound() {
+            why.push("vector-bound".to_string());
+        } else if self.heads_bound() {
+            why.push(format!(
+                "DMA heads {}% of MTE2 (tile {})",
+                self.mte2_fixed * 100 / t.per_tile.mte2.max(1),
+                t.tile
+            ));
+        }
+        if self.extra_bytes() {
+            why.push(format!(
+                "moves {:.2}x the minimum bytes",
+                self.measured_bytes as f64 / self.min_bytes as f64
+            ));
+        }
+        if ratio < 1.0 {
+            why.push("MTE2 and MTE3 modelled as separate full-rate pipes".to_string());
+        }
+        why.join("; ")
+    }
+}
+
+/// Fused versus unfused on the emulation, one graph at one shape.
+struct TimingRow {
+    graph: String,
+    shape: String,
+    fused_launches: usize,
+    unfused_launches: usize,
+    fused_interpreted: usize,
+    unfused_interpreted: usize,
+    fused_s: f64,
+    unfused_s: f64,
+    /// Median cost of starting the emulation driver once (process start, no kernel).
+    overhead_s: f64,
+    fused_estimate: i64,
+    unfused_estimate: i64,
+    agree: Result<f64, String>,
+}
+
+/// What one run of a program's kernels produced.
+struct ProgramRun {
+    outputs: Vec<Tensor>,
+    launch_seconds: f64,
+    launches: usize,
+    interpreted: usize,
+    estimate: i64,
+    rows: Vec<KernelRow>,
+}
+
+fn shape_of(
+    ty: &TensorType,
+    symbols: &HashMap<String, i64>,
+    default: i64,
+) -> Result<Vec<usize>, String> {
+    ty.dims
+        .iter()
+        .map(|d| match d {
+            Dim::Known(e) => e
+                .eval(&|name| Some(*symbols.get(name).unwrap_or(&default)))
+                .map(|v| v.max(0) as usize)
+                .map_err(|err| err.to_string()),
+            Dim::Unknown => Ok(default.max(0) as usize),
+        })
+        .collect()
+}
+
+fn mte2_fixed(k: &PreparedKernel, tiling: &Tiling, values: &HashMap<String, i64>) -> i64 {
+    let Some(case) = k.model.cases.iter().find(|c| c.key == tiling.key) else {
+        return 0;
+    };
+    let Ok(mut env) = tiling_solver::bind(&k.model, values) else {
+        return 0;
+    };
+    if let Some(v) = &case.tile_var {
+        env.insert(v.clone(), tiling.tile);
+    }
+    let loads = case.cost.load_ops.eval_map(&env).unwrap_or(0);
+    let rows = case.cost.dma_rows.eval_map(&env).unwrap_or(0);
+    (k.chip.dma_head_cycles as i64).saturating_mul(loads) + rows
+}
+
+/// Runs `entry` once; kernel calls on the emulation (timed), the rest interpreted.
+fn run_program(
+    module: &PreparedModule,
+    build: &SimBuild,
+    entry: &str,
+    inputs: &[Tensor],
+    graph_name: &str,
+    shape: &str,
+    collect: bool,
+) -> Result<ProgramRun, String> {
+    let mut launch_seconds = 0.0;
+    let mut launches = 0;
+    let mut interpreted = 0;
+    let mut estimate = 0i64;
+    let mut rows = Vec::new();
+    // Ops of the entry graph other than calls and constants (boundary ops, kernels
+    // lifted back to their op) run in the interpreter whatever the hook does.
+    interpreted += module.program.graphs.get(entry).map_or(0, |g| {
+        g.nodes
+            .iter()
+            .filter(|n| {
+                !matches!(
+                    n.op.as_str(),
+                    "func.call" | "ascend.constant" | "arith.constant"
+                )
+            })
+            .count()
+    });
+    let outputs = {
+        let mut hook = |callee: &str, operands: &[Tensor], symbols: &HashMap<String, i64>| {
+            let Some(k) = module.kernels.get(callee) else {
+                interpreted += 1;
+                return Ok(None);
+            };
+            let values = ascir_interp::bind_kernel_symbols(&k.graph, operands, symbols)
+                .map_err(|e| e.to_string())?;
+            let tiling = match tiling_solver::solve(&k.model, &values, &k.chip) {
+                Ok(t) => t,
+                Err(_) => {
+                    // No tiling fits these shapes: the runner interprets such calls.
+                    interpreted += 1;
+                    return Ok(None);
+                }
+            };
+            let started = Instant::now();
+            let (outs, launch) = run::launch(build, k, operands, symbols)?;
+            launch_seconds += started.elapsed().as_secs_f64();
+            launches += 1;
+            estimate = estimate.saturating_add(tiling.estimate);
+            if collect {
+                let min_bytes = operands.iter().chain(&outs).map(tensor_bytes).sum();
+                rows.push(KernelRow {
+                    graph: graph_name.to_string(),
+                    shape: shape.to_string(),
+                    kernel: short_kernel_name(&k.name),
+                    ops: k.graph.source_ops.len(),
+                    mte2_fixed: mte2_fixed(k, &tiling, &values),
+                    tiling,
+                    chip: k.chip.clone(),
+                    min_bytes,
+                    measured_bytes: launch.gm_read + launch.gm_written,
+                });
+            }
+            Ok(Some(outs))
+        };
+        run::execute_graph(&module.program, entry, inputs, &mut hook)?
+    };
+    Ok(ProgramRun {
+        outputs,
+        launch_seconds,
+        launches,
+        interpreted,
+        estimate,
+        rows,
+    })
+}
+
+/// Median wall time of starting the driver without running a kernel.
+fn launch_overhead(build: &SimBuild) -> f64 {
+    let mut samples = Vec::new();
+    for _ in 0..5 {
+        let started = Instant::now();
+        let ok = Command::new(&build.binary)
+            .args(["none", "ascend910b", "1", "1024", "0", "0", "0"])
+            .output()
+            .is_ok();
+        if ok {
+            samples.push(started.elapsed().as_secs_f64());
+        }
+    }
+    median(&samples)
+}
+
+struct Prepared {
+    module: PreparedModule,
+    build: SimBuild,
+}
+
+fn prepare(
+    context: &melior::Context,
+    text: &str,
+    path: &str,
+    options: &RunOptions,
+) -> Result<Prepared, String> {
+    let module = run::prepare_module(context, text, path, options)?;
+    let kernels: Vec<&PreparedKernel> = module.kernels.values().collect();
+    let build = run::build(&kernels, options)?;
+    Ok(Prepared { module, build })
+}
+
+fn shape_label(symbols: &HashMap<String, i64>, used: &[String]) -> String {
+    if used.is_empty() {
+        return "static".to_string();
+    }
+    used.iter()
+        .map(|s| format!("{s}={}", symbols.get(s).copied().unwrap_or(0)))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// One graph: every shape, fused and unfused.
+fn bench_graph(
+    path: &Path,
+    options: &Options,
+    kernel_rows: &mut Vec<KernelRow>,
+    timing_rows: &mut Vec<TimingRow>,
+) -> Result<(), String> {
+    let name = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let dir = path
+        .parent()
+        .and_then(|p| p.file_name())
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let label = format!("{dir}/{name}");
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let source = path.display().to_string();
+    let mut run_options = RunOptions::new(&run::repo_root());
+    run_options.target = options.target.clone();
+    let context = create_context();
+    run_options.fuse = true;
+    let fused = prepare(&context, &text, &source, &run_options)?;
+    run_options.fuse = false;
+    let unfused = prepare(&context, &text, &source, &run_options)?;
+    let entry = fused
+        .module
+        .reference
+        .default_entry()
+        .ok_or("the module has no graph function")?
+        .to_string();
+    let graph = fused
+        .module
+        .reference
+        .graphs
+        .get(&entry)
+        .ok_or_else(|| format!("no graph function @{entry}"))?;
+    let mut used: Vec<String> = graph
+        .arguments
+        .iter()
+        .filter_map(|&a| graph.ty(a))
+        .flat_map(|t| {
+            t.dims
+                .iter()
+                .filter_map(Dim::expr)
+                .flat_map(|e| e.symbols())
+        })
+        .collect();
+    used.sort();
+    used.dedup();
+    let overhead = launch_overhead(&fused.build);
+    let shapes: Vec<&HashMap<String, i64>> = if used.is_empty() {
+        options.shapes.iter().take(1).collect()
+    } else {
+        options.shapes.iter().collect()
+    };
+    for given in shapes {
+        let mut symbols = given.clone();
+        fused.module.complete_symbols(&entry, &mut symbols);
+        for s in &used {
+            symbols.entry(s.clone()).or_insert(options.default_symbol);
+        }
+        let shape = shape_label(&symbols, &used);
+        let inputs: Vec<Tensor> = graph
+            .arguments
+            .iter()
+            .enumerate()
+            .map(|(i, &arg)| {
+                let ty = graph.ty(arg).ok_or("argument without a tensor type")?;
+                Tensor::random(
+                    ty.dtype,
+                    shape_of(ty, &symbols, options.default_symbol)?,
+                    i as u64,
+                )
+                .map_err(|e| e.to_string())
+            })
+            .collect::<Result<_, String>>()?;
+        let mut fused_times = Vec::new();
+        let mut unfused_times = Vec::new();
+        let mut first: Option<(ProgramRun, ProgramRun)> = None;
+        for rep in 0..options.reps {
+            // Alternate the order so that neither side always runs on a warm cache.
+            let (f, u) = if rep % 2 == 0 {
+                let f = run_program(
+                    &fused.module,
+                    &fused.build,
+                    &entry,
+                    &inputs,
+                    &label,
+                    &shape,
+                    rep == 0,
+                )?;
+                let u = run_program(
+                    &unfused.module,
+                    &unfused.build,
+                    &entry,
+                    &inputs,
+                    &label,
+                    &shape,
+                    false,
+                )?;
+                (f, u)
+            } else {
+                let u = run_program(
+                    &unfused.module,
+                    &unfused.build,
+                    &entry,
+                    &inputs,
+                    &label,
+                    &shape,
+                    false,
+                )?;
+                let f = run_program(
+                    &fused.module,
+                    &fused.build,
+                    &entry,
+                    &inputs,
+                    &label,
+                    &shape,
+                    false,
+                )?;
+                (f, u)
+            };
+            fused_times.push(f.launch_seconds);
+            unfused_times.push(u.launch_seconds);
+            if first.is_none() {
+                first = Some((f, u));
+            }
+        }
+        let Some((f, u)) = first else {
+            continue;
+        };
+        let agree = if f.outputs.len() != u.outputs.len() {
+            Err("different output counts".to_string())
+        } else {
+            f.outputs
+                .iter()
+                .zip(&u.outputs)
+                .try_fold(0.0f64, |worst, (a, b)| {
+                    autofuse_tools::execute::compare(b, a).map(|e| worst.max(e))
+                })
+        };
+        eprintln!(
+            "{label:<40} {shape:<10} fused {:>3} launches {:>8.3} s | unfused {:>3} launches {:>8.3} s",
+            f.launches,
+            median(&fused_times),
+            u.launches,
+            median(&unfused_times)
+        );
+        timing_rows.push(TimingRow {
+            graph: label.clone(),
+            shape,
+            fused_launches: f.launches,
+            unfused_launches: u.launches,
+            fused_interpreted: f.interpreted,
+            unfused_interpreted: u.interpreted,
+            fused_s: median(&fused_times),
+            unfused_s: median(&unfused_times),
+            overhead_s: overhead,
+            fused_estimate: f.estimate,
+            unfused_estimate: u.estimate,
+            agree,
+        });
+        kernel_rows.extend(f.rows);
+    }
+    Ok(())
+}
+
+/// A short computed summary of both tables.
+fn findings(kernels: &[KernelRow], timings: &[TimingRow]) -> String {
+    let mut out = String::from("Findings of this run:\n\n");
+    let ratios: Vec<f64> = kernels.iter().map(KernelRow::estimate_ratio).collect();
+    let flagged: Vec<&KernelRow> = kernels
+        .iter()
+        .filter(|r| is_far(r.estimate_ratio()))
+        .collect();
+    let _ = writeln!(
+        out,
+        "- median estimate / roofline over all kernel rows: {};",
+        fmt_ratio(median(&ratios))
+    );
+    if !flagged.is_empty() {
+        let heads = flagged.iter().filter(|r| r.heads_bound()).count();
+        let vector = flagged.iter().filter(|r| r.vector_bound()).count();
+        let bytes = flagged.iter().filter(|r| r.extra_bytes()).count();
+        let _ = writeln!(
+            out,
+            "- of the {} flagged rows, {heads} are MTE2-bound with more than half of MTE2 in fixed \
+             DMA cost (an 880-cycle head per load per tile: the UB holds only a few rows of these \
+             kernels, so every tile pays the heads again), {vector} are vector-bound, and {bytes} \
+             move more than 1.2x the minimum GM bytes (loop-invariant operands such as a bias or \
+             gamma row reloaded per tile, docs/schedule.md);",
+            flagged.len()
+        );
+    }
+    let both: Vec<&TimingRow> = timings
+        .iter()
+        .filter(|t| t.fused_launches > 0 && t.unfused_launches > 0 && t.fused_s > 0.0)
+        .collect();
+    if !both.is_empty() {
+        let cpu: Vec<f64> = both.iter().map(|t| t.unfused_s / t.fused_s).collect();
+        let model: Vec<f64> = both
+            .iter()
+            .filter(|t| t.fused_estimate > 0)
+            .map(|t| t.unfused_estimate as f64 / t.fused_estimate as f64)
+            .collect();
+        let (lo, hi) = cpu
+            .iter()
+            .fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+        let _ = writeln!(
+            out,
+            "- fused versus unfused on the emulation: unfused / fused median {} (from {} to {}) \
+             over {} runs, against a median of {} for the cost model's estimates;",
+            fmt_ratio(median(&cpu)),
+            fmt_ratio(lo),
+            fmt_ratio(hi),
+            both.len(),
+            fmt_ratio(median(&model))
+        );
+    }
+    let skipped = timings.len() - both.len();
+    if skipped > 0 {
+        let _ = writeln!(
+            out,
+            "- {skipped} run(s) have no emulated kernel on one side (every op of it runs in the \
+             interpreter, e.g. a boundary op or a kernel lifted back to its op): no ratio."
+        );
+    }
+    out.push('\n');
+    out
+}
+
+fn fmt_ratio(r: f64) -> String {
+    if r.is_finite() {
+        format!("{r:.2}")
+    } else {
+        "-".into()
+    }
+}
+
+fn markdown(
+    options: &Options,
+    chip: &ChipProfile,
+    kernels: &[KernelRow],
+    timings: &[TimingRow],
+    failures: &[(String, String)],
+) -> String {
+    let mut md = String::new();
+    let _ = writeln!(md, "# Kernel quality under the chip model\n");
+    let _ = writeln!(
+        md,
+        "Generated by `autofuse-bench kernel-quality` (`bench/src/kernel_quality.rs`); one run \
+         on this machine. Graphs: `examples/*.mlir` and `bench/quality/graphs/*.mlir`; \
+         dynamic graphs at {} (other symbols {}), static graphs at their own shape. Target \
+         `{}`; {} repetitions per timing.\n",
+        options
+            .shapes
+            .iter()
+            .map(|s| {
+                let mut v: Vec<String> = s.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                v.sort();
+                format!("`{}`", v.join(","))
+            })
+            .collect::<Vec<_>>()
+            .join(" and "),
+        options.default_symbol,
+        chip.name,
+        options.reps
+    );
+    let _ = writeln!(md, "Reproduce: `cargo build --release -p autofuse-bench && target/release/autofuse-bench kernel-quality`.\n");
+    let _ = writeln!(md, "## Chip constants ({})\n", chip.name);
+    let _ = writeln!(md, "| constant | value | status |\n|---|---:|---|");
+    let _ = writeln!(
+        md,
+        "| usable UB per vector core | {} B | documented (ascendc_api.md §6.1) |",
+        chip.ub_usable
+    );
+    let _ = writeln!(
+        md,
+        "| vector cores | {} | {} |",
+        chip.vector_cores,
+        if chip.cores_verified {
+            "third-party copies of the platform files"
+        } else {
+            "**unverified**"
+        }
+    );
+    let _ = writeln!(
+        md,
+        "| GM->UB (MTE2) and UB->GM (MTE3) bytes per cycle per core | {} / {} | **unverified estimate** |",
+        chip.mte2_bytes_per_cycle, chip.mte3_bytes_per_cycle
+    );
+    let _ = writeln!(
+        md,
+        "| HBM bandwidth used for the roofline | {} B/cycle = {:.0} GB/s | **unverified** (MTE2 rate x cores) |",
+        chip.mte2_bytes_per_cycle * chip.vector_cores,
+        hbm_gbps(chip)
+    );
+    let _ = writeln!(
+        md,
+        "| DMA instruction head | {} cycles | **unverified** (GE's fitted tables) |",
+        chip.dma_head_cycles
+    );
+    let _ = writeln!(
+        md,
+        "| vector bytes per cycle / instruction head | {} B / {} cycles | **unverified** (GE's fitted tables) |",
+        chip.vec_bytes_per_cycle, chip.vec_head_cycles
+    );
+    let _ = writeln!(
+        md,
+        "| clock (cycles -> µs in this report only) | {:.2} GHz | **unverified** |\n",
+        CLOCK_HZ / 1e9
+    );
+    let _ = writeln!(md, "## Per kernel\n");
+    let _ = writeln!(
+        md,
+        "| graph | shape | kernel (ops) | UB used / usable | cores used / available | MTE2 µs | VEC µs | MTE3 µs | estimate µs | minimum bytes | roofline µs | estimate / roofline | GM measured / minimum | note |"
+    );
+    let _ = writeln!(
+        md,
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+    );
+    let mut far = 0;
+    for r in kernels {
+        let t = &r.tiling;
+        let (m2, v, m3) = pipe_totals(t);
+        let roof = roofline_cycles(r.min_bytes, &r.chip);
+        let ratio = r.estimate_ratio();
+        let flagged = is_far(ratio);
+        far += usize::from(flagged);
+        let ratio_text = if flagged {
+            format!("**{}** far", fmt_ratio(ratio))
+        } else {
+            fmt_ratio(ratio)
+        };
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} ({}) | {} / {} ({:.0}%) | {} / {} | {:.1} | {:.1} | {:.1} | {:.1} | {} | {:.1} | {} | {:.2} | {} |",
+            r.graph,
+            r.shape,
+            r.kernel,
+            r.ops,
+            t.ub_bytes,
+            t.ub_capacity,
+            100.0 * t.ub_bytes as f64 / t.ub_capacity.max(1) as f64,
+            t.block_dim,
+            t.cores,
+            us(m2 as f64),
+            us(v as f64),
+            us(m3 as f64),
+            us(t.estimate as f64),
+            human_bytes(r.min_bytes),
+            us(roof),
+            ratio_text,
+            if r.min_bytes > 0 {
+                r.measured_bytes as f64 / r.min_bytes as f64
+            } else {
+                f64::NAN
+            },
+            r.explain()
+        );
+    }
+    let _ = writeln!(
+        md,
+        "\n{far} of {} kernel rows are flagged (estimate more than {FAR}x away from the roofline).\n",
+        kernels.len()
+    );
+    md.push_str(&findings(kernels, timings));
+    let _ = writeln!(
+        md,
+        "## Fused versus unfused on the CPU emulation (this machine)\n"
+    );
+    let _ = writeln!(
+        md,
+        "| graph | shape | launches fused / unfused | interpreted fused / unfused | fused ms | unfused ms | unfused / fused | same, less driver start | model estimate unfused / fused | outputs agree |"
+    );
+    let _ = writeln!(md, "|---|---|---:|---:|---:|---:|---:|---:|---:|---|");
+    for t in timings {
+        let net = |s: f64, n: usize| (s - n as f64 * t.overhead_s).max(1e-9);
+        let both = t.fused_launches > 0 && t.unfused_launches > 0;
+        let ratio = |x: f64| if both { fmt_ratio(x) } else { "-".into() };
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} / {} | {} / {} | {:.1} | {:.1} | {} | {} | {} | {} |",
+            t.graph,
+            t.shape,
+            t.fused_launches,
+            t.unfused_launches,
+            t.fused_interpreted,
+            t.unfused_interpreted,
+            t.fused_s * 1e3,
+            t.unfused_s * 1e3,
+            ratio(t.unfused_s / t.fused_s),
+            ratio(net(t.unfused_s, t.unfused_launches) / net(t.fused_s, t.fused_launches)),
+            if t.fused_estimate > 0 {
+                fmt_ratio(t.unfused_estimate as f64 / t.fused_estimate as f64)
+            } else {
+                "-".into()
+            },
+            match &t.agree {
+                Ok(e) => format!("yes (max err {e:.1e})"),
+                Err(why) => format!("NO: {why}"),
+            }
+        );
+    }
+    if let Some(t) = timings.first() {
+        let _ = writeln!(
+            md,
+            "\nStarting the emulation driver once (process start, no kernel) takes about {:.1} ms here; \
+             every launch pays it, so the column \"less driver start\" subtracts it per launch.",
+            t.overhead_s * 1e3
+        );
+    }
+    if !failures.is_empty() {
+        let _ = writeln!(md, "\n## Graphs that did not run\n");
+        for (g, why) in failures {
+            let first = why.lines().next().unwrap_or("");
+            let _ = writeln!(md, "- `{g}`: {first}");
+        }
+    }
+    md.push_str(COLUMNS);
+    md
+}
+
+const COLUMNS: &str = r#"
+## What the columns mean
+
+Per kernel (one row per kernel call of the fused program, tiling solved for that call's
+shapes by `tiling_solver::solve`, the same solver the generated host code runs):
+
+- **UB used / usable**: bytes of every buffer of the chosen tiling case (queues counted
+  with their buffer count, padding included) against the profile's usable UB.
+- **cores used / available**: the solved `block_dim` against the profile's vector cores.
+  Fewer than all cores means there were fewer tiles (or row groups) than cores, or that
+  fewer blocks with more tiles each were cheaper under the model.
+- **MTE2 / VEC / MTE3 µs**: the cost model's cycles per pipe for one tile times the tiles
+  of one block (`tiles_per_block`), i.e. the per-pipe time of the critical block. Per
+  tile, `MTE2 = ceil(bytes_in / 18) + 880 * loads + rows`,
+  `VEC = ceil(vector_bytes / 256) + 37 * vector_instructions`,
+  `MTE3 = ceil(bytes_out / 18) + 880 * stores` (docs/tiling.md).
+- **estimate µs**: the model's kernel time, `tiles_per_block * max(MTE2, VEC, MTE3)` (the
+  bottleneck pipe hides the others).
+- **minimum bytes**: the kernel's inputs and outputs, each moved once.
+- **roofline µs**: minimum bytes / HBM bandwidth of the profile (MTE2 bytes per cycle per
+  core times the vector cores), the time no kernel can beat under the profile.
+- **estimate / roofline**: 1 is a kernel the model thinks runs at the bandwidth bound.
+  Rows more than 2x away either way are marked **far**. Below 1 is possible: the model
+  lets MTE2 and MTE3 each run at the full per-core rate at the same time, so a kernel
+  that reads and writes equally can be estimated at half the shared-HBM roofline.
+- **GM measured / minimum**: bytes the emulation counted (every DataCopy to and from GM)
+  over the minimum; above 1 when loop-invariant operands (broadcast gamma/beta/bias
+  rows) are reloaded per tile or split reductions reload their row in every pass.
+- **note**: why a row is where it is: idle cores, vector-bound tiles, DMA instruction
+  heads dominating small tiles, extra GM traffic.
+
+Fused versus unfused: the same graph compiled with and without `fuse` (unfused = one
+kernel per lowered op). "launches" counts kernel calls run on the emulation;
+"interpreted" counts kernel calls the emulation cannot run (unscheduled kernels, no
+tiling fits) plus the non-constant ops of the entry graph left to the interpreter
+(boundary ops such as a transpose not lowered to AscIR, and kernels of one op that
+`fuse` lifts back to their op). Both programs are built once with g++ against
+`sim/include` (cached), then the entry graph runs on seeded random inputs. Only the kernel launches are timed
+(`std::time::Instant` around each emulated launch; compile, build and interpreted ops are
+excluded); the table gives the median over the repetitions of the summed launch time per
+run. Each emulated launch is one process run of the driver that reads its inputs from and
+writes its outputs to files, so it includes process start and file I/O: more kernels
+(unfused) pay more of both, as they would pay launch and GM round trips on a device. The
+"model estimate" column is the sum of the cost model's estimates of every launch, for
+comparison with the measured CPU ratio. This is a sanity ratio of the emulation on a
+shared 2-core CPU, not a device prediction: with other builds running, single ratios
+moved by up to 2x between two runs of this benchmark (the median over rows moved by
+less than 5%). "outputs agree" compares the fused and unfused
+outputs with the dtype-aware tolerance of `autofuse-run`.
+
+Half-precision graphs: the emulation implements `half` arithmetic in software
+(`sim/include/ascendc_sim/float16.h`), so vector work dominates their CPU time on both
+sides and their CPU ratio stays closer to 1 than the model's; the CPU ratio says little
+about the device there.
+"#;
+
+/// Entry point of the subcommand (arguments after `kernel-quality`).
+pub fn run(args: impl Iterator<Item = String>) -> Result<(), String> {
+    let options = parse_options(args)?;
+    let chip = ChipProfile::lookup(&options.target)?;
+    let mut kernels = Vec::new();
+    let mut timings = Vec::new();
+    let mut failures = Vec::new();
+    for path in &options.graphs {
+        if let Err(e) = bench_graph(path, &options, &mut kernels, &mut timings) {
+            eprintln!("{}: {}", path.display(), e.lines().next().unwrap_or(""));
+            failures.push((path.display().to_string(), e));
+        }
+    }
+    let md = markdown(&options, &chip, &kernels, &timings, &failures);
+    std::fs::create_dir_all(&options.out).map_err(|e| format!("{}: {e}", options.out.display()))?;
+    let file = options.out.join("kernel_quality.md");
+    std::fs::write(&file, md).map_err(|e| format!("{}: {e}", file.display()))?;
+    eprintln!("wrote {}", file.display());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roofline_uses_the_aggregate_bandwidth() {
+        let chip = ChipProfile::lookup("ascend910b").unwrap();
+        // 18 B/cycle x 48 cores = 864 B/cycle.
+        assert_eq!(roofline_cycles(864 * 1000, &chip), 1000.0);
+        assert_eq!(roofline_cycles(0, &chip), 0.0);
+        let small = chip.clone().with_overrides(0, 8).unwrap();
+        assert_eq!(roofline_cycles(144 * 10, &small), 10.0);
+        assert!((hbm_gbps(&chip) - 1598.4).abs() < 0.1);
+    }
+
+    #[test]
+    fn pipe_totals_scale_with_tiles_per_block() {
+        let tiling = Tiling {
+            kernel: "k".into(),
+            key: 0,
+            tile: 8,
+            tiles_total: 96,
+            tiles_per_block: 2,
+            block_dim: 48,
+            ub_bytes: 0,
+            ub_capacity: 1,
+            cores: 48,
+            buffers: vec![],
+            per_tile: tiling_solver::PipeCost {
+                mte2: 100,
+                vec: 30,
+                mte3: 50,
+            },
+            estimate: 200,
+            symbols: vec![],
+        };
+        assert_eq!(pipe_totals(&tiling), (200, 60, 100));
+    }
+
+    #[test]
+    fn far_ratios_and_medians() {
+        assert!(is_far(2.5) && is_far(0.4));
+        assert!(!is_far(1.0) && !is_far(2.0) && !is_far(0.5));
+        assert!(!is_far(f64::NAN));
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert_eq!(median(&[]), 0.0);
+    }
+
+    #[test]
+    fn names_and_symbols() {
+        assert_eq!(
+            short_kernel_name("autofuse_reduce_0_Cast_Mul_ReduceSum"),
+            "reduce_0"
+        );
+        assert_eq!(short_kernel_name("custom"), "custom");
+        let s = parse_symbols("s0=4, s1=8").unwrap();
+        assert_eq!((s["s0"], s["s1"]), (4, 8));
+        assert!(parse_symbols("s0").is_err());
+        assert!(parse_symbols("s0=-1").is_err());
+        assert!(parse_symbols("s0=x").is_err());
+    }
+}
