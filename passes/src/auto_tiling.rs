@@ -24,7 +24,7 @@
 
 use crate::options::PassOptions;
 use crate::registry::{OptionInfo, PassInfo};
-use crate::schedule::{chip_from_options, chip_of, form_of, read_hint_graph, records_of};
+use crate::schedule::{chip_from_options, chip_of, form_of, read_hint_graph, RecordIndex};
 use crate::statistics;
 use autofuse_core::attr::quote;
 use autofuse_core::schedule::Schedule;
@@ -65,12 +65,13 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
     let body = extract::module_body(module).ok_or(())?;
     let (mut tiled, mut solved, mut infeasible) = (0u64, 0u64, 0u64);
     let mut ok = true;
+    let index = RecordIndex::build(body);
     for func in extract::functions(body) {
         if form_of(&func) != "impl" {
             continue;
         }
         let name = extract::function_name(&func);
-        let records = records_of(body, &name);
+        let records = index.records(&name);
         if records.iter().any(|(op, _)| op == "tiling.function") {
             continue;
         }
@@ -190,7 +191,7 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
             }
         }
         lines.push(format!("\"tiling.function\"() {{{function}}} : () -> ()"));
-        let anchor = crate::schedule::records_anchor(func, body, &name);
+        let anchor = index.anchor(func, &name);
         if !crate::schedule::insert_records_after(anchor, body, &lines.join("\n"), "<auto-tiling>")
         {
             diagnostics::error(

@@ -158,12 +158,16 @@ impl<'c> RunExternalPass<'c> for Adapter {
     fn initialize(&mut self, _context: ContextRef<'c>) {}
 
     fn run(&mut self, operation: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
-        let mut ok = (self.info.run)(operation, &self.options).is_ok();
-        if ok && VERIFY_EACH.load(Ordering::Relaxed) {
-            if let Some(body) = autofuse_mlir::extract::module_body(operation) {
-                ok = verify::verify_module(body);
+        // One cache of printed attributes serves the pass and the verification after it.
+        let ok = autofuse_mlir::extract::with_print_cache(|| {
+            let mut ok = (self.info.run)(operation, &self.options).is_ok();
+            if ok && VERIFY_EACH.load(Ordering::Relaxed) {
+                if let Some(body) = autofuse_mlir::extract::module_body(operation) {
+                    ok = verify::verify_module(body);
+                }
             }
-        }
+            ok
+        });
         if !ok || diagnostics::has_errors() {
             pass.signal_failure();
         }

@@ -26,7 +26,7 @@ use autofuse_core::attr::{quote, AttrValue};
 use autofuse_core::chip::ChipProfile;
 use autofuse_core::schedule::Schedule;
 use autofuse_mlir::{diagnostics, extract, raw};
-use melior::ir::operation::{OperationLike, OperationMutLike};
+use melior::ir::operation::OperationLike;
 use melior::ir::OperationRef;
 
 pub const PASS: PassInfo = PassInfo {
@@ -129,26 +129,60 @@ pub fn chip_of(func: &OperationRef) -> Option<Result<ChipProfile, String>> {
     )
 }
 
-/// Every `tiling.*` record of kernel `kernel` in the module: (op name, attributes).
-pub fn records_of(
-    body: melior::ir::BlockRef,
-    kernel: &str,
-) -> Vec<(String, std::collections::BTreeMap<String, AttrValue>)> {
-    use melior::ir::block::BlockLike;
-    let mut out = Vec::new();
-    let mut next = body.first_operation();
-    while let Some(op) = next {
-        next = op.next_in_block();
-        let name = op.name().as_string_ref().as_str().unwrap_or("").to_string();
-        if !name.starts_with("tiling.") {
-            continue;
+/// One `tiling.*` record: its op name and attributes.
+pub type Record = (String, std::collections::BTreeMap<String, AttrValue>);
+
+/// The `tiling.*` records of every kernel of a module, read in one walk (callers that
+/// handle many kernels must not walk the module once per kernel).
+pub struct RecordIndex<'c, 'a> {
+    by_kernel: std::collections::HashMap<String, Vec<(Record, OperationRef<'c, 'a>)>>,
+}
+
+impl<'c, 'a> RecordIndex<'c, 'a> {
+    pub fn build(body: melior::ir::BlockRef<'c, 'a>) -> RecordIndex<'c, 'a> {
+        use melior::ir::block::BlockLike;
+        let mut by_kernel: std::collections::HashMap<String, Vec<_>> = Default::default();
+        let mut next = body.first_operation();
+        while let Some(op) = next {
+            next = op.next_in_block();
+            let name = op.name().as_string_ref().as_str().unwrap_or("").to_string();
+            if !name.starts_with("tiling.") {
+                continue;
+            }
+            let attrs = extract::read_attributes(&op);
+            if let Some(kernel) = attrs.get("kernel").and_then(AttrValue::as_symbol) {
+                by_kernel
+                    .entry(kernel.to_string())
+                    .or_default()
+                    .push(((name, attrs.clone()), op));
+            }
         }
-        let attrs = extract::read_attributes(&op);
-        if attrs.get("kernel").and_then(AttrValue::as_symbol) == Some(kernel) {
-            out.push((name, attrs));
-        }
+        RecordIndex { by_kernel }
     }
-    out
+
+    /// The records of kernel `kernel`, in module order.
+    pub fn records(&self, kernel: &str) -> Vec<Record> {
+        self.by_kernel
+            .get(kernel)
+            .map(|list| list.iter().map(|(record, _)| record.clone()).collect())
+            .unwrap_or_default()
+    }
+
+    /// The last op of kernel `kernel`'s records (or `func`, the kernel function, when it
+    /// has none), where new records of that kernel go.
+    pub fn anchor(&self, func: OperationRef<'c, 'a>, kernel: &str) -> OperationRef<'c, 'a> {
+        self.by_kernel
+            .get(kernel)
+            .and_then(|list| list.last())
+            .map(|(_, op)| *op)
+            .unwrap_or(func)
+    }
+}
+
+/// Every `tiling.*` record of kernel `kernel` in the module: (op name, attributes). Walks
+/// the whole module; use `RecordIndex` when asking for many kernels.
+pub fn records_of(body: melior::ir::BlockRef, kernel: &str) -> Vec<Record> {
+    RecordIndex::build(body).records(kernel)
 }
 
 /// Where diagnostics about a kernel point: its first node, which carries the location of
@@ -289,58 +323,9 @@ fn write_records<'c, 'a>(
 /// work). False if the text does not parse.
 pub fn insert_records_after<'c, 'a>(
     anchor: OperationRef<'c, 'a>,
-    body: melior::ir::BlockRef<'c, 'a>,
+    _body: melior::ir::BlockRef<'c, 'a>,
     text: &str,
     source_name: &str,
 ) -> bool {
-    use melior::ir::block::BlockLike;
-    let mut last_before = None;
-    let mut cursor = body.first_operation();
-    while let Some(op) = cursor {
-        cursor = op.next_in_block();
-        last_before = Some(op);
-    }
-    if !raw::append_parsed(&anchor, body, text, source_name) {
-        return false;
-    }
-    // The appended ops follow `last_before` (or start the block).
-    let mut next = match last_before {
-        Some(op) => op.next_in_block_mut(),
-        None => body.first_operation_mut(),
-    };
-    let mut new_ops = Vec::new();
-    while let Some(op) = next {
-        next = op.next_in_block_mut();
-        new_ops.push(op);
-    }
-    // Moving the last op first keeps their order after `anchor`.
-    for mut op in new_ops.into_iter().rev() {
-        op.move_after(anchor);
-    }
-    true
-}
-
-/// The last op of kernel `kernel`'s records (or the kernel function itself), where new
-/// records of that kernel go.
-pub fn records_anchor<'c, 'a>(
-    func: OperationRef<'c, 'a>,
-    body: melior::ir::BlockRef<'c, 'a>,
-    kernel: &str,
-) -> OperationRef<'c, 'a> {
-    use melior::ir::block::BlockLike;
-    let mut anchor = func;
-    let mut next = body.first_operation();
-    while let Some(op) = next {
-        next = op.next_in_block();
-        let name = op.name().as_string_ref().as_str().unwrap_or("").to_string();
-        if name.starts_with("tiling.")
-            && extract::read_attributes(&op)
-                .get("kernel")
-                .and_then(AttrValue::as_symbol)
-                == Some(kernel)
-        {
-            anchor = op;
-        }
-    }
-    anchor
+    raw::insert_parsed_after(&anchor, text, source_name)
 }

@@ -25,7 +25,13 @@ pub fn create_context() -> Context {
     register_all_dialects(&registry);
     let context = Context::new();
     context.append_dialect_registry(&registry);
-    context.load_all_available_dialects();
+    // Only the dialects every module uses are loaded eagerly; the parser and the pass
+    // manager load other registered dialects on first use. Loading all ~50 upstream
+    // dialects made every attribute print (which builds an AsmState over the sorted list
+    // of loaded dialects) several times slower.
+    for namespace in ["builtin", "func", "irdl"] {
+        context.get_or_load_dialect(namespace);
+    }
     diagnostics::attach(&context);
     let Some(irdl) = Module::parse(&context, irdl_source()) else {
         // The IRDL is generated from a table compiled into this binary and checked by the

@@ -8,8 +8,10 @@
 use autofuse_core::attr::{parse_attr, AttrValue};
 use autofuse_core::graph::{Graph, Node, TensorType, Value, ValueDef};
 use melior::ir::{
-    block::BlockLike, operation::OperationLike, BlockRef, OperationRef, RegionLike, ValueLike,
+    attribute::AttributeLike, block::BlockLike, operation::OperationLike, r#type::TypeLike,
+    BlockRef, OperationRef, RegionLike, ValueLike,
 };
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 
 /// A function's graph and the MLIR op behind each node (same index).
@@ -46,18 +48,97 @@ pub fn functions<'c, 'a>(module_body: BlockRef<'c, 'a>) -> Vec<OperationRef<'c, 
 
 /// The attributes of an op, read into values.
 pub fn read_attributes<'c, 'a>(op: &OperationRef<'c, 'a>) -> BTreeMap<String, AttrValue> {
-    op.attributes()
-        .map(|(name, attr)| {
-            let key = name.as_string_ref().as_str().unwrap_or("").to_string();
-            let text = attr.to_string();
-            let value = parse_attr(&text).unwrap_or(AttrValue::Other(text));
-            (key, value)
-        })
-        .collect()
+    with_printed_forms(|printed| printed.attributes(op))
+}
+
+thread_local! {
+    /// The printed forms shared by every read inside `with_print_cache`.
+    static SHARED_FORMS: RefCell<Option<PrintedForms>> = const { RefCell::new(None) };
+}
+
+/// Runs `body` with one cache of printed attributes and types shared by every read
+/// (`read_attributes`, `extract_function`) inside it, e.g. one pass run plus the
+/// verification after it. Nested calls share the outermost cache.
+///
+/// The caller guarantees the context outlives the call (storage addresses are the keys);
+/// mutating the IR is fine, since attribute and type storage is never freed before its
+/// context is.
+pub fn with_print_cache<R>(body: impl FnOnce() -> R) -> R {
+    let outermost = SHARED_FORMS.with(|forms| {
+        let mut forms = forms.borrow_mut();
+        let outermost = forms.is_none();
+        if outermost {
+            *forms = Some(PrintedForms::default());
+        }
+        outermost
+    });
+    struct Clear(bool);
+    impl Drop for Clear {
+        fn drop(&mut self) {
+            if self.0 {
+                SHARED_FORMS.with(|forms| *forms.borrow_mut() = None);
+            }
+        }
+    }
+    let _clear = Clear(outermost);
+    body()
+}
+
+/// Runs `read` with the shared cache when one is active, else with a fresh one.
+fn with_printed_forms<R>(read: impl FnOnce(&mut PrintedForms) -> R) -> R {
+    SHARED_FORMS.with(|forms| match forms.borrow_mut().as_mut() {
+        Some(shared) => read(shared),
+        None => read(&mut PrintedForms::default()),
+    })
+}
+
+/// Printed forms of attributes and types already read, keyed by their uniqued storage.
+///
+/// Printing builds an `AsmState` per call, which dominated the extraction of large
+/// functions; attributes and types repeat a lot (views, loop axes, tensor types), so one
+/// extraction reads each distinct one once. The cache must not outlive the extraction:
+/// storage addresses are unique only while their context lives.
+#[derive(Default)]
+struct PrintedForms {
+    attributes: HashMap<*const std::ffi::c_void, AttrValue>,
+    types: HashMap<*const std::ffi::c_void, String>,
+}
+
+impl PrintedForms {
+    fn attributes<'c, 'a>(&mut self, op: &OperationRef<'c, 'a>) -> BTreeMap<String, AttrValue> {
+        op.attributes()
+            .map(|(name, attr)| {
+                let key = name.as_string_ref().as_str().unwrap_or("").to_string();
+                let value = self
+                    .attributes
+                    .entry(attr.to_raw().ptr as *const _)
+                    .or_insert_with(|| {
+                        let text = attr.to_string();
+                        parse_attr(&text).unwrap_or(AttrValue::Other(text))
+                    })
+                    .clone();
+                (key, value)
+            })
+            .collect()
+    }
+
+    fn type_text(&mut self, ty: melior::ir::Type) -> String {
+        self.types
+            .entry(ty.to_raw().ptr as *const _)
+            .or_insert_with(|| ty.to_string())
+            .clone()
+    }
 }
 
 /// Reads the entry block of a `func.func`.
 pub fn extract_function<'c, 'a>(func: OperationRef<'c, 'a>) -> Option<ExtractedGraph<'c, 'a>> {
+    with_printed_forms(|printed| extract_with(func, printed))
+}
+
+fn extract_with<'c, 'a>(
+    func: OperationRef<'c, 'a>,
+    printed: &mut PrintedForms,
+) -> Option<ExtractedGraph<'c, 'a>> {
     let region = func.region(0).ok()?;
     let block = region.first_block()?;
     let mut graph = Graph {
@@ -75,7 +156,7 @@ pub fn extract_function<'c, 'a>(func: OperationRef<'c, 'a>) -> Option<ExtractedG
             &mut type_errors,
             &mut ids,
             arg.to_raw().ptr,
-            arg.r#type().to_string(),
+            printed.type_text(arg.r#type()),
             ValueDef::Argument(index),
         );
         graph.arguments.push(id);
@@ -109,7 +190,7 @@ pub fn extract_function<'c, 'a>(func: OperationRef<'c, 'a>) -> Option<ExtractedG
                 &mut type_errors,
                 &mut ids,
                 result.to_raw().ptr,
-                result.r#type().to_string(),
+                printed.type_text(result.r#type()),
                 ValueDef::Result {
                     node: node_index,
                     index,
@@ -120,7 +201,7 @@ pub fn extract_function<'c, 'a>(func: OperationRef<'c, 'a>) -> Option<ExtractedG
             op: name,
             operands,
             results,
-            attrs: read_attributes(&op),
+            attrs: printed.attributes(&op),
             op_index,
         });
         ops.push(op);

@@ -177,6 +177,43 @@ pub fn append_parsed<'c: 'a, 'a>(
     true
 }
 
+/// Parses `text` (one or more top-level ops) in the context of `anchor` and inserts the
+/// ops right after `anchor`, in order, in `anchor`'s block. Parse errors go to the
+/// diagnostic stream; false on failure or when `anchor` is in no block.
+pub fn insert_parsed_after<'c: 'a, 'a>(
+    anchor: &impl melior::ir::operation::OperationLike<'c, 'a>,
+    text: &str,
+    source_name: &str,
+) -> bool {
+    use melior::ir::{block::BlockLike, operation::OperationLike};
+    // SAFETY: as in `append_parsed`; every op is detached from the temporary module
+    // before it is dropped, and inserted into `anchor`'s block, which takes ownership.
+    unsafe {
+        let block = mlir_sys::mlirOperationGetBlock(anchor.to_raw());
+        if block.ptr.is_null() {
+            return false;
+        }
+        let context_ref = anchor.context();
+        let context = context_ref.to_ref();
+        let Some(parsed) = crate::parse::parse_module(context, text.as_bytes(), source_name) else {
+            return false;
+        };
+        let mut ops = Vec::new();
+        let mut next = parsed.body().first_operation();
+        while let Some(op) = next {
+            next = op.next_in_block();
+            ops.push(op.to_raw());
+        }
+        let mut after = anchor.to_raw();
+        for raw_op in ops {
+            mlir_sys::mlirOperationRemoveFromParent(raw_op);
+            mlir_sys::mlirBlockInsertOwnedOperationAfter(block, after, raw_op);
+            after = raw_op;
+        }
+    }
+    true
+}
+
 /// Collects C API print callbacks into a `String`, replacing invalid UTF-8 (diagnostics
 /// may quote bytes of a corrupt input; melior's `Display` would fail on them).
 unsafe extern "C" fn collect_lossy(text: MlirStringRef, data: *mut std::ffi::c_void) {

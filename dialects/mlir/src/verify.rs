@@ -20,6 +20,10 @@ use std::collections::BTreeSet;
 
 /// Verifies every function of a module; returns false if an error was emitted.
 pub fn verify_module<'c, 'a>(body: BlockRef<'c, 'a>) -> bool {
+    crate::extract::with_print_cache(|| verify_functions(body))
+}
+
+fn verify_functions<'c, 'a>(body: BlockRef<'c, 'a>) -> bool {
     let funcs = functions(body);
     let mut ok = true;
     for func in funcs {

@@ -29,10 +29,10 @@ use autofuse_core::tiling_solver::{solve, Tiling, TilingModel};
 use autofuse_core::{ascir_interp, tiling_solver};
 use autofuse_mlir::diagnostics::{self, Severity};
 use autofuse_mlir::extract;
-use autofuse_passes::schedule::{chip_of, form_of, read_hint_graph, records_of};
+use autofuse_passes::schedule::{chip_of, form_of, read_hint_graph, RecordIndex};
 use autofuse_passes::{pipeline, registry};
 use autofuse_symbolic::Expr;
-use melior::ir::Module;
+use melior::ir::{operation::OperationLike, Module};
 use melior::pass::PassManager;
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -296,8 +296,9 @@ pub fn prepare_module(
     let body = compiled.body();
     let mut kernels = HashMap::new();
     let mut interpreted = Vec::new();
+    let index = RecordIndex::build(body);
     for func in extract::functions(body) {
-        if !extract::read_attributes(&func).contains_key("ascir.axes") {
+        if !func.has_attribute("ascir.axes") {
             continue;
         }
         let name = extract::function_name(&func);
@@ -310,7 +311,7 @@ pub fn prepare_module(
             interpreted.push((name, why));
             continue;
         }
-        let records = records_of(body, &name);
+        let records = index.records(&name);
         let infeasible = records.iter().any(|(op, attrs)| {
             op == "tiling.function"
                 && attrs.get("feasible").and_then(AttrValue::as_bool) == Some(false)

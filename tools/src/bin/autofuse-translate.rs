@@ -17,7 +17,7 @@ use autofuse_core::attr::AttrValue;
 use autofuse_core::schedule::Schedule;
 use autofuse_core::tiling_solver::{solve, TilingModel};
 use autofuse_mlir::{context::create_context, diagnostics, extract, parse::parse_module};
-use autofuse_passes::schedule::{chip_of, form_of, read_hint_graph, records_of};
+use autofuse_passes::schedule::{chip_of, form_of, read_hint_graph, RecordIndex};
 use autofuse_tools::ascendc::{self, KernelInput};
 use autofuse_tools::input;
 use clap::{Arg, ArgAction, Command};
@@ -133,6 +133,7 @@ fn run(matches: &clap::ArgMatches, translate: bool) -> Result<(), String> {
     let mut report = String::new();
     let mut errors = Vec::new();
     let mut found = 0;
+    let index = RecordIndex::build(body);
     for func in extract::functions(body) {
         if !extract::read_attributes(&func).contains_key("ascir.axes") {
             continue;
@@ -146,7 +147,7 @@ fn run(matches: &clap::ArgMatches, translate: bool) -> Result<(), String> {
             eprintln!("autofuse-translate: note: @{kernel} is not scheduled (hint form); skipped");
             continue;
         }
-        let records = records_of(body, &kernel);
+        let records = index.records(&kernel);
         let Some((_, function)) = records.iter().find(|(op, _)| op == "tiling.function") else {
             errors.push(format!(
                 "@{kernel} has no tiling.function: run --auto-tiling first"
