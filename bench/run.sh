@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
-# Runs the benchmark suite and writes the tables and plots into docs/benchmarks/.
+# Runs the whole benchmark suite of issue 8 and writes the tables and plots into
+# docs/benchmarks/: compile speed and scaling, fusion quality against XLA (jax on CPU)
+# and PyTorch Inductor (creates .venv-bench/ with both on first use), kernel quality under
+# the chip model with the emulated fused/unfused ratio, and the criterion micro-benchmarks.
+# Extra arguments go to `autofuse-bench compile-speed` (e.g. --sizes 10,100,1000).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-cargo build --release --bin autofuse-opt --bin autofuse-bench
+cargo build --release --bin autofuse-opt --bin autofuse-run --bin autofuse-bench
 target/release/autofuse-bench compile-speed --opt target/release/autofuse-opt --out docs/benchmarks "$@"
+bash bench/quality/run.sh
+target/release/autofuse-bench kernel-quality --out docs/benchmarks
+cargo bench -p autofuse-bench --bench hot_paths -- --quick 2>/dev/null | tee docs/benchmarks/micro_latest.txt

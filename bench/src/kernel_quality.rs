@@ -660,7 +660,7 @@ fn findings(kernels: &[KernelRow], timings: &[TimingRow]) -> String {
              DMA cost (an 880-cycle head per load per tile: the UB holds only a few rows of these \
              kernels, so every tile pays the heads again), {vector} are vector-bound, and {bytes} \
              move more than 1.2x the minimum GM bytes (loop-invariant operands such as a bias or \
-             gamma row reloaded per tile, docs/schedule.md);",
+             gamma row reloaded per block, or per pass of a split reduction, docs/schedule.md);",
             flagged.len()
         );
     }
@@ -920,7 +920,8 @@ shapes by `tiling_solver::solve`, the same solver the generated host code runs):
   that reads and writes equally can be estimated at half the shared-HBM roofline.
 - **GM measured / minimum**: bytes the emulation counted (every DataCopy to and from GM)
   over the minimum; above 1 when loop-invariant operands (broadcast gamma/beta/bias
-  rows) are reloaded per tile or split reductions reload their row in every pass.
+  rows) are reloaded per block (they are hoisted out of the tile loop) or split
+  reductions reload their rows in every pass.
 - **note**: why a row is where it is: idle cores, vector-bound tiles, DMA instruction
   heads dominating small tiles, extra GM traffic.
 

@@ -641,7 +641,8 @@ fn explain(run: &Json, minimum: f64) -> Vec<String> {
         .collect();
     if outside.is_empty() && excess > 0.0 {
         // Inputs smaller than the largest one are broadcast along the tiled axis; the
-        // generated kernels load them inside the tile loop, so every tile reads them again.
+        // generated kernels load them once per block (hoisted out of the tile loop) or,
+        // where they cannot be hoisted, once per tile or split-reduction pass.
         let sizes = input_bytes(run);
         let largest = sizes.iter().cloned().fold(0.0, f64::max);
         let small: f64 = sizes.iter().filter(|&&b| b < largest).sum();
@@ -649,7 +650,8 @@ fn explain(run: &Json, minimum: f64) -> Vec<String> {
         match tiles {
             Some(t) if emulated.len() == 1 => out.push(format!(
                 "+{} measured over the minimum: the broadcast inputs ({} in all) are loaded again \
-                 for every tile, ≈{:.0} times (loads invariant across tiles are not hoisted)",
+                 ≈{:.0} times (once per block where hoisted out of the tile loop, else per tile \
+                 or split-reduction pass)",
                 human(excess),
                 human(small),
                 t

@@ -53,9 +53,11 @@ pub const PASS: PassInfo = PassInfo {
     description: "Greedy, score-sorted fusion of AscGraph calls per graph function: vertical (the GM round trip \
                   between producer and consumer disappears), horizontal (siblings share the load of a common \
                   input), elementwise with broadcasts, reductions with their prologue and their broadcast-back \
-                  epilogue, multi-output kernels. Pairs must share a buffer, create no cycle, stay within \
-                  max-fusion-size ops and max-inputs inputs, map their loop axes by symbolic size and merge \
-                  their TilingGroups. Refused pairs get remarks AF-NF001..AF-NF007 (docs/fusion.md). \
+                  epilogue, multi-output kernels, transposes and concats with pointwise producers and \
+                  consumers. Pairs must share a buffer, create no cycle, stay within \
+                  max-fusion-size ops and max-inputs inputs, follow GE's transpose and concat rules, map \
+                  their loop axes by symbolic size and merge their TilingGroups. Refused pairs get remarks \
+                  AF-NF001..AF-NF009 (docs/fusion.md). \
                   Kernels left with one op are lifted back to the ascend op.",
     options: &[
         OptionInfo {
@@ -153,7 +155,7 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
             fresh = fresh.max(n + 1);
         }
         names.insert(name.clone());
-        if extract::read_attributes(&func).contains_key("ascir.axes") {
+        if func.has_attribute("ascir.axes") {
             let graph = diagnostics::or_error(func.location(), read_ascgraph(&func))?;
             kernels.insert(name, graph);
         }
@@ -166,7 +168,7 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
     let mut retired: BTreeSet<String> = BTreeSet::new();
     let mut ok = true;
     for func in extract::functions(body) {
-        if extract::read_attributes(&func).contains_key("ascir.axes") {
+        if func.has_attribute("ascir.axes") {
             continue;
         }
         let Some(extracted) = extract::extract_function(func) else {
@@ -285,7 +287,7 @@ fn read_ascgraph(func: &OperationRef) -> Result<AscGraph, String> {
     let mut graph = AscGraph::from_graph(&extracted.graph, &attrs)
         .map_err(|e| format!("AscGraph @{}: {e}", extracted.graph.name))?;
     for (node, op) in graph.nodes.iter_mut().zip(&extracted.ops) {
-        node.loc = Some(raw::location_text(op.location()));
+        node.loc = Some(extract::location_text(op.location()));
     }
     Ok(graph)
 }

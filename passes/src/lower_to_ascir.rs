@@ -32,7 +32,10 @@ pub const PASS: PassInfo = PassInfo {
     argument: "lower-to-ascir",
     summary: "Lower each fusable ascend op to a call of its own AscGraph (hint form)",
     description: "Each elementwise, compare, select, cast, broadcast_to, reduction and view op \
-                  (reshape/squeeze/unsqueeze) becomes a func.call of a new AscGraph in GE's hint form. \
+                  (reshape/squeeze/unsqueeze), each transpose that keeps the innermost axis or \
+                  swaps the two innermost axes (f32/f16) (a load with permuted strides) and each \
+                  binary concat with an axis left to tile becomes a \
+                  func.call of a new AscGraph in GE's hint form. \
                   Other ops stay graph ops with a remark carrying a reason code (AF-LW001..AF-LW004).",
     options: &[OptionInfo {
         name: "remarks",
@@ -53,7 +56,7 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
     let (mut lowered, mut kept) = (0u64, 0u64);
     let mut ok = true;
     for func in extract::functions(body) {
-        if extract::read_attributes(&func).contains_key("ascir.axes") {
+        if func.has_attribute("ascir.axes") {
             continue;
         }
         let Some(extracted) = extract::extract_function(func) else {
@@ -83,7 +86,7 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
                 counter,
                 autofuse_core::lowering::camel_name(&node.op)
             );
-            let loc = Some(raw::location_text(op.location()));
+            let loc = Some(extract::location_text(op.location()));
             match lower_op(
                 &node.op,
                 &node.attrs,

@@ -19,5 +19,6 @@
 #include "ascendc_sim/vec_cast.h"
 #include "ascendc_sim/vec_cmpsel.h"
 #include "ascendc_sim/vec_reduce.h"
+#include "ascendc_sim/vec_transpose.h"
 #include "ascendc_sim/adv_math.h"
 #include "ascendc_sim/launcher.h"

@@ -1,7 +1,8 @@
 //! A generator of random well-typed `ascend` graphs for differential testing.
 //!
 //! Graphs mix elementwise ops, compares with select, cast round trips, broadcasts,
-//! reductions, reshapes and composites over random static and symbolic shapes and
+//! reductions, reshapes, transposes, concats and composites over random static and
+//! symbolic shapes and
 //! random float dtypes. Result types are computed with the same shape rules the
 //! verifier uses, and printed with `#ascend.dims` encodings. Values are kept in ranges
 //! where every op is defined (sqrt of abs, division by 1+|y|, ...), so that differences
@@ -267,6 +268,36 @@ impl Gen {
         values.push(out);
         Some(())
     }
+
+    /// A transpose or concat step on `x` (drawn from its own random stream, after the
+    /// rest of the graph, so the other ops of a seed stay what they were):
+    /// - transpose, neg, transpose back: rank 3 keeps the innermost axis (a strided
+    ///   load), rank 2 swaps the two axes (f32/f16: UB `Transpose` of 2-D blocks; bf16:
+    ///   a graph op); each fuses with the neg on one side, the other transpose stays a
+    ///   graph op (a kernel holds at most one transpose);
+    /// - concat of `abs(x)` and `x` on an axis other than the first, then relu. The slab
+    ///   (the concat axis and later dims) must be static: a symbolic slab may outgrow UB
+    ///   for the large symbol values of the property test and run on the interpreter.
+    fn layout_step(&mut self, x: &Val) -> Option<Val> {
+        let rank = x.ty.rank();
+        if rank < 2 {
+            return None;
+        }
+        if self.chance(50) {
+            let perm = if rank == 3 { "[1, 0, 2]" } else { "[1, 0]" };
+            let t = self.op("ascend.transpose", &[x], &[("perm", perm)], None, None)?;
+            let e = self.op("ascend.neg", &[&t], &[], None, None)?;
+            return self.op("ascend.transpose", &[&e], &[("perm", perm)], None, None);
+        }
+        let axis = 1 + self.below(rank as u64 - 1) as usize;
+        if x.ty.dims[axis..].iter().any(|d| d.as_const().is_none()) {
+            return None;
+        }
+        let attr = format!("{axis} : i64");
+        let a = self.op("ascend.abs", &[x], &[], None, None)?;
+        let c = self.op("ascend.concat", &[&a, x], &[("axis", &attr)], None, None)?;
+        self.op("ascend.relu", &[&c], &[], None, None)
+    }
 }
 
 /// Generates a random graph from `seed` with at most `max_ops` generation steps.
@@ -339,6 +370,15 @@ pub fn generate(seed: u64, max_ops: usize) -> RandomGraph {
         .enumerate()
         .map(|(i, t)| format!("%arg{i}: {}", t.to_mlir()))
         .collect();
+    // Half of the graphs also return a transpose or concat of one of their values.
+    g.rng = SplitMix64::new(seed ^ 0x7a3c_91e5_0f1d_2b47);
+    if g.chance(50) {
+        let x = values[g.below(values.len() as u64) as usize].clone();
+        if let Some(v) = g.layout_step(&x) {
+            values.push(v);
+            outputs.push(values.len() - 1);
+        }
+    }
     let result_types: Vec<String> = outputs.iter().map(|&o| values[o].ty.to_mlir()).collect();
     let result_names: Vec<String> = outputs.iter().map(|&o| values[o].name.clone()).collect();
     let mut text = String::new();
@@ -361,5 +401,24 @@ pub fn generate(seed: u64, max_ops: usize) -> RandomGraph {
         inputs,
         symbols,
         dtype,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::generate;
+
+    /// The differential and end-to-end tests see transposes of both kinds (keeping and
+    /// moving the innermost axis) and concats.
+    #[test]
+    fn graphs_include_transposes_and_concats() {
+        let texts: Vec<String> = (0..200).map(|seed| generate(seed, 6).text).collect();
+        let count = |needle: &str| texts.iter().filter(|t| t.contains(needle)).count();
+        assert!(count("perm = [1, 0, 2]") >= 5, "too few lowered transposes");
+        assert!(
+            count("perm = [1, 0]}") >= 5,
+            "too few innermost-moving transposes"
+        );
+        assert!(count("\"ascend.concat\"") >= 10, "too few concats");
     }
 }

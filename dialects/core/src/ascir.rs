@@ -58,7 +58,7 @@ pub struct Axis {
 }
 
 /// The view of a value over the graph's axes.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct View {
     pub axis: Vec<i64>,
     pub repeats: Vec<Expr>,
@@ -159,6 +159,25 @@ pub struct AscGraph {
 impl AscGraph {
     pub fn sched_axis(&self) -> Vec<i64> {
         self.axes.iter().map(|a| a.id).collect()
+    }
+
+    /// The axis (position in the views) a `concat` node concatenates along: the first
+    /// where its first operand's repeat differs from the result's. `None` when node `n`
+    /// is not a well-formed binary concat.
+    pub fn concat_axis(&self, n: usize) -> Option<usize> {
+        let node = self.nodes.get(n).filter(|x| x.op == "concat")?;
+        let [l, r] = node.operands.as_slice() else {
+            return None;
+        };
+        let (lv, rv) = (&self.nodes.get(*l)?.view, &self.nodes.get(*r)?.view);
+        let axis = (0..node.view.repeats.len())
+            .find(|&k| lv.repeats.get(k) != node.view.repeats.get(k))?;
+        let agree = (0..node.view.repeats.len()).all(|k| {
+            k == axis
+                || (lv.repeats.get(k) == node.view.repeats.get(k)
+                    && rv.repeats.get(k) == node.view.repeats.get(k))
+        });
+        agree.then_some(axis)
     }
 
     /// The value type MLIR shows for a node: its repeats as dims (`?` when symbolic).

@@ -97,7 +97,13 @@ pub fn run(
     let s_u = case.split.map_or(1, |u| sizes[u]);
     let t = tiling.tile.max(1);
     let chunks = if s_u <= 0 { 0 } else { (s_u + t - 1) / t };
-    let outer: i64 = case.looped.iter().map(|&k| sizes[k]).product();
+    // Transpose cases: the innermost axis is tiled in fixed blocks, looped like an axis.
+    let inner_block = match &case.inner_block {
+        Some((b, extent)) => Some((*b, eval(extent)?.max(1))),
+        None => None,
+    };
+    let inner_chunks = inner_block.map_or(1, |(b, e)| (sizes[b].max(0) + e - 1) / e);
+    let outer: i64 = case.looped.iter().map(|&k| sizes[k]).product::<i64>() * inner_chunks;
     let plan = schedule.split_plan(case);
     // A split-reduction case's tiles are row groups (every pass over every chunk).
     let total = if plan.is_some() {
@@ -148,9 +154,13 @@ pub fn run(
         ..ImplStats::default()
     };
     let rank = schedule.axes.len();
+    // Loads hoisted out of the tile loop: read from GM once per block (the first tile
+    // of the block loads them; their box is the same in every tile).
+    let hoisted = schedule.hoisted(case);
     for block in 0..tiling.block_dim {
         let first = block * tiling.tiles_per_block;
         let last = (first + tiling.tiles_per_block).min(total);
+        let mut hoist_cache: Vec<Option<Tensor>> = vec![None; graph.nodes.len()];
         for tile in first..last {
             stats.tiles += 1;
             let (chunk, mut rest) = match plan {
@@ -159,6 +169,12 @@ pub fn run(
             };
             let mut origin = vec![0i64; rank];
             let mut looped_index = vec![0i64; rank];
+            let mut inner_extent = None;
+            if let Some((b, e)) = inner_block {
+                origin[b] = (rest % inner_chunks.max(1)) * e;
+                rest /= inner_chunks.max(1);
+                inner_extent = Some((b, e.min(sizes[b] - origin[b])));
+            }
             for &k in case.looped.iter().rev() {
                 looped_index[k] = rest % sizes[k];
                 origin[k] = looped_index[k];
@@ -167,6 +183,9 @@ pub fn run(
             let mut ext = vec![1i64; rank];
             for &k in &case.in_tile {
                 ext[k] = sizes[k];
+            }
+            if let Some((b, e)) = inner_extent {
+                ext[b] = e;
             }
             let mut env = Env {
                 graph,
@@ -191,6 +210,13 @@ pub fn run(
                         env.ext[u] = t.min(s_u - env.origin[u]);
                     }
                     for n in 0..graph.nodes.len() {
+                        if hoisted.contains(&n) {
+                            if hoist_cache[n].is_none() {
+                                hoist_cache[n] = env.eval(n, &values, None)?;
+                            }
+                            values[n] = hoist_cache[n].clone();
+                            continue;
+                        }
                         let v = env.eval(n, &values, None)?;
                         values[n] = v;
                     }
@@ -319,15 +345,18 @@ impl Env<'_> {
         let node = &graph.nodes[n];
         let info = &schedule.nodes[n];
         // The node's box over all normalized axes (1 outside the tile).
-        let shape: Vec<usize> = (0..ext.len())
-            .map(|k| {
-                if info.full[k] && case.in_tile.contains(&k) {
-                    ext[k] as usize
-                } else {
-                    1
-                }
-            })
-            .collect();
+        let mut shape: Vec<usize> = Vec::with_capacity(ext.len());
+        for (k, &e) in ext.iter().enumerate() {
+            shape.push(match &info.partial[k] {
+                // A part of a concat axis (always inside the tile).
+                Some(part) => part
+                    .eval_map(self.symbols)
+                    .map_err(|e| format!("@{name}: node {n}: {e}"))?
+                    .max(0) as usize,
+                None if info.full[k] && case.in_tile.contains(&k) => e as usize,
+                None => 1,
+            });
+        }
         let operand = |i: usize| -> Result<&Tensor, String> {
             node.operands
                 .get(i)
@@ -451,7 +480,10 @@ impl Env<'_> {
                 }
                 Some(stored)
             }
-            NodeKind::Elementwise { .. } | NodeKind::Cast | NodeKind::Reduce { .. } => {
+            NodeKind::Elementwise { .. }
+            | NodeKind::Cast
+            | NodeKind::Reduce { .. }
+            | NodeKind::Concat { .. } => {
                 let operands: Vec<&Tensor> = (0..node.operands.len())
                     .map(operand)
                     .collect::<Result<_, _>>()?;
@@ -482,6 +514,10 @@ impl Env<'_> {
                         format!("ascend.reduce_{}", reduce_as.unwrap_or(op))
                     }
                     NodeKind::Cast => "ascend.cast".to_string(),
+                    NodeKind::Concat { axis } => {
+                        attrs.insert("axis".into(), AttrValue::Int(*axis as i64));
+                        "ascend.concat".to_string()
+                    }
                     NodeKind::Elementwise { op } if op == "where" => "ascend.select".to_string(),
                     NodeKind::Elementwise { op } => format!("ascend.{op}"),
                     _ => return Err(format!("@{name}: node {n} is not computed")),

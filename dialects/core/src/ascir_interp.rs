@@ -306,6 +306,13 @@ pub fn run_with_symbols(
                         format!("ascend.reduce_{op}")
                     }
                     "where" => "ascend.select".to_string(),
+                    "concat" => {
+                        let axis = graph.concat_axis(n).ok_or_else(|| {
+                            malformed(graph, format!("node {n}: malformed concat"))
+                        })?;
+                        attrs.insert("axis".into(), AttrValue::Int(axis as i64));
+                        "ascend.concat".to_string()
+                    }
                     other => format!("ascend.{other}"),
                 };
                 let mut results = run_node(&ascend_op, &attrs, &operands, &[result_ty], &symbols)?;
@@ -338,6 +345,46 @@ mod tests {
                 .map(|d| Dim::Known(Expr::parse(d).unwrap()))
                 .collect(),
         )
+    }
+
+    #[test]
+    fn concat_and_transpose_match_hand_computation() {
+        let mut attrs = BTreeMap::new();
+        attrs.insert("axis".to_string(), AttrValue::Int(1));
+        let g = lower_op(
+            "ascend.concat",
+            &attrs,
+            &[ty(DType::F32, &["s0", "2"]), ty(DType::F32, &["s0", "1"])],
+            &[ty(DType::F32, &["s0", "3"])],
+            None,
+            "k",
+        )
+        .unwrap();
+        let x = Tensor::new(DType::F32, vec![2, 2], vec![1.0, 2.0, 3.0, 4.0]).unwrap();
+        let y = Tensor::new(DType::F32, vec![2, 1], vec![5.0, 6.0]).unwrap();
+        let out = run(&g, &[x, y]).unwrap();
+        assert_eq!(out[0].shape, vec![2, 3]);
+        assert_eq!(out[0].data, vec![1.0, 2.0, 5.0, 3.0, 4.0, 6.0]);
+
+        let mut attrs = BTreeMap::new();
+        let perm = [1, 0, 2].map(AttrValue::Int).to_vec();
+        attrs.insert("perm".to_string(), AttrValue::Array(perm));
+        let g = lower_op(
+            "ascend.transpose",
+            &attrs,
+            &[ty(DType::F32, &["2", "3", "2"])],
+            &[ty(DType::F32, &["3", "2", "2"])],
+            None,
+            "k",
+        )
+        .unwrap();
+        let x = Tensor::new(DType::F32, vec![2, 3, 2], (0..12).map(f64::from).collect()).unwrap();
+        let out = run(&g, &[x]).unwrap();
+        assert_eq!(out[0].shape, vec![3, 2, 2]);
+        let expected = [0, 1, 6, 7, 2, 3, 8, 9, 4, 5, 10, 11]
+            .map(f64::from)
+            .to_vec();
+        assert_eq!(out[0].data, expected);
     }
 
     #[test]

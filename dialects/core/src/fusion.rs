@@ -33,10 +33,8 @@ use crate::graph::{Dim, TensorType, ValueId};
 use crate::lowering::camel_name;
 use crate::tiling_group::{self, Mode};
 use autofuse_symbolic::{Expr, Relation, ShapeEnv, Tri};
-use petgraph::algo::has_path_connecting;
-use petgraph::graph::{DiGraph, NodeIndex};
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt;
 
 /// The rules a candidate pair must pass, one stable reason code each.
@@ -49,10 +47,12 @@ pub enum Rule {
     AxisMismatch,
     TilingGroupConflict,
     PeakMemory,
+    TransposePattern,
+    ConcatPattern,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 7] = [
+    pub const ALL: [Rule; 9] = [
         Rule::NoSharedBuffer,
         Rule::Cycle,
         Rule::SizeCap,
@@ -60,6 +60,8 @@ impl Rule {
         Rule::AxisMismatch,
         Rule::TilingGroupConflict,
         Rule::PeakMemory,
+        Rule::TransposePattern,
+        Rule::ConcatPattern,
     ];
 
     pub fn code(self) -> &'static str {
@@ -71,6 +73,8 @@ impl Rule {
             Rule::AxisMismatch => "AF-NF005",
             Rule::TilingGroupConflict => "AF-NF006",
             Rule::PeakMemory => "AF-NF007",
+            Rule::TransposePattern => "AF-NF008",
+            Rule::ConcatPattern => "AF-NF009",
         }
     }
 
@@ -83,6 +87,8 @@ impl Rule {
             Rule::AxisMismatch => "axis-mismatch",
             Rule::TilingGroupConflict => "tiling-group-conflict",
             Rule::PeakMemory => "peak-memory",
+            Rule::TransposePattern => "transpose-pattern",
+            Rule::ConcatPattern => "concat-pattern",
         }
     }
 
@@ -110,6 +116,15 @@ impl Rule {
             Rule::PeakMemory => {
                 "siblings (horizontal fusion) more than `max-proximity` ops apart are not fused, \
                  so that fusion does not keep tensors alive longer"
+            }
+            Rule::TransposePattern => {
+                "a kernel holding a transpose fuses only vertically (producer to consumer) \
+                 with a pointwise kernel: no reduction, no broadcast, no second transpose, \
+                 no value stored through a transposed view"
+            }
+            Rule::ConcatPattern => {
+                "a kernel holding a concat fuses only vertically with pointwise producers and \
+                 consumers: no second concat, no reduction, no broadcast, no transpose"
             }
         }
     }
@@ -159,18 +174,24 @@ impl Kernel {
     /// GM bytes the kernel moves: every distinct input read once, every output
     /// written once. `None` if a type has an unknown dim.
     pub fn gm_bytes(&self) -> Option<Expr> {
-        let mut total = Expr::constant(0);
-        let mut seen = BTreeSet::new();
-        for (value, ty) in self.inputs.iter().zip(&self.graph.inputs) {
-            if seen.insert(*value) {
-                total = total + tensor_bytes(ty)?;
-            }
-        }
-        for ty in &self.graph.outputs {
+        kernel_gm_bytes(&self.graph, &self.inputs)
+    }
+}
+
+/// GM bytes of a kernel `graph` whose inputs are bound to `inputs`: every distinct input
+/// read once, every output written once. `None` if a type has an unknown dim.
+fn kernel_gm_bytes(graph: &AscGraph, inputs: &[ValueId]) -> Option<Expr> {
+    let mut total = Expr::constant(0);
+    let mut seen = BTreeSet::new();
+    for (value, ty) in inputs.iter().zip(&graph.inputs) {
+        if seen.insert(*value) {
             total = total + tensor_bytes(ty)?;
         }
-        Some(total)
     }
+    for ty in &graph.outputs {
+        total = total + tensor_bytes(ty)?;
+    }
+    Some(total)
 }
 
 /// Original ops that only re-view data: GE does not count them as compute nodes.
@@ -518,6 +539,12 @@ pub fn merge_kernels(
     let a_inside = all_paired(&a.graph, &pairing.a2b);
     let b_inside = all_paired(&b.graph, &pairing.b2a);
     let base_is_a = match (a_inside, b_inside) {
+        // A concat kernel's nest holds the whole concat axis; the other side walks a part.
+        (true, true) if holds_concat(&a.graph) != holds_concat(&b.graph) => holds_concat(&a.graph),
+        // A transpose kernel's nest is its result's: stores stay contiguous.
+        (true, true) if holds_transpose(&a.graph) != holds_transpose(&b.graph) => {
+            holds_transpose(&a.graph)
+        }
         (true, true) => a.graph.axes.len() >= b.graph.axes.len(),
         (false, true) => true,
         (true, false) => false,
@@ -759,7 +786,15 @@ pub fn merge_kernels(
     // Common subexpressions (shared data/load of inputs both sides read): the first of
     // equal pure nodes stands for all. Stores and outputs are never merged.
     let mut replacement: Vec<usize> = (0..graph.nodes.len()).collect();
-    let mut seen: HashMap<String, usize> = HashMap::new();
+    type NodeKey = (
+        String,
+        Vec<usize>,
+        crate::graph::DType,
+        View,
+        Vec<(String, String)>,
+        Option<ValueId>,
+    );
+    let mut seen: HashMap<NodeKey, usize> = HashMap::new();
     for i in 0..graph.nodes.len() {
         if !live[i] {
             continue;
@@ -771,14 +806,15 @@ pub fn merge_kernels(
         if matches!(node.op.as_str(), "store" | "output") {
             continue;
         }
-        let key = format!(
-            "{}|{:?}|{:?}|{}|{:?}|{:?}",
-            node.op,
-            node.operands,
+        // Views are canonical (expressions in canonical form), so structural equality
+        // is equality of the printed IR.
+        let key: NodeKey = (
+            node.op.clone(),
+            node.operands.clone(),
             node.dtype,
-            node.view.to_mlir(),
-            node.attrs,
-            if node.op == "data" { bound[i] } else { None }
+            node.view.clone(),
+            node.attrs.clone(),
+            if node.op == "data" { bound[i] } else { None },
         );
         match seen.get(&key) {
             Some(&first) => {
@@ -993,6 +1029,12 @@ struct Group {
 
 struct Solver<'m> {
     model: &'m FuncModel,
+    /// GM bytes of every value (computed once: symbolic products are not cheap).
+    value_bytes: Vec<Expr>,
+    /// Position of every group in a topological order of the live groups.
+    order: Vec<usize>,
+    /// The live group at each position of `order` (gaps where groups merged).
+    slots: Vec<Option<usize>>,
     producer: Vec<Option<usize>>,
     consumers: Vec<Vec<usize>>,
     returned: Vec<bool>,
@@ -1058,11 +1100,9 @@ impl Solver<'_> {
     }
 
     fn bytes(&self, v: ValueId) -> Expr {
-        self.model
-            .types
+        self.value_bytes
             .get(v)
-            .and_then(|t| t.as_ref())
-            .and_then(tensor_bytes)
+            .cloned()
             .unwrap_or(Expr::constant(0))
     }
 
@@ -1119,30 +1159,93 @@ impl Solver<'_> {
         before - after
     }
 
-    /// A third group on a path from one of the pair to the other, if any.
+    /// A third group on a path from one of the pair to the other, if any (the first
+    /// group after the start of that path).
+    ///
+    /// Groups are kept in a topological order (`order`), so such a path can only pass
+    /// through groups placed between the two: the search never leaves that stretch,
+    /// which keeps fusion near linear on long graphs.
     fn cycle_through(&self, a: usize, b: usize) -> Option<usize> {
-        let live = self.live();
-        let mut graph: DiGraph<usize, ()> = DiGraph::new();
-        let index: HashMap<usize, NodeIndex> =
-            live.iter().map(|&g| (g, graph.add_node(g))).collect();
-        let mut edges = BTreeSet::new();
-        for (v, producer) in self.producer.iter().enumerate() {
-            let Some(p) = producer else { continue };
-            let pg = self.group_of[*p];
-            for c in self.consumer_groups(v) {
-                if c != pg && edges.insert((pg, c)) {
-                    graph.add_edge(index[&pg], index[&c], ());
-                }
+        let (from, to) = if self.order[a] < self.order[b] {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        let limit = self.order[to];
+        let mut visited: HashSet<usize> = HashSet::new();
+        for first in self.successor_groups(from) {
+            if first == to || self.order[first] > limit || !visited.insert(first) {
+                continue;
             }
-        }
-        for (from, to) in [(a, b), (b, a)] {
-            for &(_, s) in edges.iter().filter(|(p, s)| *p == from && *s != to) {
-                if has_path_connecting(&graph, index[&s], index[&to], None) {
-                    return Some(s);
+            let mut stack = vec![first];
+            while let Some(g) = stack.pop() {
+                for next in self.successor_groups(g) {
+                    if next == to {
+                        return Some(first);
+                    }
+                    if self.order[next] < limit && visited.insert(next) {
+                        stack.push(next);
+                    }
                 }
             }
         }
         None
+    }
+
+    /// Records that groups `a` and `b` (no path between them through a third group)
+    /// became group `merged`, and restores the topological order: of the groups placed
+    /// between the two, those reachable from the earlier one move after the merged group,
+    /// the others stay before it (none of them can reach the reachable ones).
+    fn place_merged(&mut self, a: usize, b: usize, merged: usize) {
+        let (early, late) = if self.order[a] < self.order[b] {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        let (lo, hi) = (self.order[early], self.order[late]);
+        let window: Vec<usize> = self.slots[lo + 1..hi].iter().flatten().copied().collect();
+        let in_window: HashSet<usize> = window.iter().copied().collect();
+        let mut after: HashSet<usize> = HashSet::new();
+        let mut stack = vec![early];
+        while let Some(g) = stack.pop() {
+            for next in self.successor_groups(g) {
+                if in_window.contains(&next) && after.insert(next) {
+                    stack.push(next);
+                }
+            }
+        }
+        let sequence = window
+            .iter()
+            .filter(|g| !after.contains(g))
+            .chain(std::iter::once(&merged))
+            .chain(window.iter().filter(|g| after.contains(g)))
+            .copied()
+            .collect::<Vec<_>>();
+        for slot in &mut self.slots[lo..=hi] {
+            *slot = None;
+        }
+        if self.order.len() <= merged {
+            self.order.resize(merged + 1, usize::MAX);
+        }
+        for (offset, g) in sequence.into_iter().enumerate() {
+            self.slots[lo + offset] = Some(g);
+            self.order[g] = lo + offset;
+        }
+    }
+
+    /// Groups reading a value that group `g` produces (other than `g`).
+    fn successor_groups(&self, g: usize) -> Vec<usize> {
+        let mut out: Vec<usize> = self.groups[g]
+            .members
+            .iter()
+            .flat_map(|&u| self.model.units[u].outputs.iter())
+            .filter(|&&v| v < self.consumers.len())
+            .flat_map(|&v| self.consumers[v].iter().map(|&w| self.group_of[w]))
+            .filter(|&c| c != g)
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 
     fn members_key(&self, a: usize, b: usize) -> (Vec<usize>, Vec<usize>) {
@@ -1245,6 +1348,12 @@ impl Solver<'_> {
                 ),
             );
         }
+        if let Err(detail) = transpose_pattern(ka, kb, vertical) {
+            return refuse(Rule::TransposePattern, detail);
+        }
+        if let Err(detail) = concat_pattern(ka, kb, vertical) {
+            return refuse(Rule::ConcatPattern, detail);
+        }
         let members: BTreeSet<usize> = self.groups[first]
             .members
             .iter()
@@ -1254,6 +1363,9 @@ impl Solver<'_> {
         let keep = |v: ValueId| self.needed_outside(v, &members);
         let number = self.number(first, fresh).min(self.number(second, fresh));
         let mut merged = merge_kernels(ka, kb, &keep, env, number)?;
+        if let Some(detail) = transposed_store(&merged.kernel.graph) {
+            return refuse(Rule::TransposePattern, detail);
+        }
         // Name the kernel by its original ops in program order.
         let ops: Vec<String> = members
             .iter()
@@ -1270,6 +1382,100 @@ impl Solver<'_> {
         graph.source_ops = ops;
         Ok(merged)
     }
+}
+
+/// GE's transpose strategy (ge_autofuse.md §5.4): a kernel holding a transpose fuses
+/// only vertically with a pointwise kernel (A2/A3: not with broadcasts). A kernel is
+/// pointwise here when it holds no reduction, no broadcast and no transpose.
+fn transpose_pattern(a: &Kernel, b: &Kernel, vertical: bool) -> Result<(), String> {
+    let has_transpose = |k: &Kernel| k.graph.source_ops.iter().any(|o| o == "Transpose");
+    let (ta, tb) = (has_transpose(a), has_transpose(b));
+    if !ta && !tb {
+        return Ok(());
+    }
+    if !vertical {
+        return Err("a transpose fuses only vertically (producer to consumer)".into());
+    }
+    for (k, other_transposes) in [(a, tb), (b, ta)] {
+        let name = &k.graph.name;
+        if other_transposes && has_transpose(k) {
+            return Err("both kernels hold a transpose".into());
+        }
+        if kernel_kind(&k.graph) == "reduce" {
+            return Err(format!(
+                "{name} holds a reduction (a transpose fuses only with pointwise ops)"
+            ));
+        }
+        if k.graph.nodes.iter().any(|n| n.op == "broadcast") {
+            return Err(format!(
+                "{name} broadcasts (a transpose does not fuse with broadcasts)"
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn holds_transpose(g: &AscGraph) -> bool {
+    g.source_ops.iter().any(|o| o == "Transpose")
+}
+
+/// A store of a fused transpose kernel whose GM view is not contiguous along the
+/// innermost non-unit loop axis (a value of the producer side, needed outside, stored
+/// in the transposed nest): kernels only transpose on loads.
+fn transposed_store(g: &AscGraph) -> Option<String> {
+    if !holds_transpose(g) {
+        return None;
+    }
+    g.nodes.iter().enumerate().find_map(|(n, node)| {
+        if node.op != "store" {
+            return None;
+        }
+        let k = (0..node.view.repeats.len())
+            .rev()
+            .find(|&k| node.view.repeats[k].as_const() != Some(1))?;
+        (node.view.strides.get(k)?.as_const() != Some(1)).then(|| {
+            format!(
+                "the fused kernel would store value %{n} with a transposed GM view (only \
+                 loads transpose)"
+            )
+        })
+    })
+}
+
+fn holds_concat(g: &AscGraph) -> bool {
+    g.nodes.iter().any(|n| n.op == "concat")
+}
+
+/// GE's concat strategy (ge_autofuse.md §5.4): no concat + concat, no concat + reduce,
+/// a concat absorbs only pointwise consumers (and here only pointwise producers, without
+/// broadcasts, since the concat axis and every later axis stay whole in the tile).
+fn concat_pattern(a: &Kernel, b: &Kernel, vertical: bool) -> Result<(), String> {
+    let (ca, cb) = (holds_concat(&a.graph), holds_concat(&b.graph));
+    if !ca && !cb {
+        return Ok(());
+    }
+    if ca && cb {
+        return Err("both kernels hold a concat".into());
+    }
+    if !vertical {
+        return Err("a concat fuses only vertically (producer to consumer)".into());
+    }
+    let other = if ca { b } else { a };
+    let name = &other.graph.name;
+    if kernel_kind(&other.graph) == "reduce" {
+        return Err(format!(
+            "{name} holds a reduction (a concat fuses only with pointwise ops)"
+        ));
+    }
+    if other.graph.nodes.iter().any(|n| n.op == "broadcast") {
+        return Err(format!(
+            "{name} broadcasts (a concat fuses only with pointwise ops)"
+        ));
+    }
+    if other.graph.source_ops.iter().any(|o| o == "Transpose") {
+        return Err(format!("{name} holds a transpose"));
+    }
+    Ok(())
 }
 
 /// Compares GM byte counts: under the hints when they decide, else statically.
@@ -1294,6 +1500,10 @@ struct Candidate {
     first_pos: usize,
     second_pos: usize,
 }
+
+/// How many following readers of a tensor each reader is paired with as a horizontal
+/// candidate.
+const SIBLING_WINDOW: usize = 8;
 
 /// Runs the greedy solver on one graph function. `fresh` numbers kernels whose name
 /// carries none (it is advanced past every number used).
@@ -1333,8 +1543,21 @@ pub fn plan(model: &FuncModel, limits: &Limits, env: &mut ShapeEnv, fresh: &mut 
             label: unit.label.clone(),
         })
         .collect();
+    let value_bytes = model
+        .types
+        .iter()
+        .map(|t| {
+            t.as_ref()
+                .and_then(tensor_bytes)
+                .unwrap_or(Expr::constant(0))
+        })
+        .collect();
     let mut solver = Solver {
         model,
+        value_bytes,
+        // Units are in program order, which is topological.
+        order: (0..model.units.len()).collect(),
+        slots: (0..model.units.len()).map(Some).collect(),
         producer,
         consumers,
         returned,
@@ -1383,8 +1606,11 @@ pub fn plan(model: &FuncModel, limits: &Limits, env: &mut ShapeEnv, fresh: &mut 
                     }
                 }
             }
+            // Each reader pairs with its next few siblings only: fusing neighbours
+            // transitively joins all of them, and a tensor read by every op of a long
+            // graph (a shared weight) would otherwise make a quadratic candidate list.
             for i in 0..readers.len() {
-                for j in i + 1..readers.len() {
+                for j in i + 1..readers.len().min(i + 1 + SIBLING_WINDOW) {
                     add(readers[i], readers[j], &mut pairs);
                     // The first sibling beyond reach is still a candidate, so that its
                     // refusal (AF-NF007) is explained; farther ones add nothing.
@@ -1504,8 +1730,17 @@ pub fn plan(model: &FuncModel, limits: &Limits, env: &mut ShapeEnv, fresh: &mut 
                     members.extend(solver.groups[second].members.iter().copied());
                     members.sort_unstable();
                     let id = solver.groups.len();
+                    // The successors of the pair are read through `group_of` of the old
+                    // groups, so the order is restored before the units move.
+                    solver.place_merged(first, second, id);
                     for &u in &members {
                         solver.group_of[u] = id;
+                    }
+                    // The merged groups are dead: only their first member is still read
+                    // (to find the live group of a stale candidate), so free the rest.
+                    for dead in [first, second] {
+                        solver.groups[dead].kernel = None;
+                        solver.groups[dead].members.truncate(1);
                     }
                     decision.outcome = Ok(merged.kernel.graph.name.clone());
                     solver.groups.push(Group {
@@ -1560,12 +1795,7 @@ pub fn traffic(model: &FuncModel, plan: &Plan) -> Traffic {
     for unit in &model.units {
         match &unit.kernel {
             Some(graph) => {
-                let k = Kernel {
-                    graph: graph.clone(),
-                    inputs: unit.inputs.clone(),
-                    outputs: unit.outputs.clone(),
-                };
-                before = before + k.gm_bytes().unwrap_or(Expr::constant(0));
+                before = before + kernel_gm_bytes(graph, &unit.inputs).unwrap_or(Expr::constant(0));
                 produced.extend(unit.outputs.iter().copied());
                 read.extend(unit.inputs.iter().copied());
             }
@@ -1706,6 +1936,21 @@ pub fn lift(graph: &AscGraph) -> Result<LiftedOp, String> {
     } else if spec.name == "unsqueeze" {
         let inserted = unit_positions(&output.dims, &input.dims).ok_or("unsqueezed shape")?;
         attrs.push(("axes".to_string(), int_list(&inserted)));
+    } else if spec.name == "concat" {
+        let node = graph
+            .nodes
+            .iter()
+            .position(|n| n.op == "concat")
+            .ok_or("no concat node")?;
+        let axis = graph.concat_axis(node).ok_or("malformed concat")?;
+        if output.rank() != graph.axes.len() {
+            return Err("the loop nest is not the result's shape".into());
+        }
+        attrs.push(("axis".to_string(), format!("{axis} : i64")));
+    } else if spec.name == "transpose" {
+        let perm = lifted_perm(graph, input)?;
+        let list: Vec<String> = perm.iter().map(|p| p.to_string()).collect();
+        attrs.push(("perm".to_string(), format!("[{}]", list.join(", "))));
     } else if spec.name == "leaky_relu" {
         let alpha = graph
             .nodes
@@ -1719,6 +1964,30 @@ pub fn lift(graph: &AscGraph) -> Result<LiftedOp, String> {
         return Err(format!("cannot read back the attributes of '{op}'"));
     }
     Ok(LiftedOp { op, attrs })
+}
+
+/// The permutation of a transpose kernel, read back from the GM view of its input: loop
+/// axis `i` walks the operand dim with its extent and row-major stride; unit axes take
+/// the unit dims left over, in order.
+fn lifted_perm(graph: &AscGraph, input: &TensorType) -> Result<Vec<usize>, String> {
+    let data = graph
+        .nodes
+        .iter()
+        .find(|n| n.op == "data" && n.index == Some(0))
+        .ok_or("no data node")?;
+    let dims = known_dims(input)?;
+    if data.view.repeats.len() != dims.len() {
+        return Err("the loop nest is not the operand's rank".into());
+    }
+    let walked = identify(&data.view, &dims, &ShapeEnv::new())?;
+    let mut left = (0..dims.len()).filter(|j| !walked.contains(&Some(*j)));
+    walked
+        .iter()
+        .map(|w| {
+            w.or_else(|| left.next())
+                .ok_or_else(|| "cannot tell the permutation".to_string())
+        })
+        .collect()
 }
 
 /// The text of a string list attribute (`["a", "b"]`).

@@ -7,7 +7,9 @@
 //! expanded by explicit single-axis `broadcast` nodes, one per broadcast axis. Casts are
 //! inserted where the chip cannot compute a dtype: bf16 arithmetic goes through f32 and
 //! f16 reductions accumulate in f32. The result is `store`d with its GM view and returned
-//! through `output`.
+//! through `output`. A transpose is a `load` with permuted GM strides (one that swaps
+//! the two innermost axes is transposed in UB by the kernel); a binary concat loads each input with its own extent on the concat axis
+//! and joins them with `ascir.concat` (the result's loop nest covers the whole axis).
 
 use crate::ascir::{AscGraph, AscNode, Axis, AxisKind, View};
 use crate::attr::AttrValue;
@@ -113,6 +115,8 @@ fn computable(op: &str, dtype: DType) -> bool {
                 | "reshape"
                 | "squeeze"
                 | "unsqueeze"
+                | "transpose"
+                | "concat"
                 | "reduce_sum"
                 | "reduce_max"
                 | "reduce_min"
@@ -131,6 +135,8 @@ fn computable(op: &str, dtype: DType) -> bool {
                 | "reshape"
                 | "squeeze"
                 | "unsqueeze"
+                | "transpose"
+                | "concat"
                 | "eq"
                 | "ne"
         ),
@@ -227,6 +233,28 @@ impl Builder {
         self.push("cast", vec![node], dtype, view, Vec::new())
     }
 
+    /// data + load of a GM view that covers the whole loop nest (no broadcasts).
+    fn read_view(&mut self, index: usize, dtype: DType, gm_view: View) -> usize {
+        self.nodes.push(AscNode {
+            op: "data".into(),
+            operands: Vec::new(),
+            dtype,
+            view: gm_view.clone(),
+            attrs: Vec::new(),
+            index: Some(index),
+            loc: self.loc.clone(),
+        });
+        let data = self.nodes.len() - 1;
+        let load_view = View::contiguous(self.axis.clone(), gm_view.repeats);
+        self.push(
+            "load",
+            vec![data],
+            dtype,
+            load_view,
+            vec![("offset".into(), "\"0\"".into())],
+        )
+    }
+
     /// data + load + single-axis broadcasts up to the full loop nest.
     fn read(
         &mut self,
@@ -294,8 +322,12 @@ pub fn lower_op(
         | Category::Cast
         | Category::Reduce => {}
         Category::Layout
-            if matches!(short, "broadcast_to" | "reshape" | "squeeze" | "unsqueeze") => {}
+            if matches!(
+                short,
+                "broadcast_to" | "reshape" | "squeeze" | "unsqueeze" | "transpose"
+            ) => {}
         Category::Composite if short == "reduce_mean" => {}
+        Category::Structural if short == "concat" => {}
         Category::Boundary => {
             return refuse(
                 "AF-LW002",
@@ -369,9 +401,62 @@ pub fn lower_op(
 
     let reshape_like = matches!(short, "reshape" | "squeeze" | "unsqueeze");
     let mut reads = Vec::new();
-    for (index, (ty, dims)) in operand_types.iter().zip(&operand_dims).enumerate() {
-        let view_dims = reshape_like.then_some(result_dims.as_slice());
-        reads.push(b.read(index, ty, dims, view_dims));
+    if short == "transpose" {
+        let (Some(ty), Some(dims)) = (operand_types.first(), operand_dims.first()) else {
+            return refuse("AF-LW001", "transpose without an operand");
+        };
+        let perm = attrs
+            .get("perm")
+            .and_then(AttrValue::as_ints)
+            .unwrap_or_default();
+        let view = transpose_view(&axis, &perm, dims, &result_dims, ty.dtype)?;
+        reads.push(b.read_view(0, ty.dtype, view));
+    } else if short == "concat" {
+        let axis = attrs.get("axis").and_then(AttrValue::as_int).unwrap_or(0);
+        let axis = usize::try_from(if axis < 0 {
+            axis + loop_dims.len() as i64
+        } else {
+            axis
+        })
+        .ok()
+        .filter(|&a| a < loop_dims.len())
+        .ok_or(NotLowered {
+            code: "AF-LW001",
+            reason: format!("concat axis {axis} is out of range"),
+        })?;
+        if operand_types.len() != 2 {
+            return refuse("AF-LW001", "only binary concats are lowered");
+        }
+        // The concat axis and every later axis stay whole in a tile (GE's n_group): an
+        // outer axis must be left to split, and a static slab must fit UB comfortably.
+        if result_dims[..axis].iter().all(|d| d.as_const() == Some(1)) {
+            return refuse(
+                "AF-LW001",
+                "a concat along the outermost non-unit axis leaves no axis to tile (not lowered)",
+            );
+        }
+        let slab = result_dims[axis..]
+            .iter()
+            .try_fold(1i64, |acc, d| d.as_const().map(|v| acc.saturating_mul(v)));
+        if slab.is_some_and(|elems| elems > MAX_CONCAT_SLAB) {
+            return refuse(
+                "AF-LW001",
+                format!(
+                    "a concat slab of {} elements (the concat axis and later axes) exceeds \
+                     {MAX_CONCAT_SLAB}, more than a UB tile holds",
+                    slab.unwrap_or_default()
+                ),
+            );
+        }
+        for (index, (ty, dims)) in operand_types.iter().zip(&operand_dims).enumerate() {
+            let view = concat_operand_view(&axis_ids(&loop_dims), axis, dims, &result_dims)?;
+            reads.push(b.read_view(index, ty.dtype, view));
+        }
+    } else {
+        for (index, (ty, dims)) in operand_types.iter().zip(&operand_dims).enumerate() {
+            let view_dims = reshape_like.then_some(result_dims.as_slice());
+            reads.push(b.read(index, ty, dims, view_dims));
+        }
     }
 
     // bf16 is storage-only on the v1 chip; f16 reductions accumulate in f32.
@@ -387,6 +472,16 @@ pub fn lower_op(
     let full_view = View::contiguous(axis.clone(), loop_dims.clone());
     let mut value = match spec.category {
         Category::Layout => reads[0],
+        Category::Structural => {
+            let dtype = b.nodes[reads[0]].dtype;
+            b.push(
+                "concat",
+                reads.clone(),
+                dtype,
+                full_view.clone(),
+                Vec::new(),
+            )
+        }
         Category::Cast => {
             let source = reads[0];
             if operand_types[0].dtype == DType::BF16 && result.dtype != DType::F32 {
@@ -499,6 +594,135 @@ pub fn lower_op(
         outputs: vec![result.clone()],
         nodes: b.nodes,
         source_ops: vec![camel_name(short)],
+    })
+}
+
+/// The GM view of a transpose's operand over the loop nest of its result (GE carries
+/// a transpose as the strides of a load): result axis `i` walks operand dim `perm[i]`.
+/// Lowered permutations either keep the innermost non-unit dim innermost (every GM row
+/// stays contiguous: a strided copy, DataCopyPad), or swap the two innermost non-unit
+/// dims (any order of the outer ones) on f32/f16: the kernel then loads source blocks
+/// and transposes them in UB with the Ascend C `Transpose` API (`docs/fusion.md`).
+/// Other permutations that move the innermost dim stay graph ops (`AF-LW001`).
+fn transpose_view(
+    axis: &[i64],
+    perm: &[i64],
+    dims: &[Expr],
+    result_dims: &[Expr],
+    dtype: DType,
+) -> Result<View, NotLowered> {
+    let rank = dims.len();
+    let perm: Vec<usize> = perm
+        .iter()
+        .filter_map(|&p| usize::try_from(p).ok().filter(|&p| p < rank))
+        .collect();
+    let mut seen = vec![false; rank];
+    for &p in &perm {
+        seen[p] = true;
+    }
+    if perm.len() != rank || result_dims.len() != rank || seen.iter().any(|s| !s) {
+        return refuse(
+            "AF-LW001",
+            "transpose 'perm' is not a permutation of the axes",
+        );
+    }
+    let unit = |e: &Expr| e.as_const() == Some(1);
+    // Non-unit operand dims, innermost first, and the result's (as operand dims).
+    let inner_in: Vec<usize> = (0..rank)
+        .rev()
+        .filter(|&j| !unit(&dims[j]))
+        .take(2)
+        .collect();
+    let inner_out: Vec<usize> = (0..rank)
+        .rev()
+        .map(|i| perm[i])
+        .filter(|&j| !unit(&dims[j]))
+        .take(2)
+        .collect();
+    if inner_in.first() != inner_out.first() {
+        let swaps_last_two = inner_in.len() == 2
+            && inner_out.len() == 2
+            && inner_in[0] == inner_out[1]
+            && inner_in[1] == inner_out[0];
+        if !swaps_last_two {
+            return refuse(
+                "AF-LW001",
+                "a transpose that moves the innermost axis is lowered only when it swaps \
+                 the two innermost non-unit axes (UB Transpose of 2-D blocks)",
+            );
+        }
+        if !matches!(dtype, DType::F32 | DType::F16) {
+            return refuse(
+                "AF-LW001",
+                format!(
+                    "a transpose of {dtype} that moves the innermost axis is not lowered \
+                     (the UB Transpose is used for f32 and f16 only)"
+                ),
+            );
+        }
+    }
+    let strides = gm_strides(dims);
+    let mut repeats = Vec::new();
+    let mut view_strides = Vec::new();
+    for (&p, size) in perm.iter().zip(result_dims) {
+        if unit(&dims[p]) {
+            repeats.push(Expr::constant(1));
+            view_strides.push(Expr::constant(0));
+        } else {
+            repeats.push(size.clone());
+            view_strides.push(strides[p].clone());
+        }
+    }
+    Ok(View {
+        axis: axis.to_vec(),
+        repeats,
+        strides: view_strides,
+    })
+}
+
+/// Largest static concat slab (elements from the concat axis on) that is lowered: the
+/// slab of one outer position sits in UB about five times (both inputs and the output
+/// of the concat, double-buffered or in slots): 2048 f32 elements take 40 KiB of the
+/// 184 KiB of an A2 core, leaving room for the slots of fused pointwise ops.
+pub const MAX_CONCAT_SLAB: i64 = 2048;
+
+fn axis_ids(loop_dims: &[Expr]) -> Vec<i64> {
+    (0..loop_dims.len() as i64).collect()
+}
+
+/// The GM view of a concat operand over the result's loop nest: its own extent (a part
+/// of the axis) on the concat axis, the result's elsewhere, its own row-major strides.
+fn concat_operand_view(
+    axis_list: &[i64],
+    axis: usize,
+    dims: &[Expr],
+    result_dims: &[Expr],
+) -> Result<View, NotLowered> {
+    if dims.len() != result_dims.len() {
+        return refuse("AF-LW001", "concat operands must have the result's rank");
+    }
+    if dims[axis].as_const() == Some(0) {
+        return refuse("AF-LW001", "a concat operand is empty along the axis");
+    }
+    let strides = gm_strides(dims);
+    let mut repeats = Vec::new();
+    let mut view_strides = Vec::new();
+    for (i, (d, r)) in dims.iter().zip(result_dims).enumerate() {
+        if i == axis {
+            repeats.push(d.clone());
+            view_strides.push(strides[i].clone());
+        } else if d.as_const() == Some(1) {
+            repeats.push(Expr::constant(1));
+            view_strides.push(Expr::constant(0));
+        } else {
+            repeats.push(r.clone());
+            view_strides.push(strides[i].clone());
+        }
+    }
+    Ok(View {
+        axis: axis_list.to_vec(),
+        repeats,
+        strides: view_strides,
     })
 }
 

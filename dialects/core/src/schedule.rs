@@ -64,6 +64,8 @@ pub enum NodeKind {
     Elementwise { op: String },
     Cast,
     Scalar { value: f64 },
+    // Binary concat along normalized axis `axis` (whole in every tile: GE's n_group).
+    Concat { axis: usize },
     Store,
     Output { index: usize },
 }
@@ -82,8 +84,12 @@ pub enum Place {
 #[derive(Clone, Debug, PartialEq)]
 pub struct NodeInfo {
     pub kind: NodeKind,
-    /// Per normalized axis: the view is full (repeat = axis size) there.
+    /// Per normalized axis: the view is full (repeat = axis size) there, or covers a
+    /// part of it (`partial`).
     pub full: Vec<bool>,
+    /// Per normalized axis: the extent of a view that covers only part of the axis (an
+    /// operand of a concat and what computes it); such axes are never split.
+    pub partial: Vec<Option<Expr>>,
     /// GM strides per normalized axis (data, store, output); zeros elsewhere.
     pub gm_strides: Vec<Expr>,
     /// The node's element type (bool is u8 in GM, half in UB).
@@ -95,6 +101,10 @@ pub struct NodeInfo {
     pub raw: Place,
     /// Stores: true when the producer writes straight into the store's VECOUT member.
     pub direct: bool,
+    /// Loads (and their data): the GM view swaps the two innermost axes (a transpose
+    /// that moves the innermost axis). The DMA writes the source block (innermost axes
+    /// swapped) into `raw`; the Ascend C `Transpose` writes the tile layout into `value`.
+    pub transpose: bool,
     /// The MLIR location of the source op, for comments.
     pub loc: Option<String>,
 }
@@ -143,6 +153,11 @@ pub struct Case {
     /// The split axis is reduced: tiles are chunks of a reduction row, processed in
     /// passes per row group (see [`SplitPlan`]); blocks take whole row groups.
     pub reduce_split: bool,
+    /// Transpose kernels: the innermost axis and its fixed tile extent. The split axis
+    /// is then the second-to-last axis, and the innermost axis is tiled too (GE's
+    /// x_group): tiles loop over `ceil(size / extent)` blocks of it (counted in
+    /// `outer_expr`), each tile is a 2-D block `[t, extent]`.
+    pub inner_block: Option<(usize, Expr)>,
 }
 
 /// Extra (non-slot) VECCALC buffers.
@@ -218,6 +233,11 @@ pub struct SplitPlan {
     pub final_nodes: Vec<Vec<usize>>,
     pub final_stores: Vec<Vec<usize>>,
 }
+
+/// Tile extent of the innermost axis in kernels that transpose it in UB: the `cSize`
+/// of the `Transpose` call (at most 4095), whose temporary takes `(c + 2) * 512` bytes
+/// (33 KiB here); a multiple of every layout alignment, so result rows stay aligned.
+pub const TRANSPOSE_BLOCK: i64 = 64;
 
 /// Bytes of an element of `dtype` in UB (bool as half).
 pub fn ub_size(dtype: DType) -> i64 {
@@ -389,6 +409,16 @@ impl Schedule {
         }
         // Per node: full/broadcast per hint axis; GM strides.
         let mut full_hint: Vec<Vec<bool>> = Vec::new();
+        // Concat axes (hint positions): views may cover part of them.
+        let concat_axes: Vec<usize> = (0..graph.nodes.len())
+            .filter(|&n| graph.nodes[n].op == "concat")
+            .map(|n| {
+                graph
+                    .concat_axis(n)
+                    .ok_or_else(|| format!("concat node {n} has malformed views"))
+            })
+            .collect::<Result<_, _>>()?;
+        let mut partial_hint: Vec<Vec<Option<Expr>>> = Vec::new();
         for (i, node) in graph.nodes.iter().enumerate() {
             if node.view.axis != hint_ids {
                 return refuse(format!(
@@ -402,12 +432,18 @@ impl Schedule {
                 return refuse(format!("node {i} has a malformed view"));
             }
             let mut f = Vec::new();
+            let mut part = Vec::new();
             for (k, rep) in node.view.repeats.iter().enumerate() {
                 let size = &graph.axes[k].size;
+                part.push(None);
                 if rep == size && rep.as_const() != Some(1) {
                     f.push(true);
-                } else if rep.as_const() == Some(1) {
+                } else if rep.as_const() == Some(1) && !concat_axes.contains(&k) {
                     f.push(false);
+                } else if concat_axes.contains(&k) {
+                    // A part of a concat axis (an operand of the concat).
+                    f.push(true);
+                    part[k] = Some(rep.clone());
                 } else {
                     return refuse(format!(
                         "node {i} ('{}') has repeat '{rep}' on axis {} of size '{size}' \
@@ -417,18 +453,26 @@ impl Schedule {
                 }
             }
             full_hint.push(f);
+            partial_hint.push(part);
         }
         let is_gm = |n: &AscNode| matches!(n.op.as_str(), "data" | "store" | "output");
 
         // 1. Keep axes: not static 1, iterated by some node.
         let kept: Vec<usize> = (0..hint_ids.len())
-            .filter(|&k| graph.axes[k].size.as_const() != Some(1) && full_hint.iter().any(|f| f[k]))
+            .filter(|&k| {
+                concat_axes.contains(&k)
+                    || (graph.axes[k].size.as_const() != Some(1) && full_hint.iter().any(|f| f[k]))
+            })
             .collect();
         // Merge runs of adjacent kept axes.
         let mut groups: Vec<Vec<usize>> = Vec::new();
         for &k in &kept {
             let mergeable = groups.last().is_some_and(|g: &Vec<usize>| {
                 let a = *g.last().unwrap_or(&k);
+                // Concat axes stay axes of their own.
+                if concat_axes.contains(&a) || concat_axes.contains(&k) {
+                    return false;
+                }
                 // Only adjacent hint axes (a dropped axis in between is size 1: fine).
                 graph.nodes.iter().enumerate().all(|(n, node)| {
                     let (fa, fb) = (full_hint[n][a], full_hint[n][k]);
@@ -490,35 +534,65 @@ impl Schedule {
         let mut nodes = Vec::new();
         for (n, node) in graph.nodes.iter().enumerate() {
             let mut full = Vec::new();
+            let mut partial = Vec::new();
             let mut strides = Vec::new();
             if scalar_kernel {
                 full.push(false);
+                partial.push(None);
                 strides.push(c(0));
             }
             for g in &groups {
                 let inner = *g.last().unwrap_or(&0);
                 full.push(full_hint[n][g[0]]);
+                partial.push(partial_hint[n][g[0]].clone());
                 strides.push(if is_gm(node) && full_hint[n][g[0]] {
                     node.view.strides[inner].clone()
                 } else {
                     c(0)
                 });
             }
-            let kind = node_kind(graph, n)?;
+            let mut kind = node_kind(graph, n)?;
+            if let NodeKind::Concat { axis } = &mut kind {
+                // Hint position -> normalized axis (concat axes are never merged).
+                *axis = groups
+                    .iter()
+                    .position(|g| g.contains(axis))
+                    .ok_or_else(|| format!("concat node {n} concatenates a dropped axis"))?
+                    + usize::from(scalar_kernel);
+            }
             nodes.push(NodeInfo {
                 kind,
                 full,
+                partial,
                 gm_strides: strides,
                 dtype: node.dtype,
                 value: Place::None,
                 raw: Place::None,
                 direct: false,
+                transpose: false,
                 loc: node.loc.clone(),
             });
         }
         // Reduced axes and structural checks.
         let rank = axes.len();
+        // The first concat axis: it and every later axis stay whole in every tile (GE's
+        // n_group); kernels with a concat compute pointwise only.
+        let n_from = nodes
+            .iter()
+            .filter_map(|x| match x.kind {
+                NodeKind::Concat { axis } => Some(axis),
+                _ => None,
+            })
+            .min();
+        if n_from.is_some()
+            && nodes
+                .iter()
+                .any(|x| matches!(x.kind, NodeKind::Broadcast | NodeKind::Reduce { .. }))
+        {
+            return refuse("a kernel with a concat may not broadcast or reduce");
+        }
         let mut r_set = vec![false; rank];
+        let partials: Vec<Vec<Option<Expr>>> = nodes.iter().map(|x| x.partial.clone()).collect();
         for n in 0..nodes.len() {
             let node = &graph.nodes[n];
             let operand_full: Vec<Vec<bool>> = node
@@ -553,6 +627,32 @@ impl Schedule {
                         return refuse(format!("broadcast node {n} shrinks an axis"));
                     }
                 }
+                NodeKind::Concat { axis } => {
+                    let axis = *axis;
+                    let [l, r] = node.operands.as_slice() else {
+                        return refuse(format!("concat node {n} is not binary"));
+                    };
+                    let (pl, pr) = (&partials[*l], &partials[*r]);
+                    let mine = &partials[n];
+                    let fits = operand_full.iter().all(|f| *f == me)
+                        && (0..rank).all(|k| k == axis || (pl[k] == mine[k] && pr[k] == mine[k]));
+                    if !fits {
+                        return refuse(format!(
+                            "concat node {n}: operands differ outside the concat axis"
+                        ));
+                    }
+                }
+                NodeKind::Elementwise { .. } | NodeKind::Cast | NodeKind::Store
+                    if node
+                        .operands
+                        .iter()
+                        .any(|&o| partials.get(o).is_some_and(|x| *x != partials[n])) =>
+                {
+                    return refuse(format!(
+                        "node {n} ('{}') has an operand covering another part of a concat axis",
+                        node.op
+                    ));
+                }
                 NodeKind::Elementwise { .. } | NodeKind::Cast | NodeKind::Store => {
                     if let Some(bad) = operand_full.iter().position(|f| *f != me) {
                         return refuse(format!(
@@ -562,15 +662,33 @@ impl Schedule {
                         ));
                     }
                 }
-                NodeKind::Load if operand_full.first() != Some(&me) => {
+                NodeKind::Load
+                    if operand_full.first() != Some(&me)
+                        || node
+                            .operands
+                            .first()
+                            .is_some_and(|&o| partials.get(o) != partials.get(n)) =>
+                {
                     return refuse(format!("load {n} changes the extent of its data"));
                 }
                 _ => {}
             }
-            // Contiguous innermost GM rows: DataCopyPad moves whole rows.
-            if matches!(nodes[n].kind, NodeKind::Data { .. } | NodeKind::Store)
+            // Contiguous innermost GM rows: DataCopyPad moves whole rows. A data node
+            // whose two innermost axes are swapped (stride 1 on the second-to-last) is a
+            // transposed load: rows of the source block, transposed in UB.
+            let swapped = rank >= 2
+                && matches!(nodes[n].kind, NodeKind::Data { .. })
+                && nodes[n].full[rank - 1]
+                && nodes[n].full[rank - 2]
+                && nodes[n].gm_strides[rank - 2] == c(1)
+                && nodes[n].partial[rank - 1].is_none()
+                && nodes[n].partial[rank - 2].is_none();
+            if swapped {
+                nodes[n].transpose = true;
+            } else if matches!(nodes[n].kind, NodeKind::Data { .. } | NodeKind::Store)
                 && nodes[n].full[rank - 1]
                 && nodes[n].gm_strides[rank - 1] != c(1)
+                && nodes[n].partial[rank - 1].as_ref().and_then(Expr::as_const) != Some(1)
             {
                 return refuse(format!(
                     "GM view of node {n} is not contiguous along the innermost axis (stride '{}')",
@@ -580,6 +698,41 @@ impl Schedule {
         }
         let y: Vec<usize> = (0..rank).filter(|&k| !r_set[k]).collect();
         let r: Vec<usize> = (0..rank).filter(|&k| r_set[k]).collect();
+        // Loads of swapped data transpose in UB (2-D blocks of the two innermost axes).
+        for n in 0..nodes.len() {
+            let data = graph.nodes[n].operands.first().copied();
+            if nodes[n].kind == NodeKind::Load
+                && data.is_some_and(|d| nodes.get(d).is_some_and(|x| x.transpose))
+            {
+                nodes[n].transpose = true;
+            }
+        }
+        let transposes = nodes
+            .iter()
+            .any(|x| x.transpose && x.kind == NodeKind::Load);
+        if transposes {
+            if n_from.is_some() || !r.is_empty() {
+                return refuse(
+                    "a kernel whose loads transpose the innermost axis computes pointwise only",
+                );
+            }
+            if nodes.iter().any(|x| x.kind == NodeKind::Broadcast) {
+                return refuse(
+                    "a kernel whose loads transpose the innermost axis may not broadcast",
+                );
+            }
+            if let Some(bad) = nodes.iter().find(|x| {
+                x.transpose
+                    && x.kind == NodeKind::Load
+                    && !matches!(x.dtype, DType::F32 | DType::F16)
+            }) {
+                return refuse(format!(
+                    "a load of {} that transposes the innermost axis is not supported (Transpose \
+                     is used on f32 and f16)",
+                    bad.dtype
+                ));
+            }
+        }
 
         // Element sizes: the alignment unit covers every UB and raw GM type.
         let mut min_size = 4i64;
@@ -632,12 +785,38 @@ impl Schedule {
                 block_var: format!("{block_name}b_size"),
                 block_name,
                 reduce_split: split.is_some_and(|u| r_set[u]),
+                inner_block: None,
             }
         };
-        if y.is_empty() {
+        // Axes from the first concat axis on are never split (GE's n_group).
+        let splittable: Vec<usize> = y
+            .iter()
+            .copied()
+            .filter(|&u| n_from.is_none_or(|first| u < first))
+            .collect();
+        if transposes {
+            // One case (GE's x_group): the second-to-last axis is split by `t`, the
+            // innermost axis in blocks of TRANSPOSE_BLOCK elements (or whole when
+            // statically smaller); every outer axis is looped.
+            let mut case = case_for(Some(rank - 2), 0);
+            let inner = &axes[rank - 1].size;
+            let block = match inner.as_const() {
+                Some(v) if v < TRANSPOSE_BLOCK => inner.clone(),
+                _ => c(TRANSPOSE_BLOCK),
+            };
+            case.tile_align = align;
+            case.inner_block = Some((rank - 1, block));
+            case.block_name = format!(
+                "{}{}T",
+                case.block_name.trim_end_matches('T'),
+                axes[rank - 1].name
+            );
+            case.block_var = format!("{}b_size", case.block_name);
+            cases.push(case);
+        } else if splittable.is_empty() {
             cases.push(case_for(None, 0));
         } else {
-            for (key, &u) in y.iter().enumerate() {
+            for (key, &u) in splittable.iter().enumerate() {
                 cases.push(case_for(Some(u), key as u32));
             }
         }
@@ -689,7 +868,94 @@ impl Schedule {
         }
         schedule.check_ops(graph, chip)?;
         schedule.allocate(graph, chip)?;
+        if n_from.is_some() {
+            schedule.check_concat_slabs_fit(chip)?;
+        }
+        if transposes {
+            schedule.fit_transpose_block(chip)?;
+        }
         Ok(schedule)
+    }
+
+    /// The innermost block of a transpose case: TRANSPOSE_BLOCK elements, or 32, 16, 8
+    /// (multiples of the layout alignment) when the smallest tile would take more than
+    /// half of the chip's UB (the `Transpose` temporary alone is `(c + 2) * 512` bytes).
+    /// Refuses the kernel when not even the smallest block fits, rather than hand the
+    /// tiling an infeasible kernel (only a shrunken `ub-bytes` does that).
+    fn fit_transpose_block(&mut self, chip: &ChipProfile) -> Result<(), String> {
+        let operands = self.operands.clone();
+        let Some(case) = self.cases.first().cloned() else {
+            return Ok(());
+        };
+        let Some((b, _)) = case.inner_block.clone() else {
+            return Ok(());
+        };
+        let inner = self.axes[b].size.clone();
+        let ub = chip.ub_usable as i64;
+        let mut fitting: Option<(Case, i64)> = None;
+        for block in [TRANSPOSE_BLOCK, 32, 16, 8] {
+            if block % self.align != 0 {
+                continue;
+            }
+            let extent = match inner.as_const() {
+                Some(v) if v < block => inner.clone(),
+                _ => c(block),
+            };
+            let mut trial = case.clone();
+            trial.inner_block = Some((b, extent));
+            let mut env = std::collections::HashMap::new();
+            if let Some(var) = &trial.tile_var {
+                env.insert(var.clone(), trial.tile_align.max(1));
+            }
+            let Ok(bytes) = self.ub_expr(&trial, &operands).eval_map(&env) else {
+                return Ok(());
+            };
+            if bytes <= ub && fitting.is_none() {
+                fitting = Some((trial.clone(), bytes));
+            }
+            if bytes * 2 <= ub {
+                fitting = Some((trial, bytes));
+                break;
+            }
+        }
+        match fitting {
+            Some((trial, _)) => {
+                self.cases[0] = trial;
+                Ok(())
+            }
+            None => refuse(format!(
+                "the smallest tile of this transposing kernel does not fit the {} bytes of UB of {}",
+                ub, chip.name
+            )),
+        }
+    }
+
+    /// A concat kernel's tiles hold whole slabs (the concat axis and later axes), so its
+    /// smallest tile has a fixed size when the slab is static: refuse the kernel when no
+    /// case's smallest tile fits the chip's UB (only a shrunken `ub-bytes` does that to a
+    /// kernel `--lower-to-ascir` built), rather than hand the tiling an infeasible kernel.
+    fn check_concat_slabs_fit(&self, chip: &ChipProfile) -> Result<(), String> {
+        let operands = self.operands.clone();
+        let mut smallest: Option<i64> = None;
+        for case in &self.cases {
+            let mut env = std::collections::HashMap::new();
+            if let Some(var) = &case.tile_var {
+                env.insert(var.clone(), case.tile_align.max(1));
+            }
+            // Symbolic slabs are decided at run time by the tiling function.
+            let Ok(bytes) = self.ub_expr(case, &operands).eval_map(&env) else {
+                return Ok(());
+            };
+            smallest = Some(smallest.map_or(bytes, |m: i64| m.min(bytes)));
+        }
+        match smallest {
+            Some(bytes) if bytes > chip.ub_usable as i64 => refuse(format!(
+                "the smallest tile of this concat kernel (whole concat slabs) needs {bytes} bytes \
+                 of UB, {} has {}",
+                chip.name, chip.ub_usable
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// Checks every node is emitted by the generator in its element types.
@@ -768,6 +1034,12 @@ impl Schedule {
                         return refuse(format!("scalar of {} is not supported", info.dtype));
                     }
                 }
+                NodeKind::Concat { .. } => {
+                    let s = ub_size(info.dtype);
+                    if s != 2 && s != 4 {
+                        return refuse(format!("concat of {} is not supported", info.dtype));
+                    }
+                }
                 _ => {}
             }
         }
@@ -840,6 +1112,7 @@ impl Schedule {
                     | NodeKind::Reduce { .. }
                     | NodeKind::Broadcast
                     | NodeKind::Scalar { .. }
+                    | NodeKind::Concat { .. }
             );
             // Only a value used by nothing but its store may live in the store's queue
             // (a split-reduction pass may recompute it without the store).
@@ -858,9 +1131,10 @@ impl Schedule {
                 self.nodes[p].value = self.nodes[s].value;
             }
         }
-        // Loads of non-bool values are used straight from their queue tensor.
+        // Loads of non-bool values are used straight from their queue tensor (except
+        // transposing loads: `Transpose` writes a VECCALC slot).
         for &l in &loads {
-            if self.nodes[l].dtype != DType::Bool {
+            if self.nodes[l].dtype != DType::Bool && !self.nodes[l].transpose {
                 self.nodes[l].value = self.nodes[l].raw;
             }
         }
@@ -888,6 +1162,7 @@ impl Schedule {
                         | NodeKind::Reduce { .. }
                         | NodeKind::Broadcast
                         | NodeKind::Scalar { .. }
+                        | NodeKind::Concat { .. }
                 );
             if !needs_slot {
                 continue;
@@ -982,12 +1257,14 @@ impl Schedule {
                         self.extras.scratch = true;
                     }
                 }
+                NodeKind::Load if info.transpose => self.extras.scratch = true,
                 NodeKind::Store if !info.direct && info.dtype == DType::Bool => {}
                 _ => {}
             }
         }
         self.extras.part = self.cases.iter().any(|c| c.reduce_split);
-        let buffers = buffer_count(&self.queues, self.slots.len(), &self.extras);
+        let buffers =
+            buffer_count(&self.queues, self.slots.len(), &self.extras) + u64::from(self.hoists());
         if buffers > chip.max_buffers {
             return refuse(format!(
                 "{buffers} buffers exceed the TPipe limit of {}",
@@ -1014,12 +1291,10 @@ impl Schedule {
     pub fn tile_extents(&self, case: &Case, t: &Expr) -> Vec<Expr> {
         case.in_tile
             .iter()
-            .map(|&k| {
-                if Some(k) == case.split {
-                    t.clone()
-                } else {
-                    self.axes[k].size.clone()
-                }
+            .map(|&k| match &case.inner_block {
+                _ if Some(k) == case.split => t.clone(),
+                Some((b, block)) if *b == k => block.clone(),
+                _ => self.axes[k].size.clone(),
             })
             .collect()
     }
@@ -1029,12 +1304,10 @@ impl Schedule {
         case.in_tile
             .iter()
             .zip(ext)
-            .map(|(&k, e)| {
-                if self.nodes[n].full[k] {
-                    e.clone()
-                } else {
-                    c(1)
-                }
+            .map(|(&k, e)| match &self.nodes[n].partial[k] {
+                Some(part) => part.clone(),
+                None if self.nodes[n].full[k] => e.clone(),
+                None => c(1),
             })
             .collect()
     }
@@ -1051,7 +1324,16 @@ impl Schedule {
     /// Elements (rows x padded row) of node `n`'s value in a full tile.
     pub fn elems(&self, case: &Case, n: usize) -> Expr {
         let ext = self.tile_extents(case, &Self::tile_expr(case));
-        let (rows, pitch) = self.layout(&self.node_box(case, n, &ext));
+        let bx = self.node_box(case, n, &ext);
+        if self.nodes[n].transpose && bx.len() >= 2 {
+            // Both layouts of a transposing load (source block and tile) are read or
+            // written whole by `Transpose`: both innermost extents padded.
+            let r = bx.len();
+            let outer = bx[..r - 2].iter().fold(c(1), |acc, e| acc * e.clone());
+            let a = c(self.align);
+            return outer * bx[r - 2].align(&a) * bx[r - 1].align(&a);
+        }
+        let (rows, pitch) = self.layout(&bx);
         rows * pitch
     }
 
@@ -1070,19 +1352,82 @@ impl Schedule {
         Self::buffer_bytes(&self.elems(case, n), gm_size(self.nodes[n].dtype))
     }
 
-    /// Byte size of one block of queue `q` in `case`.
+    /// Byte size of one block of queue `q` in `case`. Loads hoisted out of the tile loop
+    /// in `case` take no room in their queue; a queue left empty keeps 32 bytes
+    /// (`InitBuffer` needs a positive size) and is never used.
     pub fn queue_bytes(&self, case: &Case, q: usize) -> Expr {
-        self.queues[q]
-            .members
+        let hoisted = self.hoisted(case);
+        let members = &self.queues[q].members;
+        if !hoisted.is_empty() && members.iter().all(|n| hoisted.contains(n)) {
+            return c(32);
+        }
+        members
             .iter()
+            .filter(|n| !hoisted.contains(n))
             .fold(c(0), |acc, &n| acc + self.raw_bytes(case, n))
     }
 
-    /// Byte offset of member `m` in its queue block.
+    /// Byte offset of member `m` in its queue block (hoisted members take no room).
     pub fn queue_offset(&self, case: &Case, q: usize, m: usize) -> Expr {
+        let hoisted = self.hoisted(case);
         self.queues[q].members[..m]
             .iter()
+            .filter(|n| !hoisted.contains(n))
             .fold(c(0), |acc, &n| acc + self.raw_bytes(case, n))
+    }
+
+    /// Loads of `case` whose view does not vary along the tile loop: not along a looped
+    /// axis nor along the split axis, so every tile of a block would load the same box.
+    /// They are loaded once per block, before the tile loop, into the `hoist` buffer
+    /// (VECCALC, single: it replaces a double-buffered queue member, so hoisting needs
+    /// at most the 64 bytes of an emptied queue more than loading per tile). Only
+    /// all-load cases with a split hoist (split-reduction cases reload per pass; a case
+    /// without split has one tile; transpose cases and transposed loads do not).
+    pub fn hoisted(&self, case: &Case) -> Vec<usize> {
+        let Some(u) = case
+            .split
+            .filter(|_| !case.reduce_split && case.inner_block.is_none())
+        else {
+            return Vec::new();
+        };
+        (0..self.nodes.len())
+            .filter(|&n| {
+                let info = &self.nodes[n];
+                info.kind == NodeKind::Load
+                    && !info.transpose
+                    && !info.full[u]
+                    && case.looped.iter().all(|&k| !info.full[k])
+            })
+            .collect()
+    }
+
+    /// Whether some case hoists a load (the kernel then has a `hoist` buffer).
+    pub fn hoists(&self) -> bool {
+        self.cases.iter().any(|case| !self.hoisted(case).is_empty())
+    }
+
+    /// Byte offset of hoisted load `n` in the `hoist` buffer of `case`.
+    pub fn hoist_offset(&self, case: &Case, n: usize) -> Expr {
+        self.hoisted(case)
+            .iter()
+            .take_while(|&&h| h != n)
+            .fold(c(0), |acc, &h| acc + self.raw_bytes(case, h))
+    }
+
+    /// Bytes of the `hoist` buffer in `case` (256 when the case hoists nothing).
+    pub fn hoist_bytes(&self, case: &Case) -> Expr {
+        let hoisted = self.hoisted(case);
+        if hoisted.is_empty() {
+            return c(256);
+        }
+        hoisted
+            .iter()
+            .fold(c(0), |acc, &h| acc + self.raw_bytes(case, h))
+    }
+
+    /// Work done once per block before the tile loop (the hoisted loads).
+    pub fn once_cost(&self, case: &Case) -> CostExprs {
+        self.stage_cost(case, &self.hoisted(case))
     }
 
     /// Bytes of VECCALC slot `s`.
@@ -1161,6 +1506,13 @@ impl Schedule {
                         scratch = Expr::max(&scratch, &Self::buffer_bytes(&elems, 4));
                     }
                 }
+                NodeKind::Load if info.transpose => {
+                    // Transpose's temporary: (c + 2) * h0 * w0 * sizeof(T) bytes with
+                    // c = the padded innermost extent, h0 = 16, w0 = 32 / sizeof(T).
+                    let ext = self.tile_extents(case, &Self::tile_expr(case));
+                    let (_, pitch) = self.layout(&self.node_box(case, n, &ext));
+                    scratch = Expr::max(&scratch, &((pitch + 2) * 512).align(&c(256)));
+                }
                 _ => {}
             }
         }
@@ -1206,6 +1558,7 @@ impl Schedule {
             ("mask", self.extras.mask, mask),
             ("scratch", self.extras.scratch, scratch),
             ("part", self.extras.part, part),
+            ("hoist", self.hoists(), self.hoist_bytes(case)),
         ] {
             if used {
                 out.push(BufferSpec {
@@ -1228,9 +1581,15 @@ impl Schedule {
 
     /// Number of tiles of the looped axes (outer count).
     pub fn outer_expr(&self, case: &Case) -> Expr {
-        case.looped
+        let looped = case
+            .looped
             .iter()
-            .fold(c(1), |acc, &k| acc * self.axes[k].size.clone())
+            .fold(c(1), |acc, &k| acc * self.axes[k].size.clone());
+        match &case.inner_block {
+            // The blocks of the innermost axis of a transpose case loop too.
+            Some((b, block)) => looped * self.axes[*b].size.ceil_div(block),
+            None => looped,
+        }
     }
 
     /// Extent of the split axis (1 when the case has no split).
@@ -1245,8 +1604,12 @@ impl Schedule {
     /// row group: every pass over every chunk.
     pub fn cost_exprs(&self, case: &Case) -> CostExprs {
         let Some(plan) = case.reduce_split.then(|| self.split_plan(case)).flatten() else {
-            let all: Vec<usize> = (0..self.nodes.len()).collect();
-            return self.stage_cost(case, &all);
+            // Hoisted loads run once per block (`once_cost`), not per tile.
+            let hoisted = self.hoisted(case);
+            let per_tile: Vec<usize> = (0..self.nodes.len())
+                .filter(|n| !hoisted.contains(n))
+                .collect();
+            return self.stage_cost(case, &per_tile);
         };
         let chunks = self.split_size(case).ceil_div(&Self::tile_expr(case));
         let mut total = self.stage_cost(case, &[]);
@@ -1294,7 +1657,14 @@ impl Schedule {
                 NodeKind::Load => {
                     cost.mte2_bytes = cost.mte2_bytes + real * gm_size(info.dtype);
                     cost.load_ops = cost.load_ops + 1;
-                    cost.dma_rows = cost.dma_rows + rows;
+                    if info.transpose {
+                        // Source rows are the tile's columns; then one Transpose.
+                        cost.dma_rows = cost.dma_rows + pitch.clone();
+                        cost.vec_bytes = cost.vec_bytes + rows * pitch * ub_size(info.dtype);
+                        cost.vec_ops = cost.vec_ops + 1;
+                    } else {
+                        cost.dma_rows = cost.dma_rows + rows;
+                    }
                 }
                 NodeKind::Store => {
                     cost.mte3_bytes = cost.mte3_bytes + real * gm_size(info.dtype);
@@ -1305,7 +1675,7 @@ impl Schedule {
                     cost.vec_bytes = cost.vec_bytes + rows * pitch * ub_size(info.dtype);
                     cost.vec_ops = cost.vec_ops + 1;
                 }
-                NodeKind::Broadcast | NodeKind::Reduce { .. } => {
+                NodeKind::Broadcast | NodeKind::Reduce { .. } | NodeKind::Concat { .. } => {
                     // One instruction per row.
                     cost.vec_bytes = cost.vec_bytes + rows.clone() * pitch * ub_size(info.dtype);
                     cost.vec_ops = cost.vec_ops + rows;
@@ -1482,8 +1852,30 @@ impl Schedule {
                     "\"tiling.split\"() {{kernel = @{k}, axis = {}, outer = {outer}, inner = {inner}, kind = \"tile\", size_var = \"{var}\"}} : () -> ()",
                     axis.id
                 ));
+                // Transpose cases also tile the innermost axis, in fixed blocks.
+                let mut inner_outer = None;
+                if let Some((b, extent)) = &case.inner_block {
+                    let baxis = &self.axes[*b];
+                    let (bo, bi) = (next, next + 1);
+                    next += 2;
+                    axes.push(format!(
+                        "#ascir.axis<{bo}, \"{}T\", \"{}\", \"tile_outer\", [{}]>",
+                        baxis.name,
+                        baxis.size.ceil_div(extent),
+                        baxis.id
+                    ));
+                    axes.push(format!(
+                        "#ascir.axis<{bi}, \"{}t\", \"{extent}\", \"tile_inner\", [{}]>",
+                        baxis.name, baxis.id
+                    ));
+                    lines.push(format!(
+                        "\"tiling.split\"() {{kernel = @{k}, axis = {}, outer = {bo}, inner = {bi}, kind = \"tile\", size_var = \"{extent}\"}} : () -> ()",
+                        baxis.id
+                    ));
+                    inner_outer = Some(bo);
+                }
                 // Looped axes and the tile-outer axis merge into the block axis.
-                let block = if case.looped.is_empty() {
+                let block = if case.looped.is_empty() && inner_outer.is_none() {
                     outer
                 } else {
                     let id = next;
@@ -1492,6 +1884,7 @@ impl Schedule {
                         .looped
                         .iter()
                         .map(|&l| self.axes[l].id.to_string())
+                        .chain(inner_outer.map(|bo| bo.to_string()))
                         .chain(std::iter::once(outer.to_string()))
                         .collect();
                     let size = self.outer_expr(case) * axis.size.ceil_div(&t);
@@ -1519,7 +1912,10 @@ impl Schedule {
                     "\"tiling.split\"() {{kernel = @{k}, axis = {block}, outer = {bo}, inner = {bi}, kind = \"block\", size_var = \"{}\"}} : () -> ()",
                     case.block_var
                 ));
-                ub_split = axis.id.to_string();
+                ub_split = match &case.inner_block {
+                    Some((b, _)) => format!("{}, {}", axis.id, self.axes[*b].id),
+                    None => axis.id.to_string(),
+                };
                 block_split = block.to_string();
             }
             let looped = ids(&case.looped);
@@ -1654,7 +2050,13 @@ fn node_kind(graph: &AscGraph, n: usize) -> Result<NodeKind, String> {
             op: r.to_string(),
             reduced: Vec::new(),
         },
-        "workspace" | "transpose" | "concat" | "split" | "gather" => {
+        "concat" => NodeKind::Concat {
+            // The hint position; `build` turns it into the normalized axis.
+            axis: graph
+                .concat_axis(n)
+                .ok_or_else(|| format!("concat node {n} has malformed views"))?,
+        },
+        "workspace" | "transpose" | "split" | "gather" => {
             return refuse(format!("ascir.{op} is not scheduled yet"))
         }
         other => NodeKind::Elementwise {
@@ -1725,6 +2127,130 @@ mod tests {
         assert!(s.queues.iter().all(|q| q.count == 2));
         // The add writes straight into the store's queue.
         assert!(s.slots.is_empty());
+    }
+
+    #[test]
+    fn concat_axes_stay_whole_and_apart() {
+        let mut attrs = Map::new();
+        attrs.insert("axis".to_string(), AttrValue::Int(1));
+        let g = lower_op(
+            "ascend.concat",
+            &attrs,
+            &[
+                t(DType::F32, &["s0", "3", "8"]),
+                t(DType::F32, &["s0", "5", "8"]),
+            ],
+            &[t(DType::F32, &["s0", "8", "8"])],
+            None,
+            "k",
+        )
+        .unwrap();
+        let s = Schedule::build(&g, &chip()).unwrap();
+        // The concat axis merges with nothing; only the axis before it is split.
+        assert_eq!(s.axes.len(), 3);
+        assert_eq!(s.cases.len(), 1);
+        assert_eq!(s.cases[0].split, Some(0));
+        assert_eq!(s.cases[0].in_tile, vec![0, 1, 2]);
+        let concat = g.nodes.iter().position(|n| n.op == "concat").unwrap();
+        assert_eq!(s.nodes[concat].kind, NodeKind::Concat { axis: 1 });
+        // Each input's load covers its part of the axis; the concat's value is a slot.
+        let ext = s.tile_extents(&s.cases[0], &Expr::symbol("t"));
+        let loads: Vec<usize> = (0..g.nodes.len())
+            .filter(|&n| s.nodes[n].kind == NodeKind::Load)
+            .collect();
+        assert_eq!(
+            s.node_box(&s.cases[0], loads[0], &ext)[1],
+            Expr::constant(3)
+        );
+        assert_eq!(
+            s.node_box(&s.cases[0], loads[1], &ext)[1],
+            Expr::constant(5)
+        );
+        assert_eq!(s.node_box(&s.cases[0], concat, &ext)[1], Expr::constant(8));
+        assert!(matches!(
+            s.nodes[concat].value,
+            Place::Slot { .. } | Place::Queue { .. }
+        ));
+        // A shrunken UB that cannot hold one tile of whole slabs refuses the kernel.
+        let tiny = chip().with_overrides(1024, 4).unwrap();
+        let err = Schedule::build(&g, &tiny).unwrap_err();
+        assert!(err.contains("whole concat slabs"), "{err}");
+    }
+
+    #[test]
+    fn transposed_loads_keep_their_axes() {
+        let mut attrs = Map::new();
+        attrs.insert(
+            "perm".to_string(),
+            AttrValue::Array(vec![
+                AttrValue::Int(1),
+                AttrValue::Int(0),
+                AttrValue::Int(2),
+            ]),
+        );
+        let g = lower_op(
+            "ascend.transpose",
+            &attrs,
+            &[t(DType::F16, &["s0", "6", "20"])],
+            &[t(DType::F16, &["6", "s0", "20"])],
+            None,
+            "k",
+        )
+        .unwrap();
+        let s = Schedule::build(&g, &chip()).unwrap();
+        // The permuted GM strides keep the three axes apart; rows stay contiguous.
+        assert_eq!(s.axes.len(), 3);
+        let data = g.nodes.iter().position(|n| n.op == "data").unwrap();
+        assert_eq!(
+            s.nodes[data].gm_strides,
+            vec![Expr::constant(20), Expr::constant(120), Expr::constant(1)]
+        );
+    }
+
+    #[test]
+    fn innermost_transposes_tile_both_axes() {
+        let mut attrs = Map::new();
+        attrs.insert(
+            "perm".to_string(),
+            AttrValue::Array(vec![
+                AttrValue::Int(0),
+                AttrValue::Int(2),
+                AttrValue::Int(1),
+            ]),
+        );
+        let g = lower_op(
+            "ascend.transpose",
+            &attrs,
+            &[t(DType::F32, &["s0", "s1", "s2"])],
+            &[t(DType::F32, &["s0", "s2", "s1"])],
+            None,
+            "k",
+        )
+        .unwrap();
+        let s = Schedule::build(&g, &chip()).unwrap();
+        let load = g.nodes.iter().position(|n| n.op == "load").unwrap();
+        assert!(s.nodes[load].transpose);
+        // The Transpose writes a VECCALC slot from the raw queue tensor.
+        assert!(matches!(s.nodes[load].value, Place::Slot { .. }));
+        assert!(s.extras.scratch);
+        // One case: z1 split by t, z2 in blocks of 64, the batch axis looped.
+        assert_eq!(s.cases.len(), 1);
+        let case = &s.cases[0];
+        assert_eq!(case.split, Some(1));
+        assert_eq!(case.looped, vec![0]);
+        assert_eq!(case.tile_align, 8);
+        assert_eq!(case.inner_block, Some((2, Expr::constant(TRANSPOSE_BLOCK))));
+        assert_eq!(
+            s.outer_expr(case),
+            Expr::symbol("s0") * Expr::symbol("s1").ceil_div(&Expr::constant(64))
+        );
+        assert!(s.hoisted(case).is_empty());
+        // Both layouts padded: t rows x 64.
+        let t = Expr::symbol("z1t_size");
+        assert_eq!(
+            s.elems(case, load),
+            t.align(&Expr::constant(8)) * Expr::constant(64)
+        );
     }
 
     #[test]

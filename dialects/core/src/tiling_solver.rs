@@ -14,7 +14,8 @@
 //!    groups, each all passes over all chunks), `block_dim = min(cores, tiles)`,
 //!    `per = ceil(tiles / block_dim)`, `block_dim = ceil(tiles / per)` (no idle block);
 //!    cost = `per * max(MTE2, VEC, MTE3)` cycles of one tile (ge_autofuse.md §7.2: the
-//!    bottleneck pipe hides the others). The cheapest wins; ties keep the larger tile,
+//!    bottleneck pipe hides the others) plus the MTE2 cycles of the loads hoisted out of
+//!    the tile loop (once per block). The cheapest wins; ties keep the larger tile,
 //!    then the lower case key.
 //!
 //! All arithmetic is on integers, and the host tiling function generated in C++
@@ -44,6 +45,8 @@ pub struct CaseModel {
     /// (name, position, count, bytes per block).
     pub buffers: Vec<(String, &'static str, u64, Expr)>,
     pub cost: CostExprs,
+    /// Work done once per block before the tile loop (loads hoisted out of it).
+    pub once: CostExprs,
 }
 
 /// The model of a whole kernel.
@@ -73,6 +76,7 @@ impl TilingModel {
                     .map(|b| (b.name, b.position, b.count, b.bytes))
                     .collect(),
                 cost: schedule.cost_exprs(case),
+                once: schedule.once_cost(case),
             })
             .collect();
         TilingModel {
@@ -80,6 +84,39 @@ impl TilingModel {
             symbols: schedule.symbols.clone(),
             cases,
         }
+    }
+
+    /// GM bytes a solved tiling moves under the model: every tile's loads and stores
+    /// (the tail tile of the split axis with its own extent) plus the hoisted loads once
+    /// per block. Stores written only from the first tile along an axis they do not vary
+    /// on, and split-reduction tails, are counted as full tiles (an upper bound there).
+    pub fn gm_bytes(&self, tiling: &Tiling) -> Result<i64, String> {
+        let case = self
+            .cases
+            .iter()
+            .find(|c| c.key == tiling.key)
+            .ok_or_else(|| format!("@{}: no case {}", self.kernel, tiling.key))?;
+        let mut env: HashMap<String, i64> = tiling.symbols.iter().cloned().collect();
+        let s = eval(&case.split_size, &env)?;
+        let mut tile_bytes = |t: i64| -> Result<i64, String> {
+            if let Some(v) = &case.tile_var {
+                env.insert(v.clone(), t);
+            }
+            Ok(eval(&case.cost.mte2_bytes, &env)? + eval(&case.cost.mte3_bytes, &env)?)
+        };
+        let full = tile_bytes(tiling.tile)?;
+        let per_tiles = if case.reduce_split || tiling.tiles_total == 0 {
+            tiling.tiles_total * full
+        } else {
+            let t = tiling.tile.max(1);
+            let chunks = ceil_div(s, t);
+            let outer = tiling.tiles_total / chunks.max(1);
+            let tail = tile_bytes(s - (chunks - 1) * t)?;
+            outer * ((chunks - 1) * full + tail)
+        };
+        tile_bytes(tiling.tile)?;
+        let once = eval(&case.once.mte2_bytes, &env)?;
+        Ok(per_tiles + tiling.block_dim.min(tiling.tiles_total) * once)
     }
 
     /// Every buffer name (the same in every case).
@@ -180,6 +217,19 @@ impl Eval<'_> {
                 chip.mte3_bytes_per_cycle as i64,
             ) + chip.dma_head_cycles as i64 * e(&c.store_ops, &self.env)?,
         })
+    }
+}
+
+impl Eval<'_> {
+    /// MTE2 cycles of the work done once per block (the hoisted loads).
+    fn once(&mut self, t: i64, chip: &ChipProfile) -> Result<i64, String> {
+        self.with_t(t);
+        let w = &self.case.once;
+        Ok(ceil_div(
+            eval(&w.mte2_bytes, &self.env)?,
+            chip.mte2_bytes_per_cycle as i64,
+        ) + chip.dma_head_cycles as i64 * eval(&w.load_ops, &self.env)?
+            + eval(&w.dma_rows, &self.env)?)
     }
 }
 
@@ -294,7 +344,10 @@ pub fn solve(
                 let per = ceil_div(tiles, bd);
                 let bd = ceil_div(tiles, per).max(1);
                 let cost = ev.cost(t, chip)?;
-                let total = per.saturating_mul(cost.tile());
+                // Hoisted loads: once per block, before its tiles.
+                let total = per
+                    .saturating_mul(cost.tile())
+                    .saturating_add(ev.once(t, chip)?);
                 if chosen.as_ref().is_none_or(|c| total < c.total) {
                     chosen = Some(Candidate {
                         t,
@@ -397,6 +450,19 @@ impl Tiling {
             "  per tile (cycles, estimate): MTE2 {} VEC {} MTE3 {}; kernel ~{} cycles",
             self.per_tile.mte2, self.per_tile.vec, self.per_tile.mte3, self.estimate
         );
+        if let Some(c) = case {
+            let mut env: HashMap<String, i64> = self.symbols.iter().cloned().collect();
+            if let Some(v) = &c.tile_var {
+                env.insert(v.clone(), self.tile);
+            }
+            let once = eval(&c.once.mte2_bytes, &env).unwrap_or(0);
+            if let Ok(bytes) = model.gm_bytes(self) {
+                let _ = writeln!(
+                    out,
+                    "  GM bytes (model): {bytes} ({once} B of hoisted loads once per block)"
+                );
+            }
+        }
         out
     }
 
@@ -515,6 +581,61 @@ mod tests {
         }
         let big = solve(&m, &HashMap::from([("s0".to_string(), 10_000_000)]), &chip).unwrap();
         assert_eq!(big.block_dim, 48);
+    }
+
+    /// A broadcast row (`[s0, 64] + [1, 64]`) is invariant along the tile loop: it is
+    /// hoisted (one load per block, its own buffer counted once in UB), the impl-form
+    /// interpreter reads it once per block, and the model's GM bytes equal what it moves.
+    #[test]
+    fn invariant_loads_are_hoisted_once_per_block() {
+        use crate::tensor::Tensor;
+        use crate::{ascir_impl_interp, ascir_interp};
+        let g = lower_op(
+            "ascend.add",
+            &BTreeMap::new(),
+            &[t(DType::F32, &["s0", "64"]), t(DType::F32, &["1", "64"])],
+            &[t(DType::F32, &["s0", "64"])],
+            None,
+            "k",
+        )
+        .unwrap();
+        // Small UB and 3 cores: many tiles per block.
+        let chip = ChipProfile::lookup("ascend910b")
+            .unwrap()
+            .with_overrides(8192, 3)
+            .unwrap();
+        let s = Schedule::build(&g, &chip).unwrap();
+        let model = TilingModel::new(&s, &Schedule::operands_of(&g));
+        let bias = (0..g.nodes.len())
+            .filter(|&n| g.nodes[n].op == "load")
+            .nth(1)
+            .unwrap();
+        assert_eq!(s.hoisted(&s.cases[0]), vec![bias]);
+        // Splitting the row axis: the bias varies along the split axis, no hoisting.
+        assert!(s.hoisted(&s.cases[1]).is_empty());
+        assert!(model.buffer_names().contains(&"hoist".to_string()));
+        for rows in [1i64, 7, 1000] {
+            let values = HashMap::from([("s0".to_string(), rows)]);
+            let tiling = solve(&model, &values, &chip).unwrap();
+            assert!(tiling.ub_bytes <= tiling.ub_capacity);
+            let inputs = vec![
+                Tensor::random(DType::F32, vec![rows as usize, 64], 1).unwrap(),
+                Tensor::random(DType::F32, vec![1, 64], 2).unwrap(),
+            ];
+            let (outs, stats) = ascir_impl_interp::run(&g, &s, &tiling, &inputs, &values).unwrap();
+            let expected = ascir_interp::run_with_symbols(&g, &inputs, &values).unwrap();
+            assert_eq!(outs[0].data, expected[0].data);
+            assert_eq!(stats.gm_elements_written, rows as u64 * 64);
+            let moved = (stats.gm_elements_read + stats.gm_elements_written) as i64 * 4;
+            assert_eq!(model.gm_bytes(&tiling).unwrap(), moved, "{tiling:?}");
+            if rows == 1000 {
+                // x and the output once, the bias once per block (of many tiles).
+                assert_eq!(tiling.key, 0, "{tiling:?}");
+                assert!(tiling.tiles_per_block > 1, "{tiling:?}");
+                let blocks = tiling.block_dim as u64;
+                assert_eq!(stats.gm_elements_read, rows as u64 * 64 + blocks * 64);
+            }
+        }
     }
 
     #[test]

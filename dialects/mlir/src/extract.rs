@@ -102,6 +102,18 @@ fn with_printed_forms<R>(read: impl FnOnce(&mut PrintedForms) -> R) -> R {
 struct PrintedForms {
     attributes: HashMap<*const std::ffi::c_void, AttrValue>,
     types: HashMap<*const std::ffi::c_void, String>,
+    locations: HashMap<*const std::ffi::c_void, String>,
+}
+
+/// The printed form of a location (as `raw::location_text`), cached like attributes.
+pub fn location_text(location: melior::ir::Location) -> String {
+    with_printed_forms(|printed| {
+        printed
+            .locations
+            .entry(location.to_raw().ptr as *const _)
+            .or_insert_with(|| crate::raw::location_text(location))
+            .clone()
+    })
 }
 
 impl PrintedForms {

@@ -120,13 +120,26 @@ pub fn emit(input: &KernelInput, name: &str) -> Result<(String, String), String>
             cx(&w.dma_rows),
             cx(&w.vec_ops)
         );
+        let w = &case.once;
+        let _ = writeln!(
+            c,
+            "af_host::Work Case{k}Once(const int64_t* sym, int64_t t) {{\n    (void)sym;\n    (void)t;\n{}    return af_host::Work{{{}, {}, {}, {}, {}, {}, {}}};\n}}",
+            locals(model, tv),
+            cx(&w.mte2_bytes),
+            cx(&w.mte3_bytes),
+            cx(&w.vec_bytes),
+            cx(&w.load_ops),
+            cx(&w.store_ops),
+            cx(&w.dma_rows),
+            cx(&w.vec_ops)
+        );
     }
     let cases: Vec<String> = model
         .cases
         .iter()
         .map(|cs| {
             format!(
-                "    {{{k}, {a}, {r}, Case{k}Split, Case{k}Outer, Case{k}Ub, Case{k}Work}},",
+                "    {{{k}, {a}, {r}, Case{k}Split, Case{k}Outer, Case{k}Ub, Case{k}Work, Case{k}Once}},",
                 k = cs.key,
                 a = cs.tile_align,
                 r = i32::from(cs.reduce_split)

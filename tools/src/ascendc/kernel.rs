@@ -33,6 +33,17 @@ impl Ctx<'_> {
         &self.s.axes[k].name
     }
 
+    /// The raw queue tensor of store `n`: `s<n>`, or `st<n>` when a symbol of the kernel
+    /// is named `s<n>` (the tensor would shadow the symbol in the store's GM offsets).
+    fn store_tensor(&self, n: usize) -> String {
+        let name = format!("s{n}");
+        if self.s.symbols.contains(&name) {
+            format!("st{n}")
+        } else {
+            name
+        }
+    }
+
     fn rank(&self) -> usize {
         self.case.in_tile.len()
     }
@@ -43,12 +54,11 @@ impl Ctx<'_> {
             .case
             .in_tile
             .iter()
-            .map(|&k| {
-                if self.s.nodes[n].full[k] {
-                    format!("e_{}", self.axis(k))
-                } else {
-                    "1".into()
-                }
+            .map(|&k| match &self.s.nodes[n].partial[k] {
+                // A part of a concat axis (never split: whole in every tile).
+                Some(part) => cx(part),
+                None if self.s.nodes[n].full[k] => format!("e_{}", self.axis(k)),
+                None => "1".into(),
             })
             .collect();
         items.join(", ")
@@ -74,7 +84,14 @@ impl Ctx<'_> {
     /// GM element offset of node `n`'s tile origin (looped axes and the split axis).
     fn base_of(&self, n: usize) -> String {
         let mut terms = Vec::new();
-        for &k in self.case.looped.iter().chain(self.case.split.iter()) {
+        let inner = self.case.inner_block.as_ref().map(|(b, _)| *b);
+        for &k in self
+            .case
+            .looped
+            .iter()
+            .chain(self.case.split.iter())
+            .chain(inner.iter())
+        {
             let info = &self.s.nodes[n];
             if info.full[k] && info.gm_strides[k] != Expr::constant(0) {
                 terms.push(format!(
@@ -220,6 +237,14 @@ fn emit_case(ctx: &Ctx, params: &[String]) -> Result<String, String> {
         ),
         None => "one tile holding every axis".into(),
     };
+    let describe = match &case.inner_block {
+        Some((b, extent)) => format!(
+            "{describe}; {} in blocks of {} (loads transpose in UB)",
+            ctx.axis(*b),
+            cx(extent)
+        ),
+        None => describe,
+    };
     let _ = writeln!(o, "// Case {}: {describe}.", case.key);
     let args: Vec<String> = params.iter().map(|p| format!("GM_ADDR {p}")).collect();
     let _ = writeln!(
@@ -281,6 +306,7 @@ fn emit_case(ctx: &Ctx, params: &[String]) -> Result<String, String> {
         (s.extras.mask, "mask"),
         (s.extras.scratch, "scratch"),
         (s.extras.part, "part"),
+        (s.hoists(), "hoist"),
     ] {
         if used {
             let _ = writeln!(
@@ -323,6 +349,16 @@ struct Stage {
 fn tile_position(ctx: &Ctx, indent: &str, with_split: bool) -> String {
     let case = ctx.case;
     let mut o = String::new();
+    // Transpose cases: the block of the innermost axis (fixed extent), then the looped axes.
+    let inner = case.inner_block.as_ref().map(|(b, _)| *b);
+    if let Some((b, extent)) = &case.inner_block {
+        let a = ctx.axis(*b);
+        let e = cx(extent);
+        let _ = writeln!(
+            o,
+            "{indent}const int64_t o_{a} = (rest % af_ceildiv(size_{a}, {e})) * {e};\n{indent}rest /= af_ceildiv(size_{a}, {e});\n{indent}const int64_t e_{a} = af_min({e}, size_{a} - o_{a});"
+        );
+    }
     for &k in case.looped.iter().rev() {
         let a = ctx.axis(k);
         let _ = writeln!(
@@ -332,6 +368,9 @@ fn tile_position(ctx: &Ctx, indent: &str, with_split: bool) -> String {
     }
     for &k in &case.in_tile {
         let a = ctx.axis(k);
+        if Some(k) == inner {
+            continue;
+        }
         if Some(k) == case.split {
             if with_split {
                 let var = case.tile_var.as_deref().unwrap_or("1");
@@ -353,6 +392,7 @@ fn tile_position(ctx: &Ctx, indent: &str, with_split: bool) -> String {
 /// The all-load case: every tile is independent; block b takes tiles
 /// [b * per, (b + 1) * per) of the merged (looped x chunk) index.
 fn emit_all_load(ctx: &Ctx, o: &mut String) -> Result<(), String> {
+    o.push_str(&emit_hoisted_loads(ctx)?);
     o.push_str("    for (int64_t tile_id = first; tile_id < last; ++tile_id) {\n");
     o.push_str("        int64_t rest = tile_id;\n");
     o.push_str("        const int64_t chunk = rest % chunks;\n        rest /= chunks;\n        (void)chunk;\n");
@@ -365,6 +405,55 @@ fn emit_all_load(ctx: &Ctx, o: &mut String) -> Result<(), String> {
     o.push_str(&emit_stage(ctx, &stage, "        ")?);
     o.push_str("    }\n");
     Ok(())
+}
+
+/// Loads whose view does not vary along the tile loop (`Schedule::hoisted`): once per
+/// block, before the loop, into the `hoist` TBuf (DataCopyPad, then an MTE2 -> V flag
+/// since no queue orders them); every tile's compute reads them from there.
+fn emit_hoisted_loads(ctx: &Ctx) -> Result<String, String> {
+    let s = ctx.s;
+    let case = ctx.case;
+    let hoisted = s.hoisted(case);
+    if hoisted.is_empty() {
+        return Ok(String::new());
+    }
+    let r = ctx.rank();
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "    if (first >= last) return;\n    // Loads invariant along the tile loop: once per block, not once per tile.\n    {{"
+    );
+    for &k in &case.in_tile {
+        if Some(k) != case.split {
+            let a = ctx.axis(k);
+            let _ = writeln!(
+                o,
+                "        [[maybe_unused]] const int64_t e_{a} = size_{a};"
+            );
+        }
+    }
+    for &n in &hoisted {
+        let data = ctx.input.graph.nodes[n]
+            .operands
+            .first()
+            .copied()
+            .unwrap_or(0);
+        let NodeKind::Data { input } = s.nodes[data].kind else {
+            return Err(format!("load {n} does not read a kernel input"));
+        };
+        let t = gm_type(s.nodes[n].dtype);
+        let _ = writeln!(
+            o,
+            "        {}\n        {{\n            LocalTensor<{t}> r{n} = hoist.Get<uint8_t>()[static_cast<uint32_t>({})].ReinterpretCast<{t}>();\n            const int64_t x{n}[{r}] = {{{}}};\n            const int64_t gs[{r}] = {{{}}};\n            af::LoadBox(r{n}, gm_in{input}, {}, x{n}, gs, kAlign);\n        }}",
+            ctx.comment(n),
+            cx(&s.hoist_offset(case, n)),
+            ctx.box_of(n),
+            ctx.strides_of(data),
+            ctx.base_of(data)
+        );
+    }
+    o.push_str("        af::SyncLoadToVector();\n    }\n");
+    Ok(o)
 }
 
 /// The split-reduction case: block b takes row groups; per row group, passes over the
@@ -441,7 +530,10 @@ fn emit_stage(ctx: &Ctx, stage: &Stage, indent: &str) -> Result<String, String> 
     let case = ctx.case;
     let r = ctx.rank();
     let mut o = String::new();
-    let in_stage = |n: usize| stage.nodes.contains(&n) || stage.accs.contains(&n);
+    let hoisted = s.hoisted(case);
+    // Hoisted loads are in the stage but not in their queue (loaded before the loop).
+    let in_stage =
+        |n: usize| (stage.nodes.contains(&n) || stage.accs.contains(&n)) && !hoisted.contains(&n);
     // Boxes of the stage's nodes and of the values they read.
     let mut boxed: Vec<usize> = Vec::new();
     for &n in stage.nodes.iter().chain(&stage.accs) {
@@ -508,13 +600,25 @@ fn emit_stage(ctx: &Ctx, stage: &Stage, indent: &str) -> Result<String, String> 
                 let NodeKind::Data { input } = s.nodes[data].kind else {
                     return Err(format!("load {n} does not read a kernel input"));
                 };
-                let _ = writeln!(
-                    o,
-                    "{indent}    {}\n{indent}    {{\n{indent}        const int64_t gs[{r}] = {{{}}};\n{indent}        af::LoadBox(r{n}, gm_in{input}, {}, x{n}, gs, kAlign);\n{indent}    }}",
-                    ctx.comment(n),
-                    ctx.strides_of(data),
-                    ctx.base_of(data)
-                );
+                if s.nodes[n].transpose {
+                    // The source block: the tile's two innermost axes swapped (rows of
+                    // the source are columns of the tile), transposed in Compute.
+                    let _ = writeln!(
+                        o,
+                        "{indent}    {}\n{indent}    {{\n{indent}        const int64_t gs[{r}] = {{{}}};\n{indent}        af::LoadBoxSwapped(r{n}, gm_in{input}, {}, x{n}, gs, kAlign);\n{indent}    }}",
+                        ctx.comment(n),
+                        ctx.strides_of(data),
+                        ctx.base_of(data)
+                    );
+                } else {
+                    let _ = writeln!(
+                        o,
+                        "{indent}    {}\n{indent}    {{\n{indent}        const int64_t gs[{r}] = {{{}}};\n{indent}        af::LoadBox(r{n}, gm_in{input}, {}, x{n}, gs, kAlign);\n{indent}    }}",
+                        ctx.comment(n),
+                        ctx.strides_of(data),
+                        ctx.base_of(data)
+                    );
+                }
                 if single {
                     let _ = writeln!(o, "{indent}    q{q}.EnQue(r{n});");
                 }
@@ -558,7 +662,11 @@ fn emit_stage(ctx: &Ctx, stage: &Stage, indent: &str) -> Result<String, String> 
         if queue.members.len() == 1 {
             let n = queue.members[0];
             let t = gm_type(s.nodes[n].dtype);
-            let _ = writeln!(o, "{ind}LocalTensor<{t}> s{n} = q{q}.AllocTensor<{t}>();");
+            let _ = writeln!(
+                o,
+                "{ind}LocalTensor<{t}> {} = q{q}.AllocTensor<{t}>();",
+                ctx.store_tensor(n)
+            );
         } else {
             let _ = writeln!(
                 o,
@@ -568,11 +676,21 @@ fn emit_stage(ctx: &Ctx, stage: &Stage, indent: &str) -> Result<String, String> 
                 let t = gm_type(s.nodes[n].dtype);
                 let _ = writeln!(
                     o,
-                    "{ind}LocalTensor<{t}> s{n} = q{q}_blk[static_cast<uint32_t>({})].ReinterpretCast<{t}>();",
+                    "{ind}LocalTensor<{t}> {} = q{q}_blk[static_cast<uint32_t>({})].ReinterpretCast<{t}>();",
+                    ctx.store_tensor(n),
                     member_offset(q, m)
                 );
             }
         }
+    }
+    // Hoisted loads: in the `hoist` buffer for the whole block.
+    for &n in hoisted.iter().filter(|n| stage.nodes.contains(n)) {
+        let t = gm_type(s.nodes[n].dtype);
+        let _ = writeln!(
+            o,
+            "{ind}LocalTensor<{t}> r{n} = hoist.Get<uint8_t>()[static_cast<uint32_t>({})].ReinterpretCast<{t}>();",
+            cx(&s.hoist_offset(case, n))
+        );
     }
     // Values computed by earlier stages (accumulators, finals) that this stage reads.
     let mut earlier: Vec<usize> = stage
@@ -592,18 +710,8 @@ fn emit_stage(ctx: &Ctx, stage: &Stage, indent: &str) -> Result<String, String> 
         }
     }
     let mut first_vec = true;
-    let mut order: Vec<usize> = stage.nodes.iter().chain(&stage.accs).copied().collect();
-    order.sort_unstable();
-    for n in order {
-        let lines = if stage.accs.contains(&n) {
-            accumulate(ctx, n, &mut first_vec)?
-        } else {
-            emit_node(ctx, n, &mut first_vec)?
-        };
-        for l in lines {
-            let _ = writeln!(o, "{ind}{l}");
-        }
-    }
+    // Means are scaled before the stage's nodes, which may read them (e.g. a cast of a
+    // bf16/f16 mean accumulated in f32 is a final of this stage).
     for &n in &stage.means {
         let t = ub_type(s.nodes[n].dtype);
         let NodeKind::Reduce { reduced, .. } = &s.nodes[n].kind else {
@@ -618,11 +726,28 @@ fn emit_stage(ctx: &Ctx, stage: &Stage, indent: &str) -> Result<String, String> 
             "{ind}// %{n}: the mean divides the accumulated sum once.\n{ind}PipeBarrier<PIPE_V>();\n{ind}Muls(v{n}, v{n}, {}, static_cast<int32_t>(af::Elems(x{n}, kAlign)));",
             scalar(t, &format!("1.0f / static_cast<float>({})", sizes.join(" * ")))
         );
+        first_vec = false;
+    }
+    let mut order: Vec<usize> = stage.nodes.iter().chain(&stage.accs).copied().collect();
+    order.sort_unstable();
+    for n in order {
+        let lines = if stage.accs.contains(&n) {
+            accumulate(ctx, n, &mut first_vec)?
+        } else {
+            emit_node(ctx, n, &mut first_vec)?
+        };
+        for l in lines {
+            let _ = writeln!(o, "{ind}{l}");
+        }
     }
     for &q in &vout {
         let queue = &s.queues[q];
         if queue.members.len() == 1 {
-            let _ = writeln!(o, "{ind}q{q}.EnQue(s{});", queue.members[0]);
+            let _ = writeln!(
+                o,
+                "{ind}q{q}.EnQue({});",
+                ctx.store_tensor(queue.members[0])
+            );
         } else {
             let _ = writeln!(o, "{ind}q{q}.EnQue(q{q}_blk);");
         }
@@ -646,7 +771,11 @@ fn emit_stage(ctx: &Ctx, stage: &Stage, indent: &str) -> Result<String, String> 
             if single {
                 let n = queue.members[0];
                 let t = gm_type(s.nodes[n].dtype);
-                let _ = writeln!(o, "{ind}LocalTensor<{t}> s{n} = q{q}.DeQue<{t}>();");
+                let _ = writeln!(
+                    o,
+                    "{ind}LocalTensor<{t}> {} = q{q}.DeQue<{t}>();",
+                    ctx.store_tensor(n)
+                );
             } else {
                 let _ = writeln!(
                     o,
@@ -661,7 +790,8 @@ fn emit_stage(ctx: &Ctx, stage: &Stage, indent: &str) -> Result<String, String> 
                 if !single {
                     let _ = writeln!(
                         o,
-                        "{ind}LocalTensor<{t}> s{n} = q{q}_blk[static_cast<uint32_t>({})].ReinterpretCast<{t}>();",
+                        "{ind}LocalTensor<{t}> {} = q{q}_blk[static_cast<uint32_t>({})].ReinterpretCast<{t}>();",
+                        ctx.store_tensor(n),
                         member_offset(q, m)
                     );
                 }
@@ -681,8 +811,9 @@ fn emit_stage(ctx: &Ctx, stage: &Stage, indent: &str) -> Result<String, String> 
                     .map(|&k| format!("o_{} == 0", ctx.axis(k)))
                     .collect();
                 let call = format!(
-                    "{{\n{ind}    const int64_t gs[{r}] = {{{}}};\n{ind}    af::StoreBox(gm_out{output}, s{n}, {}, x{n}, gs, kAlign);\n{ind}}}",
+                    "{{\n{ind}    const int64_t gs[{r}] = {{{}}};\n{ind}    af::StoreBox(gm_out{output}, {}, {}, x{n}, gs, kAlign);\n{ind}}}",
                     ctx.strides_of(n),
+                    ctx.store_tensor(n),
                     ctx.base_of(n)
                 );
                 let _ = writeln!(o, "{ind}{}", ctx.comment(n));
@@ -693,7 +824,11 @@ fn emit_stage(ctx: &Ctx, stage: &Stage, indent: &str) -> Result<String, String> 
                 }
             }
             if single {
-                let _ = writeln!(o, "{ind}q{q}.FreeTensor(s{});", queue.members[0]);
+                let _ = writeln!(
+                    o,
+                    "{ind}q{q}.FreeTensor({});",
+                    ctx.store_tensor(queue.members[0])
+                );
             } else {
                 let _ = writeln!(o, "{ind}q{q}.FreeTensor(q{q}_blk);");
             }
@@ -784,7 +919,10 @@ fn value_decl(ctx: &Ctx, n: usize, lines: &mut Vec<String>) -> String {
                 })
                 .map(|(i, _)| i)
             {
-                lines.push(format!("LocalTensor<{t}> v{n} = s{store};"));
+                lines.push(format!(
+                    "LocalTensor<{t}> v{n} = {};",
+                    ctx.store_tensor(store)
+                ));
             }
         }
         Place::None => {}
@@ -890,7 +1028,7 @@ fn emit_node(ctx: &Ctx, n: usize, first_vec: &mut bool) -> Result<Vec<String>, S
     // Data and output are GM; non-bool loads are used from their queue tensor; direct
     // stores were written by their producer.
     let is_vector = !matches!(info.kind, NodeKind::Data { .. } | NodeKind::Output { .. })
-        && (info.kind != NodeKind::Load || info.dtype == DType::Bool)
+        && (info.kind != NodeKind::Load || info.dtype == DType::Bool || info.transpose)
         && (info.kind != NodeKind::Store || !info.direct);
     if !is_vector {
         if info.kind == NodeKind::Load {
@@ -908,6 +1046,14 @@ fn emit_node(ctx: &Ctx, n: usize, first_vec: &mut bool) -> Result<Vec<String>, S
         "[[maybe_unused]] const int32_t {count} = static_cast<int32_t>(af::Elems(x{n}, kAlign));"
     ));
     match &info.kind {
+        NodeKind::Load if info.transpose => {
+            // The source block [rows = innermost extent, columns = the other] back to
+            // the tile layout: Transpose NCHW2NHWC with n = 1, c = rows, h*w = columns.
+            let v = value_decl(ctx, n, &mut l);
+            l.push(format!(
+                "af::TransposeBlock({v}, r{n}, scratch.Get<uint8_t>(), x{n}, kAlign);"
+            ));
+        }
         NodeKind::Load => {
             // Bool: u8 in GM -> half 0/1 in UB.
             let v = value_decl(ctx, n, &mut l);
@@ -920,13 +1066,14 @@ fn emit_node(ctx: &Ctx, n: usize, first_vec: &mut bool) -> Result<Vec<String>, S
             let from = s.nodes[src].dtype;
             if info.dtype == DType::Bool {
                 l.push(format!(
-                    "Cast(s{n}, v{src}, RoundMode::CAST_NONE, static_cast<uint32_t>({count}));"
+                    "Cast({}, v{src}, RoundMode::CAST_NONE, static_cast<uint32_t>({count}));",
+                    ctx.store_tensor(n)
                 ));
             } else {
                 l.extend(cast_lines(
                     from,
                     info.dtype,
-                    &format!("s{n}"),
+                    &ctx.store_tensor(n),
                     &format!("v{src}"),
                     &count,
                 ));
@@ -943,6 +1090,19 @@ fn emit_node(ctx: &Ctx, n: usize, first_vec: &mut bool) -> Result<Vec<String>, S
             let a = operand(0)?;
             let v = value_decl(ctx, n, &mut l);
             l.push(format!("af::BroadcastBox({v}, v{a}, x{n}, x{a}, kAlign);"));
+        }
+        NodeKind::Concat { axis } => {
+            let (a, b) = (operand(0)?, operand(1)?);
+            let dim = ctx
+                .case
+                .in_tile
+                .iter()
+                .position(|k| k == axis)
+                .ok_or_else(|| format!("concat node {n}: its axis is split"))?;
+            let v = value_decl(ctx, n, &mut l);
+            l.push(format!(
+                "af::ConcatBox({v}, v{a}, v{b}, x{n}, x{a}, x{b}, {dim}, kAlign);"
+            ));
         }
         NodeKind::Reduce { op, reduced } => {
             let a = operand(0)?;

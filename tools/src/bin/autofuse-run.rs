@@ -540,6 +540,20 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
                         Ok(err) => worst = worst.max(err),
                         Err(why) => {
                             ok = false;
+                            // The largest error counts the failing outputs too.
+                            if e.shape == a.shape {
+                                for (x, y) in e.data.iter().zip(&a.data) {
+                                    if x == y || x.is_nan() && y.is_nan() {
+                                        continue;
+                                    }
+                                    let d = (x - y).abs();
+                                    worst = if d.is_nan() {
+                                        f64::INFINITY
+                                    } else {
+                                        worst.max(d)
+                                    };
+                                }
+                            }
                             let _ = writeln!(out, "   output #{i} differs: {why}");
                         }
                     }

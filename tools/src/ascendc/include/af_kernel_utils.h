@@ -190,6 +190,78 @@ __aicore__ inline void RowIndex(int64_t row, const int64_t (&ext)[R], int64_t (&
     idx[R - 1] = 0;
 }
 
+// DataCopy GM -> UB outside a queue (loads hoisted out of the tile loop into a TBuf)
+// before vector reads: order PIPE_MTE2 before PIPE_V.
+__aicore__ inline void SyncLoadToVector() {
+    event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::MTE2_V));
+    SetFlag<HardEvent::MTE2_V>(e);
+    WaitFlag<HardEvent::MTE2_V>(e);
+}
+
+// Scalar writes of UB (SetValue) before vector reads: order PIPE_S before PIPE_V.
+__aicore__ inline void SyncScalarToVector() {
+    event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::S_V));
+    SetFlag<HardEvent::S_V>(e);
+    WaitFlag<HardEvent::S_V>(e);
+}
+
+// dst (extents dext) = src0 (ext0) ++ src1 (ext1) along box dimension `axis` (extents
+// agree elsewhere); GE's UB concat. Every slab that starts 32-byte aligned is one UB->UB
+// DataCopy of whole padded rows: for an axis before the innermost one, the ext*rows
+// rows of each input per outer position; for the innermost axis, each row of src0 and,
+// when src0's row length is a multiple of 32 bytes, each row of src1 (copied after
+// src0's, so it overwrites src0's padding). A src1 row at an unaligned offset cannot be
+// a DataCopy or vector operand (32-byte aligned addresses, ascendc_api.md §3.4): it is
+// copied element by element with GetValue/SetValue between V->S and S->V flags.
+template <typename T, int R>
+__aicore__ inline void ConcatBox(const LocalTensor<T>& dst, const LocalTensor<T>& src0,
+                                 const LocalTensor<T>& src1, const int64_t (&dext)[R],
+                                 const int64_t (&ext0)[R], const int64_t (&ext1)[R], int axis,
+                                 int64_t align) {
+    const int64_t dpitch = af_align(dext[R - 1], align);
+    int64_t outer = 1;
+    for (int k = 0; k < axis; ++k) outer *= dext[k];
+    if (outer == 0 || dext[R - 1] == 0) return;
+    if (axis + 1 < R) {
+        int64_t inner_rows = 1;
+        for (int k = axis + 1; k + 1 < R; ++k) inner_rows *= dext[k];
+        const int64_t rows0 = ext0[axis] * inner_rows;
+        const int64_t rows1 = ext1[axis] * inner_rows;
+        for (int64_t o = 0; o < outer; ++o) {
+            const int64_t at = o * (rows0 + rows1) * dpitch;
+            if (rows0 > 0)
+                DataCopy(dst[static_cast<uint32_t>(at)], src0[static_cast<uint32_t>(o * rows0 * dpitch)],
+                         static_cast<uint32_t>(rows0 * dpitch));
+            if (rows1 > 0)
+                DataCopy(dst[static_cast<uint32_t>(at + rows0 * dpitch)],
+                         src1[static_cast<uint32_t>(o * rows1 * dpitch)],
+                         static_cast<uint32_t>(rows1 * dpitch));
+        }
+        return;
+    }
+    const int64_t len0 = ext0[R - 1];
+    const int64_t len1 = ext1[R - 1];
+    const int64_t p0 = af_align(len0, align);
+    const int64_t p1 = af_align(len1, align);
+    // src1 rows start at a layout unit: one DataCopy each, ending inside the row pitch.
+    const bool aligned = len0 % align == 0;
+    for (int64_t o = 0; o < outer; ++o) {
+        if (len0 > 0)
+            DataCopy(dst[static_cast<uint32_t>(o * dpitch)], src0[static_cast<uint32_t>(o * p0)],
+                     static_cast<uint32_t>(p0));
+        if (aligned && len1 > 0)
+            DataCopy(dst[static_cast<uint32_t>(o * dpitch + len0)], src1[static_cast<uint32_t>(o * p1)],
+                     static_cast<uint32_t>(p1));
+    }
+    if (aligned || len1 == 0) return;
+    SyncVectorToScalar();
+    for (int64_t o = 0; o < outer; ++o)
+        for (int64_t j = 0; j < len1; ++j)
+            dst.SetValue(static_cast<uint32_t>(o * dpitch + len0 + j),
+                         src1.GetValue(static_cast<uint32_t>(o * p1 + j)));
+    SyncScalarToVector();
+}
+
 // dst (extents dext) = src (extents sext, 1 where broadcast) expanded.
 template <typename T, int R>
 __aicore__ inline void BroadcastBox(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int64_t (&dext)[R],
@@ -316,6 +388,41 @@ __aicore__ inline void ReduceBox(const LocalTensor<T>& dst, const LocalTensor<T>
             PipeBarrier<PIPE_V>();
         }
     }
+}
+
+// Transposing loads (a transpose that swaps the two innermost axes): LoadBoxSwapped
+// moves the source block of a tile whose extents are `ext` (tile order): the two
+// innermost dims swapped, so every DataCopyPad row is a contiguous source row; its
+// layout is [ext[R-1] rows, align(ext[R-2]) pitch]. TransposeBlock turns it into the
+// tile layout [ext[R-2] rows, align(ext[R-1]) pitch] with the Transpose API
+// (ascendc_api.md §4.7: TRANSPOSE_NCHW2NHWC, n = 1, c = padded rows, h = 1,
+// w = padded columns; h*w*sizeof(T) is a multiple of 32 since the pitch is aligned,
+// c <= 4095, tmp >= (c + 2) * 16 * 32 bytes). Outer dims of the box are 1.
+template <typename T, int R>
+__aicore__ inline void LoadBoxSwapped(const LocalTensor<T>& dst, const GlobalTensor<T>& src, int64_t base,
+                                      const int64_t (&ext)[R], const int64_t (&gs)[R], int64_t align) {
+    static_assert(R >= 2, "a transposing load needs two axes");
+    int64_t sext[R], sgs[R];
+    for (int k = 0; k < R; ++k) {
+        sext[k] = ext[k];
+        sgs[k] = gs[k];
+    }
+    sext[R - 2] = ext[R - 1];
+    sext[R - 1] = ext[R - 2];
+    sgs[R - 2] = gs[R - 1];
+    sgs[R - 1] = gs[R - 2];
+    LoadBox(dst, src, base, sext, sgs, align);
+}
+
+template <typename T, int R>
+__aicore__ inline void TransposeBlock(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                                      const LocalTensor<uint8_t>& tmp, const int64_t (&ext)[R], int64_t align) {
+    static_assert(R >= 2, "a transposing load needs two axes");
+    for (int k = 0; k < R; ++k)
+        if (ext[k] <= 0) return;
+    const uint16_t c = static_cast<uint16_t>(af_align(ext[R - 1], align));
+    const uint16_t w = static_cast<uint16_t>(af_align(ext[R - 2], align));
+    Transpose(dst, src, tmp, TransposeParamsExt(1, c, 1, w, TransposeType::TRANSPOSE_NCHW2NHWC));
 }
 
 }  // namespace af

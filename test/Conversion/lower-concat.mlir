@@ -1,0 +1,48 @@
+// RUN: %autofuse-opt %s --split-input-file --infer-symbolic-shapes --lower-to-ascir | FileCheck %s
+// RUN: %autofuse-opt %s --split-input-file --infer-symbolic-shapes --lower-to-ascir --verify-diagnostics -o /dev/null
+
+// A binary concat: the loop nest is the result's; each operand is read with its own
+// extent on the concat axis (a part of it) and its own strides; ascir.concat joins the
+// two views where their repeats differ from the result's.
+// CHECK-LABEL: func.func @last_axis
+// CHECK: call @autofuse_pointwise_0_Concat(%arg0, %arg1)
+// CHECK-LABEL: func.func @autofuse_pointwise_0_Concat
+// CHECK-SAME: ascir.axes = [#ascir.axis<0 : i64, "z0", "s0", "original", []>, #ascir.axis<1 : i64, "z1", "20", "original", []>]
+// CHECK: %[[D0:.*]] = "ascir.data"(%arg0) {index = 0 : i64, view = #ascir.view<[0, 1], ["s0", "13"], ["13", "1"]>}
+// CHECK: %[[L0:.*]] = "ascir.load"(%[[D0]]) {offset = "0", sched_axis = [0, 1], view = #ascir.view<[0, 1], ["s0", "13"], ["13", "1"]>}
+// CHECK: %[[D1:.*]] = "ascir.data"(%arg1) {index = 1 : i64, view = #ascir.view<[0, 1], ["s0", "7"], ["7", "1"]>}
+// CHECK: %[[L1:.*]] = "ascir.load"(%[[D1]])
+// CHECK: %[[C:.*]] = "ascir.concat"(%[[L0]], %[[L1]]) {sched_axis = [0, 1], view = #ascir.view<[0, 1], ["s0", "20"], ["20", "1"]>}
+// CHECK: "ascir.store"(%[[C]]) {offset = "0", sched_axis = [0, 1], view = #ascir.view<[0, 1], ["s0", "20"], ["20", "1"]>}
+func.func @last_axis(%x: tensor<?x13xf32>, %y: tensor<?x7xf32>) -> tensor<?x20xf32> {
+  %0 = "ascend.concat"(%x, %y) {axis = 1 : i64} : (tensor<?x13xf32>, tensor<?x7xf32>) -> tensor<?x20xf32>
+  return %0 : tensor<?x20xf32>
+}
+
+// -----
+
+// A middle axis with symbolic parts; a negative axis counts from the end.
+// CHECK-LABEL: func.func @autofuse_pointwise_0_Concat
+// CHECK: "ascir.data"(%arg0) {index = 0 : i64, view = #ascir.view<[0, 1, 2], ["4", "s0", "9"], ["9*s0", "9", "1"]>}
+// CHECK: "ascir.data"(%arg1) {index = 1 : i64, view = #ascir.view<[0, 1, 2], ["4", "s1", "9"], ["9*s1", "9", "1"]>}
+// CHECK: "ascir.concat"{{.*}}view = #ascir.view<[0, 1, 2], ["4", "s0+s1", "9"], ["9*s0+9*s1", "9", "1"]>}
+func.func @middle_axis(%x: tensor<4x?x9xf16>, %y: tensor<4x?x9xf16>) -> tensor<4x?x9xf16> {
+  %0 = "ascend.concat"(%x, %y) {axis = -2 : i64} : (tensor<4x?x9xf16>, tensor<4x?x9xf16>) -> tensor<4x?x9xf16>
+  return %0 : tensor<4x?x9xf16>
+}
+
+// -----
+
+// A concat along the outermost non-unit axis leaves nothing to tile, and a static slab
+// larger than a tile holds stays a graph op too.
+// CHECK-LABEL: func.func @kept
+// CHECK: "ascend.concat"
+// CHECK: "ascend.concat"
+// CHECK-NOT: call @
+func.func @kept(%x: tensor<1x?x8xf32>, %y: tensor<1x3x8xf32>, %a: tensor<2x2048xf32>, %b: tensor<2x1xf32>) -> (tensor<1x?x8xf32>, tensor<2x2049xf32>) {
+  // expected-remark@+1 {{AF-LW001 not lowered: a concat along the outermost non-unit axis leaves no axis to tile (not lowered)}}
+  %0 = "ascend.concat"(%x, %y) {axis = 1 : i64} : (tensor<1x?x8xf32>, tensor<1x3x8xf32>) -> tensor<1x?x8xf32>
+  // expected-remark@+1 {{AF-LW001 not lowered: a concat slab of 2049 elements (the concat axis and later axes) exceeds 2048, more than a UB tile holds}}
+  %1 = "ascend.concat"(%a, %b) {axis = 1 : i64} : (tensor<2x2048xf32>, tensor<2x1xf32>) -> tensor<2x2049xf32>
+  return %0, %1 : tensor<1x?x8xf32>, tensor<2x2049xf32>
+}

@@ -1,0 +1,88 @@
+// RUN: %autofuse-opt %s --split-input-file --infer-symbolic-shapes --lower-to-ascir=remarks=false --fuse --verify-diagnostics | FileCheck %s
+// Concats fuse vertically with pointwise producers and consumers; GE's concat rules
+// refuse the rest (AF-NF009) and the single ops are lifted back (with their axis).
+
+// concat + relu: one kernel, the relu computes on the concatenated tile.
+// CHECK-LABEL: func.func @concat_relu
+// CHECK: call @autofuse_pointwise_0_Concat_Relu(%arg0, %arg1)
+// CHECK-LABEL: func.func @autofuse_pointwise_0_Concat_Relu
+// CHECK: %[[C:.*]] = "ascir.concat"
+// CHECK: "ascir.relu"(%[[C]])
+func.func @concat_relu(%x: tensor<?x13xf32>, %y: tensor<?x7xf32>) -> tensor<?x20xf32> {
+  %0 = "ascend.concat"(%x, %y) {axis = 1 : i64} : (tensor<?x13xf32>, tensor<?x7xf32>) -> tensor<?x20xf32>
+  %1 = "ascend.relu"(%0) : (tensor<?x20xf32>) -> tensor<?x20xf32>
+  return %1 : tensor<?x20xf32>
+}
+
+// -----
+
+// Pointwise producers feeding the concat compute on their part of the concat axis.
+// CHECK-LABEL: func.func @producers
+// CHECK: call @autofuse_pointwise_0_Exp_Abs_Concat(%arg1, %arg0)
+// CHECK-LABEL: func.func @autofuse_pointwise_0_Exp_Abs_Concat
+// CHECK-SAME: ascir.axes = [#ascir.axis<0 : i64, "z0", "4", "original", []>, #ascir.axis<1 : i64, "z1", "7", "original", []>, #ascir.axis<2 : i64, "z2", "9", "original", []>]
+// CHECK-DAG: "ascir.exp"({{.*}}) {sched_axis = [0, 1, 2], view = #ascir.view<[0, 1, 2], ["4", "5", "9"], ["45", "9", "1"]>}
+// CHECK-DAG: "ascir.abs"({{.*}}) {sched_axis = [0, 1, 2], view = #ascir.view<[0, 1, 2], ["4", "2", "9"], ["18", "9", "1"]>}
+// CHECK: "ascir.concat"
+func.func @producers(%x: tensor<4x5x9xf16>, %y: tensor<4x2x9xf16>) -> tensor<4x7x9xf16> {
+  %0 = "ascend.exp"(%x) : (tensor<4x5x9xf16>) -> tensor<4x5x9xf16>
+  %1 = "ascend.abs"(%y) : (tensor<4x2x9xf16>) -> tensor<4x2x9xf16>
+  %2 = "ascend.concat"(%0, %1) {axis = 1 : i64} : (tensor<4x5x9xf16>, tensor<4x2x9xf16>) -> tensor<4x7x9xf16>
+  return %2 : tensor<4x7x9xf16>
+}
+
+// -----
+
+// No concat + concat.
+// CHECK-LABEL: func.func @concat_concat
+// CHECK: "ascend.concat"(%arg0, %arg1) {axis = 1 : i64}
+// CHECK: "ascend.concat"
+func.func @concat_concat(%x: tensor<4x3xf32>, %y: tensor<4x5xf32>, %z: tensor<4x2xf32>) -> tensor<4x10xf32> {
+  // expected-remark@+1 {{AF-NF009 concat-pattern: autofuse_pointwise_0_Concat and autofuse_pointwise_1_Concat not fused: both kernels hold a concat}}
+  %0 = "ascend.concat"(%x, %y) {axis = 1 : i64} : (tensor<4x3xf32>, tensor<4x5xf32>) -> tensor<4x8xf32>
+  // expected-remark@+1 {{AF-NF009 concat-pattern}}
+  %1 = "ascend.concat"(%0, %z) {axis = 1 : i64} : (tensor<4x8xf32>, tensor<4x2xf32>) -> tensor<4x10xf32>
+  return %1 : tensor<4x10xf32>
+}
+
+// -----
+
+// No concat + reduce.
+// CHECK-LABEL: func.func @concat_reduce
+// CHECK: "ascend.concat"(%arg0, %arg1) {axis = 1 : i64}
+// CHECK: "ascend.reduce_sum"
+func.func @concat_reduce(%x: tensor<4x3xf32>, %y: tensor<4x5xf32>) -> tensor<4x1xf32> {
+  // expected-remark@+1 {{AF-NF009 concat-pattern: autofuse_pointwise_0_Concat and autofuse_reduce_1_ReduceSum not fused: autofuse_reduce_1_ReduceSum holds a reduction (a concat fuses only with pointwise ops)}}
+  %0 = "ascend.concat"(%x, %y) {axis = 1 : i64} : (tensor<4x3xf32>, tensor<4x5xf32>) -> tensor<4x8xf32>
+  // expected-remark@+1 {{AF-NF009 concat-pattern}}
+  %1 = "ascend.reduce_sum"(%0) {axes = [1], keep_dims = true} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  return %1 : tensor<4x1xf32>
+}
+
+// -----
+
+// A concat absorbs only pointwise consumers (no broadcast).
+// CHECK-LABEL: func.func @concat_broadcast
+// CHECK: "ascend.concat"
+// CHECK: "ascend.add"
+func.func @concat_broadcast(%x: tensor<4x3xf32>, %y: tensor<4x5xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+  // expected-remark@+1 {{AF-NF009 concat-pattern: autofuse_pointwise_0_Concat and autofuse_pointwise_1_Add not fused: autofuse_pointwise_1_Add broadcasts (a concat fuses only with pointwise ops)}}
+  %0 = "ascend.concat"(%x, %y) {axis = 1 : i64} : (tensor<4x3xf32>, tensor<4x5xf32>) -> tensor<4x8xf32>
+  // expected-remark@+1 {{AF-NF009 concat-pattern}}
+  %1 = "ascend.add"(%0, %b) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  return %1 : tensor<4x8xf32>
+}
+
+// -----
+
+// No horizontal fusion of a concat with a sibling.
+// CHECK-LABEL: func.func @siblings
+// CHECK: "ascend.concat"
+// CHECK: "ascend.exp"
+func.func @siblings(%x: tensor<4x3xf32>, %y: tensor<4x5xf32>) -> (tensor<4x8xf32>, tensor<4x3xf32>) {
+  // expected-remark@+1 {{AF-NF009 concat-pattern: autofuse_pointwise_0_Concat and autofuse_pointwise_1_Exp not fused: a concat fuses only vertically (producer to consumer)}}
+  %0 = "ascend.concat"(%x, %y) {axis = 1 : i64} : (tensor<4x3xf32>, tensor<4x5xf32>) -> tensor<4x8xf32>
+  // expected-remark@+1 {{AF-NF009 concat-pattern}}
+  %1 = "ascend.exp"(%x) : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %0, %1 : tensor<4x8xf32>, tensor<4x3xf32>
+}
