@@ -333,15 +333,32 @@ fn compile_speed(options: &Options) -> Result<(), String> {
     Ok(())
 }
 
+/// `autofuse-bench emit <chain|fan|transformer> <ops>`: prints one generated graph, to
+/// profile or reproduce a compile-speed row outside the benchmark.
+fn emit(mut args: impl Iterator<Item = String>) -> Result<(), String> {
+    let usage = "usage: autofuse-bench emit <chain|fan|transformer> <ops>";
+    let family = args.next().ok_or(usage)?;
+    let ops: usize = args.next().and_then(|n| n.parse().ok()).ok_or(usage)?;
+    let text = match family.as_str() {
+        "chain" => graphs::chain(ops),
+        "fan" => graphs::fan(ops),
+        "transformer" => graphs::transformer(ops),
+        _ => return Err(usage.into()),
+    };
+    print!("{text}");
+    Ok(())
+}
+
 fn main() {
     let result = match std::env::args().nth(1).as_deref() {
         // Subcommands with their own arguments.
         Some("kernel-quality") => kernel_quality::run(std::env::args().skip(2)),
         Some("fusion-quality") => quality::run(std::env::args().skip(2)),
+        Some("emit") => emit(std::env::args().skip(2)),
         _ => parse_args().and_then(|(command, options)| match command.as_str() {
             "compile-speed" => compile_speed(&options),
             other => Err(format!(
-                "unknown benchmark '{other}' (available: compile-speed, kernel-quality, fusion-quality)"
+                "unknown benchmark '{other}' (available: compile-speed, kernel-quality, fusion-quality, emit)"
             )),
         }),
     };
