@@ -36,6 +36,7 @@ use autofuse_symbolic::{Expr, Relation, ShapeEnv, Tri};
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt;
+use std::hash::{Hash, Hasher};
 
 /// The rules a candidate pair must pass, one stable reason code each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -456,6 +457,20 @@ fn is_ub(op: &str) -> bool {
 /// outputs, never the reverse). `keep(v)` says whether an output value must still be
 /// written to GM (someone outside the pair reads it, or the graph returns it).
 /// `number` is the kernel number of the result's name.
+/// A copy of `node` with another view and operands (without cloning the old view, whose
+/// symbolic expressions are the bulk of a node).
+fn node_with(node: &AscNode, view: View, operands: Vec<usize>) -> AscNode {
+    AscNode {
+        op: node.op.clone(),
+        operands,
+        dtype: node.dtype,
+        view,
+        attrs: node.attrs.clone(),
+        index: node.index,
+        loc: node.loc.clone(),
+    }
+}
+
 pub fn merge_kernels(
     a: &Kernel,
     b: &Kernel,
@@ -627,9 +642,11 @@ pub fn merge_kernels(
     let mut output_types: HashMap<ValueId, TensorType> = HashMap::new();
     let mut a_at = Vec::with_capacity(a.graph.nodes.len());
     for node in &a.graph.nodes {
-        let mut m = node.clone();
-        m.view = remap(node, &a_map)?;
-        m.operands = node.operands.iter().map(|&o| a_at[o]).collect();
+        let m = node_with(
+            node,
+            remap(node, &a_map)?,
+            node.operands.iter().map(|&o| a_at[o]).collect(),
+        );
         bound.push(match (node.op.as_str(), node.index) {
             ("data", Some(i)) => {
                 let v = a.inputs.get(i).copied();
@@ -716,9 +733,7 @@ pub fn merge_kernels(
             b_at.push(Placed::Node(value));
             continue;
         }
-        let mut m = node.clone();
-        m.view = view;
-        m.operands = operands;
+        let m = node_with(node, view, operands);
         bound.push(match (node.op.as_str(), node.index) {
             ("data", Some(j)) => {
                 let v = b.inputs.get(j).copied();
@@ -786,44 +801,51 @@ pub fn merge_kernels(
     // Common subexpressions (shared data/load of inputs both sides read): the first of
     // equal pure nodes stands for all. Stores and outputs are never merged.
     let mut replacement: Vec<usize> = (0..graph.nodes.len()).collect();
-    type NodeKey = (
-        String,
-        Vec<usize>,
-        crate::graph::DType,
-        View,
-        Vec<(String, String)>,
-        Option<ValueId>,
-    );
-    let mut seen: HashMap<NodeKey, usize> = HashMap::new();
+    // Equal nodes are found by a hash of their fields, then compared field by field:
+    // views are canonical (expressions in canonical form), so structural equality is
+    // equality of the printed IR.
+    let data_binding = |i: usize, node: &AscNode| if node.op == "data" { bound[i] } else { None };
+    let mut seen: HashMap<u64, Vec<usize>> = HashMap::new();
     for i in 0..graph.nodes.len() {
         if !live[i] {
             continue;
         }
-        let node = &mut graph.nodes[i];
-        for o in node.operands.iter_mut() {
+        for o in graph.nodes[i].operands.iter_mut() {
             *o = replacement[*o];
         }
+        let node = &graph.nodes[i];
         if matches!(node.op.as_str(), "store" | "output") {
             continue;
         }
-        // Views are canonical (expressions in canonical form), so structural equality
-        // is equality of the printed IR.
-        let key: NodeKey = (
-            node.op.clone(),
-            node.operands.clone(),
+        let binding = data_binding(i, node);
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        (
+            &node.op,
+            &node.operands,
             node.dtype,
-            node.view.clone(),
-            node.attrs.clone(),
-            if node.op == "data" { bound[i] } else { None },
-        );
-        match seen.get(&key) {
-            Some(&first) => {
+            &node.view,
+            &node.attrs,
+            binding,
+        )
+            .hash(&mut hasher);
+        let key = hasher.finish();
+        let same = seen.get(&key).and_then(|list| {
+            list.iter().copied().find(|&j| {
+                let other = &graph.nodes[j];
+                other.op == node.op
+                    && other.operands == node.operands
+                    && other.dtype == node.dtype
+                    && other.view == node.view
+                    && other.attrs == node.attrs
+                    && data_binding(j, other) == binding
+            })
+        });
+        match same {
+            Some(first) => {
                 replacement[i] = first;
                 live[i] = false;
             }
-            None => {
-                seen.insert(key, i);
-            }
+            None => seen.entry(key).or_default().push(i),
         }
     }
     let mut new_index = vec![usize::MAX; graph.nodes.len()];
