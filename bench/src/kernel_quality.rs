@@ -26,6 +26,7 @@ use autofuse_core::tensor::Tensor;
 use autofuse_core::tiling_solver::{self, Tiling};
 use autofuse_mlir::context::create_context;
 use autofuse_tools::ascendc::run::{self, PreparedKernel, PreparedModule, RunOptions, SimBuild};
+use autofuse_tools::input::parse_symbol_values as parse_symbols;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -67,25 +68,6 @@ fn default_graphs(repo: &Path) -> Vec<PathBuf> {
         out.extend(files);
     }
     out
-}
-
-/// `s0=64,s1=8` -> map.
-pub fn parse_symbols(text: &str) -> Result<HashMap<String, i64>, String> {
-    let mut out = HashMap::new();
-    for pair in text.split(',').filter(|p| !p.trim().is_empty()) {
-        let (k, v) = pair
-            .split_once('=')
-            .ok_or_else(|| format!("symbols entry '{pair}' must look like s0=4"))?;
-        let v: i64 = v
-            .trim()
-            .parse()
-            .map_err(|_| format!("symbols entry '{pair}' needs an integer"))?;
-        if v < 0 {
-            return Err(format!("symbols entry '{pair}' is negative"));
-        }
-        out.insert(k.trim().to_string(), v);
-    }
-    Ok(out)
 }
 
 fn parse_options(args: impl Iterator<Item = String>) -> Result<Options, String> {

@@ -1,5 +1,6 @@
 //! Reading tool input and splitting it at `// -----` markers.
 
+use std::collections::HashMap;
 use std::io::Read;
 
 /// Reads a file, or standard input for `-`.
@@ -46,6 +47,25 @@ pub fn split(source: &[u8], marker: &str) -> Vec<Chunk> {
         first_line,
     });
     chunks
+}
+
+/// A `--symbols` value, `s0=64,s1=8`, as symbol values (non-negative integers).
+pub fn parse_symbol_values(text: &str) -> Result<HashMap<String, i64>, String> {
+    let mut out = HashMap::new();
+    for pair in text.split(',').filter(|p| !p.trim().is_empty()) {
+        let (k, v) = pair
+            .split_once('=')
+            .ok_or_else(|| format!("--symbols entry '{pair}' must look like s0=4"))?;
+        let v: i64 = v
+            .trim()
+            .parse()
+            .map_err(|_| format!("--symbols entry '{pair}' needs an integer"))?;
+        if v < 0 {
+            return Err(format!("--symbols entry '{pair}' is negative"));
+        }
+        out.insert(k.trim().to_string(), v);
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

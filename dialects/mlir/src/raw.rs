@@ -153,9 +153,48 @@ pub fn append_parsed<'c: 'a, 'a>(
     text: &str,
     source_name: &str,
 ) -> bool {
+    use melior::ir::block::BlockLike;
+    // SAFETY: every op handed over is detached and owned by nobody; `block` takes it.
+    parse_detached(anchor, text, source_name, |raw_op| unsafe {
+        block.append_operation(Operation::from_raw(raw_op));
+    })
+}
+
+/// Parses `text` (one or more top-level ops) in the context of `anchor` and inserts the
+/// ops right after `anchor`, in order, in `anchor`'s block. Parse errors go to the
+/// diagnostic stream; false on failure or when `anchor` is in no block.
+pub fn insert_parsed_after<'c: 'a, 'a>(
+    anchor: &impl melior::ir::operation::OperationLike<'c, 'a>,
+    text: &str,
+    source_name: &str,
+) -> bool {
+    // SAFETY: `anchor` is a live op; each op handed over is detached and owned by nobody,
+    // and the block takes ownership of it.
+    unsafe {
+        let block = mlir_sys::mlirOperationGetBlock(anchor.to_raw());
+        if block.ptr.is_null() {
+            return false;
+        }
+        let mut after = anchor.to_raw();
+        parse_detached(anchor, text, source_name, |raw_op| {
+            mlir_sys::mlirBlockInsertOwnedOperationAfter(block, after, raw_op);
+            after = raw_op;
+        })
+    }
+}
+
+/// Parses `text` in the context of `anchor` into a temporary module and hands every
+/// top-level op, in order and detached from that module, to `place`, which must give it
+/// an owner before the temporary module is dropped. False if the text does not parse.
+fn parse_detached<'c: 'a, 'a>(
+    anchor: &impl melior::ir::operation::OperationLike<'c, 'a>,
+    text: &str,
+    source_name: &str,
+    mut place: impl FnMut(mlir_sys::MlirOperation),
+) -> bool {
     use melior::ir::{block::BlockLike, operation::OperationLike};
     // SAFETY: the context outlives the ops parsed into it; each op is detached from the
-    // temporary module before that module is dropped, and ownership passes to `block`.
+    // temporary module before `place` takes it and before that module is dropped.
     unsafe {
         // `to_ref` borrows the ContextRef's own storage: keep it alive while used.
         let context_ref = anchor.context();
@@ -171,44 +210,7 @@ pub fn append_parsed<'c: 'a, 'a>(
         }
         for raw_op in ops {
             mlir_sys::mlirOperationRemoveFromParent(raw_op);
-            block.append_operation(Operation::from_raw(raw_op));
-        }
-    }
-    true
-}
-
-/// Parses `text` (one or more top-level ops) in the context of `anchor` and inserts the
-/// ops right after `anchor`, in order, in `anchor`'s block. Parse errors go to the
-/// diagnostic stream; false on failure or when `anchor` is in no block.
-pub fn insert_parsed_after<'c: 'a, 'a>(
-    anchor: &impl melior::ir::operation::OperationLike<'c, 'a>,
-    text: &str,
-    source_name: &str,
-) -> bool {
-    use melior::ir::{block::BlockLike, operation::OperationLike};
-    // SAFETY: as in `append_parsed`; every op is detached from the temporary module
-    // before it is dropped, and inserted into `anchor`'s block, which takes ownership.
-    unsafe {
-        let block = mlir_sys::mlirOperationGetBlock(anchor.to_raw());
-        if block.ptr.is_null() {
-            return false;
-        }
-        let context_ref = anchor.context();
-        let context = context_ref.to_ref();
-        let Some(parsed) = crate::parse::parse_module(context, text.as_bytes(), source_name) else {
-            return false;
-        };
-        let mut ops = Vec::new();
-        let mut next = parsed.body().first_operation();
-        while let Some(op) = next {
-            next = op.next_in_block();
-            ops.push(op.to_raw());
-        }
-        let mut after = anchor.to_raw();
-        for raw_op in ops {
-            mlir_sys::mlirOperationRemoveFromParent(raw_op);
-            mlir_sys::mlirBlockInsertOwnedOperationAfter(block, after, raw_op);
-            after = raw_op;
+            place(raw_op);
         }
     }
     true

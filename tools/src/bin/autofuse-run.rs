@@ -75,24 +75,6 @@ fn command() -> Command {
         )
 }
 
-fn parse_symbols(text: &str) -> Result<HashMap<String, i64>, String> {
-    let mut out = HashMap::new();
-    for pair in text.split(',').filter(|p| !p.trim().is_empty()) {
-        let (k, v) = pair
-            .split_once('=')
-            .ok_or_else(|| format!("--symbols entry '{pair}' must look like s0=4"))?;
-        let v: i64 = v
-            .trim()
-            .parse()
-            .map_err(|_| format!("--symbols entry '{pair}' needs an integer"))?;
-        if v < 0 {
-            return Err(format!("--symbols entry '{pair}' is negative"));
-        }
-        out.insert(k.trim().to_string(), v);
-    }
-    Ok(out)
-}
-
 fn main() -> ExitCode {
     let matches = match command().try_get_matches() {
         Ok(m) => m,
@@ -459,7 +441,9 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
 
     // Shapes to run.
     let sets: Vec<HashMap<String, i64>> = match matches.get_many::<String>("symbols") {
-        Some(list) => list.map(|s| parse_symbols(s)).collect::<Result<_, _>>()?,
+        Some(list) => list
+            .map(|s| input::parse_symbol_values(s))
+            .collect::<Result<_, _>>()?,
         None => vec![HashMap::new()],
     };
     let graph = module
