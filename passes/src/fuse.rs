@@ -735,13 +735,7 @@ fn remove_retired(body: BlockRef, retired: &BTreeSet<String>) {
     }
     let mut called = BTreeSet::new();
     for func in extract::functions(body) {
-        if let Some(extracted) = extract::extract_function(func) {
-            for node in &extracted.graph.nodes {
-                if let Some(c) = callee(node) {
-                    called.insert(c.to_string());
-                }
-            }
-        }
+        called.extend(extract::callees(&func));
     }
     for func in extract::functions(body) {
         let name = extract::function_name(&func);

@@ -63,6 +63,9 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
             continue;
         };
         let graph = &extracted.graph;
+        // The AscGraphs of this function, parsed in one go after the loop: one parser
+        // run per kernel costs more than building the kernels.
+        let mut pending: Vec<(String, &OperationRef, &str)> = Vec::new();
         for (node, op) in graph.nodes.iter().zip(&extracted.ops) {
             let Some(spec) = lookup(&node.op) else {
                 continue;
@@ -105,17 +108,7 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
                     }
                 }
                 Ok(ascgraph) => {
-                    if !raw::append_parsed(&func, body, &ascgraph.to_mlir(), "<lower-to-ascir>") {
-                        diagnostics::error(
-                            op.location(),
-                            format!(
-                                "internal error: the AscGraph of '{}' does not parse",
-                                node.op
-                            ),
-                        );
-                        ok = false;
-                        continue;
-                    }
+                    pending.push((ascgraph.to_mlir(), op, &node.op));
                     if replace_with_call(op, &name).is_err() {
                         diagnostics::error(
                             op.location(),
@@ -128,6 +121,19 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
                     lowered += 1;
                 }
             }
+        }
+        let batch: String = pending.iter().map(|(text, _, _)| text.as_str()).collect();
+        if !pending.is_empty() && !raw::append_parsed(&func, body, &batch, "<lower-to-ascir>") {
+            // Name the op whose AscGraph is wrong (never expected: an internal error).
+            for (text, op, name) in &pending {
+                if !raw::append_parsed(&func, body, text, "<lower-to-ascir>") {
+                    diagnostics::error(
+                        op.location(),
+                        format!("internal error: the AscGraph of '{name}' does not parse"),
+                    );
+                }
+            }
+            ok = false;
         }
     }
     statistics::add(

@@ -920,7 +920,24 @@ pub fn ops_of(dialect: Dialect) -> impl Iterator<Item = &'static OpSpec> {
 /// Looks up an op by its full name (`ascend.add`).
 pub fn lookup(full_name: &str) -> Option<&'static OpSpec> {
     let (dialect, name) = full_name.split_once('.')?;
-    all_ops().find(|op| op.dialect.name() == dialect && op.name == name)
+    lookup_in(dialect, name)
+}
+
+/// Looks up an op by dialect and name (`"ascir"`, `"load"`) without building the full
+/// name. Passes ask for every node of every kernel, so the table is indexed once.
+pub fn lookup_in(dialect: &str, name: &str) -> Option<&'static OpSpec> {
+    static INDEX: std::sync::OnceLock<
+        std::collections::HashMap<(&'static str, &'static str), &'static OpSpec>,
+    > = std::sync::OnceLock::new();
+    let index = INDEX.get_or_init(|| {
+        let mut index = std::collections::HashMap::new();
+        for op in all_ops() {
+            // The first spec of a name wins, as the linear search it replaces did.
+            index.entry((op.dialect.name(), op.name)).or_insert(op);
+        }
+        index
+    });
+    index.get(&(dialect, name)).copied()
 }
 
 pub const DIALECT_ATTRS: &[DialectAttrSpec] = &[

@@ -28,7 +28,7 @@
 
 use crate::ascir::{AscGraph, AscNode, Axis, AxisKind, View};
 use crate::attr::quote;
-use crate::catalogue::{lookup, ops_of, Category, Dialect};
+use crate::catalogue::{lookup_in, ops_of, Category, Dialect};
 use crate::graph::{Dim, TensorType, ValueId};
 use crate::lowering::camel_name;
 use crate::tiling_group::{self, Mode};
@@ -220,7 +220,7 @@ pub fn kernel_kind(graph: &AscGraph) -> &'static str {
     let reduces = graph
         .nodes
         .iter()
-        .any(|n| lookup(&format!("ascir.{}", n.op)).map(|s| s.category) == Some(Category::Reduce));
+        .any(|n| lookup_in("ascir", &n.op).map(|s| s.category) == Some(Category::Reduce));
     if reduces {
         "reduce"
     } else {
@@ -627,13 +627,20 @@ pub fn merge_kernels(
     };
 
     // 4. The merged node list: a's nodes, then b's, reading a's values directly.
+    // Most UB tiles of a kernel have one shape: their dense strides are computed once.
+    let last_tile: std::cell::RefCell<Option<View>> = std::cell::RefCell::new(None);
     let remap = |node: &AscNode, map: &HashMap<i64, Option<usize>>| -> Result<View, Refusal> {
         let view = remap_view(&node.view, map, n).map_err(mismatch)?;
-        Ok(if is_ub(&node.op) {
-            View::contiguous(view.axis, view.repeats)
-        } else {
-            view
-        })
+        if !is_ub(&node.op) {
+            return Ok(view);
+        }
+        let mut last = last_tile.borrow_mut();
+        if let Some(tile) = last.as_ref().filter(|t| t.repeats == view.repeats) {
+            return Ok(tile.clone());
+        }
+        let tile = View::contiguous(view.axis, view.repeats);
+        *last = Some(tile.clone());
+        Ok(tile)
     };
     let mut nodes: Vec<AscNode> = Vec::new();
     // The graph value bound to a data or output node.
@@ -818,16 +825,10 @@ pub fn merge_kernels(
             continue;
         }
         let binding = data_binding(i, node);
+        // The view is left out of the hash (hashing symbolic expressions is slow);
+        // the field-by-field comparison below still tells views apart.
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        (
-            &node.op,
-            &node.operands,
-            node.dtype,
-            &node.view,
-            &node.attrs,
-            binding,
-        )
-            .hash(&mut hasher);
+        (&node.op, &node.operands, node.dtype, &node.attrs, binding).hash(&mut hasher);
         let key = hasher.finish();
         let same = seen.get(&key).and_then(|list| {
             list.iter().copied().find(|&j| {
@@ -894,18 +895,18 @@ pub fn merge_kernels(
         .ok_or_else(|| mismatch("an output without a type".into()))?;
     let mut sizes = BTreeSet::new();
     for axis in &graph.axes {
-        sizes.extend(axis.size.symbols());
+        axis.size.collect_symbols(&mut sizes);
     }
     for ty in graph.inputs.iter().chain(&graph.outputs) {
         for dim in &ty.dims {
             if let Dim::Known(e) = dim {
-                sizes.extend(e.symbols());
+                e.collect_symbols(&mut sizes);
             }
         }
     }
     for node in &graph.nodes {
         for e in node.view.repeats.iter().chain(&node.view.strides) {
-            sizes.extend(e.symbols());
+            e.collect_symbols(&mut sizes);
         }
     }
     graph.sizes = sizes.into_iter().collect();
@@ -1901,9 +1902,7 @@ pub fn lift(graph: &AscGraph) -> Result<LiftedOp, String> {
         let node = graph
             .nodes
             .iter()
-            .find(|n| {
-                lookup(&format!("ascir.{}", n.op)).map(|s| s.category) == Some(Category::Reduce)
-            })
+            .find(|n| lookup_in("ascir", &n.op).map(|s| s.category) == Some(Category::Reduce))
             .ok_or("no reduction node")?;
         let operand = node
             .operands

@@ -157,6 +157,28 @@ impl TensorType {
 
     /// Reads an MLIR type as printed (`tensor<?x128xf32, #ascend.dims<["s0", "128"]>>`).
     pub fn parse_mlir(text: &str) -> Result<TensorType, TypeError> {
+        // Kernels repeat a few types many times: successful parses are remembered per
+        // thread (bounded).
+        const LIMIT: usize = 1 << 14;
+        thread_local! {
+            static MEMO: std::cell::RefCell<std::collections::HashMap<Box<str>, TensorType>> =
+                std::cell::RefCell::new(std::collections::HashMap::new());
+        }
+        if let Some(known) = MEMO.with(|memo| memo.borrow().get(text).cloned()) {
+            return Ok(known);
+        }
+        let parsed = TensorType::parse_mlir_uncached(text)?;
+        MEMO.with(|memo| {
+            let mut memo = memo.borrow_mut();
+            if memo.len() >= LIMIT {
+                memo.clear();
+            }
+            memo.insert(text.into(), parsed.clone());
+        });
+        Ok(parsed)
+    }
+
+    fn parse_mlir_uncached(text: &str) -> Result<TensorType, TypeError> {
         let parsed = parse_tensor_type(text).map_err(TypeError::Text)?;
         if !text.trim_start().starts_with("tensor<") {
             return Err(TypeError::NotRanked);

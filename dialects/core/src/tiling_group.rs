@@ -17,7 +17,7 @@
 //! views have one entry per axis). Postconditions: none (pure functions).
 
 use crate::ascir::AscGraph;
-use crate::catalogue::{lookup, Category};
+use crate::catalogue::{lookup_in, Category};
 use std::collections::BTreeSet;
 use std::fmt;
 
@@ -116,9 +116,13 @@ impl fmt::Display for AxisGroup {
 /// The group of one node, or `None` for buffer nodes (data, output, workspace, scalar,
 /// fill), which GE skips.
 pub fn node_group(graph: &AscGraph, node: usize) -> Option<AxisGroup> {
+    node_group_in(graph, node, &graph.sched_axis())
+}
+
+/// [`node_group`] with the graph's loop axes computed once by the caller.
+fn node_group_in(graph: &AscGraph, node: usize, loop_axes: &[i64]) -> Option<AxisGroup> {
     let n = graph.nodes.get(node)?;
-    let loop_axes = graph.sched_axis();
-    let category = lookup(&format!("ascir.{}", n.op)).map(|s| s.category);
+    let category = lookup_in("ascir", &n.op).map(|s| s.category);
     match category {
         Some(Category::Buffer) | None => None,
         Some(Category::Reduce) => {
@@ -191,7 +195,7 @@ pub fn node_group(graph: &AscGraph, node: usize) -> Option<AxisGroup> {
             Some(group)
         }
         // Elementwise, broadcast, load, store, cast, gather: all loop axes are y.
-        Some(_) => Some(AxisGroup::elementwise(&loop_axes)),
+        Some(_) => Some(AxisGroup::elementwise(loop_axes)),
     }
 }
 
@@ -203,9 +207,15 @@ pub fn graph_group(
     mode: Mode,
 ) -> Result<AxisGroup, GroupConflict> {
     let all: Vec<usize> = (0..graph.nodes.len()).collect();
+    let loop_axes = graph.sched_axis();
     let mut group = AxisGroup::default();
     for &node in nodes.unwrap_or(&all) {
-        if let Some(g) = node_group(graph, node) {
+        if let Some(g) = node_group_in(graph, node, &loop_axes) {
+            // Most nodes of a kernel share one group: merging equal groups (with no
+            // non-splittable axes to move) gives the same group.
+            if g == group && g.n.is_empty() {
+                continue;
+            }
             group = merge(&group, &g, mode)?;
         }
     }

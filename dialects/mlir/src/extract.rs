@@ -28,9 +28,32 @@ pub struct ExtractedGraph<'c, 'a> {
 pub fn function_name<'c, 'a>(func: &OperationRef<'c, 'a>) -> String {
     func.attribute("sym_name")
         .ok()
-        .and_then(|a| parse_attr(&a.to_string()).ok())
-        .and_then(|v| v.as_str().map(str::to_string))
+        .and_then(|a| melior::ir::attribute::StringAttribute::try_from(a).ok())
+        .map(|s| s.value().to_string())
         .unwrap_or_default()
+}
+
+/// The callees of the `func.call` ops directly in a function's body, read without
+/// extracting the function (cheap enough to run over every function of a module).
+pub fn callees<'c, 'a>(func: &OperationRef<'c, 'a>) -> Vec<String> {
+    let mut out = Vec::new();
+    let Some(block) = func.region(0).ok().and_then(|r| r.first_block()) else {
+        return out;
+    };
+    let mut next = block.first_operation();
+    while let Some(op) = next {
+        if op.name().as_string_ref().as_str() == Ok("func.call") {
+            if let Some(callee) = op
+                .attribute("callee")
+                .ok()
+                .and_then(|a| melior::ir::attribute::FlatSymbolRefAttribute::try_from(a).ok())
+            {
+                out.push(callee.value().to_string());
+            }
+        }
+        next = op.next_in_block();
+    }
+    out
 }
 
 /// Every `func.func` directly inside the module body.

@@ -112,7 +112,7 @@ impl Expr {
     /// result, a call argument or a huge monomial) reports [`EvalError::Overflow`].
     pub fn eval(&self, env: &dyn Fn(&str) -> Option<i64>) -> Result<i64, EvalError> {
         let mut acc: i128 = 0;
-        for (mono, &coef) in &self.terms {
+        for (mono, &coef) in self.terms.iter() {
             let mut term = i128::from(coef);
             for (atom, exp) in &mono.0 {
                 let v = i128::from(eval_atom(atom, env)?);

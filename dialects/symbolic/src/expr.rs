@@ -13,6 +13,7 @@
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::{Add, Mul, Neg, Sub};
+use std::sync::Arc;
 
 use crate::eval::{align_i64, ceil_div_i64, floor_div_i64, mod_i64};
 use crate::parse::ParseError;
@@ -28,7 +29,9 @@ use crate::parse::ParseError;
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Expr {
     /// Monomial -> non-zero coefficient. The constant term uses the empty monomial.
-    pub(crate) terms: BTreeMap<Monomial, i64>,
+    /// Shared: expressions are immutable and cloned far more often than built (every
+    /// view of every node holds several), so a clone is a reference count.
+    pub(crate) terms: Arc<BTreeMap<Monomial, i64>>,
 }
 
 /// A product of atoms with positive exponents, sorted by atom, atoms unique.
@@ -196,7 +199,7 @@ impl Monomial {
 impl Expr {
     pub(crate) fn zero() -> Expr {
         Expr {
-            terms: BTreeMap::new(),
+            terms: Arc::new(BTreeMap::new()),
         }
     }
 
@@ -244,7 +247,9 @@ impl Expr {
         if coef != 0 {
             terms.insert(mono, coef);
         }
-        Expr { terms }
+        Expr {
+            terms: Arc::new(terms),
+        }
     }
 
     /// The value of a constant expression.
@@ -309,12 +314,16 @@ impl Expr {
         out
     }
 
-    fn collect_symbols(&self, out: &mut BTreeSet<String>) {
+    /// Adds the names of the expression's symbols to `out` (no allocation for names
+    /// already there).
+    pub fn collect_symbols(&self, out: &mut BTreeSet<String>) {
         for mono in self.terms.keys() {
             for (atom, _) in &mono.0 {
                 match atom {
                     Atom::Sym(name) => {
-                        out.insert(name.clone());
+                        if !out.contains(name) {
+                            out.insert(name.clone());
+                        }
                     }
                     Atom::FloorDiv(a, b)
                     | Atom::CeilDiv(a, b)
@@ -338,8 +347,8 @@ impl Expr {
 
     /// `self + sign * rhs` on coefficients; `None` if a coefficient leaves `i64`.
     fn combine(&self, rhs: &Expr, sign: i128) -> Option<Expr> {
-        let mut terms = self.terms.clone();
-        for (m, &c) in &rhs.terms {
+        let mut terms = (*self.terms).clone();
+        for (m, &c) in rhs.terms.iter() {
             let old = i128::from(terms.get(m).copied().unwrap_or(0));
             let new = i64::try_from(old + sign * i128::from(c)).ok()?;
             if new == 0 {
@@ -348,7 +357,9 @@ impl Expr {
                 terms.insert(m.clone(), new);
             }
         }
-        Some(Expr { terms })
+        Some(Expr {
+            terms: Arc::new(terms),
+        })
     }
 
     fn scale(&self, k: i64) -> Option<Expr> {
@@ -356,10 +367,12 @@ impl Expr {
             return Some(Expr::zero());
         }
         let mut terms = BTreeMap::new();
-        for (m, &c) in &self.terms {
+        for (m, &c) in self.terms.iter() {
             terms.insert(m.clone(), c.checked_mul(k)?);
         }
-        Some(Expr { terms })
+        Some(Expr {
+            terms: Arc::new(terms),
+        })
     }
 
     fn checked_neg(&self) -> Option<Expr> {
@@ -375,8 +388,8 @@ impl Expr {
         }
         // i128 accumulation makes overflow detection independent of term order.
         let mut acc: BTreeMap<Monomial, i128> = BTreeMap::new();
-        for (ma, &ca) in &self.terms {
-            for (mb, &cb) in &rhs.terms {
+        for (ma, &ca) in self.terms.iter() {
+            for (mb, &cb) in rhs.terms.iter() {
                 let slot = acc.entry(ma.mul(mb)?).or_insert(0);
                 *slot = slot.checked_add(i128::from(ca) * i128::from(cb))?;
             }
@@ -387,7 +400,9 @@ impl Expr {
                 terms.insert(m, i64::try_from(c).ok()?);
             }
         }
-        Some(Expr { terms })
+        Some(Expr {
+            terms: Arc::new(terms),
+        })
     }
 
     fn opaque_pair(a: &Expr, b: &Expr) -> (Expr, Expr) {
@@ -436,10 +451,12 @@ impl Expr {
     /// the division is exact.
     fn div_exact_term(&self, mono: &Monomial, k: i64) -> Option<Expr> {
         let mut terms = BTreeMap::new();
-        for (m, &c) in &self.terms {
+        for (m, &c) in self.terms.iter() {
             terms.insert(m.div(mono), c.checked_div(k)?);
         }
-        Some(Expr { terms })
+        Some(Expr {
+            terms: Arc::new(terms),
+        })
     }
 
     /// `q` with `self == q * den` for a multi-term `den`, if there is one.
@@ -453,7 +470,7 @@ impl Expr {
             return None;
         }
         let q = n0.checked_div(d0)?;
-        for (m, &d) in &den.terms {
+        for (m, &d) in den.terms.iter() {
             if self.terms.get(m).copied() != Some(d.checked_mul(q)?) {
                 return None;
             }
@@ -473,14 +490,14 @@ impl Expr {
         let (quotient, rest) = if let Some((dm, dk)) = den.single_term() {
             let mut q = BTreeMap::new();
             let mut r = BTreeMap::new();
-            for (m, &c) in &self.terms {
+            for (m, &c) in self.terms.iter() {
                 if dm.divides(m) && c.checked_rem(dk) == Some(0) {
                     q.insert(m.div(dm), c.checked_div(dk)?);
                 } else {
                     r.insert(m.clone(), c);
                 }
             }
-            (Expr { terms: q }, Expr { terms: r })
+            (Expr { terms: Arc::new(q) }, Expr { terms: Arc::new(r) })
         } else if let Some(q) = self.exact_multiple_of(den) {
             (Expr::constant(q), Expr::zero())
         } else {
@@ -669,7 +686,7 @@ impl Expr {
     /// Rebuilds the polynomial with each atom replaced by `f(atom)`, re-canonicalizing.
     pub(crate) fn rebuild(&self, f: &mut dyn FnMut(&Atom) -> Expr) -> Expr {
         let mut acc = Expr::zero();
-        for (mono, &c) in &self.terms {
+        for (mono, &c) in self.terms.iter() {
             let mut term = Expr::constant(c);
             for (atom, exp) in &mono.0 {
                 term = term.mul_expr(&f(atom).pow_expr(*exp));
@@ -687,7 +704,7 @@ impl Expr {
     /// `a` and the division, so `align(s0, 32) - s0` is seen to lie in `[0, 31]`.
     pub(crate) fn divisions_as_modulo(&self) -> Expr {
         let mut acc = Expr::zero();
-        for (mono, &coef) in &self.terms {
+        for (mono, &coef) in self.terms.iter() {
             acc = acc.add_expr(&Expr::term_as_modulo(mono, coef));
         }
         acc
@@ -829,8 +846,8 @@ mod tests {
 
     #[test]
     fn monomial_division_and_gcd() {
-        let a = (s("a") * s("a") * s("b")).terms.into_keys().next();
-        let b = (s("a") * s("b")).terms.into_keys().next();
+        let a = (s("a") * s("a") * s("b")).terms.keys().next().cloned();
+        let b = (s("a") * s("b")).terms.keys().next().cloned();
         let (Some(a), Some(b)) = (a, b) else {
             panic!("single-term products must have one monomial");
         };

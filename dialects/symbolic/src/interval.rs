@@ -237,7 +237,7 @@ impl Interval {
 /// Interval of `e`, with `sym` giving each symbol's range.
 pub(crate) fn expr_interval(e: &Expr, sym: &dyn Fn(&str) -> Interval) -> Interval {
     let mut acc = Interval::point(0);
-    for (mono, &coef) in &e.terms {
+    for (mono, &coef) in e.terms.iter() {
         let mut term = Interval::point(i128::from(coef));
         for (atom, exp) in &mono.0 {
             term = term.mul(atom_interval(atom, sym).pow(*exp));

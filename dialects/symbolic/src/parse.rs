@@ -489,9 +489,33 @@ fn convert_call(name: &str, args: &[(usize, Ast)], offset: usize) -> Result<Expr
     }
 }
 
+/// Most texts that passes parse repeat (the same view entries in every kernel), so
+/// successful parses are remembered per thread, up to this many texts.
+const PARSE_MEMO_LIMIT: usize = 1 << 16;
+
+thread_local! {
+    static PARSE_MEMO: std::cell::RefCell<std::collections::HashMap<Box<str>, Expr>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
 impl Expr {
     /// Parses the textual syntax (see the crate README); the result is canonical.
     pub fn parse(text: &str) -> Result<Expr, ParseError> {
+        if let Some(known) = PARSE_MEMO.with(|memo| memo.borrow().get(text).cloned()) {
+            return Ok(known);
+        }
+        let parsed = Expr::parse_uncached(text)?;
+        PARSE_MEMO.with(|memo| {
+            let mut memo = memo.borrow_mut();
+            if memo.len() >= PARSE_MEMO_LIMIT {
+                memo.clear();
+            }
+            memo.insert(text.into(), parsed.clone());
+        });
+        Ok(parsed)
+    }
+
+    fn parse_uncached(text: &str) -> Result<Expr, ParseError> {
         let mut parser = Parser {
             toks: tokenize(text)?,
             pos: 0,

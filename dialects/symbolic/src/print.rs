@@ -52,7 +52,7 @@ impl Style<'_> {
         }
         let mut first = true;
         let mut constant = None;
-        for (mono, &coef) in &e.terms {
+        for (mono, &coef) in e.terms.iter() {
             if mono.is_one() {
                 constant = Some(coef);
                 continue;

@@ -302,7 +302,7 @@ impl Rule {
                 return e.clone();
             }
             let mut acc = Expr::zero();
-            for (m, &c) in &e.terms {
+            for (m, &c) in e.terms.iter() {
                 let quotient = (fm.divides(m) && c.checked_rem(fk) == Some(0))
                     .then(|| c.checked_div(fk))
                     .flatten();
@@ -329,7 +329,7 @@ fn contained_multiple(e: &Expr, f: &Expr) -> Option<i64> {
         return None;
     }
     let k = e0.checked_div(f0)?;
-    for (m, &fc) in &f.terms {
+    for (m, &fc) in f.terms.iter() {
         if e.terms.get(m).copied() != Some(fc.checked_mul(k)?) {
             return None;
         }
@@ -620,7 +620,7 @@ impl ShapeEnv {
 /// coefficient ±1; the largest such name is chosen so the result is deterministic.
 fn solve_for_symbol(diff: &Expr) -> Option<Rule> {
     let mut best: Option<(&str, i64)> = None;
-    for (mono, &coef) in &diff.terms {
+    for (mono, &coef) in diff.terms.iter() {
         let [(Atom::Sym(name), 1)] = mono.0.as_slice() else {
             continue;
         };
