@@ -35,7 +35,7 @@ use autofuse_core::fusion::{self, Decision, FuncModel, Limits, Plan, Unit};
 use autofuse_core::graph::{TensorType, ValueDef, ValueId};
 use autofuse_mlir::builder::{Emitter, Typed};
 use autofuse_mlir::extract::ExtractedGraph;
-use autofuse_mlir::{diagnostics, extract, raw};
+use autofuse_mlir::{build, diagnostics, extract, raw};
 use autofuse_symbolic::{Expr, Guard, Relation, ShapeEnv, SymbolInfo};
 use melior::ir::{
     attribute::FlatSymbolRefAttribute,
@@ -166,6 +166,11 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
     };
     let mut reports = Vec::new();
     let mut retired: BTreeSet<String> = BTreeSet::new();
+    // Fused kernels repeat the same attribute and type texts: parse each once per run.
+    let mut sink = KernelSink {
+        body,
+        cache: build::SpecCache::new(&module),
+    };
     let mut ok = true;
     for func in extract::functions(body) {
         if func.has_attribute("ascir.axes") {
@@ -206,7 +211,9 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
         if settings.remarks {
             emit_remarks(&plan, &extracted);
         }
-        let outcome = match rewrite(func, body, &extracted, &model, &plan, &mut names, &settings) {
+        let outcome = match rewrite(
+            func, &mut sink, &extracted, &model, &plan, &mut names, &settings,
+        ) {
             Ok(outcome) => Outcome { unfused, ..outcome },
             Err(message) => {
                 diagnostics::error(func.location(), format!("internal error: {message}"));
@@ -240,15 +247,18 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
             }
             _ => totals.gm_known = false,
         }
-        reports.push(function_report(
-            &extracted.graph.name,
-            &model,
-            &plan,
-            &traffic,
-            &env,
-            &outcome,
-            &new_guards,
-        ));
+        // The report lists every decision: built only when asked for.
+        if !settings.report.is_empty() {
+            reports.push(function_report(
+                &extracted.graph.name,
+                &model,
+                &plan,
+                &traffic,
+                &env,
+                &outcome,
+                &new_guards,
+            ));
+        }
     }
     remove_retired(body, &retired);
     record_statistics(&totals);
@@ -379,7 +389,14 @@ fn parse_hints(value: &AttrValue) -> Vec<(String, i64)> {
 /// refused attempt between them (the one with the largest sides). Attempts whose two
 /// sides ended in one kernel through other merges are only in the report.
 fn final_refusals(plan: &Plan) -> Vec<&Decision> {
-    let kernel_of = |unit: usize| plan.kernels.iter().position(|k| k.members.contains(&unit));
+    // Kernel of every unit, indexed once: there may be a refusal per unit.
+    let mut kernel_index: HashMap<usize, usize> = HashMap::new();
+    for (k, kernel) in plan.kernels.iter().enumerate() {
+        for &unit in &kernel.members {
+            kernel_index.entry(unit).or_insert(k);
+        }
+    }
+    let kernel_of = |unit: usize| kernel_index.get(&unit).copied();
     let mut last: BTreeMap<(Option<usize>, Option<usize>), usize> = BTreeMap::new();
     for (index, d) in plan.decisions.iter().enumerate() {
         if d.outcome.is_ok() {
@@ -388,10 +405,10 @@ fn final_refusals(plan: &Plan) -> Vec<&Decision> {
         let (Some(&a), Some(&b)) = (d.first.first(), d.second.first()) else {
             continue;
         };
-        if plan.together(a, b) {
+        let (ka, kb) = (kernel_of(a), kernel_of(b));
+        if ka.is_some() && ka == kb {
             continue;
         }
-        let (ka, kb) = (kernel_of(a), kernel_of(b));
         last.insert((ka.min(kb), ka.max(kb)), index);
     }
     let mut chosen: Vec<usize> = last.into_values().collect();
@@ -458,17 +475,15 @@ fn value_of<'c, 'a>(
     }
 }
 
-/// `loc(X)` -> `X`.
-fn loc_inner(text: &str) -> &str {
-    text.trim()
-        .strip_prefix("loc(")
-        .and_then(|t| t.strip_suffix(')'))
-        .unwrap_or(text)
+/// Where fused kernels go: the module body, with the texts already parsed for it.
+struct KernelSink<'c, 'a> {
+    body: BlockRef<'c, 'a>,
+    cache: build::SpecCache<'c>,
 }
 
 fn rewrite<'c, 'a>(
     func: OperationRef<'c, 'a>,
-    module_body: BlockRef<'c, 'a>,
+    sink: &mut KernelSink<'c, 'a>,
     extracted: &ExtractedGraph<'c, 'a>,
     model: &FuncModel,
     plan: &Plan,
@@ -513,17 +528,12 @@ fn rewrite<'c, 'a>(
             let metadata = Attribute::parse(context, &quote(&name))
                 .ok_or("cannot build the location metadata")?;
             let location = Location::fused(context, &member_locs, metadata);
-            let mut graph = kernel.kernel.graph.clone();
-            graph.name = name.clone();
-            let text = graph.to_mlir();
-            let text = format!(
-                "{} loc({})\n",
-                text.trim_end(),
-                loc_inner(&location.to_string())
-            );
-            if !raw::append_parsed(&func, module_body, &text, "<fuse>") {
-                return Err(format!("the fused AscGraph @{name} does not parse"));
-            }
+            let mut spec = kernel.kernel.graph.to_func_spec();
+            spec.name = name.clone();
+            // The kernel's arguments and return have no source text of their own: like
+            // the kernel, they are located at its members.
+            build::append_func(&mut sink.cache, sink.body, &spec, location)
+                .map_err(|e| format!("the fused AscGraph {e}"))?;
             locations.insert(index, location);
         }
         outcome.names.push(name);

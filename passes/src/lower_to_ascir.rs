@@ -22,7 +22,7 @@ use crate::statistics;
 use autofuse_core::catalogue::{lookup, Category, Dialect};
 use autofuse_core::graph::TensorType;
 use autofuse_core::lowering::{kernel_kind, lower_op};
-use autofuse_mlir::{diagnostics, extract, raw};
+use autofuse_mlir::{build, diagnostics, extract, raw};
 use melior::ir::{
     attribute::FlatSymbolRefAttribute, block::BlockLike, operation::OperationBuilder,
     operation::OperationLike, Identifier, OperationRef, Value,
@@ -49,6 +49,8 @@ pub const PASS: PassInfo = PassInfo {
 fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
     let remarks = diagnostics::or_error(module.location(), options.get_bool("remarks", true))?;
     let body = extract::module_body(module).ok_or(())?;
+    // Kernels repeat the same attribute and type texts: parse each once per run.
+    let mut cache = build::SpecCache::new(&module);
     let mut counter = extract::functions(body)
         .iter()
         .filter(|f| extract::function_name(f).starts_with("autofuse_"))
@@ -63,9 +65,6 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
             continue;
         };
         let graph = &extracted.graph;
-        // The AscGraphs of this function, parsed in one go after the loop: one parser
-        // run per kernel costs more than building the kernels.
-        let mut pending: Vec<(String, &OperationRef, &str)> = Vec::new();
         for (node, op) in graph.nodes.iter().zip(&extracted.ops) {
             let Some(spec) = lookup(&node.op) else {
                 continue;
@@ -108,7 +107,17 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
                     }
                 }
                 Ok(ascgraph) => {
-                    pending.push((ascgraph.to_mlir(), op, &node.op));
+                    // The kernel's arguments and return have no source text of their
+                    // own: they take the location of the op the kernel replaces.
+                    let spec = ascgraph.to_func_spec();
+                    if let Err(e) = build::append_func(&mut cache, body, &spec, op.location()) {
+                        diagnostics::error(
+                            op.location(),
+                            format!("internal error: the AscGraph of '{}': {e}", node.op),
+                        );
+                        ok = false;
+                        continue;
+                    }
                     if replace_with_call(op, &name).is_err() {
                         diagnostics::error(
                             op.location(),
@@ -121,19 +130,6 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
                     lowered += 1;
                 }
             }
-        }
-        let batch: String = pending.iter().map(|(text, _, _)| text.as_str()).collect();
-        if !pending.is_empty() && !raw::append_parsed(&func, body, &batch, "<lower-to-ascir>") {
-            // Name the op whose AscGraph is wrong (never expected: an internal error).
-            for (text, op, name) in &pending {
-                if !raw::append_parsed(&func, body, text, "<lower-to-ascir>") {
-                    diagnostics::error(
-                        op.location(),
-                        format!("internal error: the AscGraph of '{name}' does not parse"),
-                    );
-                }
-            }
-            ok = false;
         }
     }
     statistics::add(

@@ -17,15 +17,19 @@
 // CHECK-NEXT: %[[S:.*]] = "ascir.store"(%[[A]])
 // CHECK-NEXT: %[[O:.*]] = "ascir.output"(%[[S]]) {index = 0 : i64
 // CHECK-NEXT: return %[[O]]
-// The call and the kernel carry the fused location of the calls they replace; nodes
-// keep their op's location.
+// The call and the kernel (with its arguments and return) carry the fused location of
+// the calls they replace; nodes keep their op's location. MLIR prints the aliases that
+// argument locations use before the module.
+// LOC-DAG: #[[$EXPLOC:loc[0-9]+]] = loc({{.*}}fuse.mlir":[[# @LINE+11]]:8)
+// LOC-DAG: #[[$ABSLOC:loc[0-9]+]] = loc({{.*}}fuse.mlir":[[# @LINE+11]]:8)
+// LOC-DAG: #[[$FUSED:loc[0-9]+]] = loc(fused<"autofuse_pointwise_0_Exp_Abs">[#[[$EXPLOC]], #[[$ABSLOC]]])
 // LOC-LABEL: func.func @chain
-// LOC: call @autofuse_pointwise_0_Exp_Abs(%arg0) {{.*}} loc(#[[FUSED:loc[0-9]+]])
-// LOC: "ascir.exp"{{.*}} loc(#[[EXPLOC:loc[0-9]+]])
-// LOC: "ascir.abs"{{.*}} loc(#[[ABSLOC:loc[0-9]+]])
-// LOC-DAG: #[[EXPLOC]] = loc({{.*}}fuse.mlir":[[# @LINE+4]]:8)
-// LOC-DAG: #[[ABSLOC]] = loc({{.*}}fuse.mlir":[[# @LINE+4]]:8)
-// LOC-DAG: #[[FUSED]] = loc(fused<"autofuse_pointwise_0_Exp_Abs">[#[[EXPLOC]], #[[ABSLOC]]])
+// LOC: call @autofuse_pointwise_0_Exp_Abs(%arg0) {{.*}} loc(#[[$FUSED]])
+// LOC: func.func @autofuse_pointwise_0_Exp_Abs(%arg0: {{.*}} loc(fused<"autofuse_pointwise_0_Exp_Abs">[#[[$EXPLOC]], #[[$ABSLOC]]]))
+// LOC: "ascir.exp"{{.*}} loc(#[[$EXPLOC]])
+// LOC: "ascir.abs"{{.*}} loc(#[[$ABSLOC]])
+// LOC: return {{.*}} loc(#[[$FUSED]])
+// LOC-NEXT: } loc(#[[$FUSED]])
 func.func @chain(%x: tensor<?x16xf32>) -> tensor<?x16xf32> {
   %0 = "ascend.exp"(%x) : (tensor<?x16xf32>) -> tensor<?x16xf32>
   %1 = "ascend.abs"(%0) : (tensor<?x16xf32>) -> tensor<?x16xf32>

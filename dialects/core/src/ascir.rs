@@ -1,6 +1,8 @@
 //! The in-memory form of one AscGraph (a `func.func` carrying `ascir.axes`), both
-//! directions: built by `--lower-to-ascir` and printed to MLIR text, and read back from
-//! an extracted function for the AscIR interpreter and later passes.
+//! directions: built by `--lower-to-ascir` and described as a `FuncSpec` (the texts of
+//! its types, attributes and locations, op by op), which is printed to MLIR text or
+//! built in place by `autofuse_mlir::build`; and read back from an extracted function
+//! for the AscIR interpreter and later passes.
 //!
 //! Conventions (GE's hint form): every node shares one loop nest (`sched_axis` = all
 //! axes); every value has a view over those axes: `repeats` (extent, 1 = broadcast or
@@ -195,16 +197,9 @@ impl AscGraph {
         )
     }
 
-    /// Prints the AscGraph as a `func.func`.
-    pub fn to_mlir(&self) -> String {
-        let mut out = String::new();
-        let args: Vec<String> = self
-            .inputs
-            .iter()
-            .enumerate()
-            .map(|(i, t)| format!("%arg{i}: {}", t.to_mlir()))
-            .collect();
-        let results: Vec<String> = self.outputs.iter().map(TensorType::to_mlir).collect();
+    /// The AscGraph as a structured `func.func` (the one description both the printer
+    /// and the IR builder of `autofuse-mlir` work from).
+    pub fn to_func_spec(&self) -> FuncSpec {
         let axes: Vec<String> = self
             .axes
             .iter()
@@ -221,93 +216,74 @@ impl AscGraph {
             })
             .collect();
         let sizes: Vec<String> = self.sizes.iter().map(|s| quote(s)).collect();
-        let ops: Vec<String> = self.source_ops.iter().map(|s| quote(s)).collect();
-        let _ = writeln!(
-            out,
-            "func.func @{}({}) -> ({}) attributes {{ascir.axes = [{}], ascir.form = \"hint\", ascir.ops = [{}], ascir.sizes = [{}]}} {{",
-            self.name,
-            args.join(", "),
-            results.join(", "),
-            axes.join(", "),
-            ops.join(", "),
-            sizes.join(", ")
-        );
+        let source_ops: Vec<String> = self.source_ops.iter().map(|s| quote(s)).collect();
+        let attrs = vec![
+            ("ascir.axes".to_string(), format!("[{}]", axes.join(", "))),
+            ("ascir.form".to_string(), "\"hint\"".to_string()),
+            (
+                "ascir.ops".to_string(),
+                format!("[{}]", source_ops.join(", ")),
+            ),
+            ("ascir.sizes".to_string(), format!("[{}]", sizes.join(", "))),
+        ];
         let sched: Vec<String> = self.sched_axis().iter().map(|a| a.to_string()).collect();
         let sched = format!("[{}]", sched.join(", "));
-        let mut returns = vec![String::new(); self.outputs.len()];
+        let mut returns = vec![None; self.outputs.len()];
+        let mut ops = Vec::with_capacity(self.nodes.len());
         for (i, node) in self.nodes.iter().enumerate() {
-            let mut attrs: Vec<String> = Vec::new();
-            let operands: Vec<String>;
-            let operand_types: Vec<String>;
+            let mut attrs = Vec::with_capacity(node.attrs.len() + 2);
+            let operands: Vec<OperandSpec>;
             let result_type: String;
             match node.op.as_str() {
+                // A `data` node reads its kernel input whatever its operand list says.
                 "data" => {
                     let index = node.index.unwrap_or(0);
-                    operands = vec![format!("%arg{index}")];
-                    operand_types = vec![self
-                        .inputs
-                        .get(index)
-                        .map(TensorType::to_mlir)
-                        .unwrap_or_default()];
+                    operands = vec![OperandSpec::Arg(index)];
                     result_type = Self::node_type(node).to_mlir();
-                    attrs.push(format!("index = {index} : i64"));
+                    attrs.push(("index".to_string(), format!("{index} : i64")));
                 }
                 "output" => {
                     let index = node.index.unwrap_or(0);
-                    operands = node.operands.iter().map(|o| format!("%{o}")).collect();
-                    operand_types = node
-                        .operands
-                        .iter()
-                        .map(|&o| Self::node_type(&self.nodes[o]).to_mlir())
-                        .collect();
+                    operands = node.operands.iter().map(|&o| OperandSpec::Op(o)).collect();
                     result_type = self
                         .outputs
                         .get(index)
                         .map(TensorType::to_mlir)
                         .unwrap_or_default();
-                    attrs.push(format!("index = {index} : i64"));
+                    attrs.push(("index".to_string(), format!("{index} : i64")));
                     if let Some(slot) = returns.get_mut(index) {
-                        *slot = format!("%{i}");
+                        *slot = Some(i);
                     }
                 }
                 _ => {
-                    operands = node.operands.iter().map(|o| format!("%{o}")).collect();
-                    operand_types = node
-                        .operands
-                        .iter()
-                        .map(|&o| Self::node_type(&self.nodes[o]).to_mlir())
-                        .collect();
+                    operands = node.operands.iter().map(|&o| OperandSpec::Op(o)).collect();
                     result_type = Self::node_type(node).to_mlir();
-                    attrs.push(format!("sched_axis = {sched}"));
+                    attrs.push(("sched_axis".to_string(), sched.clone()));
                 }
             }
-            attrs.push(format!("view = {}", node.view.to_mlir()));
-            for (k, v) in &node.attrs {
-                attrs.push(format!("{k} = {v}"));
-            }
-            let loc = node
-                .loc
-                .as_deref()
-                .map(|l| format!(" {l}"))
-                .unwrap_or_default();
-            let _ = writeln!(
-                out,
-                "  %{i} = \"ascir.{}\"({}) {{{}}} : ({}) -> {}{loc}",
-                node.op,
-                operands.join(", "),
-                attrs.join(", "),
-                operand_types.join(", "),
-                result_type
-            );
+            attrs.push(("view".to_string(), node.view.to_mlir()));
+            attrs.extend(node.attrs.iter().cloned());
+            ops.push(OpSpec {
+                name: format!("ascir.{}", node.op),
+                operands,
+                attrs,
+                result_type,
+                loc: node.loc.clone(),
+            });
         }
-        let _ = writeln!(
-            out,
-            "  return {} : {}",
-            returns.join(", "),
-            results.join(", ")
-        );
-        out.push_str("}\n");
-        out
+        FuncSpec {
+            name: self.name.clone(),
+            arg_types: self.inputs.iter().map(TensorType::to_mlir).collect(),
+            result_types: self.outputs.iter().map(TensorType::to_mlir).collect(),
+            attrs,
+            ops,
+            returns,
+        }
+    }
+
+    /// Prints the AscGraph as a `func.func`.
+    pub fn to_mlir(&self) -> String {
+        self.to_func_spec().to_mlir()
     }
 
     /// Reads an AscGraph from an extracted function and its attributes.
@@ -441,5 +417,173 @@ fn attr_text(value: &AttrValue) -> String {
         AttrValue::Str(s) => quote(s),
         AttrValue::Other(t) => t.clone(),
         other => format!("{other:?}"),
+    }
+}
+
+/// An operand of an op of a [`FuncSpec`]: a function argument or the (single) result of
+/// an earlier op.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OperandSpec {
+    Arg(usize),
+    Op(usize),
+}
+
+/// One op of a [`FuncSpec`], with one result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpSpec {
+    /// The full op name (`ascir.load`).
+    pub name: String,
+    pub operands: Vec<OperandSpec>,
+    /// (name, MLIR attribute text), in printing order.
+    pub attrs: Vec<(String, String)>,
+    /// MLIR type text of the result.
+    pub result_type: String,
+    /// MLIR location text (`loc(...)`); `None` leaves the location to whoever builds it.
+    pub loc: Option<String>,
+}
+
+/// A `func.func` with one block described by the texts of its types and attributes,
+/// so that it can be printed (`to_mlir`) or built op by op without a parser run over
+/// the whole function (`autofuse_mlir::build`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FuncSpec {
+    /// The symbol name, without `@`.
+    pub name: String,
+    pub arg_types: Vec<String>,
+    pub result_types: Vec<String>,
+    /// Function attributes (name, MLIR attribute text), in printing order.
+    pub attrs: Vec<(String, String)>,
+    pub ops: Vec<OpSpec>,
+    /// The op whose result each function result returns; `None` when no op gives that
+    /// result (a malformed graph: printed as an empty operand, refused by the builder).
+    pub returns: Vec<Option<usize>>,
+}
+
+impl FuncSpec {
+    /// The type text of an operand (what the value was declared with).
+    pub fn operand_type(&self, operand: OperandSpec) -> &str {
+        match operand {
+            OperandSpec::Arg(i) => self.arg_types.get(i),
+            OperandSpec::Op(i) => self.ops.get(i).map(|op| &op.result_type),
+        }
+        .map_or("", String::as_str)
+    }
+
+    /// Prints the function in MLIR's generic op form for the body, one op per line.
+    pub fn to_mlir(&self) -> String {
+        let mut out = String::new();
+        let args: Vec<String> = self
+            .arg_types
+            .iter()
+            .enumerate()
+            .map(|(i, t)| format!("%arg{i}: {t}"))
+            .collect();
+        let attrs: Vec<String> = self
+            .attrs
+            .iter()
+            .map(|(k, v)| format!("{k} = {v}"))
+            .collect();
+        let results = self.result_types.join(", ");
+        let _ = writeln!(
+            out,
+            "func.func @{}({}) -> ({results}) attributes {{{}}} {{",
+            self.name,
+            args.join(", "),
+            attrs.join(", ")
+        );
+        let operand_name = |operand: &OperandSpec| match operand {
+            OperandSpec::Arg(i) => format!("%arg{i}"),
+            OperandSpec::Op(i) => format!("%{i}"),
+        };
+        for (i, op) in self.ops.iter().enumerate() {
+            let operands: Vec<String> = op.operands.iter().map(operand_name).collect();
+            let operand_types: Vec<&str> =
+                op.operands.iter().map(|&o| self.operand_type(o)).collect();
+            let attrs: Vec<String> = op.attrs.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+            let loc = op
+                .loc
+                .as_deref()
+                .map(|l| format!(" {l}"))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "  %{i} = \"{}\"({}) {{{}}} : ({}) -> {}{loc}",
+                op.name,
+                operands.join(", "),
+                attrs.join(", "),
+                operand_types.join(", "),
+                op.result_type
+            );
+        }
+        let returns: Vec<String> = self
+            .returns
+            .iter()
+            .map(|r| r.map(|i| format!("%{i}")).unwrap_or_default())
+            .collect();
+        let _ = writeln!(out, "  return {} : {results}", returns.join(", "));
+        out.push_str("}\n");
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::Dim;
+    use std::collections::BTreeMap;
+
+    /// The printed form is parsed by the tests and read by people: pin it.
+    #[test]
+    fn prints_the_spec_as_generic_ops() {
+        let ty = TensorType::new(
+            DType::F32,
+            vec![
+                Dim::Known(Expr::parse("s0").unwrap()),
+                Dim::Known(Expr::constant(16)),
+            ],
+        );
+        let mut graph = crate::lowering::lower_op(
+            "ascend.exp",
+            &BTreeMap::new(),
+            std::slice::from_ref(&ty),
+            std::slice::from_ref(&ty),
+            Some("loc(\"x.mlir\":3:7)".into()),
+            "k",
+        )
+        .unwrap();
+        graph.nodes[1].loc = None;
+        let text = graph.to_mlir();
+        assert_eq!(text, graph.to_func_spec().to_mlir());
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), graph.nodes.len() + 3);
+        assert_eq!(
+            lines[0],
+            "func.func @k(%arg0: tensor<?x16xf32, #ascend.dims<[\"s0\", \"16\"]>>) -> \
+             (tensor<?x16xf32, #ascend.dims<[\"s0\", \"16\"]>>) attributes \
+             {ascir.axes = [#ascir.axis<0, \"z0\", \"s0\", \"original\", []>, \
+             #ascir.axis<1, \"z1\", \"16\", \"original\", []>], ascir.form = \"hint\", \
+             ascir.ops = [\"Exp\"], ascir.sizes = [\"s0\"]} {"
+        );
+        assert_eq!(
+            lines[1],
+            "  %0 = \"ascir.data\"(%arg0) {index = 0 : i64, view = #ascir.view<[0, 1], \
+             [\"s0\", \"16\"], [\"16\", \"1\"]>} : (tensor<?x16xf32, #ascend.dims<[\"s0\", \
+             \"16\"]>>) -> tensor<?x16xf32> loc(\"x.mlir\":3:7)"
+        );
+        assert!(
+            lines[2].starts_with("  %1 = \"ascir.load\"(%0) {"),
+            "{}",
+            lines[2]
+        );
+        assert!(lines[2].contains("sched_axis = [0, 1], view = #ascir.view<"));
+        assert!(lines[2].ends_with(": (tensor<?x16xf32>) -> tensor<?x16xf32>"));
+        assert_eq!(
+            lines[lines.len() - 2],
+            format!(
+                "  return %{} : tensor<?x16xf32, #ascend.dims<[\"s0\", \"16\"]>>",
+                graph.nodes.len() - 1
+            )
+        );
+        assert_eq!(lines[lines.len() - 1], "}");
     }
 }

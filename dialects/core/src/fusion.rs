@@ -453,10 +453,6 @@ fn is_ub(op: &str) -> bool {
     !matches!(op, "data" | "store" | "output" | "workspace")
 }
 
-/// Merges kernel `b` into kernel `a` (`a` first in program order: `b` may read `a`'s
-/// outputs, never the reverse). `keep(v)` says whether an output value must still be
-/// written to GM (someone outside the pair reads it, or the graph returns it).
-/// `number` is the kernel number of the result's name.
 /// A copy of `node` with another view and operands (without cloning the old view, whose
 /// symbolic expressions are the bulk of a node).
 fn node_with(node: &AscNode, view: View, operands: Vec<usize>) -> AscNode {
@@ -471,12 +467,32 @@ fn node_with(node: &AscNode, view: View, operands: Vec<usize>) -> AscNode {
     }
 }
 
+/// Merges kernel `b` into kernel `a` (`a` first in program order: `b` may read `a`'s
+/// outputs, never the reverse). `keep(v)` says whether an output value must still be
+/// written to GM (someone outside the pair reads it, or the graph returns it).
+/// `number` is the kernel number of the result's name.
 pub fn merge_kernels(
     a: &Kernel,
     b: &Kernel,
     keep: &dyn Fn(ValueId) -> bool,
     env: &ShapeEnv,
     number: usize,
+) -> Result<Merged, Refusal> {
+    let mut merged = merge_checked(&mut a.clone(), b, keep, env)?;
+    let graph = &mut merged.kernel.graph;
+    graph.name = kernel_name(kernel_kind(graph), number, &graph.source_ops);
+    Ok(merged)
+}
+
+/// [`merge_kernels`] taking `a`'s nodes, leaving the result unnamed: on success they have moved into the result
+/// (what is left of `a` is to be dropped); a refusal leaves `a` unchanged. The solver
+/// grows kernels by merging them with one op at a time; moving `a`'s nodes instead of
+/// copying them makes each step cost the size of the op, not of the kernel.
+fn merge_checked(
+    a: &mut Kernel,
+    b: &Kernel,
+    keep: &dyn Fn(ValueId) -> bool,
+    env: &ShapeEnv,
 ) -> Result<Merged, Refusal> {
     let mismatch = |detail: String| Refusal {
         rule: Rule::AxisMismatch,
@@ -629,53 +645,76 @@ pub fn merge_kernels(
     // 4. The merged node list: a's nodes, then b's, reading a's values directly.
     // Most UB tiles of a kernel have one shape: their dense strides are computed once.
     let last_tile: std::cell::RefCell<Option<View>> = std::cell::RefCell::new(None);
-    let remap = |node: &AscNode, map: &HashMap<i64, Option<usize>>| -> Result<View, Refusal> {
-        let view = remap_view(&node.view, map, n).map_err(mismatch)?;
-        if !is_ub(&node.op) {
-            return Ok(view);
-        }
+    let dense = |view: View| -> View {
         let mut last = last_tile.borrow_mut();
         if let Some(tile) = last.as_ref().filter(|t| t.repeats == view.repeats) {
-            return Ok(tile.clone());
+            return tile.clone();
         }
         let tile = View::contiguous(view.axis, view.repeats);
         *last = Some(tile.clone());
-        Ok(tile)
+        tile
     };
-    let mut nodes: Vec<AscNode> = Vec::new();
-    // The graph value bound to a data or output node.
-    let mut bound: Vec<Option<ValueId>> = Vec::new();
+    let remap = |node: &AscNode, map: &HashMap<i64, Option<usize>>| -> Result<View, Refusal> {
+        let view = remap_view(&node.view, map, n).map_err(mismatch)?;
+        Ok(if is_ub(&node.op) { dense(view) } else { view })
+    };
+    // When `a`'s loop nest is the merged one, axis for axis, and its tiles are already
+    // dense, remapping leaves its nodes unchanged: they move into the result instead of
+    // being copied, so growing a kernel one op at a time costs the size of the op.
+    let nest: Vec<i64> = (0..n as i64).collect();
+    let a_in_place = base_is_a
+        && a.graph.axes.iter().map(|x| x.id).eq(nest.iter().copied())
+        && a.graph.nodes.iter().all(|node| {
+            node.view.axis == nest
+                && (!is_ub(&node.op) || dense(node.view.clone()).strides == node.view.strides)
+        });
+    let a_copies: Vec<AscNode> = if a_in_place {
+        Vec::new()
+    } else {
+        let mut copies = Vec::with_capacity(a.graph.nodes.len());
+        for node in &a.graph.nodes {
+            copies.push(node_with(node, remap(node, &a_map)?, node.operands.clone()));
+        }
+        copies
+    };
+    let a_len = a.graph.nodes.len();
+    // The graph value bound to a data or output node; every one must have a value and
+    // a type (checked here, before anything is moved, so that later steps cannot fail).
+    let mut bound: Vec<Option<ValueId>> = Vec::with_capacity(a_len + b.graph.nodes.len());
     let mut input_types: HashMap<ValueId, TensorType> = HashMap::new();
     let mut output_types: HashMap<ValueId, TensorType> = HashMap::new();
-    let mut a_at = Vec::with_capacity(a.graph.nodes.len());
+    let mut bind = |node: &AscNode, k: &Kernel| -> Result<Option<ValueId>, Refusal> {
+        let (values, types, known) = match node.op.as_str() {
+            "data" => (&k.inputs, &k.graph.inputs, &mut input_types),
+            "output" => (&k.outputs, &k.graph.outputs, &mut output_types),
+            _ => return Ok(None),
+        };
+        let index = node.index.unwrap_or(usize::MAX);
+        match (values.get(index), types.get(index)) {
+            (Some(&v), Some(t)) => {
+                known.entry(v).or_insert_with(|| t.clone());
+                Ok(Some(v))
+            }
+            _ => Err(mismatch(format!(
+                "a {} node without a kernel {} and its type",
+                node.op,
+                if node.op == "data" { "input" } else { "output" }
+            ))),
+        }
+    };
     for node in &a.graph.nodes {
-        let m = node_with(
-            node,
-            remap(node, &a_map)?,
-            node.operands.iter().map(|&o| a_at[o]).collect(),
-        );
-        bound.push(match (node.op.as_str(), node.index) {
-            ("data", Some(i)) => {
-                let v = a.inputs.get(i).copied();
-                if let (Some(v), Some(t)) = (v, a.graph.inputs.get(i)) {
-                    input_types.insert(v, t.clone());
-                }
-                v
-            }
-            ("output", Some(i)) => {
-                let v = a.outputs.get(i).copied();
-                if let (Some(v), Some(t)) = (v, a.graph.outputs.get(i)) {
-                    output_types.insert(v, t.clone());
-                }
-                v
-            }
-            _ => None,
-        });
-        a_at.push(nodes.len());
-        nodes.push(m);
+        bound.push(bind(node, a)?);
     }
-    let a_nodes: Vec<usize> = (0..nodes.len()).collect();
+    // Nodes of `a` as they appear in the result.
+    let a_node = |i: usize| -> &AscNode {
+        if a_in_place {
+            &a.graph.nodes[i]
+        } else {
+            &a_copies[i]
+        }
+    };
     let mut b_nodes = Vec::new();
+    let mut b_copies: Vec<AscNode> = Vec::new();
     let mut b_at: Vec<Placed> = Vec::with_capacity(b.graph.nodes.len());
     for (i, node) in b.graph.nodes.iter().enumerate() {
         if let ("data", Some(j)) = (node.op.as_str(), node.index) {
@@ -684,7 +723,7 @@ pub fn merge_kernels(
                 let Some((_, value)) = stored_value(&a.graph, k) else {
                     return refuse(Rule::AxisMismatch, format!("output #{k} is never stored"));
                 };
-                b_at.push(Placed::Replaced(a_at[value]));
+                b_at.push(Placed::Replaced(value));
                 continue;
             }
         }
@@ -709,7 +748,7 @@ pub fn merge_kernels(
                 .iter()
                 .find(|(k, _)| k == "offset")
                 .is_none_or(|(_, v)| v == "\"0\"");
-            let computed = &nodes[value];
+            let computed = a_node(value);
             let same_tile = computed.view.repeats.len() == view.repeats.len()
                 && computed
                     .view
@@ -740,29 +779,26 @@ pub fn merge_kernels(
             b_at.push(Placed::Node(value));
             continue;
         }
-        let m = node_with(node, view, operands);
-        bound.push(match (node.op.as_str(), node.index) {
-            ("data", Some(j)) => {
-                let v = b.inputs.get(j).copied();
-                if let (Some(v), Some(t)) = (v, b.graph.inputs.get(j)) {
-                    input_types.insert(v, t.clone());
-                }
-                v
-            }
-            ("output", Some(j)) => {
-                let v = b.outputs.get(j).copied();
-                if let (Some(v), Some(t)) = (v, b.graph.outputs.get(j)) {
-                    output_types.insert(v, t.clone());
-                }
-                v
-            }
-            _ => None,
-        });
-        b_at.push(Placed::Node(nodes.len()));
-        b_nodes.push(nodes.len());
-        nodes.push(m);
+        bound.push(bind(node, b)?);
+        let at = a_len + b_copies.len();
+        b_at.push(Placed::Node(at));
+        b_nodes.push(at);
+        b_copies.push(node_with(node, view, operands));
     }
-
+    let a_nodes: Vec<usize> = (0..a_len).collect();
+    let source_ops: Vec<String> = a
+        .graph
+        .source_ops
+        .iter()
+        .chain(&b.graph.source_ops)
+        .cloned()
+        .collect();
+    let mut nodes = if a_in_place {
+        std::mem::take(&mut a.graph.nodes)
+    } else {
+        a_copies
+    };
+    nodes.extend(b_copies);
     let mut graph = AscGraph {
         name: String::new(),
         axes,
@@ -770,27 +806,26 @@ pub fn merge_kernels(
         inputs: Vec::new(),
         outputs: Vec::new(),
         nodes,
-        source_ops: a
-            .graph
-            .source_ops
-            .iter()
-            .chain(&b.graph.source_ops)
-            .cloned()
-            .collect(),
+        source_ops,
     };
 
     // 5. TilingGroups of both sides, in the merged loop nest.
     let group_of = |part: &[usize]| tiling_group::graph_group(&graph, Some(part), Mode::CanFuse);
-    let (ga, gb) = match (group_of(&a_nodes), group_of(&b_nodes)) {
-        (Ok(ga), Ok(gb)) => (ga, gb),
-        (Err(e), _) | (_, Err(e)) => return refuse(Rule::TilingGroupConflict, e.to_string()),
+    let conflict = match (group_of(&a_nodes), group_of(&b_nodes)) {
+        (Ok(ga), Ok(gb)) => tiling_group::merge(&ga, &gb, Mode::CanFuse).err(),
+        (Err(e), _) | (_, Err(e)) => Some(e),
     };
-    tiling_group::merge(&ga, &gb, Mode::CanFuse).map_err(|e| Refusal {
-        rule: Rule::TilingGroupConflict,
-        detail: e.to_string(),
-    })?;
+    if let Some(e) = conflict {
+        if a_in_place {
+            // Give `a` its nodes back, unchanged.
+            graph.nodes.truncate(a_len);
+            a.graph.nodes = graph.nodes;
+        }
+        return refuse(Rule::TilingGroupConflict, e.to_string());
+    }
 
-    // 6. Drop outputs nobody outside needs, dead nodes and duplicates.
+    // 6. Drop outputs nobody outside needs, dead nodes and duplicates. Nothing below can
+    // refuse: `a`'s nodes may have moved into the result.
     let mut live = vec![false; graph.nodes.len()];
     let mut stack: Vec<usize> = Vec::new();
     for (i, node) in graph.nodes.iter().enumerate() {
@@ -812,7 +847,9 @@ pub fn merge_kernels(
     // views are canonical (expressions in canonical form), so structural equality is
     // equality of the printed IR.
     let data_binding = |i: usize, node: &AscNode| if node.op == "data" { bound[i] } else { None };
-    let mut seen: HashMap<u64, Vec<usize>> = HashMap::new();
+    // First node per hash; nodes whose hash collides with an unequal node go to a list.
+    let mut seen: HashMap<u64, usize> = HashMap::with_capacity(graph.nodes.len());
+    let mut collided: Vec<(u64, usize)> = Vec::new();
     for i in 0..graph.nodes.len() {
         if !live[i] {
             continue;
@@ -830,50 +867,56 @@ pub fn merge_kernels(
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         (&node.op, &node.operands, node.dtype, &node.attrs, binding).hash(&mut hasher);
         let key = hasher.finish();
-        let same = seen.get(&key).and_then(|list| {
-            list.iter().copied().find(|&j| {
-                let other = &graph.nodes[j];
-                other.op == node.op
-                    && other.operands == node.operands
-                    && other.dtype == node.dtype
-                    && other.view == node.view
-                    && other.attrs == node.attrs
-                    && data_binding(j, other) == binding
-            })
-        });
+        let equal_node = |j: usize| {
+            let other = &graph.nodes[j];
+            other.op == node.op
+                && other.operands == node.operands
+                && other.dtype == node.dtype
+                && other.view == node.view
+                && other.attrs == node.attrs
+                && data_binding(j, other) == binding
+        };
+        let same = match seen.get(&key) {
+            None => None,
+            Some(&j) if equal_node(j) => Some(j),
+            Some(_) => collided
+                .iter()
+                .filter(|(k, _)| *k == key)
+                .map(|&(_, j)| j)
+                .find(|&j| equal_node(j)),
+        };
         match same {
             Some(first) => {
                 replacement[i] = first;
                 live[i] = false;
             }
-            None => seen.entry(key).or_default().push(i),
+            None if seen.contains_key(&key) => collided.push((key, i)),
+            None => {
+                seen.insert(key, i);
+            }
         }
     }
     let mut new_index = vec![usize::MAX; graph.nodes.len()];
-    let mut kept_nodes = Vec::new();
+    let mut kept_nodes = Vec::with_capacity(graph.nodes.len());
     let mut inputs: Vec<ValueId> = Vec::new();
     let mut outputs: Vec<ValueId> = Vec::new();
-    for (i, node) in std::mem::take(&mut graph.nodes).into_iter().enumerate() {
+    for (i, mut node) in std::mem::take(&mut graph.nodes).into_iter().enumerate() {
         if !live[i] {
             continue;
         }
-        let mut node = node;
-        node.operands = node.operands.iter().map(|&o| new_index[o]).collect();
-        match node.op.as_str() {
-            "data" => {
-                let Some(v) = bound[i] else {
-                    return refuse(Rule::AxisMismatch, "a data node without an input");
-                };
+        for o in node.operands.iter_mut() {
+            *o = new_index[*o];
+        }
+        // Data and output nodes have a bound value (checked in step 4).
+        match (node.op.as_str(), bound[i]) {
+            ("data", Some(v)) => {
                 let index = inputs.iter().position(|x| *x == v).unwrap_or_else(|| {
                     inputs.push(v);
                     inputs.len() - 1
                 });
                 node.index = Some(index);
             }
-            "output" => {
-                let Some(v) = bound[i] else {
-                    return refuse(Rule::AxisMismatch, "an output node without a value");
-                };
+            ("output", Some(v)) => {
                 outputs.push(v);
                 node.index = Some(outputs.len() - 1);
             }
@@ -883,16 +926,15 @@ pub fn merge_kernels(
         kept_nodes.push(node);
     }
     graph.nodes = kept_nodes;
+    // Every bound value has a type (checked in step 4).
     graph.inputs = inputs
         .iter()
-        .map(|v| input_types.get(v).cloned())
-        .collect::<Option<_>>()
-        .ok_or_else(|| mismatch("an input without a type".into()))?;
+        .filter_map(|v| input_types.get(v).cloned())
+        .collect();
     graph.outputs = outputs
         .iter()
-        .map(|v| output_types.get(v).cloned())
-        .collect::<Option<_>>()
-        .ok_or_else(|| mismatch("an output without a type".into()))?;
+        .filter_map(|v| output_types.get(v).cloned())
+        .collect();
     let mut sizes = BTreeSet::new();
     for axis in &graph.axes {
         axis.size.collect_symbols(&mut sizes);
@@ -910,7 +952,6 @@ pub fn merge_kernels(
         }
     }
     graph.sizes = sizes.into_iter().collect();
-    graph.name = kernel_name(kernel_kind(&graph), number, &graph.source_ops);
     Ok(Merged {
         kernel: Kernel {
             graph,
@@ -1073,8 +1114,9 @@ impl Solver<'_> {
         ids
     }
 
+    /// The program position of a group: its first member (members are kept sorted).
     fn pos(&self, g: usize) -> usize {
-        self.groups[g].members.iter().copied().min().unwrap_or(0)
+        self.groups[g].members.first().copied().unwrap_or(0)
     }
 
     fn inputs(&self, g: usize) -> Vec<ValueId> {
@@ -1115,13 +1157,6 @@ impl Solver<'_> {
         self.groups[g].kernel.is_some()
     }
 
-    /// Whether value `v` must stay in GM if units `members` become one kernel.
-    fn needed_outside(&self, v: ValueId, members: &BTreeSet<usize>) -> bool {
-        self.returned[v]
-            || self.consumers[v].is_empty()
-            || self.consumers[v].iter().any(|u| !members.contains(u))
-    }
-
     fn bytes(&self, v: ValueId) -> Expr {
         self.value_bytes
             .get(v)
@@ -1154,32 +1189,33 @@ impl Solver<'_> {
 
     /// GM bytes saved by fusing `a` and `b`: traffic of both minus that of the union.
     fn saved(&self, a: usize, b: usize) -> Expr {
-        let members: BTreeSet<usize> = self.groups[a]
-            .members
-            .iter()
-            .chain(&self.groups[b].members)
-            .copied()
-            .collect();
         let distinct = |list: Vec<ValueId>| list.into_iter().collect::<BTreeSet<_>>();
         let (ia, oa) = (distinct(self.inputs(a)), distinct(self.outputs(a)));
         let (ib, ob) = (distinct(self.inputs(b)), distinct(self.outputs(b)));
-        let mut before = Expr::constant(0);
+        // How often each value's bytes count before minus after, summed symbolically
+        // once per value (symbolic sums allocate; a pair touches few values).
+        let mut times: BTreeMap<ValueId, i64> = BTreeMap::new();
         for v in ia.iter().chain(&oa).chain(&ib).chain(&ob) {
-            before = before + self.bytes(*v);
+            *times.entry(*v).or_insert(0) += 1;
         }
         let produced: BTreeSet<ValueId> = oa.union(&ob).copied().collect();
-        let mut after = Expr::constant(0);
         for v in ia.union(&ib) {
             if !produced.contains(v) {
-                after = after + self.bytes(*v);
+                *times.entry(*v).or_insert(0) -= 1;
             }
         }
         for v in &produced {
-            if self.needed_outside(*v, &members) {
-                after = after + self.bytes(*v);
+            if self.needed_outside_pair(*v, a, b) {
+                *times.entry(*v).or_insert(0) -= 1;
             }
         }
-        before - after
+        let mut saved = Expr::constant(0);
+        for (v, k) in times {
+            if k != 0 {
+                saved = saved + self.bytes(v) * k;
+            }
+        }
+        saved
     }
 
     /// A third group on a path from one of the pair to the other, if any (the first
@@ -1271,18 +1307,6 @@ impl Solver<'_> {
         out
     }
 
-    fn members_key(&self, a: usize, b: usize) -> (Vec<usize>, Vec<usize>) {
-        let mut ka = self.groups[a].members.clone();
-        let mut kb = self.groups[b].members.clone();
-        ka.sort_unstable();
-        kb.sort_unstable();
-        if ka <= kb {
-            (ka, kb)
-        } else {
-            (kb, ka)
-        }
-    }
-
     /// The pair in program order: a producer before its consumer.
     fn ordered(&self, a: usize, b: usize) -> (usize, usize) {
         let ob = self.outputs(b);
@@ -1307,7 +1331,7 @@ impl Solver<'_> {
 
     /// Checks every rule for the pair and merges on success.
     fn evaluate(
-        &self,
+        &mut self,
         first: usize,
         second: usize,
         limits: &Limits,
@@ -1377,33 +1401,63 @@ impl Solver<'_> {
         if let Err(detail) = concat_pattern(ka, kb, vertical) {
             return refuse(Rule::ConcatPattern, detail);
         }
-        let members: BTreeSet<usize> = self.groups[first]
-            .members
-            .iter()
-            .chain(&self.groups[second].members)
-            .copied()
-            .collect();
-        let keep = |v: ValueId| self.needed_outside(v, &members);
+        // A fused kernel may not store a transposed view, which only the merged
+        // kernel shows: `first`'s kernel must then survive a refusal after the merge.
+        let move_first = !holds_transpose(&ka.graph) && !holds_transpose(&kb.graph);
         let number = self.number(first, fresh).min(self.number(second, fresh));
-        let mut merged = merge_kernels(ka, kb, &keep, env, number)?;
+        let mut merged = if move_first {
+            let Some(mut taken) = self.groups[first].kernel.take() else {
+                return refuse(Rule::NoSharedBuffer, "only kernels fuse");
+            };
+            let result = match &self.groups[second].kernel {
+                Some(kb) => {
+                    let keep = |v: ValueId| self.needed_outside_pair(v, first, second);
+                    merge_checked(&mut taken, kb, &keep, env)
+                }
+                None => refuse(Rule::NoSharedBuffer, "only kernels fuse"),
+            };
+            if result.is_err() {
+                self.groups[first].kernel = Some(taken);
+            }
+            result?
+        } else {
+            let keep = |v: ValueId| self.needed_outside_pair(v, first, second);
+            merge_kernels(ka, kb, &keep, env, number)?
+        };
         if let Some(detail) = transposed_store(&merged.kernel.graph) {
             return refuse(Rule::TransposePattern, detail);
         }
-        // Name the kernel by its original ops in program order.
-        let ops: Vec<String> = members
-            .iter()
-            .flat_map(|&u| {
-                self.model.units[u]
-                    .kernel
-                    .as_ref()
-                    .map(|k| k.source_ops.clone())
-                    .unwrap_or_default()
-            })
-            .collect();
+        // Name the kernel by its original ops in program order (the merge lists
+        // `first`'s ops, then `second`'s: already that order unless they interleave).
+        let (fm, sm) = (&self.groups[first].members, &self.groups[second].members);
+        let in_order = fm.iter().max() < sm.iter().min();
+        if !in_order {
+            let mut members: Vec<usize> = fm.iter().chain(sm).copied().collect();
+            members.sort_unstable();
+            merged.kernel.graph.source_ops = members
+                .iter()
+                .flat_map(|&u| {
+                    self.model.units[u]
+                        .kernel
+                        .as_ref()
+                        .map(|k| k.source_ops.clone())
+                        .unwrap_or_default()
+                })
+                .collect();
+        }
         let graph = &mut merged.kernel.graph;
-        graph.name = kernel_name(kernel_kind(graph), number, &ops);
-        graph.source_ops = ops;
+        graph.name = kernel_name(kernel_kind(graph), number, &graph.source_ops);
         Ok(merged)
+    }
+
+    /// Whether value `v` must stay in GM if groups `a` and `b` become one kernel.
+    fn needed_outside_pair(&self, v: ValueId, a: usize, b: usize) -> bool {
+        self.returned[v]
+            || self.consumers[v].is_empty()
+            || self.consumers[v].iter().any(|&u| {
+                let g = self.group_of[u];
+                g != a && g != b
+            })
     }
 }
 
@@ -1589,7 +1643,9 @@ pub fn plan(model: &FuncModel, limits: &Limits, env: &mut ShapeEnv, fresh: &mut 
     };
     let mut decisions = Vec::new();
     let mut hinted = Vec::new();
-    let mut refused: BTreeSet<(Vec<usize>, Vec<usize>)> = BTreeSet::new();
+    // Pairs of groups refused so far. A group id names one member set (merging makes a
+    // new group), so a refused pair is tried again only once one side has grown.
+    let mut refused: HashSet<(usize, usize)> = HashSet::new();
     let mut rounds = 0;
     for round in 1..=limits.max_rounds {
         if solver
@@ -1718,7 +1774,7 @@ pub fn plan(model: &FuncModel, limits: &Limits, env: &mut ShapeEnv, fresh: &mut 
             if ga == gb {
                 continue;
             }
-            let key = solver.members_key(ga, gb);
+            let key = (ga.min(gb), ga.max(gb));
             if refused.contains(&key) {
                 continue;
             }

@@ -113,6 +113,16 @@ impl fmt::Display for AxisGroup {
     }
 }
 
+/// Whether [`node_group`] gives the node the elementwise group of all loop axes.
+fn is_elementwise(n: &crate::ascir::AscNode) -> bool {
+    match lookup_in("ascir", &n.op).map(|s| s.category) {
+        Some(Category::Buffer | Category::Reduce) | None => false,
+        Some(Category::Layout) => n.op != "transpose",
+        Some(Category::Structural) => !matches!(n.op.as_str(), "concat" | "split"),
+        Some(_) => true,
+    }
+}
+
 /// The group of one node, or `None` for buffer nodes (data, output, workspace, scalar,
 /// fill), which GE skips.
 pub fn node_group(graph: &AscGraph, node: usize) -> Option<AxisGroup> {
@@ -208,8 +218,16 @@ pub fn graph_group(
 ) -> Result<AxisGroup, GroupConflict> {
     let all: Vec<usize> = (0..graph.nodes.len()).collect();
     let loop_axes = graph.sched_axis();
+    let elementwise = AxisGroup::elementwise(&loop_axes);
     let mut group = AxisGroup::default();
     for &node in nodes.unwrap_or(&all) {
+        // Most nodes are elementwise: their group is known without building it.
+        if graph.nodes.get(node).is_some_and(is_elementwise) {
+            if group != elementwise {
+                group = merge(&group, &elementwise, mode)?;
+            }
+            continue;
+        }
         if let Some(g) = node_group_in(graph, node, &loop_axes) {
             // Most nodes of a kernel share one group: merging equal groups (with no
             // non-splittable axes to move) gives the same group.

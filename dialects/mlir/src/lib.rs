@@ -3,6 +3,7 @@
 //! diagnostics (MLIR's and our passes') in one ordered stream, and verifies what IRDL
 //! cannot express.
 
+pub mod build;
 pub mod builder;
 pub mod context;
 pub mod diagnostics;
