@@ -1,7 +1,7 @@
 //! Criterion micro-benchmarks of the compiler's hot paths:
 //!
 //! - `symbolic/*`: building and canonicalizing typical shape and buffer-size
-//!   expressions (`Expr` operators, `Expr::parse`), and `ShapeEnv::simplify` /
+//!   expressions (`Expr` operators, `Expr::parse_uncached`: the parser itself, not its memo), and `ShapeEnv::simplify` /
 //!   `static_check` under asserted guards;
 //! - `fusion/*`: GE's greedy fusion solver (`autofuse_core::fusion::plan`, what `--fuse`
 //!   calls per graph function) on a lowered transformer-like graph of a few hundred
@@ -57,7 +57,7 @@ fn symbolic(c: &mut Criterion) {
     group.bench_function("parse_canonicalize", |b| {
         b.iter(|| {
             for text in EXPRESSIONS {
-                let e = Expr::parse(black_box(text)).ok();
+                let e = Expr::parse_uncached(black_box(text)).ok();
                 black_box(e);
             }
         })
@@ -74,7 +74,7 @@ fn symbolic(c: &mut Criterion) {
     group.bench_function("print_and_reparse", |b| {
         b.iter(|| {
             for e in &parsed {
-                black_box(Expr::parse(&e.to_string()).ok());
+                black_box(Expr::parse_uncached(&e.to_string()).ok());
             }
         })
     });

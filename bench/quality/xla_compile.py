@@ -10,6 +10,7 @@ Usage: python xla_compile.py AUTOFUSE_OPT OUT.md [sizes...]
 """
 
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -146,6 +147,13 @@ def main():
         met = "met" if r["ratio"] >= 10 else "**missed**"
         lines.append(f"| {r['family']} | {r['ops']} | {r['autofuse_s']:.3f} | {r['xla_s']:.3f} "
                      f"| {r['ratio']:.1f}x | {met} |")
+    # The reasons behind the figures are written by hand next to the bench, so that
+    # regenerating the table does not lose them.
+    findings = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "findings",
+                            "xla_compile.md")
+    if os.path.exists(findings):
+        with open(findings) as f:
+            lines += ["", f.read().rstrip()]
     with open(out, "w") as f:
         f.write("\n".join(lines) + "\n")
 

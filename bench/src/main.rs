@@ -326,6 +326,12 @@ fn compile_speed(options: &Options) -> Result<(), String> {
         );
     }
     let _ = writeln!(md, "\n![wall time vs ops](compile_speed.svg)");
+    // The reasons behind the figures are written by hand and kept next to the bench, so
+    // that regenerating the table does not lose them.
+    let findings = concat!(env!("CARGO_MANIFEST_DIR"), "/findings/compile_speed.md");
+    if let Ok(text) = std::fs::read_to_string(findings) {
+        let _ = writeln!(md, "\n{}", text.trim_end());
+    }
     std::fs::create_dir_all(&options.out).map_err(|e| e.to_string())?;
     std::fs::write(options.out.join("compile_speed.md"), md).map_err(|e| e.to_string())?;
     std::fs::write(options.out.join("compile_speed.svg"), svg_plot(&measures))

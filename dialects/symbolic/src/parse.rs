@@ -515,7 +515,9 @@ impl Expr {
         Ok(parsed)
     }
 
-    fn parse_uncached(text: &str) -> Result<Expr, ParseError> {
+    /// [`Expr::parse`] without the per-thread memo: always runs the parser (for
+    /// measuring it, and for callers that parse each text once).
+    pub fn parse_uncached(text: &str) -> Result<Expr, ParseError> {
         let mut parser = Parser {
             toks: tokenize(text)?,
             pos: 0,
