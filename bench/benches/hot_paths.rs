@@ -16,12 +16,11 @@
 #[path = "../src/graphs.rs"]
 mod graphs;
 
-use autofuse_core::attr::AttrValue;
-use autofuse_core::fusion::{self, FuncModel, Limits, Unit};
+use autofuse_core::fusion::{self, FuncModel, Limits};
 use autofuse_core::tiling_solver::{self, TilingModel};
 use autofuse_mlir::context::create_context;
 use autofuse_mlir::extract;
-use autofuse_symbolic::{Expr, Guard, Relation, ShapeEnv, SymbolInfo};
+use autofuse_symbolic::{Expr, Relation, ShapeEnv, SymbolInfo};
 use autofuse_tools::ascendc::run::{self, RunOptions};
 use autofuse_tools::execute::{run_pipeline, Program};
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
@@ -132,51 +131,12 @@ fn fusion_input(ops: usize) -> Result<FusionInput, String> {
     let lowered_text = module.as_operation().to_string();
     let program = Program::from_module(module.body())?;
     let graph = program.graphs.get("main").ok_or("no @main")?;
-    let units = graph
-        .nodes
-        .iter()
-        .map(|node| {
-            let callee = (node.op == "func.call")
-                .then(|| node.attr("callee").and_then(AttrValue::as_symbol))
-                .flatten();
-            let kernel = callee.and_then(|c| program.kernels.get(c)).cloned();
-            Unit {
-                label: callee.map_or(node.op.clone(), str::to_string),
-                inputs: node.operands.clone(),
-                outputs: node.results.clone(),
-                kernel,
-            }
-        })
-        .collect();
-    let model = FuncModel {
-        units,
-        returns: graph.outputs.clone(),
-        types: graph.values.iter().map(|v| v.ty.clone()).collect(),
-    };
-    let mut env = ShapeEnv::new();
-    for ty in model.types.iter().flatten() {
-        for dim in &ty.dims {
-            for s in dim.expr().map(Expr::symbols).unwrap_or_default() {
-                if env.info(&s).is_none() {
-                    env.declare(SymbolInfo::new(&s));
-                }
-            }
-        }
-    }
-    for func in extract::functions(module.body()) {
-        if extract::function_name(&func) != "main" {
-            continue;
-        }
-        for text in extract::read_attributes(&func)
-            .get("ascend.guards")
-            .and_then(AttrValue::as_strs)
-            .unwrap_or_default()
-        {
-            if let Ok(g) = Guard::parse(text) {
-                let _ = env.assert_rel(&g.lhs, g.rel, &g.rhs);
-            }
-        }
-    }
+    let model = autofuse_passes::fuse::model_of(graph, &program.kernels);
+    let main = extract::functions(module.body())
+        .into_iter()
+        .find(|f| extract::function_name(f) == "main")
+        .ok_or("no @main")?;
+    let env = autofuse_passes::fuse::shape_env(&main, &model);
     Ok(FusionInput {
         lowered_text,
         model,

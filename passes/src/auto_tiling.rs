@@ -192,8 +192,7 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
         }
         lines.push(format!("\"tiling.function\"() {{{function}}} : () -> ()"));
         let anchor = index.anchor(func, &name);
-        if !crate::schedule::insert_records_after(anchor, body, &lines.join("\n"), "<auto-tiling>")
-        {
+        if !crate::schedule::insert_records_after(anchor, &lines.join("\n"), "<auto-tiling>") {
             diagnostics::error(
                 crate::schedule::kernel_location(&func),
                 format!("internal error: cannot record the tiling of @{name}"),

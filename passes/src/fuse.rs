@@ -32,7 +32,7 @@ use crate::statistics;
 use autofuse_core::ascir::AscGraph;
 use autofuse_core::attr::{quote, AttrValue};
 use autofuse_core::fusion::{self, Decision, FuncModel, Limits, Plan, Unit};
-use autofuse_core::graph::{TensorType, ValueDef, ValueId};
+use autofuse_core::graph::{Graph, TensorType, ValueDef, ValueId};
 use autofuse_mlir::builder::{Emitter, Typed};
 use autofuse_mlir::extract::ExtractedGraph;
 use autofuse_mlir::{build, diagnostics, extract, raw};
@@ -179,7 +179,7 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
         let Some(extracted) = extract::extract_function(func) else {
             continue;
         };
-        let model = model_of(&extracted, &kernels);
+        let model = model_of(&extracted.graph, &kernels);
         if !model.units.iter().any(|u| u.kernel.is_some()) {
             continue;
         }
@@ -308,9 +308,9 @@ fn callee(node: &autofuse_core::graph::Node) -> Option<&str> {
         .flatten()
 }
 
-/// The planner's view of a graph function.
-fn model_of(extracted: &ExtractedGraph, kernels: &HashMap<String, AscGraph>) -> FuncModel {
-    let graph = &extracted.graph;
+/// The planner's view of a graph function: its ops in order, the AscGraph of every
+/// kernel call (from `kernels`, by callee), its results and value types.
+pub fn model_of(graph: &Graph, kernels: &HashMap<String, AscGraph>) -> FuncModel {
     let units = graph
         .nodes
         .iter()
@@ -336,8 +336,9 @@ fn model_of(extracted: &ExtractedGraph, kernels: &HashMap<String, AscGraph>) -> 
     }
 }
 
-/// Symbols of the function's types, its hints, and its guards as facts.
-fn shape_env(func: &OperationRef, model: &FuncModel) -> ShapeEnv {
+/// Symbols of the function's types, its hints, and its guards as facts: the shape
+/// environment the solver decides in.
+pub fn shape_env(func: &OperationRef, model: &FuncModel) -> ShapeEnv {
     let mut env = ShapeEnv::new();
     for ty in model.types.iter().flatten() {
         for dim in &ty.dims {

@@ -236,7 +236,7 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
                 continue;
             }
         };
-        if write_records(&func, body, &graph, &schedule, &chip).is_err() {
+        if write_records(&func, &graph, &schedule, &chip).is_err() {
             diagnostics::error(
                 func.location(),
                 format!("internal error: cannot record the schedule of @{name}"),
@@ -267,7 +267,6 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
 
 fn write_records<'c, 'a>(
     func: &OperationRef<'c, 'a>,
-    body: melior::ir::BlockRef<'c, 'a>,
     graph: &AscGraph,
     schedule: &Schedule,
     chip: &ChipProfile,
@@ -312,7 +311,7 @@ fn write_records<'c, 'a>(
         }
     }
     let text = records.lines.join("\n");
-    if !insert_records_after(*func, body, &text, "<schedule>") {
+    if !insert_records_after(*func, &text, "<schedule>") {
         return Err(());
     }
     Ok(())
@@ -323,7 +322,6 @@ fn write_records<'c, 'a>(
 /// work). False if the text does not parse.
 pub fn insert_records_after<'c, 'a>(
     anchor: OperationRef<'c, 'a>,
-    _body: melior::ir::BlockRef<'c, 'a>,
     text: &str,
     source_name: &str,
 ) -> bool {
