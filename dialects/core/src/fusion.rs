@@ -484,10 +484,11 @@ pub fn merge_kernels(
     Ok(merged)
 }
 
-/// [`merge_kernels`] taking `a`'s nodes, leaving the result unnamed: on success they have moved into the result
-/// (what is left of `a` is to be dropped); a refusal leaves `a` unchanged. The solver
-/// grows kernels by merging them with one op at a time; moving `a`'s nodes instead of
-/// copying them makes each step cost the size of the op, not of the kernel.
+/// [`merge_kernels`] taking `a`'s nodes and leaving the result unnamed: on success the
+/// nodes have moved into the result (what is left of `a` is to be dropped); a refusal
+/// leaves `a` unchanged. The solver grows kernels by merging them with one op at a time;
+/// moving `a`'s nodes instead of copying them spares a copy of the whole kernel per step
+/// (the checks still read `a`'s nodes once).
 fn merge_checked(
     a: &mut Kernel,
     b: &Kernel,
@@ -660,7 +661,7 @@ fn merge_checked(
     };
     // When `a`'s loop nest is the merged one, axis for axis, and its tiles are already
     // dense, remapping leaves its nodes unchanged: they move into the result instead of
-    // being copied, so growing a kernel one op at a time costs the size of the op.
+    // being copied.
     let nest: Vec<i64> = (0..n as i64).collect();
     let a_in_place = base_is_a
         && a.graph.axes.iter().map(|x| x.id).eq(nest.iter().copied())
