@@ -160,6 +160,15 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
             kernels.insert(name, graph);
         }
     }
+    // Calls of each AscGraph from graph functions (the only callers of kernels).
+    let mut calls: HashMap<String, usize> = HashMap::new();
+    for func in extract::functions(body) {
+        if !func.has_attribute("ascir.axes") {
+            for callee in extract::callees(&func) {
+                *calls.entry(callee).or_insert(0) += 1;
+            }
+        }
+    }
     let mut totals = Totals {
         gm_known: true,
         ..Totals::default()
@@ -179,7 +188,16 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
         let Some(extracted) = extract::extract_function(func) else {
             continue;
         };
-        let model = model_of(&extracted.graph, &kernels);
+        // A kernel called once moves into the model; one called again is copied.
+        let model = model_with(&extracted.graph, |callee| {
+            let left = calls.get_mut(callee)?;
+            *left = left.saturating_sub(1);
+            if *left == 0 {
+                kernels.remove(callee)
+            } else {
+                kernels.get(callee).cloned()
+            }
+        });
         if !model.units.iter().any(|u| u.kernel.is_some()) {
             continue;
         }
@@ -311,11 +329,16 @@ fn callee(node: &autofuse_core::graph::Node) -> Option<&str> {
 /// The planner's view of a graph function: its ops in order, the AscGraph of every
 /// kernel call (from `kernels`, by callee), its results and value types.
 pub fn model_of(graph: &Graph, kernels: &HashMap<String, AscGraph>) -> FuncModel {
+    model_with(graph, |callee| kernels.get(callee).cloned())
+}
+
+/// [`model_of`] with the AscGraph of each kernel call given by `kernel_of(callee)`.
+fn model_with(graph: &Graph, mut kernel_of: impl FnMut(&str) -> Option<AscGraph>) -> FuncModel {
     let units = graph
         .nodes
         .iter()
         .map(|node| {
-            let kernel = callee(node).and_then(|c| kernels.get(c)).cloned();
+            let kernel = callee(node).and_then(&mut kernel_of);
             let label = match (callee(node), &kernel) {
                 (Some(c), Some(_)) => c.to_string(),
                 (Some(c), None) => format!("func.call @{c}"),
