@@ -179,12 +179,6 @@ impl<'c, 'a> RecordIndex<'c, 'a> {
     }
 }
 
-/// Every `tiling.*` record of kernel `kernel` in the module: (op name, attributes). Walks
-/// the whole module; use `RecordIndex` when asking for many kernels.
-pub fn records_of(body: melior::ir::BlockRef, kernel: &str) -> Vec<Record> {
-    RecordIndex::build(body).records(kernel)
-}
-
 /// Where diagnostics about a kernel point: its first node, which carries the location of
 /// the (first) source op, or the function when it has no body.
 pub fn kernel_location<'c, 'a>(func: &OperationRef<'c, 'a>) -> melior::ir::Location<'c> {

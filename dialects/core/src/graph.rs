@@ -159,22 +159,15 @@ impl TensorType {
     pub fn parse_mlir(text: &str) -> Result<TensorType, TypeError> {
         // Kernels repeat a few types many times: successful parses are remembered per
         // thread (bounded).
-        const LIMIT: usize = 1 << 14;
         thread_local! {
-            static MEMO: std::cell::RefCell<std::collections::HashMap<Box<str>, TensorType>> =
-                std::cell::RefCell::new(std::collections::HashMap::new());
+            static MEMO: std::cell::RefCell<autofuse_symbolic::TextMemo<TensorType>> =
+                std::cell::RefCell::new(autofuse_symbolic::TextMemo::new(1 << 14));
         }
-        if let Some(known) = MEMO.with(|memo| memo.borrow().get(text).cloned()) {
+        if let Some(known) = MEMO.with(|memo| memo.borrow().get(text)) {
             return Ok(known);
         }
         let parsed = TensorType::parse_mlir_uncached(text)?;
-        MEMO.with(|memo| {
-            let mut memo = memo.borrow_mut();
-            if memo.len() >= LIMIT {
-                memo.clear();
-            }
-            memo.insert(text.into(), parsed.clone());
-        });
+        MEMO.with(|memo| memo.borrow_mut().insert(text, parsed.clone()));
         Ok(parsed)
     }
 

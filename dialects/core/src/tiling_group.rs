@@ -113,7 +113,8 @@ impl fmt::Display for AxisGroup {
     }
 }
 
-/// Whether [`node_group`] gives the node the elementwise group of all loop axes.
+/// Whether a node's group is the elementwise one (every loop axis y): every op but
+/// buffers, reductions, transposes, concats and splits.
 fn is_elementwise(n: &crate::ascir::AscNode) -> bool {
     match lookup_in("ascir", &n.op).map(|s| s.category) {
         Some(Category::Buffer | Category::Reduce) | None => false,
@@ -132,9 +133,11 @@ pub fn node_group(graph: &AscGraph, node: usize) -> Option<AxisGroup> {
 /// [`node_group`] with the graph's loop axes computed once by the caller.
 fn node_group_in(graph: &AscGraph, node: usize, loop_axes: &[i64]) -> Option<AxisGroup> {
     let n = graph.nodes.get(node)?;
-    let category = lookup_in("ascir", &n.op).map(|s| s.category);
-    match category {
-        Some(Category::Buffer) | None => None,
+    // Elementwise, broadcast, load, store, cast, gather: all loop axes are y.
+    if is_elementwise(n) {
+        return Some(AxisGroup::elementwise(loop_axes));
+    }
+    match lookup_in("ascir", &n.op).map(|s| s.category) {
         Some(Category::Reduce) => {
             // Reduced: the input varies along the axis, the result does not.
             let input = n.operands.first().and_then(|&o| graph.nodes.get(o));
@@ -204,8 +207,8 @@ fn node_group_in(graph: &AscGraph, node: usize, loop_axes: &[i64]) -> Option<Axi
             }
             Some(group)
         }
-        // Elementwise, broadcast, load, store, cast, gather: all loop axes are y.
-        Some(_) => Some(AxisGroup::elementwise(loop_axes)),
+        // Buffer nodes and unknown ops.
+        _ => None,
     }
 }
 

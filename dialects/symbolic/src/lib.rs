@@ -30,11 +30,13 @@
 mod eval;
 mod expr;
 mod interval;
+mod memo;
 mod parse;
 mod print;
 mod shape_env;
 
 pub use eval::EvalError;
 pub use expr::Expr;
+pub use memo::TextMemo;
 pub use parse::ParseError;
 pub use shape_env::{Guard, GuardError, GuardKind, Relation, ShapeEnv, SymbolInfo, Tri};

@@ -494,24 +494,18 @@ fn convert_call(name: &str, args: &[(usize, Ast)], offset: usize) -> Result<Expr
 const PARSE_MEMO_LIMIT: usize = 1 << 16;
 
 thread_local! {
-    static PARSE_MEMO: std::cell::RefCell<std::collections::HashMap<Box<str>, Expr>> =
-        std::cell::RefCell::new(std::collections::HashMap::new());
+    static PARSE_MEMO: std::cell::RefCell<crate::TextMemo<Expr>> =
+        std::cell::RefCell::new(crate::TextMemo::new(PARSE_MEMO_LIMIT));
 }
 
 impl Expr {
     /// Parses the textual syntax (see the crate README); the result is canonical.
     pub fn parse(text: &str) -> Result<Expr, ParseError> {
-        if let Some(known) = PARSE_MEMO.with(|memo| memo.borrow().get(text).cloned()) {
+        if let Some(known) = PARSE_MEMO.with(|memo| memo.borrow().get(text)) {
             return Ok(known);
         }
         let parsed = Expr::parse_uncached(text)?;
-        PARSE_MEMO.with(|memo| {
-            let mut memo = memo.borrow_mut();
-            if memo.len() >= PARSE_MEMO_LIMIT {
-                memo.clear();
-            }
-            memo.insert(text.into(), parsed.clone());
-        });
+        PARSE_MEMO.with(|memo| memo.borrow_mut().insert(text, parsed.clone()));
         Ok(parsed)
     }
 
