@@ -23,13 +23,16 @@
 //! one `tiling.function`; recorded solutions fit UB and the core count.
 
 use crate::options::PassOptions;
+use crate::parallel;
 use crate::registry::{OptionInfo, PassInfo};
 use crate::schedule::{chip_from_options, chip_of, form_of, read_hint_graph, RecordIndex};
 use crate::statistics;
+use autofuse_core::ascir::AscGraph;
 use autofuse_core::attr::quote;
+use autofuse_core::chip::ChipProfile;
 use autofuse_core::schedule::Schedule;
 use autofuse_core::tiling_solver::{solve, tiling_field_names, TilingModel};
-use autofuse_mlir::{diagnostics, extract};
+use autofuse_mlir::{diagnostics, extract, raw};
 use melior::ir::operation::OperationLike;
 use melior::ir::OperationRef;
 use std::collections::HashMap;
@@ -59,6 +62,22 @@ const OPTIONS: [OptionInfo; 4] = [
     },
 ];
 
+/// What one kernel needs from the IR to be tiled.
+struct KernelInput {
+    name: String,
+    chip: ChipProfile,
+    graph: AscGraph,
+    recorded_cases: usize,
+}
+
+/// The records and report of one tiled kernel.
+struct Tiled {
+    lines: Vec<String>,
+    remark: Option<String>,
+    solved: bool,
+    infeasible: bool,
+}
+
 fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
     let default_chip = diagnostics::or_error(module.location(), chip_from_options(options))?;
     let remarks = diagnostics::or_error(module.location(), options.get_bool("remarks", true))?;
@@ -66,6 +85,9 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
     let (mut tiled, mut solved, mut infeasible) = (0u64, 0u64, 0u64);
     let mut ok = true;
     let index = RecordIndex::build(body);
+    // 1. Read every scheduled kernel without a tiling function (IR access stays on this
+    //    thread); what cannot be read is an error reported in step 3, in module order.
+    let mut kernels = Vec::new();
     for func in extract::functions(body) {
         if form_of(&func) != "impl" {
             continue;
@@ -75,126 +97,52 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
         if records.iter().any(|(op, _)| op == "tiling.function") {
             continue;
         }
-        let chip = match chip_of(&func).unwrap_or_else(|| Ok(default_chip.clone())) {
-            Ok(c) => c,
-            Err(e) => {
-                diagnostics::error(
-                    crate::schedule::kernel_location(&func),
-                    format!("@{name}: {e}"),
-                );
+        let input = chip_of(&func)
+            .unwrap_or_else(|| Ok(default_chip.clone()))
+            .map_err(|e| format!("@{name}: {e}"))
+            .and_then(|chip| {
+                let graph = read_hint_graph(&func).map_err(|e| format!("AscGraph @{name}: {e}"))?;
+                Ok(KernelInput {
+                    name: name.clone(),
+                    chip,
+                    graph,
+                    recorded_cases: records.iter().filter(|(op, _)| op == "tiling.case").count(),
+                })
+            });
+        kernels.push((func, name, input));
+    }
+    // 2. Tile them on the context's threads.
+    let inputs: Vec<Option<&KernelInput>> = kernels
+        .iter()
+        .map(|(_, _, input)| input.as_ref().ok())
+        .collect();
+    let results = parallel::map(raw::thread_count(&module), &inputs, |input| {
+        input.map(|input| tile_kernel(input, remarks))
+    });
+    // 3. Record and report, in module order.
+    for ((func, name, input), result) in kernels.iter().zip(results) {
+        let location = crate::schedule::kernel_location(func);
+        let result = match (input, result) {
+            (Ok(_), Some(result)) => result,
+            _ => Err(input.as_ref().err().cloned().unwrap_or_default()),
+        };
+        let done = match result {
+            Ok(done) => done,
+            Err(message) => {
+                diagnostics::error(location, message);
                 ok = false;
                 continue;
             }
         };
-        let graph = match read_hint_graph(&func) {
-            Ok(g) => g,
-            Err(e) => {
-                diagnostics::error(
-                    crate::schedule::kernel_location(&func),
-                    format!("AscGraph @{name}: {e}"),
-                );
-                ok = false;
-                continue;
-            }
-        };
-        let schedule = match Schedule::build(&graph, &chip) {
-            Ok(s) => s,
-            Err(e) => {
-                diagnostics::error(
-                    crate::schedule::kernel_location(&func),
-                    format!("@{name} is in impl form but does not schedule: {e}"),
-                );
-                ok = false;
-                continue;
-            }
-        };
-        let recorded_cases = records.iter().filter(|(op, _)| op == "tiling.case").count();
-        if recorded_cases != schedule.cases.len() {
+        solved += u64::from(done.solved);
+        infeasible += u64::from(done.infeasible);
+        if let Some(remark) = done.remark {
+            diagnostics::remark(location, remark);
+        }
+        let anchor = index.anchor(*func, name);
+        if !crate::schedule::insert_records_after(anchor, &done.lines.join("\n"), "<auto-tiling>") {
             diagnostics::error(
-                crate::schedule::kernel_location(&func),
-                format!(
-                    "@{name} records {recorded_cases} tiling cases, the schedule has {}",
-                    schedule.cases.len()
-                ),
-            );
-            ok = false;
-            continue;
-        }
-        let operands = Schedule::operands_of(&graph);
-        let model = TilingModel::new(&schedule, &operands);
-        let mut lines = Vec::new();
-        for (field, ty) in tiling_field_names(&model) {
-            let expr = field_expr(&model, &field);
-            lines.push(format!(
-                "\"tiling.field\"() {{kernel = @{name}, name = {}, type = {}, expr = {}}} : () -> ()",
-                quote(&field),
-                quote(ty),
-                quote(&expr)
-            ));
-        }
-        let symbols: Vec<String> = schedule.symbols.iter().map(|s| quote(s)).collect();
-        let mut function = format!(
-            "kernel = @{name}, symbols = [{}], ub_bytes = {}, cores = {}, static = {}",
-            symbols.join(", "),
-            chip.ub_usable,
-            chip.vector_cores,
-            schedule.symbols.is_empty()
-        );
-        if schedule.symbols.is_empty() {
-            match solve(&model, &HashMap::new(), &chip) {
-                Ok(t) => {
-                    solved += 1;
-                    function.push_str(&format!(
-                        ", feasible = true, key = {}, tile = {}, block_dim = {}, ub_used = {}",
-                        t.key, t.tile, t.block_dim, t.ub_bytes
-                    ));
-                    let case = schedule.case(t.key);
-                    let split = case
-                        .and_then(|c| c.tile_var.clone())
-                        .map_or("one tile, no split".to_string(), |v| {
-                            format!("{v} = {}", t.tile)
-                        });
-                    match case.and_then(|c| schedule.split_plan(c).map(|p| (c, p))) {
-                        // A split reduction is always reported: rows did not fit UB.
-                        Some((c, plan)) => diagnostics::remark(
-                            crate::schedule::kernel_location(&func),
-                            format!(
-                                "AF-AT003 @{name}: reduction rows do not fit UB; case {} splits the reduced axis {} \
-                                 into chunks ({split}) over {} pass(es), {} row group(s) on block_dim {}, UB {}/{} bytes",
-                                t.key,
-                                c.split.map_or("?", |u| schedule.axes[u].name.as_str()),
-                                plan.passes,
-                                t.tiles_total,
-                                t.block_dim,
-                                t.ub_bytes,
-                                t.ub_capacity
-                            ),
-                        ),
-                        None if remarks => diagnostics::remark(
-                            crate::schedule::kernel_location(&func),
-                            format!(
-                                "AF-AT001 @{name}: case {} ({split}), {} tiles on block_dim {}, UB {}/{} bytes",
-                                t.key, t.tiles_total, t.block_dim, t.ub_bytes, t.ub_capacity
-                            ),
-                        ),
-                        None => {}
-                    }
-                }
-                Err(reason) => {
-                    infeasible += 1;
-                    function.push_str(", feasible = false");
-                    diagnostics::remark(
-                        crate::schedule::kernel_location(&func),
-                        format!("AF-AT002 @{name}: {reason}; the kernel is not translated"),
-                    );
-                }
-            }
-        }
-        lines.push(format!("\"tiling.function\"() {{{function}}} : () -> ()"));
-        let anchor = index.anchor(func, &name);
-        if !crate::schedule::insert_records_after(anchor, &lines.join("\n"), "<auto-tiling>") {
-            diagnostics::error(
-                crate::schedule::kernel_location(&func),
+                location,
                 format!("internal error: cannot record the tiling of @{name}"),
             );
             ok = false;
@@ -225,6 +173,97 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
     } else {
         Err(())
     }
+}
+
+/// The tiling records of one kernel (no IR access: runs on any thread); `Err` is an
+/// error to report at the kernel.
+fn tile_kernel(input: &KernelInput, remarks: bool) -> Result<Tiled, String> {
+    let KernelInput {
+        name,
+        chip,
+        graph,
+        recorded_cases,
+    } = input;
+    let schedule = Schedule::build(graph, chip)
+        .map_err(|e| format!("@{name} is in impl form but does not schedule: {e}"))?;
+    if *recorded_cases != schedule.cases.len() {
+        return Err(format!(
+            "@{name} records {recorded_cases} tiling cases, the schedule has {}",
+            schedule.cases.len()
+        ));
+    }
+    let operands = Schedule::operands_of(graph);
+    let model = TilingModel::new(&schedule, &operands);
+    let mut lines = Vec::new();
+    for (field, ty) in tiling_field_names(&model) {
+        let expr = field_expr(&model, &field);
+        lines.push(format!(
+            "\"tiling.field\"() {{kernel = @{name}, name = {}, type = {}, expr = {}}} : () -> ()",
+            quote(&field),
+            quote(ty),
+            quote(&expr)
+        ));
+    }
+    let symbols: Vec<String> = schedule.symbols.iter().map(|s| quote(s)).collect();
+    let mut function = format!(
+        "kernel = @{name}, symbols = [{}], ub_bytes = {}, cores = {}, static = {}",
+        symbols.join(", "),
+        chip.ub_usable,
+        chip.vector_cores,
+        schedule.symbols.is_empty()
+    );
+    let mut tiled = Tiled {
+        lines: Vec::new(),
+        remark: None,
+        solved: false,
+        infeasible: false,
+    };
+    if schedule.symbols.is_empty() {
+        match solve(&model, &HashMap::new(), chip) {
+            Ok(t) => {
+                tiled.solved = true;
+                function.push_str(&format!(
+                    ", feasible = true, key = {}, tile = {}, block_dim = {}, ub_used = {}",
+                    t.key, t.tile, t.block_dim, t.ub_bytes
+                ));
+                let case = schedule.case(t.key);
+                let split = case
+                    .and_then(|c| c.tile_var.clone())
+                    .map_or("one tile, no split".to_string(), |v| {
+                        format!("{v} = {}", t.tile)
+                    });
+                tiled.remark = match case.and_then(|c| schedule.split_plan(c).map(|p| (c, p))) {
+                    // A split reduction is always reported: rows did not fit UB.
+                    Some((c, plan)) => Some(format!(
+                        "AF-AT003 @{name}: reduction rows do not fit UB; case {} splits the reduced axis {} \
+                         into chunks ({split}) over {} pass(es), {} row group(s) on block_dim {}, UB {}/{} bytes",
+                        t.key,
+                        c.split.map_or("?", |u| schedule.axes[u].name.as_str()),
+                        plan.passes,
+                        t.tiles_total,
+                        t.block_dim,
+                        t.ub_bytes,
+                        t.ub_capacity
+                    )),
+                    None if remarks => Some(format!(
+                        "AF-AT001 @{name}: case {} ({split}), {} tiles on block_dim {}, UB {}/{} bytes",
+                        t.key, t.tiles_total, t.block_dim, t.ub_bytes, t.ub_capacity
+                    )),
+                    None => None,
+                };
+            }
+            Err(reason) => {
+                tiled.infeasible = true;
+                function.push_str(", feasible = false");
+                tiled.remark = Some(format!(
+                    "AF-AT002 @{name}: {reason}; the kernel is not translated"
+                ));
+            }
+        }
+    }
+    lines.push(format!("\"tiling.function\"() {{{function}}} : () -> ()"));
+    tiled.lines = lines;
+    Ok(tiled)
 }
 
 /// How the host computes a field (the `expr` of its `tiling.field`).

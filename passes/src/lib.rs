@@ -3,6 +3,7 @@
 //! passes with upstream MLIR passes.
 
 pub mod options;
+pub mod parallel;
 pub mod pipeline;
 pub mod registry;
 pub mod statistics;

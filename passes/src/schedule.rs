@@ -19,12 +19,13 @@
 //! unchanged, so the hint-form interpreter still runs impl-form kernels.
 
 use crate::options::PassOptions;
+use crate::parallel;
 use crate::registry::{OptionInfo, PassInfo};
 use crate::statistics;
 use autofuse_core::ascir::AscGraph;
 use autofuse_core::attr::{quote, AttrValue};
 use autofuse_core::chip::ChipProfile;
-use autofuse_core::schedule::Schedule;
+use autofuse_core::schedule::{Schedule, ScheduleRecords};
 use autofuse_mlir::{diagnostics, extract, raw};
 use melior::ir::operation::OperationLike;
 use melior::ir::OperationRef;
@@ -205,32 +206,46 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
     let body = extract::module_body(module).ok_or(())?;
     let (mut scheduled, mut kept) = (0u64, 0u64);
     let mut ok = true;
+    // 1. Read every hint-form kernel (IR access stays on this thread).
+    let mut kernels = Vec::new();
     for func in extract::functions(body) {
-        let attrs = extract::read_attributes(&func);
-        if !attrs.contains_key("ascir.axes") || form_of(&func) == "impl" {
+        if !func.has_attribute("ascir.axes") || form_of(&func) == "impl" {
             continue;
         }
         let name = extract::function_name(&func);
-        let graph = match read_ascgraph(&func) {
-            Ok(g) => g,
-            Err(e) => {
-                diagnostics::error(func.location(), format!("AscGraph @{name}: {e}"));
-                ok = false;
-                continue;
-            }
+        kernels.push((func, name, read_ascgraph(&func)));
+    }
+    // 2. Schedule them on the context's threads.
+    let graphs: Vec<Option<&AscGraph>> = kernels.iter().map(|(_, _, g)| g.as_ref().ok()).collect();
+    let planned = parallel::map(raw::thread_count(&module), &graphs, |graph| {
+        graph.map(|graph| {
+            Schedule::build(graph, &chip).map(|schedule| {
+                let records = schedule.records(&Schedule::operands_of(graph));
+                (schedule, records)
+            })
+        })
+    });
+    // 3. Record them and report, in module order.
+    for ((func, name, graph), planned) in kernels.iter().zip(planned) {
+        // A kernel is planned exactly when it was read.
+        let (Ok(graph), Some(planned)) = (graph, planned) else {
+            let e = graph.as_ref().err().map_or("not read", String::as_str);
+            diagnostics::error(func.location(), format!("AscGraph @{name}: {e}"));
+            ok = false;
+            continue;
         };
-        let schedule = match Schedule::build(&graph, &chip) {
-            Ok(s) => s,
+        let (schedule, records) = match planned {
+            Ok(planned) => planned,
             Err(reason) => {
                 kept += 1;
                 diagnostics::remark(
-                    kernel_location(&func),
+                    kernel_location(func),
                     format!("AF-SC001 @{name} stays in hint form: {reason}"),
                 );
                 continue;
             }
         };
-        if write_records(&func, &graph, &schedule, &chip).is_err() {
+        if write_records(func, graph, &schedule, &records, &chip).is_err() {
             diagnostics::error(
                 func.location(),
                 format!("internal error: cannot record the schedule of @{name}"),
@@ -263,10 +278,9 @@ fn write_records<'c, 'a>(
     func: &OperationRef<'c, 'a>,
     graph: &AscGraph,
     schedule: &Schedule,
+    records: &ScheduleRecords,
     chip: &ChipProfile,
 ) -> Result<(), ()> {
-    let operands = Schedule::operands_of(graph);
-    let records = schedule.records(&operands);
     // ascir.axes: the hint axes, then merged, tile and block axes.
     let mut axes: Vec<String> = graph
         .axes

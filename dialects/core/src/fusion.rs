@@ -33,6 +33,7 @@ use crate::graph::{Dim, TensorType, ValueId};
 use crate::lowering::camel_name;
 use crate::tiling_group::{self, Mode};
 use autofuse_symbolic::{Expr, Relation, ShapeEnv, Tri};
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt;
@@ -655,6 +656,17 @@ fn merge_checked(
         *last = Some(tile.clone());
         tile
     };
+    // Whether a UB tile's strides are the dense ones of its repeats (without copying it).
+    let is_dense = |view: &View| -> bool {
+        let mut last = last_tile.borrow_mut();
+        if let Some(tile) = last.as_ref().filter(|t| t.repeats == view.repeats) {
+            return tile.strides == view.strides;
+        }
+        let tile = View::contiguous(view.axis.clone(), view.repeats.clone());
+        let dense = tile.strides == view.strides;
+        *last = Some(tile);
+        dense
+    };
     let remap = |node: &AscNode, map: &HashMap<i64, Option<usize>>| -> Result<View, Refusal> {
         let view = remap_view(&node.view, map, n).map_err(mismatch)?;
         Ok(if is_ub(&node.op) { dense(view) } else { view })
@@ -665,10 +677,10 @@ fn merge_checked(
     let nest: Vec<i64> = (0..n as i64).collect();
     let a_in_place = base_is_a
         && a.graph.axes.iter().map(|x| x.id).eq(nest.iter().copied())
-        && a.graph.nodes.iter().all(|node| {
-            node.view.axis == nest
-                && (!is_ub(&node.op) || dense(node.view.clone()).strides == node.view.strides)
-        });
+        && a.graph
+            .nodes
+            .iter()
+            .all(|node| node.view.axis == nest && (!is_ub(&node.op) || is_dense(&node.view)));
     let a_copies: Vec<AscNode> = if a_in_place {
         Vec::new()
     } else {
@@ -1120,27 +1132,35 @@ impl Solver<'_> {
         self.groups[g].members.first().copied().unwrap_or(0)
     }
 
-    fn inputs(&self, g: usize) -> Vec<ValueId> {
-        let group = &self.groups[g];
-        match &group.kernel {
-            Some(k) => k.inputs.clone(),
-            None => group
-                .members
-                .iter()
-                .flat_map(|&u| self.model.units[u].inputs.clone())
-                .collect(),
-        }
+    /// The graph values a group reads (a group without a kernel lists its members'
+    /// inputs, repeats included).
+    fn inputs(&self, g: usize) -> Cow<'_, [ValueId]> {
+        self.values_of(g, |unit| &unit.inputs, |kernel| &kernel.inputs)
     }
 
-    fn outputs(&self, g: usize) -> Vec<ValueId> {
+    /// The graph values a group writes.
+    fn outputs(&self, g: usize) -> Cow<'_, [ValueId]> {
+        self.values_of(g, |unit| &unit.outputs, |kernel| &kernel.outputs)
+    }
+
+    /// A group's values: its kernel's, else its members' (borrowed unless there are
+    /// several members to concatenate: the solver asks for these per candidate pair).
+    fn values_of<'s>(
+        &'s self,
+        g: usize,
+        of_unit: impl Fn(&'s Unit) -> &'s Vec<ValueId>,
+        of_kernel: impl Fn(&'s Kernel) -> &'s Vec<ValueId>,
+    ) -> Cow<'s, [ValueId]> {
         let group = &self.groups[g];
-        match &group.kernel {
-            Some(k) => k.outputs.clone(),
-            None => group
-                .members
-                .iter()
-                .flat_map(|&u| self.model.units[u].outputs.clone())
-                .collect(),
+        match (&group.kernel, group.members.as_slice()) {
+            (Some(kernel), _) => Cow::Borrowed(of_kernel(kernel)),
+            (None, [unit]) => Cow::Borrowed(of_unit(&self.model.units[*unit])),
+            (None, members) => Cow::Owned(
+                members
+                    .iter()
+                    .flat_map(|&u| of_unit(&self.model.units[u]).iter().copied())
+                    .collect(),
+            ),
         }
     }
 
@@ -1171,7 +1191,7 @@ impl Solver<'_> {
         let (ib, ob) = (self.inputs(b), self.outputs(b));
         let mut shared = BTreeSet::new();
         let mut vertical = false;
-        for v in &ib {
+        for v in ib.iter() {
             if oa.contains(v) {
                 vertical = true;
                 shared.insert(*v);
@@ -1179,7 +1199,7 @@ impl Solver<'_> {
                 shared.insert(*v);
             }
         }
-        for v in &ia {
+        for v in ia.iter() {
             if ob.contains(v) {
                 vertical = true;
                 shared.insert(*v);
@@ -1190,30 +1210,34 @@ impl Solver<'_> {
 
     /// GM bytes saved by fusing `a` and `b`: traffic of both minus that of the union.
     fn saved(&self, a: usize, b: usize) -> Expr {
-        let distinct = |list: Vec<ValueId>| list.into_iter().collect::<BTreeSet<_>>();
-        let (ia, oa) = (distinct(self.inputs(a)), distinct(self.outputs(a)));
-        let (ib, ob) = (distinct(self.inputs(b)), distinct(self.outputs(b)));
+        let (ia, oa) = (self.inputs(a), self.outputs(a));
+        let (ib, ob) = (self.inputs(b), self.outputs(b));
+        let mut values: Vec<ValueId> = ia
+            .iter()
+            .chain(&*oa)
+            .chain(&*ib)
+            .chain(&*ob)
+            .copied()
+            .collect();
+        values.sort_unstable();
+        values.dedup();
         // How often each value's bytes count before minus after, summed symbolically
-        // once per value (symbolic sums allocate; a pair touches few values).
-        let mut times: BTreeMap<ValueId, i64> = BTreeMap::new();
-        for v in ia.iter().chain(&oa).chain(&ib).chain(&ob) {
-            *times.entry(*v).or_insert(0) += 1;
-        }
-        let produced: BTreeSet<ValueId> = oa.union(&ob).copied().collect();
-        for v in ia.union(&ib) {
-            if !produced.contains(v) {
-                *times.entry(*v).or_insert(0) -= 1;
-            }
-        }
-        for v in &produced {
-            if self.needed_outside_pair(*v, a, b) {
-                *times.entry(*v).or_insert(0) -= 1;
-            }
-        }
+        // once per value (symbolic sums allocate; a pair touches few values, so the
+        // membership tests scan short lists).
         let mut saved = Expr::constant(0);
-        for (v, k) in times {
-            if k != 0 {
-                saved = saved + self.bytes(v) * k;
+        for v in values {
+            let (in_a, out_a) = (ia.contains(&v), oa.contains(&v));
+            let (in_b, out_b) = (ib.contains(&v), ob.contains(&v));
+            let produced = out_a || out_b;
+            let mut times = [in_a, out_a, in_b, out_b].iter().filter(|&&x| x).count() as i64;
+            if (in_a || in_b) && !produced {
+                times -= 1;
+            }
+            if produced && self.needed_outside_pair(v, a, b) {
+                times -= 1;
+            }
+            if times != 0 {
+                saved = saved + self.bytes(v) * times;
             }
         }
         saved

@@ -128,6 +128,16 @@ struct PrintedForms {
     locations: HashMap<*const std::ffi::c_void, String>,
 }
 
+/// The value of one attribute, from the shared cache of printed forms.
+pub fn attribute_value(attr: melior::ir::Attribute) -> AttrValue {
+    with_printed_forms(|printed| printed.attribute_value(attr))
+}
+
+/// The printed form of a type, from the shared cache of printed forms.
+pub fn type_text(ty: melior::ir::Type) -> String {
+    with_printed_forms(|printed| printed.type_text(ty))
+}
+
 /// The printed form of a location (as `raw::location_text`), cached like attributes.
 pub fn location_text(location: melior::ir::Location) -> String {
     with_printed_forms(|printed| {
@@ -144,17 +154,19 @@ impl PrintedForms {
         op.attributes()
             .map(|(name, attr)| {
                 let key = name.as_string_ref().as_str().unwrap_or("").to_string();
-                let value = self
-                    .attributes
-                    .entry(attr.to_raw().ptr as *const _)
-                    .or_insert_with(|| {
-                        let text = attr.to_string();
-                        parse_attr(&text).unwrap_or(AttrValue::Other(text))
-                    })
-                    .clone();
-                (key, value)
+                (key, self.attribute_value(attr))
             })
             .collect()
+    }
+
+    fn attribute_value(&mut self, attr: melior::ir::Attribute) -> AttrValue {
+        self.attributes
+            .entry(attr.to_raw().ptr as *const _)
+            .or_insert_with(|| {
+                let text = attr.to_string();
+                parse_attr(&text).unwrap_or(AttrValue::Other(text))
+            })
+            .clone()
     }
 
     fn type_text(&mut self, ty: melior::ir::Type) -> String {

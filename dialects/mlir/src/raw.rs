@@ -265,3 +265,13 @@ pub fn location_text(location: melior::ir::Location) -> String {
     }
     String::from_utf8_lossy(&bytes).into_owned()
 }
+
+/// How many threads the context lets passes use: 1 when multithreading is disabled
+/// (`--mlir-disable-threading`), else the size of its thread pool.
+pub fn thread_count(op: &melior::ir::OperationRef) -> usize {
+    // SAFETY: reads a property of the live context that owns `op`.
+    let threads = unsafe {
+        mlir_sys::mlirContextGetNumThreads(mlir_sys::mlirOperationGetContext(op.to_raw()))
+    };
+    (threads as usize).max(1)
+}

@@ -7,16 +7,41 @@
 //! 2. AscGraphs (`func.func` with `ascir.axes`): axis ids unique and defined, axis kinds
 //!    known, sizes parse and use only declared symbols, every node's `sched_axis` and
 //!    view name defined axes, view lists have one entry per axis.
+//!
+//! Every check is a function of uniqued MLIR storage (op name, types, attributes), and
+//! large modules repeat the same few combinations thousands of times (one kernel per op
+//! after lowering, one view per loop nest). A module's verification therefore remembers
+//! what it found valid, keyed by storage address, and checks each distinct combination
+//! once. Only valid verdicts are kept, so every error is still reported at each op.
 
 use crate::diagnostics;
-use crate::extract::{extract_function, functions, read_attributes, ExtractedGraph};
+use crate::extract::{attribute_value, functions, read_attributes, type_text};
 use autofuse_core::attr::AttrValue;
 use autofuse_core::catalogue::{lookup, Dialect, AXIS_KINDS};
 use autofuse_core::graph::{Dim, TensorType};
 use autofuse_core::shape::{infer, OpShapeQuery};
 use autofuse_symbolic::{Expr, Relation, ShapeEnv, Tri};
-use melior::ir::{operation::OperationLike, BlockRef, Location, OperationRef};
-use std::collections::BTreeSet;
+use melior::ir::{
+    attribute::AttributeLike, block::BlockLike, operation::OperationLike, r#type::TypeLike,
+    BlockRef, Location, OperationRef, RegionLike, ValueLike,
+};
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::rc::Rc;
+
+/// Address of uniqued MLIR storage (an identifier, type or attribute); unique while the
+/// context lives, which outlasts one `verify_module` call.
+type Storage = *const std::ffi::c_void;
+
+/// What one module verification already found valid.
+#[derive(Default)]
+struct Verdicts {
+    /// `ascend` ops, by name, operand and result types and attributes.
+    ascend_ops: HashSet<Vec<Storage>>,
+    /// The axis table of each valid (`ascir.sizes`, `ascir.axes`) pair.
+    axis_tables: HashMap<(Storage, Storage), Rc<AxisTable>>,
+    /// Valid `sched_axis` (kind 0) / `view` (kind 1) attributes under a valid axis table.
+    node_attrs: HashSet<(Storage, Storage, Storage, u8)>,
+}
 
 /// Verifies every function of a module; returns false if an error was emitted.
 pub fn verify_module<'c, 'a>(body: BlockRef<'c, 'a>) -> bool {
@@ -24,17 +49,17 @@ pub fn verify_module<'c, 'a>(body: BlockRef<'c, 'a>) -> bool {
 }
 
 fn verify_functions<'c, 'a>(body: BlockRef<'c, 'a>) -> bool {
-    let funcs = functions(body);
+    let mut verdicts = Verdicts::default();
     let mut ok = true;
-    for func in funcs {
-        let attrs = read_attributes(&func);
-        let Some(extracted) = extract_function(func) else {
+    for func in functions(body) {
+        // Declarations have no body to check.
+        let Some(block) = func.region(0).ok().and_then(|r| r.first_block()) else {
             continue;
         };
-        if attrs.contains_key("ascir.axes") {
-            ok &= verify_ascgraph(&func, &attrs, &extracted);
+        if func.has_attribute("ascir.axes") {
+            ok &= verify_ascgraph(&func, block, &mut verdicts);
         } else {
-            ok &= verify_ascend_graph(&extracted);
+            ok &= verify_ascend_graph(block, &mut verdicts);
         }
     }
     ok
@@ -44,74 +69,108 @@ fn error_at(location: Location, message: impl Into<String>) {
     diagnostics::error(location, message);
 }
 
-fn verify_ascend_graph(extracted: &ExtractedGraph) -> bool {
-    let graph = &extracted.graph;
+fn storage(attr: melior::ir::Attribute) -> Storage {
+    attr.to_raw().ptr as Storage
+}
+
+fn verify_ascend_graph<'c, 'a>(block: BlockRef<'c, 'a>, verdicts: &mut Verdicts) -> bool {
     let mut ok = true;
-    for (node, op) in graph.nodes.iter().zip(&extracted.ops) {
-        let Some(spec) = lookup(&node.op) else {
+    let mut next = block.first_operation();
+    while let Some(op) = next {
+        next = op.next_in_block();
+        let op_name = op.name();
+        let Ok(name) = op_name.as_string_ref().as_str() else {
+            continue;
+        };
+        let Some(spec) = lookup(name) else {
             continue;
         };
         if spec.dialect != Dialect::Ascend {
             continue;
         }
-        let location = op.location();
-        let type_error = node
-            .operands
-            .iter()
-            .chain(&node.results)
-            .find_map(|v| extracted.type_errors.get(*v).cloned().flatten());
-        if let Some(message) = type_error {
-            error_at(location, message);
+        let mut key: Vec<Storage> = vec![op.name().to_raw().ptr as Storage];
+        key.extend(op.operands().map(|v| v.r#type().to_raw().ptr as Storage));
+        // Operand and result types are told apart by position: the op fixes the counts
+        // only together with its name, so mark the boundary.
+        key.push(std::ptr::null());
+        key.extend(op.results().map(|v| v.r#type().to_raw().ptr as Storage));
+        for (attr_name, attr) in op.attributes() {
+            key.push(attr_name.to_raw().ptr as Storage);
+            key.push(storage(attr));
+        }
+        if verdicts.ascend_ops.contains(&key) {
+            continue;
+        }
+        if verify_ascend_op(&op, name) {
+            verdicts.ascend_ops.insert(key);
+        } else {
             ok = false;
-            continue;
         }
-        let operands: Vec<TensorType> = node
-            .operands
-            .iter()
-            .filter_map(|v| graph.ty(*v).cloned())
-            .collect();
-        let declared: Vec<TensorType> = node
-            .results
-            .iter()
-            .filter_map(|v| graph.ty(*v).cloned())
-            .collect();
-        if operands.len() != node.operands.len() || declared.len() != node.results.len() {
-            continue;
+    }
+    ok
+}
+
+/// Reads a value's type; a type the model cannot read is reported at `location`.
+fn read_type(ty: melior::ir::Type, location: Location) -> Option<TensorType> {
+    let text = type_text(ty);
+    match TensorType::parse_mlir(&text) {
+        Ok(parsed) => Some(parsed),
+        Err(e) => {
+            error_at(location, format!("{e} in type '{text}'"));
+            None
         }
-        let query = OpShapeQuery {
-            op: &node.op,
-            operands: &operands,
-            attrs: &node.attrs,
-            declared: &declared,
-        };
-        // Each op is checked on its own: guards one op would record must not make a
-        // later op look valid.
-        let mut local_env = ShapeEnv::new();
-        match infer(&query, &mut local_env) {
-            Err(e) => {
-                error_at(location, e.0);
-                ok = false;
-            }
-            Ok(expected) => {
-                if expected.len() != declared.len() {
-                    error_at(
-                        location,
-                        format!(
-                            "expected {} results, found {}",
-                            expected.len(),
-                            declared.len()
-                        ),
-                    );
-                    ok = false;
-                    continue;
-                }
-                for (i, (want, have)) in expected.iter().zip(&declared).enumerate() {
-                    if let Some(message) = compare_types(want, have, &local_env) {
-                        error_at(location, format!("result #{i}: {message}"));
-                        ok = false;
-                    }
-                }
-            }
+    }
+}
+
+fn verify_ascend_op(op: &OperationRef, name: &str) -> bool {
+    let location = op.location();
+    let mut operands = Vec::new();
+    for value in op.operands() {
+        match read_type(value.r#type(), location) {
+            Some(ty) => operands.push(ty),
+            None => return false,
+        }
+    }
+    let mut declared = Vec::new();
+    for value in op.results() {
+        match read_type(value.r#type(), location) {
+            Some(ty) => declared.push(ty),
+            None => return false,
+        }
+    }
+    let attrs = read_attributes(op);
+    let query = OpShapeQuery {
+        op: name,
+        operands: &operands,
+        attrs: &attrs,
+        declared: &declared,
+    };
+    // Each op is checked on its own: guards one op would record must not make a later
+    // op look valid.
+    let mut local_env = ShapeEnv::new();
+    let expected = match infer(&query, &mut local_env) {
+        Err(e) => {
+            error_at(location, e.0);
+            return false;
+        }
+        Ok(expected) => expected,
+    };
+    if expected.len() != declared.len() {
+        error_at(
+            location,
+            format!(
+                "expected {} results, found {}",
+                expected.len(),
+                declared.len()
+            ),
+        );
+        return false;
+    }
+    let mut ok = true;
+    for (i, (want, have)) in expected.iter().zip(&declared).enumerate() {
+        if let Some(message) = compare_types(want, have, &local_env) {
+            error_at(location, format!("result #{i}: {message}"));
+            ok = false;
         }
     }
     ok
@@ -143,20 +202,87 @@ fn compare_types(want: &TensorType, have: &TensorType, env: &ShapeEnv) -> Option
     None
 }
 
-/// The axes of an AscGraph: id -> (name, size).
+/// The axes of an AscGraph and the size symbols its expressions may use.
 struct AxisTable {
     ids: BTreeSet<i64>,
+    symbols: BTreeSet<String>,
 }
 
-fn verify_ascgraph(
-    func: &OperationRef,
-    attrs: &std::collections::BTreeMap<String, AttrValue>,
-    extracted: &ExtractedGraph,
+fn verify_ascgraph<'c, 'a>(
+    func: &OperationRef<'c, 'a>,
+    block: BlockRef<'c, 'a>,
+    verdicts: &mut Verdicts,
 ) -> bool {
-    let location = func.location();
+    let sizes = func.attribute("ascir.sizes").ok();
+    let axes = func.attribute("ascir.axes").ok();
+    let table_key = sizes.zip(axes).map(|(s, a)| (storage(s), storage(a)));
+    let cached = table_key.and_then(|key| verdicts.axis_tables.get(&key).cloned());
+    let (table, mut ok) = match cached {
+        Some(table) => (table, true),
+        None => {
+            let location = func.location();
+            let Some((table, valid)) = axis_table(
+                location,
+                sizes.map(attribute_value),
+                axes.map(attribute_value),
+            ) else {
+                return false;
+            };
+            let table = Rc::new(table);
+            if let (true, Some(key)) = (valid, table_key) {
+                verdicts.axis_tables.insert(key, table.clone());
+            }
+            (table, valid)
+        }
+    };
+    // Node verdicts hold only under a valid table (the key names it).
+    let table_key = table_key.filter(|_| ok);
+    let mut next = block.first_operation();
+    while let Some(op) = next {
+        next = op.next_in_block();
+        let op_name = op.name();
+        let Ok(name) = op_name.as_string_ref().as_str() else {
+            continue;
+        };
+        if lookup(name).is_none_or(|spec| spec.dialect != Dialect::Ascir) {
+            continue;
+        }
+        for (attr_name, kind) in [("sched_axis", 0u8), ("view", 1u8)] {
+            let Ok(attr) = op.attribute(attr_name) else {
+                continue;
+            };
+            let key = table_key.map(|(s, a)| (s, a, storage(attr), kind));
+            if key.is_some_and(|key| verdicts.node_attrs.contains(&key)) {
+                continue;
+            }
+            let value = attribute_value(attr);
+            let valid = if kind == 0 {
+                verify_sched_axis(op.location(), &value, &table)
+            } else {
+                verify_view(op.location(), &value, &table)
+            };
+            match (valid, key) {
+                (true, Some(key)) => {
+                    verdicts.node_attrs.insert(key);
+                }
+                (true, None) => {}
+                (false, _) => ok = false,
+            }
+        }
+    }
+    ok
+}
+
+/// Reads the axis table of an AscGraph, reporting what is wrong at `location`; `None`
+/// when the table cannot be read at all, else the table and whether it is valid.
+fn axis_table(
+    location: Location,
+    sizes: Option<AttrValue>,
+    axes: Option<AttrValue>,
+) -> Option<(AxisTable, bool)> {
     let mut ok = true;
     let mut symbols: BTreeSet<String> = BTreeSet::new();
-    match attrs.get("ascir.sizes").and_then(AttrValue::as_strs) {
+    match sizes.as_ref().and_then(AttrValue::as_strs) {
         Some(list) => {
             for s in list {
                 match Expr::parse(s) {
@@ -178,15 +304,12 @@ fn verify_ascgraph(
                 location,
                 "AscGraph needs 'ascir.sizes', an array of symbol names",
             );
-            return false;
+            return None;
         }
     }
-    let mut table = AxisTable {
-        ids: BTreeSet::new(),
-    };
-    let Some(axes) = attrs.get("ascir.axes").and_then(AttrValue::as_array) else {
+    let Some(axes) = axes.as_ref().and_then(AttrValue::as_array) else {
         error_at(location, "'ascir.axes' must be an array of #ascir.axis");
-        return false;
+        return None;
     };
     // Tile and block splits introduce size variables named after their inner axis.
     for axis in axes {
@@ -196,6 +319,7 @@ fn verify_ascgraph(
             }
         }
     }
+    let mut ids = BTreeSet::new();
     for axis in axes {
         let Some(params) = axis.dialect_params("ascir.axis") else {
             error_at(
@@ -213,7 +337,7 @@ fn verify_ascgraph(
             ok = false;
             continue;
         };
-        if !table.ids.insert(id) {
+        if !ids.insert(id) {
             error_at(location, format!("axis id {id} is defined twice"));
             ok = false;
         }
@@ -231,32 +355,19 @@ fn verify_ascgraph(
             ok &= check_expr(location, &format!("size of axis {id}"), size, &symbols);
         }
     }
-    for (node, op) in extracted.graph.nodes.iter().zip(&extracted.ops) {
-        let Some(spec) = lookup(&node.op) else {
-            continue;
-        };
-        if spec.dialect != Dialect::Ascir {
-            continue;
-        }
-        let location = op.location();
-        if let Some(sched) = node.attr("sched_axis") {
-            match sched.as_ints() {
-                Some(ids) => {
-                    for id in ids {
-                        if !table.ids.contains(&id) {
-                            error_at(location, format!("sched_axis names undefined axis {id}"));
-                            ok = false;
-                        }
-                    }
-                }
-                None => {
-                    error_at(location, "'sched_axis' must be an array of axis ids");
-                    ok = false;
-                }
-            }
-        }
-        if let Some(view) = node.attr("view") {
-            ok &= verify_view(location, view, &table, &symbols);
+    Some((AxisTable { ids, symbols }, ok))
+}
+
+fn verify_sched_axis(location: Location, sched: &AttrValue, table: &AxisTable) -> bool {
+    let Some(ids) = sched.as_ints() else {
+        error_at(location, "'sched_axis' must be an array of axis ids");
+        return false;
+    };
+    let mut ok = true;
+    for id in ids {
+        if !table.ids.contains(&id) {
+            error_at(location, format!("sched_axis names undefined axis {id}"));
+            ok = false;
         }
     }
     ok
@@ -293,12 +404,7 @@ fn check_expr(location: Location, what: &str, text: &str, symbols: &BTreeSet<Str
     }
 }
 
-fn verify_view(
-    location: Location,
-    view: &AttrValue,
-    table: &AxisTable,
-    symbols: &BTreeSet<String>,
-) -> bool {
+fn verify_view(location: Location, view: &AttrValue, table: &AxisTable) -> bool {
     let Some(params) = view.dialect_params("ascir.view") else {
         error_at(location, "expected a #ascir.view attribute");
         return false;
@@ -334,10 +440,10 @@ fn verify_view(
         }
     }
     for r in repeats {
-        ok &= check_expr(location, "view repeat", r, symbols);
+        ok &= check_expr(location, "view repeat", r, &table.symbols);
     }
     for s in strides {
-        ok &= check_expr(location, "view stride", s, symbols);
+        ok &= check_expr(location, "view stride", s, &table.symbols);
     }
     ok
 }
