@@ -125,3 +125,17 @@ func.func @missing_attr(%x: tensor<4xf32>) -> tensor<f32> {
   %0 = "ascend.reduce_sum"(%x) {axes = [0]} : (tensor<4xf32>) -> tensor<f32>
   return %0 : tensor<f32>
 }
+
+// -----
+
+// The verifier remembers only what it found valid: the same invalid op twice (same
+// types and attributes) is reported twice, and a valid op of the same name does not
+// hide it.
+func.func @repeated_errors(%x: tensor<4x8xf32>, %y: tensor<4x3xf32>) -> tensor<4x8xf32> {
+  %ok = "ascend.add"(%x, %x) : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  // expected-error@+1 {{dims '8' and '3' cannot be broadcast together}}
+  %0 = "ascend.add"(%x, %y) : (tensor<4x8xf32>, tensor<4x3xf32>) -> tensor<4x8xf32>
+  // expected-error@+1 {{dims '8' and '3' cannot be broadcast together}}
+  %1 = "ascend.add"(%x, %y) : (tensor<4x8xf32>, tensor<4x3xf32>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}

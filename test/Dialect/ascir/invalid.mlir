@@ -70,3 +70,25 @@ func.func @view_kind(%a: tensor<4xf32>) -> tensor<4xf32> attributes {ascir.axes 
   %d = "ascir.data"(%a) {index = 0, view = [0]} : (tensor<4xf32>) -> tensor<4xf32>
   return %a : tensor<4xf32>
 }
+
+// -----
+
+// The verifier remembers only what it found valid: an invalid view repeated on several
+// nodes and in several kernels with the same axes is reported at every node, and a valid
+// view seen first does not hide an invalid sched_axis with the same axes.
+func.func @repeat_a(%a: tensor<4xf32>) -> tensor<4xf32> attributes {ascir.axes = [#ascir.axis<0, "z0", "4", "original", []>], ascir.sizes = []} {
+  %d = "ascir.data"(%a) {index = 0, view = #ascir.view<[0], ["4"], ["1"]>} : (tensor<4xf32>) -> tensor<4xf32>
+  // expected-error@+1 {{view names undefined axis 5}}
+  %l = "ascir.load"(%d) {offset = "0", sched_axis = [0], view = #ascir.view<[5], ["4"], ["1"]>} : (tensor<4xf32>) -> tensor<4xf32>
+  // expected-error@+1 {{view names undefined axis 5}}
+  %m = "ascir.abs"(%l) {sched_axis = [0], view = #ascir.view<[5], ["4"], ["1"]>} : (tensor<4xf32>) -> tensor<4xf32>
+  return %a : tensor<4xf32>
+}
+func.func @repeat_b(%a: tensor<4xf32>) -> tensor<4xf32> attributes {ascir.axes = [#ascir.axis<0, "z0", "4", "original", []>], ascir.sizes = []} {
+  %d = "ascir.data"(%a) {index = 0, view = #ascir.view<[0], ["4"], ["1"]>} : (tensor<4xf32>) -> tensor<4xf32>
+  // expected-error@+1 {{view names undefined axis 5}}
+  %l = "ascir.load"(%d) {offset = "0", sched_axis = [0], view = #ascir.view<[5], ["4"], ["1"]>} : (tensor<4xf32>) -> tensor<4xf32>
+  // expected-error@+1 {{sched_axis names undefined axis 2}}
+  %m = "ascir.abs"(%l) {sched_axis = [2], view = #ascir.view<[0], ["4"], ["1"]>} : (tensor<4xf32>) -> tensor<4xf32>
+  return %a : tensor<4xf32>
+}
