@@ -34,6 +34,7 @@ use crate::lowering::camel_name;
 use crate::tiling_group::{self, Mode};
 use autofuse_symbolic::{Expr, Relation, ShapeEnv, Tri};
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt;
@@ -1106,8 +1107,12 @@ struct Group {
 
 struct Solver<'m> {
     model: &'m FuncModel,
-    /// GM bytes of every value (computed once: symbolic products are not cheap).
-    value_bytes: Vec<Expr>,
+    /// The GM byte count of every value, as an index into `byte_sizes` (computed once:
+    /// symbolic products are not cheap, and most values of a graph share a few sizes).
+    byte_class: Vec<usize>,
+    byte_sizes: Vec<Expr>,
+    /// `byte_sizes[class] * times`, by (class, times): pair scores repeat these.
+    scaled_sizes: RefCell<HashMap<(usize, i64), Expr>>,
     /// Position of every group in a topological order of the live groups.
     order: Vec<usize>,
     /// The live group at each position of `order` (gaps where groups merged).
@@ -1178,11 +1183,13 @@ impl Solver<'_> {
         self.groups[g].kernel.is_some()
     }
 
-    fn bytes(&self, v: ValueId) -> Expr {
-        self.value_bytes
-            .get(v)
-            .cloned()
-            .unwrap_or(Expr::constant(0))
+    /// `times` times the GM bytes of the values of byte class `class`.
+    fn scaled_bytes(&self, class: usize, times: i64) -> Expr {
+        self.scaled_sizes
+            .borrow_mut()
+            .entry((class, times))
+            .or_insert_with(|| self.byte_sizes[class].clone() * times)
+            .clone()
     }
 
     /// Values the two groups share, and whether one reads what the other writes.
@@ -1221,10 +1228,10 @@ impl Solver<'_> {
             .collect();
         values.sort_unstable();
         values.dedup();
-        // How often each value's bytes count before minus after, summed symbolically
-        // once per value (symbolic sums allocate; a pair touches few values, so the
+        // How often each value's bytes count before minus after, summed per byte class
+        // (symbolic sums allocate; a pair touches few values and fewer sizes, so the
         // membership tests scan short lists).
-        let mut saved = Expr::constant(0);
+        let mut terms: Vec<(usize, i64)> = Vec::new();
         for v in values {
             let (in_a, out_a) = (ia.contains(&v), oa.contains(&v));
             let (in_b, out_b) = (ib.contains(&v), ob.contains(&v));
@@ -1236,8 +1243,19 @@ impl Solver<'_> {
             if produced && self.needed_outside_pair(v, a, b) {
                 times -= 1;
             }
+            let Some(&class) = self.byte_class.get(v) else {
+                continue;
+            };
+            match terms.iter_mut().find(|(c, _)| *c == class) {
+                Some((_, total)) => *total += times,
+                None => terms.push((class, times)),
+            }
+        }
+        terms.sort_unstable();
+        let mut saved = Expr::constant(0);
+        for (class, times) in terms {
             if times != 0 {
-                saved = saved + self.bytes(v) * times;
+                saved = saved + self.scaled_bytes(class, times);
             }
         }
         saved
@@ -1645,18 +1663,27 @@ pub fn plan(model: &FuncModel, limits: &Limits, env: &mut ShapeEnv, fresh: &mut 
             label: unit.label.clone(),
         })
         .collect();
-    let value_bytes = model
+    let mut byte_sizes: Vec<Expr> = Vec::new();
+    let mut class_of_size: HashMap<Expr, usize> = HashMap::new();
+    let byte_class = model
         .types
         .iter()
         .map(|t| {
-            t.as_ref()
+            let size = t
+                .as_ref()
                 .and_then(tensor_bytes)
-                .unwrap_or(Expr::constant(0))
+                .unwrap_or(Expr::constant(0));
+            *class_of_size.entry(size).or_insert_with_key(|size| {
+                byte_sizes.push(size.clone());
+                byte_sizes.len() - 1
+            })
         })
         .collect();
     let mut solver = Solver {
         model,
-        value_bytes,
+        byte_class,
+        byte_sizes,
+        scaled_sizes: RefCell::new(HashMap::new()),
         // Units are in program order, which is topological.
         order: (0..model.units.len()).collect(),
         slots: (0..model.units.len()).map(Some).collect(),
@@ -1865,9 +1892,9 @@ pub fn plan(model: &FuncModel, limits: &Limits, env: &mut ShapeEnv, fresh: &mut 
         .live()
         .into_iter()
         .filter_map(|g| {
-            let group = &solver.groups[g];
-            group.kernel.clone().map(|kernel| FinalKernel {
-                members: group.members.clone(),
+            let group = &mut solver.groups[g];
+            group.kernel.take().map(|kernel| FinalKernel {
+                members: std::mem::take(&mut group.members),
                 kernel,
             })
         })
