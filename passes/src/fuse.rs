@@ -31,7 +31,7 @@ use crate::registry::{OptionInfo, PassInfo};
 use crate::statistics;
 use autofuse_core::ascir::AscGraph;
 use autofuse_core::attr::{quote, AttrValue};
-use autofuse_core::fusion::{self, Decision, FuncModel, Limits, Plan, Unit};
+use autofuse_core::fusion::{self, Decision, FuncModel, Kernel, Limits, Plan, Unit};
 use autofuse_core::graph::{Graph, TensorType, ValueDef, ValueId};
 use autofuse_mlir::builder::{Emitter, Typed};
 use autofuse_mlir::extract::ExtractedGraph;
@@ -214,7 +214,7 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
                     model.units[u]
                         .kernel
                         .as_ref()
-                        .is_some_and(|g| fusion::lift(g).is_ok())
+                        .is_some_and(|k| fusion::lift(&k.graph).is_ok())
                 });
                 if kernel.members.len() > 1
                     && fusion::compute_op_count(&kernel.kernel.graph) < fusion::MIN_COMPUTE_OPS
@@ -348,7 +348,11 @@ fn model_with(graph: &Graph, mut kernel_of: impl FnMut(&str) -> Option<AscGraph>
                 label,
                 inputs: node.operands.clone(),
                 outputs: node.results.clone(),
-                kernel,
+                kernel: kernel.map(|graph| Kernel {
+                    graph,
+                    inputs: node.operands.clone(),
+                    outputs: node.results.clone(),
+                }),
             }
         })
         .collect();

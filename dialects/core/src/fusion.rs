@@ -983,8 +983,9 @@ pub struct Unit {
     pub label: String,
     pub inputs: Vec<ValueId>,
     pub outputs: Vec<ValueId>,
-    /// The AscGraph of a kernel call; `None` for every other op (never fused).
-    pub kernel: Option<AscGraph>,
+    /// The kernel of a kernel call (its AscGraph bound to `inputs` and `outputs`);
+    /// `None` for every other op (never fused).
+    pub kernel: Option<Kernel>,
 }
 
 /// A graph function: its ops in program order, the values it returns and the type of
@@ -1067,14 +1068,10 @@ impl Plan {
         let fused = self.kernels.remove(index);
         for &u in &fused.members {
             let unit = &model.units[u];
-            if let Some(graph) = &unit.kernel {
+            if let Some(kernel) = &unit.kernel {
                 self.kernels.push(FinalKernel {
                     members: vec![u],
-                    kernel: Kernel {
-                        graph: graph.clone(),
-                        inputs: unit.inputs.clone(),
-                        outputs: unit.outputs.clone(),
-                    },
+                    kernel: kernel.clone(),
                 });
             }
         }
@@ -1099,9 +1096,9 @@ pub struct Traffic {
     pub minimum: Expr,
 }
 
-struct Group {
+struct Group<'m> {
     members: Vec<usize>,
-    kernel: Option<Kernel>,
+    kernel: Option<Cow<'m, Kernel>>,
     label: String,
 }
 
@@ -1121,7 +1118,7 @@ struct Solver<'m> {
     consumers: Vec<Vec<usize>>,
     returned: Vec<bool>,
     group_of: Vec<usize>,
-    groups: Vec<Group>,
+    groups: Vec<Group<'m>>,
 }
 
 impl Solver<'_> {
@@ -1252,13 +1249,18 @@ impl Solver<'_> {
             }
         }
         terms.sort_unstable();
-        let mut saved = Expr::constant(0);
+        // Usually one size is involved: its memoized product is the answer as is.
+        let mut saved: Option<Expr> = None;
         for (class, times) in terms {
             if times != 0 {
-                saved = saved + self.scaled_bytes(class, times);
+                let term = self.scaled_bytes(class, times);
+                saved = Some(match saved {
+                    Some(sum) => sum + term,
+                    None => term,
+                });
             }
         }
-        saved
+        saved.unwrap_or(Expr::constant(0))
     }
 
     /// A third group on a path from one of the pair to the other, if any (the first
@@ -1295,9 +1297,12 @@ impl Solver<'_> {
     }
 
     /// Records that groups `a` and `b` (no path between them through a third group)
-    /// became group `merged`, and restores the topological order: of the groups placed
-    /// between the two, those reachable from the earlier one move after the merged group,
-    /// the others stay before it (none of them can reach the reachable ones).
+    /// became group `merged`, and restores the topological order (Pearce and Kelly's
+    /// local reordering): of the groups placed between the two, those reachable from the
+    /// earlier one must follow the merged group and those reaching the later one must
+    /// precede it; only these move, into the positions they and the pair held, so a
+    /// merge costs the size of that neighbourhood, not of the stretch between the two.
+    /// Every other group between them is unrelated to both and keeps its position.
     fn place_merged(&mut self, a: usize, b: usize, merged: usize) {
         let (early, late) = if self.order[a] < self.order[b] {
             (a, b)
@@ -1305,34 +1310,70 @@ impl Solver<'_> {
             (b, a)
         };
         let (lo, hi) = (self.order[early], self.order[late]);
-        let window: Vec<usize> = self.slots[lo + 1..hi].iter().flatten().copied().collect();
-        let in_window: HashSet<usize> = window.iter().copied().collect();
-        let mut after: HashSet<usize> = HashSet::new();
-        let mut stack = vec![early];
-        while let Some(g) = stack.pop() {
-            for next in self.successor_groups(g) {
-                if in_window.contains(&next) && after.insert(next) {
-                    stack.push(next);
-                }
-            }
-        }
-        let sequence = window
+        let mut before = self.reach_between(late, lo, hi, |s, g| s.predecessor_groups(g));
+        let mut after = self.reach_between(early, lo, hi, |s, g| s.successor_groups(g));
+        before.sort_by_key(|&g| self.order[g]);
+        after.sort_by_key(|&g| self.order[g]);
+        let mut positions: Vec<usize> = before
             .iter()
-            .filter(|g| !after.contains(g))
-            .chain(std::iter::once(&merged))
-            .chain(window.iter().filter(|g| after.contains(g)))
-            .copied()
-            .collect::<Vec<_>>();
-        for slot in &mut self.slots[lo..=hi] {
-            *slot = None;
+            .chain(&after)
+            .map(|&g| self.order[g])
+            .chain([lo, hi])
+            .collect();
+        positions.sort_unstable();
+        for &p in &positions {
+            self.slots[p] = None;
         }
         if self.order.len() <= merged {
             self.order.resize(merged + 1, usize::MAX);
         }
-        for (offset, g) in sequence.into_iter().enumerate() {
-            self.slots[lo + offset] = Some(g);
-            self.order[g] = lo + offset;
+        let sequence = before
+            .into_iter()
+            .chain(std::iter::once(merged))
+            .chain(after);
+        for (&p, g) in positions.iter().zip(sequence) {
+            self.slots[p] = Some(g);
+            self.order[g] = p;
         }
+    }
+
+    /// The groups placed strictly between positions `lo` and `hi` that `start` reaches
+    /// through `step` (successors or predecessors), each once.
+    fn reach_between(
+        &self,
+        start: usize,
+        lo: usize,
+        hi: usize,
+        step: impl Fn(&Self, usize) -> Vec<usize>,
+    ) -> Vec<usize> {
+        let mut seen: HashSet<usize> = HashSet::new();
+        let mut found = Vec::new();
+        let mut stack = vec![start];
+        while let Some(g) = stack.pop() {
+            for next in step(self, g) {
+                let p = self.order[next];
+                if lo < p && p < hi && seen.insert(next) {
+                    found.push(next);
+                    stack.push(next);
+                }
+            }
+        }
+        found
+    }
+
+    /// Groups producing a value that group `g` reads (other than `g`).
+    fn predecessor_groups(&self, g: usize) -> Vec<usize> {
+        let mut out: Vec<usize> = self.groups[g]
+            .members
+            .iter()
+            .flat_map(|&u| self.model.units[u].inputs.iter())
+            .filter_map(|&v| self.producer.get(v).copied().flatten())
+            .map(|p| self.group_of[p])
+            .filter(|&c| c != g)
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 
     /// Groups reading a value that group `g` produces (other than `g`).
@@ -1455,7 +1496,9 @@ impl Solver<'_> {
             let result = match &self.groups[second].kernel {
                 Some(kb) => {
                     let keep = |v: ValueId| self.needed_outside_pair(v, first, second);
-                    merge_checked(&mut taken, kb, &keep, env)
+                    // A unit's kernel is copied here, on its first merge as the first of
+                    // a pair (the copy survives a refusal).
+                    merge_checked(taken.to_mut(), kb, &keep, env)
                 }
                 None => refuse(Rule::NoSharedBuffer, "only kernels fuse"),
             };
@@ -1483,7 +1526,7 @@ impl Solver<'_> {
                     self.model.units[u]
                         .kernel
                         .as_ref()
-                        .map(|k| k.source_ops.clone())
+                        .map(|k| k.graph.source_ops.clone())
                         .unwrap_or_default()
                 })
                 .collect();
@@ -1655,11 +1698,9 @@ pub fn plan(model: &FuncModel, limits: &Limits, env: &mut ShapeEnv, fresh: &mut 
         .enumerate()
         .map(|(u, unit)| Group {
             members: vec![u],
-            kernel: unit.kernel.clone().map(|graph| Kernel {
-                graph,
-                inputs: unit.inputs.clone(),
-                outputs: unit.outputs.clone(),
-            }),
+            // Borrowed until the group merges: most units join as the second of a pair,
+            // which is only read.
+            kernel: unit.kernel.as_ref().map(Cow::Borrowed),
             label: unit.label.clone(),
         })
         .collect();
@@ -1877,7 +1918,7 @@ pub fn plan(model: &FuncModel, limits: &Limits, env: &mut ShapeEnv, fresh: &mut 
                     solver.groups.push(Group {
                         members,
                         label: merged.kernel.graph.name.clone(),
-                        kernel: Some(merged.kernel),
+                        kernel: Some(Cow::Owned(merged.kernel)),
                     });
                     fused_any = true;
                 }
@@ -1895,7 +1936,7 @@ pub fn plan(model: &FuncModel, limits: &Limits, env: &mut ShapeEnv, fresh: &mut 
             let group = &mut solver.groups[g];
             group.kernel.take().map(|kernel| FinalKernel {
                 members: std::mem::take(&mut group.members),
-                kernel,
+                kernel: kernel.into_owned(),
             })
         })
         .collect();
@@ -1925,8 +1966,8 @@ pub fn traffic(model: &FuncModel, plan: &Plan) -> Traffic {
     let mut consumed = BTreeSet::new();
     for unit in &model.units {
         match &unit.kernel {
-            Some(graph) => {
-                before = before + kernel_gm_bytes(graph, &unit.inputs).unwrap_or(Expr::constant(0));
+            Some(kernel) => {
+                before = before + kernel.gm_bytes().unwrap_or(Expr::constant(0));
                 produced.extend(unit.outputs.iter().copied());
                 read.extend(unit.inputs.iter().copied());
             }
@@ -2252,7 +2293,7 @@ mod tests {
                     label: k.graph.name.clone(),
                     inputs: k.inputs.clone(),
                     outputs: k.outputs.clone(),
-                    kernel: Some(k.graph.clone()),
+                    kernel: Some(k.clone()),
                 })
                 .collect(),
             returns: returns.to_vec(),
