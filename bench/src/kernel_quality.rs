@@ -395,7 +395,7 @@ fn run_program(
             }
             Ok(Some(outs))
         };
-        run::execute_graph(&module.program, entry, inputs, &mut hook)?
+        module.program.run_with(entry, inputs, &mut hook)?
     };
     Ok(ProgramRun {
         outputs,

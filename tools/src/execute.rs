@@ -1,11 +1,12 @@
 //! Executing a whole module with the reference interpreters: `ascend` ops by the Ascend
 //! IR interpreter, calls of AscGraphs by the AscIR interpreter, calls of other graph
 //! functions recursively. This is the oracle side of the differential tests and of
-//! `autofuse-opt --interpret`.
+//! `autofuse-opt --interpret`; `autofuse-run` walks graphs the same way with its kernels
+//! on the emulation (`Program::run_with`).
 
 use autofuse_core::ascir::AscGraph;
 use autofuse_core::attr::AttrValue;
-use autofuse_core::graph::Graph;
+use autofuse_core::graph::{Dim, Graph, TensorType};
 use autofuse_core::interp::{bind_symbols, run_node};
 use autofuse_core::tensor::Tensor;
 use autofuse_core::{ascir_interp, interp};
@@ -53,8 +54,20 @@ impl Program {
             .map(String::as_str)
     }
 
-    /// Runs graph function `entry` on `inputs`.
+    /// Runs graph function `entry` on `inputs` with the interpreters.
     pub fn run(&self, entry: &str, inputs: &[Tensor]) -> Result<Vec<Tensor>, String> {
+        self.run_with(entry, inputs, &mut |_, _, _| Ok(None))
+    }
+
+    /// Runs graph function `entry` on `inputs`: `ascend` ops by the Ascend IR
+    /// interpreter, kernel calls through `hook` (the AscIR interpreter when it declines),
+    /// calls of other graph functions recursively with the same hook.
+    pub fn run_with(
+        &self,
+        entry: &str,
+        inputs: &[Tensor],
+        hook: &mut KernelHook,
+    ) -> Result<Vec<Tensor>, String> {
         let graph = self
             .graphs
             .get(entry)
@@ -82,14 +95,17 @@ impl Program {
                     .and_then(AttrValue::as_symbol)
                     .ok_or_else(|| "func.call without a callee".to_string())?;
                 if let Some(kernel) = self.kernels.get(callee) {
-                    ascir_interp::run_with_symbols(kernel, &operands, &symbols)
-                        .map_err(|e| e.to_string())?
+                    match hook(callee, &operands, &symbols)? {
+                        Some(outs) => outs,
+                        None => ascir_interp::run_with_symbols(kernel, &operands, &symbols)
+                            .map_err(|e| e.to_string())?,
+                    }
                 } else if self
                     .graphs
                     .get(callee)
                     .is_some_and(|g| !g.nodes.is_empty() || !g.outputs.is_empty())
                 {
-                    self.run(callee, &operands)?
+                    self.run_with(callee, &operands, hook)?
                 } else {
                     return Err(format!(
                         "call of @{callee}: an external function the interpreter cannot run"
@@ -123,6 +139,12 @@ impl Program {
             .collect()
     }
 }
+
+/// How a kernel call runs under [`Program::run_with`]: given the callee, its operands
+/// and the graph's symbol values, the outputs, or `None` to let the AscIR interpreter
+/// run the kernel.
+pub type KernelHook<'h> =
+    dyn FnMut(&str, &[Tensor], &HashMap<String, i64>) -> Result<Option<Vec<Tensor>>, String> + 'h;
 
 /// Runs a textual pipeline (our passes and upstream ones) on a module; the
 /// diagnostics are returned as text on failure.
@@ -211,6 +233,55 @@ pub fn read_inputs(graph: &Graph, files: &[&String]) -> Result<Vec<Tensor>, Stri
                 .map(|t| t.dtype)
                 .ok_or("argument without a tensor type")?;
             Tensor::read_npy_as(path, dtype).map_err(|e| format!("{path}: {e}"))
+        })
+        .collect()
+}
+
+/// The shape of `ty` when its symbols take `symbols`' values; a symbol without a value
+/// and an unknown dim stand for 4, and a negative size for 0.
+pub fn concrete_shape(
+    ty: &TensorType,
+    symbols: &HashMap<String, i64>,
+) -> Result<Vec<usize>, String> {
+    ty.dims
+        .iter()
+        .map(|d| match d {
+            Dim::Known(e) => e
+                .eval(&|name| Some(*symbols.get(name).unwrap_or(&4)))
+                .map(|v| v.max(0) as usize)
+                .map_err(|err| err.to_string()),
+            Dim::Unknown => Ok(4),
+        })
+        .collect()
+}
+
+/// Random tensors of `types` under `symbols` (see [`concrete_shape`]); tensor `i` is
+/// drawn with seed `seed + i`, so that one seed names one set of inputs.
+pub fn random_tensors(
+    types: &[TensorType],
+    symbols: &HashMap<String, i64>,
+    seed: u64,
+) -> Result<Vec<Tensor>, String> {
+    types
+        .iter()
+        .enumerate()
+        .map(|(i, ty)| {
+            Tensor::random(ty.dtype, concrete_shape(ty, symbols)?, seed + i as u64)
+                .map_err(|e| e.to_string())
+        })
+        .collect()
+}
+
+/// The argument types of `graph`, for [`random_tensors`].
+pub fn argument_types(graph: &Graph) -> Result<Vec<TensorType>, String> {
+    graph
+        .arguments
+        .iter()
+        .map(|&arg| {
+            graph
+                .ty(arg)
+                .cloned()
+                .ok_or_else(|| format!("@{}: argument without a tensor type", graph.name))
         })
         .collect()
 }

@@ -29,7 +29,6 @@ fn lit_suite() {
 /// graphs (default 300).
 #[test]
 fn differential_lowering() {
-    use autofuse_core::tensor::Tensor;
     use autofuse_tools::{execute::Program, randgraph};
     let cases: u64 = std::env::var("AUTOFUSE_DIFF_CASES")
         .ok()
@@ -80,37 +79,16 @@ fn differential_lowering() {
                     1 + ((seed * 7 + trial * 3 + i as u64 * 5) % 9) as i64,
                 );
             }
-            let inputs: Vec<Tensor> = graph
-                .inputs
-                .iter()
-                .enumerate()
-                .map(|(i, ty)| {
-                    let shape: Vec<usize> = ty
-                        .dims
-                        .iter()
-                        .map(|d| {
-                            d.expr()
-                                .and_then(|e| e.eval_map(&symbols).ok())
-                                .unwrap_or(1) as usize
-                        })
-                        .collect();
-                    Tensor::random(ty.dtype, shape, seed * 1000 + trial * 10 + i as u64)
-                        .expect("valid shape")
-                })
-                .collect();
+            let inputs = random_tensors(&graph.inputs, &symbols, seed * 1000 + trial * 10)
+                .expect("valid shapes");
             let expected = before.run("main", &inputs);
             let actual = after.run("main", &inputs);
             match (expected, actual) {
-                (Ok(e), Ok(a)) => {
-                    for (k, (x, y)) in e.iter().zip(&a).enumerate() {
-                        if let Err(why) = autofuse_tools::execute::compare(x, y) {
-                            failures.push(format!(
-                                "seed {seed} trial {trial} output {k}: {why}\n{}",
-                                graph.text
-                            ));
-                        }
-                    }
-                }
+                (Ok(e), Ok(a)) => failures.extend(
+                    mismatches(&e, &a)
+                        .iter()
+                        .map(|m| format!("seed {seed} trial {trial} {m}\n{}", graph.text)),
+                ),
                 (Err(e), _) => failures.push(format!(
                     "seed {seed}: reference run failed: {e}\n{}",
                     graph.text
@@ -145,7 +123,6 @@ fn differential_lowering() {
 /// several ops and some write several outputs.
 #[test]
 fn differential_fusion() {
-    use autofuse_core::tensor::Tensor;
     use autofuse_tools::{execute::Program, randgraph};
     let cases: u64 = std::env::var("AUTOFUSE_DIFF_CASES")
         .ok()
@@ -212,42 +189,14 @@ fn differential_fusion() {
                     1 + ((seed * 5 + trial * 7 + i as u64 * 3) % 9) as i64,
                 );
             }
-            let inputs: Vec<Tensor> = graph
-                .inputs
-                .iter()
-                .enumerate()
-                .map(|(i, ty)| {
-                    let shape: Vec<usize> = ty
-                        .dims
-                        .iter()
-                        .map(|d| {
-                            d.expr()
-                                .and_then(|e| e.eval_map(&symbols).ok())
-                                .unwrap_or(1) as usize
-                        })
-                        .collect();
-                    Tensor::random(ty.dtype, shape, seed * 977 + trial * 13 + i as u64)
-                        .expect("valid shape")
-                })
-                .collect();
+            let inputs = random_tensors(&graph.inputs, &symbols, seed * 977 + trial * 13)
+                .expect("valid shapes");
             match (before.run("main", &inputs), after.run("main", &inputs)) {
-                (Ok(e), Ok(a)) => {
-                    if e.len() != a.len() {
-                        failures.push(format!(
-                            "seed {seed}: {} outputs, expected {}",
-                            a.len(),
-                            e.len()
-                        ));
-                    }
-                    for (k, (x, y)) in e.iter().zip(&a).enumerate() {
-                        if let Err(why) = autofuse_tools::execute::compare(x, y) {
-                            failures.push(format!(
-                                "seed {seed} trial {trial} output {k}: {why}\n{}",
-                                graph.text
-                            ));
-                        }
-                    }
-                }
+                (Ok(e), Ok(a)) => failures.extend(
+                    mismatches(&e, &a)
+                        .iter()
+                        .map(|m| format!("seed {seed} trial {trial} {m}\n{}", graph.text)),
+                ),
                 (Err(e), _) => failures.push(format!(
                     "seed {seed}: lowered run failed: {e}\n{}",
                     graph.text
@@ -340,25 +289,10 @@ fn end_to_end_random_graphs_on_emulation() {
                     (name.clone(), v as i64)
                 })
                 .collect();
-            let set: Vec<Tensor> = graph
-                .inputs
-                .iter()
-                .enumerate()
-                .map(|(i, ty)| {
-                    let shape: Vec<usize> = ty
-                        .dims
-                        .iter()
-                        .map(|d| {
-                            d.expr()
-                                .and_then(|e| e.eval_map(&symbols).ok())
-                                .unwrap_or(1) as usize
-                        })
-                        .collect();
-                    Tensor::random(ty.dtype, shape, seed * 1000 + trial * 10 + i as u64)
-                        .expect("valid shape")
-                })
-                .collect();
-            inputs.push(set);
+            inputs.push(
+                random_tensors(&graph.inputs, &symbols, seed * 1000 + trial * 10)
+                    .expect("valid shapes"),
+            );
         }
         prepared.push(Case {
             seed,
@@ -439,16 +373,14 @@ fn end_to_end_random_graphs_on_emulation() {
                                         result.launches.len(),
                                         std::sync::atomic::Ordering::Relaxed,
                                     );
-                                    for (k, (e, a)) in
-                                        expected.iter().zip(&result.outputs).enumerate()
-                                    {
-                                        if let Err(why) = autofuse_tools::execute::compare(e, a) {
-                                            out.push(format!(
-                                                "seed {} trial {trial} output {k}: {why}\n{}",
+                                    out.extend(mismatches(&expected, &result.outputs).iter().map(
+                                        |m| {
+                                            format!(
+                                                "seed {} trial {trial} {m}\n{}",
                                                 case.seed, case.text
-                                            ));
-                                        }
-                                    }
+                                            )
+                                        },
+                                    ));
                                 }
                             }
                         }
@@ -507,7 +439,6 @@ fn property_tiling_fits_and_impl_form_matches() {
     use autofuse_core::tensor::{SplitMix64, Tensor};
     use autofuse_core::tiling_solver::{solve, TilingModel};
     use autofuse_core::{ascir_impl_interp, ascir_interp};
-    use autofuse_tools::ascendc::run;
     use autofuse_tools::{execute::Program, randgraph};
     use std::collections::HashMap;
     let cases: u64 = std::env::var("AUTOFUSE_PROP_CASES")
@@ -672,7 +603,7 @@ fn property_tiling_fits_and_impl_form_matches() {
                     .map(|(outs, _)| Some(outs))
                     .map_err(|e| format!("impl interpreter: {e}"))
             };
-            match run::execute_graph(&program, "main", &inputs, &mut hook) {
+            match program.run_with("main", &inputs, &mut hook) {
                 Ok(actual) => {
                     for (k, (e, a)) in expected.iter().zip(&actual).enumerate() {
                         if let Err(why) = autofuse_tools::execute::compare(e, a) {
@@ -719,7 +650,6 @@ fn end_to_end_layout_examples() {
 
 fn run_examples_on_emulation(dir: &str, one_kernel: bool) {
     use autofuse_core::graph::Dim;
-    use autofuse_core::tensor::Tensor;
     use autofuse_tools::ascendc::run::{self, RunOptions};
     use std::collections::HashMap;
     let repo = run::repo_root();
@@ -737,29 +667,16 @@ fn run_examples_on_emulation(dir: &str, one_kernel: bool) {
     for path in &examples {
         let name = path.display().to_string();
         let text = std::fs::read_to_string(path).expect("readable example");
-        let module = match run::prepare_module(&context, &text, &name, &options) {
-            Ok(m) => m,
+        let emulated = match Emulated::prepare(&context, &text, &name, &options) {
+            Ok(e) => e,
             Err(e) => {
                 failures.push(format!("{name}: {e}"));
                 continue;
             }
         };
-        let kernels: Vec<&run::PreparedKernel> = module.kernels.values().collect();
-        let build = match run::build(&kernels, &options) {
-            Ok(b) => b,
-            Err(e) => {
-                failures.push(format!("{name}: {e}"));
-                continue;
-            }
-        };
-        let builds = run::builds_for(&module, &build);
-        let entry = module
-            .reference
-            .default_entry()
-            .expect("an entry function")
-            .to_string();
-        let graph = &module.reference.graphs[&entry];
+        let graph = &emulated.module.reference.graphs[&emulated.entry];
         for (trial, value) in [3i64, 37].into_iter().enumerate() {
+            // Every input symbol takes `value`; the rest follow from the graph.
             let mut symbols = HashMap::new();
             for &arg in &graph.arguments {
                 for d in graph.ty(arg).map(|t| t.dims.clone()).unwrap_or_default() {
@@ -770,50 +687,13 @@ fn run_examples_on_emulation(dir: &str, one_kernel: bool) {
                     }
                 }
             }
-            module.complete_symbols(&entry, &mut symbols);
-            let inputs: Vec<Tensor> = graph
-                .arguments
-                .iter()
-                .enumerate()
-                .map(|(i, &arg)| {
-                    let ty = graph.ty(arg).expect("typed argument");
-                    let shape: Vec<usize> = ty
-                        .dims
-                        .iter()
-                        .map(|d| {
-                            d.expr()
-                                .and_then(|e| e.eval_map(&symbols).ok())
-                                .unwrap_or(1) as usize
-                        })
-                        .collect();
-                    Tensor::random(ty.dtype, shape, 17 + i as u64).expect("shape")
-                })
-                .collect();
-            let expected = module
-                .reference
-                .run(&entry, &inputs)
-                .expect("reference run");
-            match run::execute(&module, &builds, &entry, &inputs) {
-                Err(e) => failures.push(format!("{name} trial {trial}: {e}")),
-                Ok(result) => {
-                    if one_kernel && result.launches.len() != 1 {
-                        failures.push(format!(
-                            "{name} trial {trial}: {} launches, expected one fused kernel",
-                            result.launches.len()
-                        ));
-                    }
-                    if result.launches.is_empty() || result.traffic.interpreted_calls > 0 {
-                        failures.push(format!(
-                            "{name} trial {trial}: {} launches, {} interpreted calls",
-                            result.launches.len(),
-                            result.traffic.interpreted_calls
-                        ));
-                    }
-                    for (k, (e, a)) in expected.iter().zip(&result.outputs).enumerate() {
-                        if let Err(why) = autofuse_tools::execute::compare(e, a) {
-                            failures.push(format!("{name} trial {trial} output {k}: {why}"));
-                        }
-                    }
+            let label = format!("{name} trial {trial}");
+            if let Some(result) = emulated.run_checked(symbols, 17, &label, &mut failures) {
+                if one_kernel && result.launches.len() != 1 {
+                    failures.push(format!(
+                        "{label}: {} launches, expected one fused kernel",
+                        result.launches.len()
+                    ));
                 }
             }
         }
@@ -826,6 +706,115 @@ fn run_examples_on_emulation(dir: &str, one_kernel: bool) {
     );
 }
 
+/// Random tensors for `types` under `symbols`, tensor `i` drawn with seed `seed + i`.
+fn random_tensors(
+    types: &[autofuse_core::graph::TensorType],
+    symbols: &std::collections::HashMap<String, i64>,
+    seed: u64,
+) -> Result<Vec<autofuse_core::tensor::Tensor>, String> {
+    autofuse_tools::execute::random_tensors(types, symbols, seed)
+}
+
+/// Every difference between expected and actual outputs, as "output k: why" (and a
+/// count mismatch).
+fn mismatches(
+    expected: &[autofuse_core::tensor::Tensor],
+    actual: &[autofuse_core::tensor::Tensor],
+) -> Vec<String> {
+    let mut out = Vec::new();
+    if expected.len() != actual.len() {
+        out.push(format!(
+            "{} outputs, expected {}",
+            actual.len(),
+            expected.len()
+        ));
+    }
+    for (k, (e, a)) in expected.iter().zip(actual).enumerate() {
+        if let Err(why) = autofuse_tools::execute::compare(e, a) {
+            out.push(format!("output {k}: {why}"));
+        }
+    }
+    out
+}
+
+/// A module prepared for the emulation (pipeline run, kernels translated and built),
+/// and its entry function.
+struct Emulated {
+    module: autofuse_tools::ascendc::run::PreparedModule,
+    builds: std::collections::HashMap<String, autofuse_tools::ascendc::run::SimBuild>,
+    entry: String,
+}
+
+impl Emulated {
+    fn prepare(
+        context: &melior::Context,
+        text: &str,
+        name: &str,
+        options: &autofuse_tools::ascendc::run::RunOptions,
+    ) -> Result<Emulated, String> {
+        use autofuse_tools::ascendc::run;
+        let module = run::prepare_module(context, text, name, options)
+            .map_err(|e| format!("prepare failed: {e}"))?;
+        let kernels: Vec<&run::PreparedKernel> = module.kernels.values().collect();
+        let build = run::build(&kernels, options).map_err(|e| format!("build failed: {e}"))?;
+        let builds = run::builds_for(&module, &build);
+        let entry = module
+            .reference
+            .default_entry()
+            .ok_or("no entry function")?
+            .to_string();
+        Ok(Emulated {
+            module,
+            builds,
+            entry,
+        })
+    }
+
+    /// Runs the entry on the emulation and on the Ascend IR interpreter with random
+    /// inputs (`seed`) for `symbols` (completed from the graph); reports under `label`
+    /// a failed run, a kernel left to the interpreter and every output mismatch.
+    fn run_checked(
+        &self,
+        mut symbols: std::collections::HashMap<String, i64>,
+        seed: u64,
+        label: &str,
+        failures: &mut Vec<String>,
+    ) -> Option<autofuse_tools::ascendc::run::GraphRun> {
+        use autofuse_tools::{ascendc::run, execute};
+        self.module.complete_symbols(&self.entry, &mut symbols);
+        let graph = &self.module.reference.graphs[&self.entry];
+        let inputs = execute::argument_types(graph)
+            .and_then(|types| random_tensors(&types, &symbols, seed))
+            .expect("random inputs");
+        let expected = self
+            .module
+            .reference
+            .run(&self.entry, &inputs)
+            .expect("reference run");
+        match run::execute(&self.module, &self.builds, &self.entry, &inputs) {
+            Err(e) => {
+                failures.push(format!("{label}: {e}"));
+                None
+            }
+            Ok(result) => {
+                if result.launches.is_empty() || result.traffic.interpreted_calls > 0 {
+                    failures.push(format!(
+                        "{label}: {} launches, {} interpreted calls",
+                        result.launches.len(),
+                        result.traffic.interpreted_calls
+                    ));
+                }
+                failures.extend(
+                    mismatches(&expected, &result.outputs)
+                        .iter()
+                        .map(|m| format!("{label} {m}")),
+                );
+                Some(result)
+            }
+        }
+    }
+}
+
 /// Runs one graph on the emulation with the given UB budget and core count for each
 /// symbol set and compares every output with the Ascend IR interpreter. Returns the
 /// failures and, per run, the tiling keys launched.
@@ -835,83 +824,31 @@ fn run_graph_on_emulation(
     cores: u64,
     symbol_sets: &[&[(&str, i64)]],
 ) -> (Vec<String>, Vec<Vec<i64>>) {
-    use autofuse_core::tensor::Tensor;
     use autofuse_tools::ascendc::run::{self, RunOptions};
-    use std::collections::HashMap;
     let repo = run::repo_root();
     let context = autofuse_mlir::context::create_context();
     let mut options = RunOptions::new(&repo);
     options.ub_bytes = ub_bytes;
     options.cores = cores;
-    let module = match run::prepare_module(&context, text, "<regression>", &options) {
-        Ok(m) => m,
-        Err(e) => return (vec![format!("prepare failed: {e}")], Vec::new()),
+    let emulated = match Emulated::prepare(&context, text, "<regression>", &options) {
+        Ok(e) => e,
+        Err(e) => return (vec![e], Vec::new()),
     };
-    let kernels: Vec<&run::PreparedKernel> = module.kernels.values().collect();
-    let build = match run::build(&kernels, &options) {
-        Ok(b) => b,
-        Err(e) => return (vec![format!("build failed: {e}")], Vec::new()),
-    };
-    let builds = run::builds_for(&module, &build);
-    let entry = module
-        .reference
-        .default_entry()
-        .expect("an entry function")
-        .to_string();
-    let graph = &module.reference.graphs[&entry];
     let mut failures = Vec::new();
     let mut keys = Vec::new();
     for (trial, set) in symbol_sets.iter().enumerate() {
-        let mut symbols: HashMap<String, i64> =
-            set.iter().map(|&(k, v)| (k.to_string(), v)).collect();
-        module.complete_symbols(&entry, &mut symbols);
-        let inputs: Vec<Tensor> = graph
-            .arguments
-            .iter()
-            .enumerate()
-            .map(|(i, &arg)| {
-                let ty = graph.ty(arg).expect("typed argument");
-                let shape: Vec<usize> = ty
-                    .dims
+        let symbols = set.iter().map(|&(k, v)| (k.to_string(), v)).collect();
+        let label = format!("trial {trial}");
+        if let Some(result) = emulated.run_checked(symbols, 5, &label, &mut failures) {
+            keys.push(
+                result
+                    .launches
                     .iter()
-                    .map(|d| {
-                        d.expr()
-                            .and_then(|e| e.eval_map(&symbols).ok())
-                            .unwrap_or(1) as usize
-                    })
-                    .collect();
-                Tensor::random(ty.dtype, shape, 5 + i as u64).expect("shape")
-            })
-            .collect();
-        let expected = module
-            .reference
-            .run(&entry, &inputs)
-            .expect("reference run");
-        match run::execute(&module, &builds, &entry, &inputs) {
-            Err(e) => failures.push(format!("trial {trial}: {e}")),
-            Ok(result) => {
-                if result.launches.is_empty() || result.traffic.interpreted_calls > 0 {
-                    failures.push(format!(
-                        "trial {trial}: {} launches, {} interpreted calls",
-                        result.launches.len(),
-                        result.traffic.interpreted_calls
-                    ));
-                }
-                keys.push(
-                    result
-                        .launches
-                        .iter()
-                        .flat_map(|l| l.fields.iter())
-                        .filter(|(name, _)| name == "tiling_key")
-                        .map(|&(_, v)| v)
-                        .collect(),
-                );
-                for (k, (e, a)) in expected.iter().zip(&result.outputs).enumerate() {
-                    if let Err(why) = autofuse_tools::execute::compare(e, a) {
-                        failures.push(format!("trial {trial} output {k}: {why}"));
-                    }
-                }
-            }
+                    .flat_map(|l| l.fields.iter())
+                    .filter(|(name, _)| name == "tiling_key")
+                    .map(|&(_, v)| v)
+                    .collect(),
+            );
         }
     }
     (failures, keys)

@@ -22,7 +22,7 @@ use autofuse_core::ascir::AscGraph;
 use autofuse_core::attr::AttrValue;
 use autofuse_core::chip::ChipProfile;
 use autofuse_core::graph::{DType, Dim, Graph, TensorType};
-use autofuse_core::interp::{bind_symbols, run_node};
+use autofuse_core::interp::bind_symbols;
 use autofuse_core::schedule::Schedule;
 use autofuse_core::tensor::Tensor;
 use autofuse_core::tiling_solver::{solve, Tiling, TilingModel};
@@ -906,82 +906,6 @@ pub fn builds_for(module: &PreparedModule, build: &SimBuild) -> HashMap<String, 
         .collect()
 }
 
-/// What a kernel-call hook returns: the outputs, or `None` to let the hint-form
-/// interpreter run the kernel.
-pub type KernelHook<'h> =
-    dyn FnMut(&str, &[Tensor], &HashMap<String, i64>) -> Result<Option<Vec<Tensor>>, String> + 'h;
-
-/// Runs graph function `entry` of `program` on `inputs`: `ascend` ops by the Ascend IR
-/// interpreter, kernel calls through `hook` (or the hint-form interpreter when it
-/// declines), calls of other graph functions recursively by the interpreters.
-pub fn execute_graph(
-    program: &Program,
-    entry: &str,
-    inputs: &[Tensor],
-    hook: &mut KernelHook,
-) -> Result<Vec<Tensor>, String> {
-    let graph = program
-        .graphs
-        .get(entry)
-        .ok_or_else(|| format!("no graph function @{entry}"))?;
-    let symbols = bind_symbols(graph, inputs).map_err(|e| e.to_string())?;
-    let mut values: Vec<Option<Tensor>> = vec![None; graph.values.len()];
-    for (&arg, t) in graph.arguments.iter().zip(inputs) {
-        values[arg] = Some(t.clone());
-    }
-    for node in &graph.nodes {
-        let operands: Vec<Tensor> = node
-            .operands
-            .iter()
-            .map(|&v| {
-                values
-                    .get(v)
-                    .cloned()
-                    .flatten()
-                    .ok_or_else(|| format!("'{}': operand used before definition", node.op))
-            })
-            .collect::<Result<_, _>>()?;
-        let outs = if node.op == "func.call" {
-            let callee = node
-                .attr("callee")
-                .and_then(AttrValue::as_symbol)
-                .ok_or("func.call without a callee")?;
-            if let Some(kernel) = program.kernels.get(callee) {
-                match hook(callee, &operands, &symbols)? {
-                    Some(outs) => outs,
-                    None => ascir_interp::run_with_symbols(kernel, &operands, &symbols)
-                        .map_err(|e| e.to_string())?,
-                }
-            } else {
-                program.run(callee, &operands)?
-            }
-        } else {
-            let refs: Vec<&Tensor> = operands.iter().collect();
-            let result_types: Vec<_> = node
-                .results
-                .iter()
-                .filter_map(|&r| graph.ty(r).cloned())
-                .collect();
-            run_node(&node.op, &node.attrs, &refs, &result_types, &symbols)
-                .map_err(|e| e.to_string())?
-        };
-        for (&r, t) in node.results.iter().zip(outs) {
-            values[r] = Some(t);
-        }
-    }
-    graph
-        .outputs
-        .iter()
-        .map(|&v| {
-            values
-                .get(v)
-                .cloned()
-                .flatten()
-                .ok_or_else(|| "output never defined".to_string())
-        })
-        .collect()
-}
-
 /// Runs `entry` of a prepared module: kernels on the emulation (the driver that holds
 /// each kernel symbol in `builds`), everything else by the interpreters. A kernel whose
 /// tiling has no feasible case for the shapes at hand runs in the interpreter, noted.
@@ -1016,7 +940,7 @@ pub fn execute(
             launches.push(launch);
             Ok(Some(outs))
         };
-        execute_graph(&module.program, entry, inputs, &mut hook)?
+        module.program.run_with(entry, inputs, &mut hook)?
     };
     let graph = module
         .program

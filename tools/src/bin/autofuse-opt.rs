@@ -9,7 +9,7 @@ use autofuse_mlir::{
     context::create_context, diagnostics, parse::parse_module, raw, verify::verify_module,
 };
 use autofuse_passes::{options::PassOptions, pipeline, registry, statistics};
-use autofuse_tools::{docs, expected, input};
+use autofuse_tools::{docs, execute, expected, input};
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use melior::{
     ir::operation::{OperationLike, OperationPrintingFlags},
@@ -282,9 +282,8 @@ fn process_chunk(settings: &Settings, chunk: &input::Chunk) -> (Option<Vec<u8>>,
 /// `--interpret`: runs the entry function on `.npy` or seeded random inputs and
 /// describes (and optionally writes) its outputs.
 fn interpret(matches: &ArgMatches, module: &melior::ir::Module) -> Result<String, String> {
-    use autofuse_core::graph::Dim;
     use autofuse_core::tensor::Tensor;
-    let program = autofuse_tools::execute::Program::from_module(module.body())?;
+    let program = execute::Program::from_module(module.body())?;
     let entry = match matches.get_one::<String>("entry") {
         Some(e) => e.clone(),
         None => program
@@ -301,42 +300,14 @@ fn interpret(matches: &ArgMatches, module: &melior::ir::Module) -> Result<String
         .map(|v| v.collect())
         .unwrap_or_default();
     let inputs: Vec<Tensor> = if !files.is_empty() {
-        autofuse_tools::execute::read_inputs(graph, &files)?
+        execute::read_inputs(graph, &files)?
     } else {
-        let mut symbols = std::collections::HashMap::new();
-        if let Some(text) = matches.get_one::<String>("symbols") {
-            for pair in text.split(',').filter(|p| !p.trim().is_empty()) {
-                let (name, value) = pair
-                    .split_once('=')
-                    .ok_or_else(|| format!("--symbols entry '{pair}' must look like s0=4"))?;
-                let value: i64 = value
-                    .trim()
-                    .parse()
-                    .map_err(|_| format!("--symbols entry '{pair}' needs an integer"))?;
-                symbols.insert(name.trim().to_string(), value);
-            }
-        }
+        let symbols = match matches.get_one::<String>("symbols") {
+            Some(text) => input::parse_symbol_values(text)?,
+            None => Default::default(),
+        };
         let seed = *matches.get_one::<u64>("seed").unwrap_or(&0);
-        graph
-            .arguments
-            .iter()
-            .enumerate()
-            .map(|(i, &arg)| {
-                let ty = graph.ty(arg).ok_or("argument without a tensor type")?;
-                let shape = ty
-                    .dims
-                    .iter()
-                    .map(|d| match d {
-                        Dim::Known(e) => e
-                            .eval(&|name| Some(*symbols.get(name).unwrap_or(&4)))
-                            .map(|v| v.max(0) as usize)
-                            .map_err(|err| err.to_string()),
-                        Dim::Unknown => Ok(4),
-                    })
-                    .collect::<Result<Vec<_>, _>>()?;
-                Tensor::random(ty.dtype, shape, seed + i as u64).map_err(|e| e.to_string())
-            })
-            .collect::<Result<_, String>>()?
+        execute::random_tensors(&execute::argument_types(graph)?, &symbols, seed)?
     };
     let outputs = program.run(&entry, &inputs)?;
     let mut text = String::new();

@@ -97,19 +97,6 @@ fn main() -> ExitCode {
     }
 }
 
-fn shape_of(ty: &TensorType, symbols: &HashMap<String, i64>) -> Result<Vec<usize>, String> {
-    ty.dims
-        .iter()
-        .map(|d| match d {
-            Dim::Known(e) => e
-                .eval(&|name| Some(*symbols.get(name).unwrap_or(&4)))
-                .map(|v| v.max(0) as usize)
-                .map_err(|err| err.to_string()),
-            Dim::Unknown => Ok(4),
-        })
-        .collect()
-}
-
 fn human(bytes: u64) -> String {
     if bytes >= 10 * 1024 * 1024 {
         format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
@@ -465,16 +452,11 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
         let inputs: Vec<Tensor> = if !files.is_empty() {
             autofuse_tools::execute::read_inputs(graph, &files)?
         } else {
-            graph
-                .arguments
-                .iter()
-                .enumerate()
-                .map(|(i, &arg)| {
-                    let ty = graph.ty(arg).ok_or("argument without a tensor type")?;
-                    Tensor::random(ty.dtype, shape_of(ty, symbols)?, seed + i as u64)
-                        .map_err(|e| e.to_string())
-                })
-                .collect::<Result<_, String>>()?
+            autofuse_tools::execute::random_tensors(
+                &autofuse_tools::execute::argument_types(graph)?,
+                symbols,
+                seed,
+            )?
         };
         let shapes: Vec<String> = inputs.iter().map(|t| format!("{:?}", t.shape)).collect();
         let expected = module.reference.run(&entry, &inputs)?;

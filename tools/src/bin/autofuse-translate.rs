@@ -59,21 +59,9 @@ fn command() -> Command {
         .arg(Arg::new("kernel").long("kernel").help("Only this kernel"))
 }
 
+/// `--symbols` values (none given: no symbols); negative sizes are refused.
 fn parse_symbols(text: Option<&String>) -> Result<HashMap<String, i64>, String> {
-    let mut out = HashMap::new();
-    if let Some(text) = text {
-        for pair in text.split(',').filter(|p| !p.trim().is_empty()) {
-            let (k, v) = pair
-                .split_once('=')
-                .ok_or_else(|| format!("--symbols entry '{pair}' must look like s0=4"))?;
-            let v: i64 = v
-                .trim()
-                .parse()
-                .map_err(|_| format!("--symbols entry '{pair}' needs an integer"))?;
-            out.insert(k.trim().to_string(), v);
-        }
-    }
-    Ok(out)
+    text.map_or_else(|| Ok(HashMap::new()), |t| input::parse_symbol_values(t))
 }
 
 fn main() -> ExitCode {
