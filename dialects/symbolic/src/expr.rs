@@ -205,6 +205,17 @@ impl Expr {
 
     /// The integer constant `value`.
     pub fn constant(value: i64) -> Expr {
+        // Small constants (zero strides, unit sizes, dtype widths) are built very often:
+        // they share one allocation each.
+        const SMALL: std::ops::RangeInclusive<i64> = -1..=8;
+        static SMALL_CONSTANTS: std::sync::LazyLock<Vec<Expr>> = std::sync::LazyLock::new(|| {
+            SMALL
+                .map(|v| Expr::from_term(Monomial::one(), v))
+                .collect()
+        });
+        if SMALL.contains(&value) {
+            return SMALL_CONSTANTS[(value - SMALL.start()) as usize].clone();
+        }
         Expr::from_term(Monomial::one(), value)
     }
 
