@@ -914,3 +914,32 @@ fn end_to_end_store_tensor_does_not_shadow_symbol() {
     );
     assert!(failures.is_empty(), "{failures:?}\n{text}");
 }
+
+/// Symbols named like C++ keywords and identifiers of the generated code (`t` is the
+/// tiling argument, `s` the host's solution, `case` a keyword; `af_sym_t` is what `t`
+/// is renamed to) translate, compile and run: generated code spells user symbols
+/// `af_sym_<name>`.
+#[test]
+fn end_to_end_symbols_named_like_cpp_identifiers() {
+    let t = r#"tensor<?x?x?xf32, #ascend.dims<["t", "case", "af_sym_t"]>>"#;
+    let r = r#"tensor<?x?x1xf32, #ascend.dims<["t", "case", "1"]>>"#;
+    let b = r#"tensor<?xf32, #ascend.dims<["s"]>>"#;
+    let text = format!(
+        "func.func @main(%x: {t}, %v: {b}) -> ({t}, {b}) {{\n\
+         \x20 %m = \"ascend.reduce_max\"(%x) {{axes = [2], keep_dims = true}} : ({t}) -> {r}\n\
+         \x20 %y = \"ascend.sub\"(%x, %m) : ({t}, {r}) -> {t}\n\
+         \x20 %e = \"ascend.exp\"(%y) : ({t}) -> {t}\n\
+         \x20 %w = \"ascend.abs\"(%v) : ({b}) -> {b}\n\
+         \x20 return %e, %w : {t}, {b}\n}}\n"
+    );
+    let (failures, _) = run_graph_on_emulation(
+        &text,
+        12288,
+        4,
+        &[
+            &[("t", 3), ("case", 5), ("af_sym_t", 7), ("s", 9)],
+            &[("t", 2), ("case", 33), ("af_sym_t", 130), ("s", 1000)],
+        ],
+    );
+    assert!(failures.is_empty(), "{failures:?}\n{text}");
+}

@@ -209,9 +209,7 @@ impl Expr {
         // they share one allocation each.
         const SMALL: std::ops::RangeInclusive<i64> = -1..=8;
         static SMALL_CONSTANTS: std::sync::LazyLock<Vec<Expr>> = std::sync::LazyLock::new(|| {
-            SMALL
-                .map(|v| Expr::from_term(Monomial::one(), v))
-                .collect()
+            SMALL.map(|v| Expr::from_term(Monomial::one(), v)).collect()
         });
         if SMALL.contains(&value) {
             return SMALL_CONSTANTS[(value - SMALL.start()) as usize].clone();

@@ -13,8 +13,17 @@ use crate::expr::{Atom, Expr, Monomial};
 enum Style<'a> {
     /// The syntax accepted by `Expr::parse`.
     Text,
-    /// C/C++ with symbols printed as `{prefix}{name}`.
-    C(&'a str),
+    /// C/C++ with symbols printed by their C name.
+    C(CSymbols<'a>),
+}
+
+/// How C output spells a symbol.
+#[derive(Clone, Copy)]
+enum CSymbols<'a> {
+    /// `{prefix}{name}`.
+    Prefix(&'a str),
+    /// The name the function gives.
+    Renamed(&'a dyn Fn(&str) -> String),
 }
 
 /// C spelling of `i64::MIN`, whose magnitude is not a valid `long long` literal.
@@ -134,10 +143,11 @@ impl Style<'_> {
     fn atom(self, atom: &Atom, out: &mut String) {
         match (self, atom) {
             (Style::Text, Atom::Sym(name)) => out.push_str(name),
-            (Style::C(prefix), Atom::Sym(name)) => {
+            (Style::C(CSymbols::Prefix(prefix)), Atom::Sym(name)) => {
                 out.push_str(prefix);
                 out.push_str(name);
             }
+            (Style::C(CSymbols::Renamed(rename)), Atom::Sym(name)) => out.push_str(&rename(name)),
             (Style::Text, Atom::FloorDiv(a, b) | Atom::CeilDiv(a, b)) => {
                 let name = if matches!(atom, Atom::FloorDiv(..)) {
                     "floor("
@@ -218,7 +228,15 @@ impl Expr {
     /// the `int32_t` range get an `LL` suffix.
     pub fn to_c_expr(&self, symbol_prefix: &str) -> String {
         let mut out = String::new();
-        Style::C(symbol_prefix).expr(self, &mut out);
+        Style::C(CSymbols::Prefix(symbol_prefix)).expr(self, &mut out);
+        out
+    }
+
+    /// As [`Expr::to_c_expr`], with every symbol spelled `c_name(symbol)` (generated
+    /// code that must keep user symbols apart from its own identifiers).
+    pub fn to_c_expr_with(&self, c_name: &dyn Fn(&str) -> String) -> String {
+        let mut out = String::new();
+        Style::C(CSymbols::Renamed(c_name)).expr(self, &mut out);
         out
     }
 }

@@ -9,20 +9,25 @@
 //! `af_tiling_host.h`, which mirrors the Rust solver step by step; it returns 0, or 1
 //! when no case fits UB.
 
-use super::KernelInput;
+use super::{CNames, KernelInput};
 use autofuse_core::tiling_solver::{tiling_field_names, TilingModel};
 use autofuse_symbolic::Expr;
 use std::fmt::Write;
 
-fn cx(e: &Expr) -> String {
-    e.to_c_expr("")
+fn cx(model: &TilingModel, e: &Expr) -> String {
+    CNames::new(&model.symbols).expr(e)
 }
 
 /// Declarations of the symbols (and the tile variable) as locals.
 fn locals(model: &TilingModel, tile_var: Option<&str>) -> String {
     let mut out = String::new();
+    let names = CNames::new(&model.symbols);
     for (i, s) in model.symbols.iter().enumerate() {
-        let _ = writeln!(out, "    [[maybe_unused]] const int64_t {s} = sym[{i}];");
+        let _ = writeln!(
+            out,
+            "    [[maybe_unused]] const int64_t {} = sym[{i}];",
+            names.name(s)
+        );
     }
     if let Some(v) = tile_var {
         let _ = writeln!(out, "    [[maybe_unused]] const int64_t {v} = t;");
@@ -41,8 +46,9 @@ pub fn emit(input: &KernelInput, name: &str) -> Result<(String, String), String>
          // Shared by the kernel (read from its tiling argument) and the host tiling function.\n\
          #pragma once\n\n#include <cstdint>\n\nnamespace af_{name} {{\n\nstruct TilingData {{"
     );
+    let names = CNames::new(&model.symbols);
     for (field, ty) in &fields {
-        let _ = writeln!(h, "    {ty} {field};");
+        let _ = writeln!(h, "    {ty} {};", names.name(field));
     }
     h.push_str("};\n");
     if let Some(t) = input.static_tiling {
@@ -89,13 +95,13 @@ pub fn emit(input: &KernelInput, name: &str) -> Result<(String, String), String>
             c,
             "int64_t Case{k}Split(const int64_t* sym) {{\n    (void)sym;\n{}    return {};\n}}",
             locals(model, None),
-            cx(&case.split_size)
+            cx(model, &case.split_size)
         );
         let _ = writeln!(
             c,
             "int64_t Case{k}Outer(const int64_t* sym) {{\n    (void)sym;\n{}    return {};\n}}",
             locals(model, None),
-            cx(&case.outer)
+            cx(model, &case.outer)
         );
         let ub = case
             .buffers
@@ -105,33 +111,33 @@ pub fn emit(input: &KernelInput, name: &str) -> Result<(String, String), String>
             c,
             "int64_t Case{k}Ub(const int64_t* sym, int64_t t) {{\n    (void)sym;\n    (void)t;\n{}    return {};\n}}",
             locals(model, tv),
-            cx(&ub)
+            cx(model, &ub)
         );
         let w = &case.cost;
         let _ = writeln!(
             c,
             "af_host::Work Case{k}Work(const int64_t* sym, int64_t t) {{\n    (void)sym;\n    (void)t;\n{}    return af_host::Work{{{}, {}, {}, {}, {}, {}, {}}};\n}}",
             locals(model, tv),
-            cx(&w.mte2_bytes),
-            cx(&w.mte3_bytes),
-            cx(&w.vec_bytes),
-            cx(&w.load_ops),
-            cx(&w.store_ops),
-            cx(&w.dma_rows),
-            cx(&w.vec_ops)
+            cx(model, &w.mte2_bytes),
+            cx(model, &w.mte3_bytes),
+            cx(model, &w.vec_bytes),
+            cx(model, &w.load_ops),
+            cx(model, &w.store_ops),
+            cx(model, &w.dma_rows),
+            cx(model, &w.vec_ops)
         );
         let w = &case.once;
         let _ = writeln!(
             c,
             "af_host::Work Case{k}Once(const int64_t* sym, int64_t t) {{\n    (void)sym;\n    (void)t;\n{}    return af_host::Work{{{}, {}, {}, {}, {}, {}, {}}};\n}}",
             locals(model, tv),
-            cx(&w.mte2_bytes),
-            cx(&w.mte3_bytes),
-            cx(&w.vec_bytes),
-            cx(&w.load_ops),
-            cx(&w.store_ops),
-            cx(&w.dma_rows),
-            cx(&w.vec_ops)
+            cx(model, &w.mte2_bytes),
+            cx(model, &w.mte3_bytes),
+            cx(model, &w.vec_bytes),
+            cx(model, &w.load_ops),
+            cx(model, &w.store_ops),
+            cx(model, &w.dma_rows),
+            cx(model, &w.vec_ops)
         );
     }
     let cases: Vec<String> = model
@@ -171,14 +177,18 @@ pub fn emit(input: &KernelInput, name: &str) -> Result<(String, String), String>
         model.cases.len()
     );
     for (i, s) in model.symbols.iter().enumerate() {
-        let _ = writeln!(c, "    out->{s} = sym[{i}];");
+        let _ = writeln!(c, "    out->{} = sym[{i}];", names.name(s));
     }
     c.push_str("    switch (s.key) {\n");
     for case in &model.cases {
         let _ = writeln!(c, "    case {}: {{", case.key);
         let _ = writeln!(c, "        const int64_t t = s.tile;\n        (void)t;");
         for (i, s) in model.symbols.iter().enumerate() {
-            let _ = writeln!(c, "        [[maybe_unused]] const int64_t {s} = sym[{i}];");
+            let _ = writeln!(
+                c,
+                "        [[maybe_unused]] const int64_t {} = sym[{i}];",
+                names.name(s)
+            );
         }
         if let Some(v) = &case.tile_var {
             let _ = writeln!(c, "        [[maybe_unused]] const int64_t {v} = t;");
@@ -189,7 +199,7 @@ pub fn emit(input: &KernelInput, name: &str) -> Result<(String, String), String>
             let _ = writeln!(
                 c,
                 "        out->{bname}_size = static_cast<uint32_t>({});",
-                cx(bytes)
+                cx(model, bytes)
             );
         }
         c.push_str("        break;\n    }\n");

@@ -12,7 +12,7 @@
 //! Preconditions: see `super`. Postconditions: only APIs of the sheet are called, with
 //! UB operands at 32-byte aligned offsets (row pitches are multiples of 32 bytes).
 
-use super::{gm_type, short_loc, ub_type, KernelInput};
+use super::{gm_type, short_loc, ub_type, CNames, KernelInput};
 use autofuse_core::graph::{DType, Dim};
 use autofuse_core::schedule::{cast_direct, float_attr, Case, NodeKind, Place, Schedule};
 use autofuse_symbolic::Expr;
@@ -24,8 +24,8 @@ struct Ctx<'a> {
     case: &'a Case,
 }
 
-fn cx(e: &Expr) -> String {
-    e.to_c_expr("")
+fn cx(s: &Schedule, e: &Expr) -> String {
+    CNames::new(&s.symbols).expr(e)
 }
 
 impl Ctx<'_> {
@@ -56,7 +56,7 @@ impl Ctx<'_> {
             .iter()
             .map(|&k| match &self.s.nodes[n].partial[k] {
                 // A part of a concat axis (never split: whole in every tile).
-                Some(part) => cx(part),
+                Some(part) => cx(self.s, part),
                 None if self.s.nodes[n].full[k] => format!("e_{}", self.axis(k)),
                 None => "1".into(),
             })
@@ -72,7 +72,7 @@ impl Ctx<'_> {
             .iter()
             .map(|&k| {
                 if self.s.nodes[n].full[k] {
-                    cx(&self.s.nodes[n].gm_strides[k])
+                    cx(self.s, &self.s.nodes[n].gm_strides[k])
                 } else {
                     "0".into()
                 }
@@ -97,7 +97,7 @@ impl Ctx<'_> {
                 terms.push(format!(
                     "o_{} * ({})",
                     self.axis(k),
-                    cx(&info.gm_strides[k])
+                    cx(self.s, &info.gm_strides[k])
                 ));
             }
         }
@@ -203,7 +203,7 @@ fn params(input: &KernelInput) -> Vec<String> {
         .collect()
 }
 
-fn numel(dims: &[Dim]) -> Result<String, String> {
+fn numel(s: &Schedule, dims: &[Dim]) -> Result<String, String> {
     let mut e = Expr::constant(1);
     for d in dims {
         match d {
@@ -211,7 +211,7 @@ fn numel(dims: &[Dim]) -> Result<String, String> {
             Dim::Unknown => return Err("a kernel tensor has a dim without symbol".into()),
         }
     }
-    Ok(cx(&e))
+    Ok(cx(s, &e))
 }
 
 fn emit_case(ctx: &Ctx, params: &[String]) -> Result<String, String> {
@@ -241,7 +241,7 @@ fn emit_case(ctx: &Ctx, params: &[String]) -> Result<String, String> {
         Some((b, extent)) => format!(
             "{describe}; {} in blocks of {} (loads transpose in UB)",
             ctx.axis(*b),
-            cx(extent)
+            cx(ctx.s, extent)
         ),
         None => describe,
     };
@@ -254,15 +254,20 @@ fn emit_case(ctx: &Ctx, params: &[String]) -> Result<String, String> {
         args.join(", ")
     );
     let _ = writeln!(o, "    constexpr int64_t kAlign = {};", s.align);
+    let names = CNames::new(&s.symbols);
     for sym in &s.symbols {
-        let _ = writeln!(o, "    [[maybe_unused]] const int64_t {sym} = t.{sym};");
+        let _ = writeln!(
+            o,
+            "    [[maybe_unused]] const int64_t {c} = t.{c};",
+            c = names.name(sym)
+        );
     }
     for a in &s.axes {
         let _ = writeln!(
             o,
             "    [[maybe_unused]] const int64_t size_{} = {};",
             a.name,
-            cx(&a.size)
+            cx(s, &a.size)
         );
     }
     if let Some(var) = &case.tile_var {
@@ -274,7 +279,7 @@ fn emit_case(ctx: &Ctx, params: &[String]) -> Result<String, String> {
         let _ = writeln!(
             o,
             "    GlobalTensor<{t}> gm_in{i};\n    gm_in{i}.SetGlobalBuffer((__gm__ {t}*)in{i}, {});",
-            numel(&ty.dims)?
+            numel(s, &ty.dims)?
         );
     }
     for (i, ty) in g.outputs.iter().enumerate() {
@@ -282,7 +287,7 @@ fn emit_case(ctx: &Ctx, params: &[String]) -> Result<String, String> {
         let _ = writeln!(
             o,
             "    GlobalTensor<{t}> gm_out{i};\n    gm_out{i}.SetGlobalBuffer((__gm__ {t}*)out{i}, {});",
-            numel(&ty.dims)?
+            numel(s, &ty.dims)?
         );
     }
     // Buffers.
@@ -353,7 +358,7 @@ fn tile_position(ctx: &Ctx, indent: &str, with_split: bool) -> String {
     let inner = case.inner_block.as_ref().map(|(b, _)| *b);
     if let Some((b, extent)) = &case.inner_block {
         let a = ctx.axis(*b);
-        let e = cx(extent);
+        let e = cx(ctx.s, extent);
         let _ = writeln!(
             o,
             "{indent}const int64_t o_{a} = (rest % af_ceildiv(size_{a}, {e})) * {e};\n{indent}rest /= af_ceildiv(size_{a}, {e});\n{indent}const int64_t e_{a} = af_min({e}, size_{a} - o_{a});"
@@ -446,7 +451,7 @@ fn emit_hoisted_loads(ctx: &Ctx) -> Result<String, String> {
             o,
             "        {}\n        {{\n            LocalTensor<{t}> r{n} = hoist.Get<uint8_t>()[static_cast<uint32_t>({})].ReinterpretCast<{t}>();\n            const int64_t x{n}[{r}] = {{{}}};\n            const int64_t gs[{r}] = {{{}}};\n            af::LoadBox(r{n}, gm_in{input}, {}, x{n}, gs, kAlign);\n        }}",
             ctx.comment(n),
-            cx(&s.hoist_offset(case, n)),
+            cx(s, &s.hoist_offset(case, n)),
             ctx.box_of(n),
             ctx.strides_of(data),
             ctx.base_of(data)
@@ -556,7 +561,7 @@ fn emit_stage(ctx: &Ctx, stage: &Stage, indent: &str) -> Result<String, String> 
             ctx.box_of(n)
         );
     }
-    let member_offset = |q: usize, m: usize| cx(&s.queue_offset(case, q, m));
+    let member_offset = |q: usize, m: usize| cx(s, &s.queue_offset(case, q, m));
     let stage_queues = |position: autofuse_core::schedule::Position| -> Vec<usize> {
         (0..s.queues.len())
             .filter(|&q| {
@@ -689,7 +694,7 @@ fn emit_stage(ctx: &Ctx, stage: &Stage, indent: &str) -> Result<String, String> 
         let _ = writeln!(
             o,
             "{ind}LocalTensor<{t}> r{n} = hoist.Get<uint8_t>()[static_cast<uint32_t>({})].ReinterpretCast<{t}>();",
-            cx(&s.hoist_offset(case, n))
+            cx(s, &s.hoist_offset(case, n))
         );
     }
     // Values computed by earlier stages (accumulators, finals) that this stage reads.

@@ -64,6 +64,42 @@ impl KernelSources {
     }
 }
 
+/// The C++ spelling of a kernel's shape symbols in generated code.
+///
+/// Symbols are user names (ONNX `dim_param`s, hand-written IR): one named `t`, `s`,
+/// `case` or `first` would collide with a C++ keyword or an identifier of the generated
+/// code (the tiling argument `t`, the host solution `s`, API calls). Symbols named like
+/// the ones autofuse makes (`s<N>`) keep their name; every other symbol is spelled
+/// `af_sym_<name>`, as a local and as a tiling-data field. The mapping is injective:
+/// kept names never start with `af_`. Generated names (tile and block sizes, buffer
+/// sizes) are not symbols of the kernel and are never renamed.
+pub struct CNames<'a> {
+    symbols: &'a [String],
+}
+
+impl<'a> CNames<'a> {
+    pub fn new(symbols: &'a [String]) -> CNames<'a> {
+        CNames { symbols }
+    }
+
+    /// The C name of `name` (a symbol, a tiling field or a generated variable).
+    pub fn name(&self, name: &str) -> String {
+        let generated_style = name
+            .strip_prefix('s')
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        if generated_style || !self.symbols.iter().any(|s| s == name) {
+            name.to_string()
+        } else {
+            format!("af_sym_{name}")
+        }
+    }
+
+    /// `e` as a C++ `int64_t` expression.
+    pub fn expr(&self, e: &autofuse_symbolic::Expr) -> String {
+        e.to_c_expr_with(&|name| self.name(name))
+    }
+}
+
 /// Everything needed to translate one kernel.
 pub struct KernelInput<'a> {
     pub graph: &'a AscGraph,

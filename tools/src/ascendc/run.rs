@@ -341,7 +341,7 @@ pub fn prepare_module(
     })
 }
 
-fn dims_c(ty: &TensorType) -> Result<String, String> {
+fn dims_c(ty: &TensorType, names: &super::CNames) -> Result<String, String> {
     let mut e = Expr::constant(1);
     for d in &ty.dims {
         match d {
@@ -349,7 +349,7 @@ fn dims_c(ty: &TensorType) -> Result<String, String> {
             Dim::Unknown => return Err("dim without symbol".into()),
         }
     }
-    Ok(e.to_c_expr(""))
+    Ok(names.expr(&e))
 }
 
 /// The launcher stub of one kernel inside the driver.
@@ -358,10 +358,12 @@ fn launcher(k: &PreparedKernel) -> Result<String, String> {
     let mut o = String::new();
     let _ = writeln!(o, "static int run_{sym}(const Request& rq) {{");
     let _ = writeln!(o, "    af_{sym}::TilingData t{{}};");
+    let names = super::CNames::new(&k.schedule.symbols);
     for (i, s) in k.schedule.symbols.iter().enumerate() {
         let _ = writeln!(
             o,
-            "    [[maybe_unused]] const int64_t {s} = rq.sym.at({i});"
+            "    [[maybe_unused]] const int64_t {} = rq.sym.at({i});",
+            names.name(s)
         );
     }
     if k.static_tiling.is_some() {
@@ -375,14 +377,19 @@ fn launcher(k: &PreparedKernel) -> Result<String, String> {
     let fields = tiling_solver::tiling_field_names(&k.model);
     let prints: Vec<String> = fields
         .iter()
-        .map(|(f, _)| format!("std::printf(\"field {f} %lld\\n\", static_cast<long long>(t.{f}));"))
+        .map(|(f, _)| {
+            format!(
+                "std::printf(\"field {f} %lld\\n\", static_cast<long long>(t.{}));",
+                names.name(f)
+            )
+        })
         .collect();
     let _ = writeln!(o, "    {}", prints.join("\n    "));
     let mut args = Vec::new();
     for (i, ty) in k.graph.inputs.iter().enumerate() {
         let bytes = format!(
             "static_cast<size_t>({}) * {}",
-            dims_c(ty)?,
+            dims_c(ty, &names)?,
             ty.dtype.bytes()
         );
         let _ = writeln!(
@@ -394,7 +401,7 @@ fn launcher(k: &PreparedKernel) -> Result<String, String> {
     for (i, ty) in k.graph.outputs.iter().enumerate() {
         let bytes = format!(
             "static_cast<size_t>({}) * {}",
-            dims_c(ty)?,
+            dims_c(ty, &names)?,
             ty.dtype.bytes()
         );
         let _ = writeln!(
