@@ -533,46 +533,23 @@ fn bench_graph(
         let mut first: Option<(ProgramRun, ProgramRun)> = None;
         for rep in 0..options.reps {
             // Alternate the order so that neither side always runs on a warm cache.
+            let run = |side: &Prepared, collect: bool| {
+                run_program(
+                    &side.module,
+                    &side.build,
+                    &entry,
+                    &inputs,
+                    &label,
+                    &shape,
+                    collect,
+                )
+            };
             let (f, u) = if rep % 2 == 0 {
-                let f = run_program(
-                    &fused.module,
-                    &fused.build,
-                    &entry,
-                    &inputs,
-                    &label,
-                    &shape,
-                    rep == 0,
-                )?;
-                let u = run_program(
-                    &unfused.module,
-                    &unfused.build,
-                    &entry,
-                    &inputs,
-                    &label,
-                    &shape,
-                    false,
-                )?;
-                (f, u)
+                let f = run(&fused, rep == 0)?;
+                (f, run(&unfused, false)?)
             } else {
-                let u = run_program(
-                    &unfused.module,
-                    &unfused.build,
-                    &entry,
-                    &inputs,
-                    &label,
-                    &shape,
-                    false,
-                )?;
-                let f = run_program(
-                    &fused.module,
-                    &fused.build,
-                    &entry,
-                    &inputs,
-                    &label,
-                    &shape,
-                    false,
-                )?;
-                (f, u)
+                let u = run(&unfused, false)?;
+                (run(&fused, false)?, u)
             };
             fused_times.push(f.launch_seconds);
             unfused_times.push(u.launch_seconds);

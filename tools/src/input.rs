@@ -68,6 +68,21 @@ pub fn parse_symbol_values(text: &str) -> Result<HashMap<String, i64>, String> {
     Ok(out)
 }
 
+/// Parses the command line with `command`. `Err` is the exit code once clap has printed
+/// what it had to: 0 after `--help`/`--version`, 2 after a usage error.
+pub fn parse_command_line(
+    command: clap::Command,
+) -> Result<clap::ArgMatches, std::process::ExitCode> {
+    command.try_get_matches().map_err(|e| {
+        let _ = e.print();
+        if e.use_stderr() {
+            std::process::ExitCode::from(2)
+        } else {
+            std::process::ExitCode::SUCCESS
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::split;

@@ -81,35 +81,19 @@ fn differential_lowering() {
             }
             let inputs = random_tensors(&graph.inputs, &symbols, seed * 1000 + trial * 10)
                 .expect("valid shapes");
-            let expected = before.run("main", &inputs);
-            let actual = after.run("main", &inputs);
-            match (expected, actual) {
-                (Ok(e), Ok(a)) => failures.extend(
-                    mismatches(&e, &a)
-                        .iter()
-                        .map(|m| format!("seed {seed} trial {trial} {m}\n{}", graph.text)),
-                ),
-                (Err(e), _) => failures.push(format!(
-                    "seed {seed}: reference run failed: {e}\n{}",
-                    graph.text
-                )),
-                (_, Err(e)) => failures.push(format!(
-                    "seed {seed}: lowered run failed: {e}\n{}",
-                    graph.text
-                )),
-            }
+            let label = format!("seed {seed} trial {trial}");
+            failures.extend(
+                compare_programs(&before, &after, &inputs, "lowered")
+                    .into_iter()
+                    .map(|m| format!("{label} {m}\n{}", graph.text)),
+            );
         }
     }
     assert!(
         lowered_calls > cases as usize,
         "the generator should produce lowerable ops ({lowered_calls} kernels)"
     );
-    assert!(
-        failures.is_empty(),
-        "{} failures; first:\n{}",
-        failures.len(),
-        failures.first().map(String::as_str).unwrap_or("")
-    );
+    assert_no_failures(&failures);
 }
 
 /// Differential test of the fusion: random graphs give the same results (within dtype
@@ -191,29 +175,15 @@ fn differential_fusion() {
             }
             let inputs = random_tensors(&graph.inputs, &symbols, seed * 977 + trial * 13)
                 .expect("valid shapes");
-            match (before.run("main", &inputs), after.run("main", &inputs)) {
-                (Ok(e), Ok(a)) => failures.extend(
-                    mismatches(&e, &a)
-                        .iter()
-                        .map(|m| format!("seed {seed} trial {trial} {m}\n{}", graph.text)),
-                ),
-                (Err(e), _) => failures.push(format!(
-                    "seed {seed}: lowered run failed: {e}\n{}",
-                    graph.text
-                )),
-                (_, Err(e)) => failures.push(format!(
-                    "seed {seed}: fused run failed: {e}\n{}",
-                    graph.text
-                )),
-            }
+            let label = format!("seed {seed} trial {trial}");
+            failures.extend(
+                compare_programs(&before, &after, &inputs, "fused")
+                    .into_iter()
+                    .map(|m| format!("{label} {m}\n{}", graph.text)),
+            );
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} failures; first:\n{}",
-        failures.len(),
-        failures.first().map(String::as_str).unwrap_or("")
-    );
+    assert_no_failures(&failures);
     // Fusion must actually happen on these graphs, including multi-output kernels and
     // reductions with their neighbours.
     assert!(
@@ -411,12 +381,7 @@ fn end_to_end_random_graphs_on_emulation() {
     for f in &failures {
         eprintln!("FAILURE {f}");
     }
-    assert!(
-        failures.is_empty(),
-        "{} failures; first:\n{}",
-        failures.len(),
-        failures.first().map(String::as_str).unwrap_or("")
-    );
+    assert_no_failures(&failures);
     assert!(
         launched > cases as usize,
         "most kernels should run on the emulation ({launched} launches, {interpreted} kernels interpreted)"
@@ -621,12 +586,7 @@ fn property_tiling_fits_and_impl_form_matches() {
     eprintln!(
         "property: {cases} graphs, {solved} tilings solved for large shapes, {tiled_runs} impl-form kernel runs ({multi_tile} with several tiles, {split_runs} with split reductions)"
     );
-    assert!(
-        failures.is_empty(),
-        "{} failures; first:\n{}",
-        failures.len(),
-        failures.first().map(String::as_str).unwrap_or("")
-    );
+    assert_no_failures(&failures);
     assert!(
         solved > cases as usize && tiled_runs > cases as usize && multi_tile > 0 && split_runs > 0
     );
@@ -698,12 +658,32 @@ fn run_examples_on_emulation(dir: &str, one_kernel: bool) {
             }
         }
     }
+    assert_no_failures(&failures);
+}
+
+/// Fails the test with the number of failures and the first one.
+fn assert_no_failures(failures: &[String]) {
     assert!(
         failures.is_empty(),
         "{} failures; first:\n{}",
         failures.len(),
         failures.first().map(String::as_str).unwrap_or("")
     );
+}
+
+/// Runs `main` of both programs on `inputs`: every difference of `after` (named `what`)
+/// from the reference `before`, or why a run failed.
+fn compare_programs(
+    before: &autofuse_tools::execute::Program,
+    after: &autofuse_tools::execute::Program,
+    inputs: &[autofuse_core::tensor::Tensor],
+    what: &str,
+) -> Vec<String> {
+    match (before.run("main", inputs), after.run("main", inputs)) {
+        (Ok(e), Ok(a)) => mismatches(&e, &a),
+        (Err(e), _) => vec![format!("reference run failed: {e}")],
+        (_, Err(e)) => vec![format!("{what} run failed: {e}")],
+    }
 }
 
 /// Random tensors for `types` under `symbols`, tensor `i` drawn with seed `seed + i`.

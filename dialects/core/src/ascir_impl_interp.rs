@@ -20,7 +20,7 @@
 //! model and symbol values the inputs imply.
 
 use crate::ascir::AscGraph;
-use crate::ascir_interp::bind_kernel_symbols;
+use crate::ascir_interp::{bind_kernel_symbols, for_each_index};
 use crate::attr::{parse_attr, AttrValue};
 use crate::graph::{Dim, TensorType};
 use crate::interp::run_node;
@@ -28,28 +28,6 @@ use crate::schedule::{NodeKind, Schedule};
 use crate::tensor::Tensor;
 use crate::tiling_solver::Tiling;
 use std::collections::{BTreeMap, HashMap};
-
-fn for_each_index(shape: &[usize], mut f: impl FnMut(&[usize])) {
-    if shape.contains(&0) {
-        return;
-    }
-    let mut index = vec![0usize; shape.len()];
-    loop {
-        f(&index);
-        let mut axis = shape.len();
-        loop {
-            if axis == 0 {
-                return;
-            }
-            axis -= 1;
-            index[axis] += 1;
-            if index[axis] < shape[axis] {
-                break;
-            }
-            index[axis] = 0;
-        }
-    }
-}
 
 /// What one run did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -99,8 +99,9 @@ fn bind_type(
     Ok(())
 }
 
-/// Multi-index iteration over a shape.
-fn for_each_index(shape: &[usize], mut f: impl FnMut(&[usize])) {
+/// Calls `f` with every multi-index of `shape`, in row-major order (none when a dim
+/// is 0).
+pub(crate) fn for_each_index(shape: &[usize], mut f: impl FnMut(&[usize])) {
     if shape.contains(&0) {
         return;
     }

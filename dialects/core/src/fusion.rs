@@ -2182,12 +2182,7 @@ mod tests {
     use crate::tensor::Tensor;
 
     fn ty(dtype: DType, dims: &[&str]) -> TensorType {
-        TensorType::new(
-            dtype,
-            dims.iter()
-                .map(|d| Dim::Known(Expr::parse(d).unwrap()))
-                .collect(),
-        )
+        TensorType::with_dims(dtype, dims).unwrap()
     }
 
     fn attrs(list: &[(&str, AttrValue)]) -> BTreeMap<String, AttrValue> {

@@ -151,6 +151,20 @@ impl TensorType {
         TensorType { dtype, dims }
     }
 
+    /// A tensor type whose dims are given as expression texts (`"s0"`, `"4"`,
+    /// `"2*s1"`); an error names the first text that does not parse.
+    pub fn with_dims(dtype: DType, dims: &[&str]) -> Result<Self, String> {
+        let dims = dims
+            .iter()
+            .map(|d| {
+                Expr::parse(d)
+                    .map(Dim::Known)
+                    .map_err(|e| format!("dim '{d}': {e}"))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(TensorType { dtype, dims })
+    }
+
     pub fn rank(&self) -> usize {
         self.dims.len()
     }

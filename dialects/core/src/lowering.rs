@@ -737,12 +737,7 @@ mod tests {
     use super::*;
 
     fn t(dtype: DType, dims: &[&str]) -> TensorType {
-        TensorType::new(
-            dtype,
-            dims.iter()
-                .map(|d| Dim::Known(Expr::parse(d).unwrap()))
-                .collect(),
-        )
+        TensorType::with_dims(dtype, dims).unwrap()
     }
 
     #[test]

@@ -2086,17 +2086,12 @@ pub type ScheduleMap = BTreeMap<String, Schedule>;
 mod tests {
     use super::*;
     use crate::attr::AttrValue;
-    use crate::graph::{Dim, TensorType};
+    use crate::graph::TensorType;
     use crate::lowering::lower_op;
     use std::collections::BTreeMap as Map;
 
     fn t(dtype: DType, dims: &[&str]) -> TensorType {
-        TensorType::new(
-            dtype,
-            dims.iter()
-                .map(|d| Dim::Known(Expr::parse(d).unwrap()))
-                .collect(),
-        )
+        TensorType::with_dims(dtype, dims).unwrap()
     }
 
     fn chip() -> ChipProfile {

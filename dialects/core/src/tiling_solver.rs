@@ -534,17 +534,12 @@ pub fn tiling_field_names(model: &TilingModel) -> Vec<(String, &'static str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::{DType, Dim, TensorType};
+    use crate::graph::{DType, TensorType};
     use crate::lowering::lower_op;
     use std::collections::BTreeMap;
 
     fn t(dtype: DType, dims: &[&str]) -> TensorType {
-        TensorType::new(
-            dtype,
-            dims.iter()
-                .map(|d| Dim::Known(Expr::parse(d).unwrap()))
-                .collect(),
-        )
+        TensorType::with_dims(dtype, dims).unwrap()
     }
 
     fn model(

@@ -273,19 +273,13 @@ mod tests {
     use super::*;
     use crate::{context::create_context, diagnostics, raw};
     use autofuse_core::ascir::AscGraph;
-    use autofuse_core::graph::{DType, Dim, TensorType};
+    use autofuse_core::graph::{DType, TensorType};
     use autofuse_core::lowering::lower_op;
-    use autofuse_symbolic::Expr;
     use melior::ir::{Module, RegionLike};
     use std::collections::BTreeMap;
 
     fn t(dtype: DType, dims: &[&str]) -> TensorType {
-        TensorType::new(
-            dtype,
-            dims.iter()
-                .map(|d| Dim::Known(Expr::parse(d).unwrap()))
-                .collect(),
-        )
+        TensorType::with_dims(dtype, dims).unwrap()
     }
 
     /// An AscGraph with broadcasts, symbolic views and located nodes, plus one node

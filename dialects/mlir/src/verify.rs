@@ -73,21 +73,22 @@ fn storage(attr: melior::ir::Attribute) -> Storage {
     attr.to_raw().ptr as Storage
 }
 
+/// The ops of `block` that belong to `dialect`'s catalogue, with their names.
+fn ops_of<'c, 'a>(
+    block: BlockRef<'c, 'a>,
+    dialect: Dialect,
+) -> impl Iterator<Item = (OperationRef<'c, 'a>, String)> {
+    std::iter::successors(block.first_operation(), |op| op.next_in_block()).filter_map(move |op| {
+        let name = op.name().as_string_ref().as_str().ok()?.to_string();
+        lookup(&name)
+            .is_some_and(|spec| spec.dialect == dialect)
+            .then_some((op, name))
+    })
+}
+
 fn verify_ascend_graph<'c, 'a>(block: BlockRef<'c, 'a>, verdicts: &mut Verdicts) -> bool {
     let mut ok = true;
-    let mut next = block.first_operation();
-    while let Some(op) = next {
-        next = op.next_in_block();
-        let op_name = op.name();
-        let Ok(name) = op_name.as_string_ref().as_str() else {
-            continue;
-        };
-        let Some(spec) = lookup(name) else {
-            continue;
-        };
-        if spec.dialect != Dialect::Ascend {
-            continue;
-        }
+    for (op, name) in ops_of(block, Dialect::Ascend) {
         let mut key: Vec<Storage> = vec![op.name().to_raw().ptr as Storage];
         key.extend(op.operands().map(|v| v.r#type().to_raw().ptr as Storage));
         // Operand and result types are told apart by position: the op fixes the counts
@@ -101,7 +102,7 @@ fn verify_ascend_graph<'c, 'a>(block: BlockRef<'c, 'a>, verdicts: &mut Verdicts)
         if verdicts.ascend_ops.contains(&key) {
             continue;
         }
-        if verify_ascend_op(&op, name) {
+        if verify_ascend_op(&op, &name) {
             verdicts.ascend_ops.insert(key);
         } else {
             ok = false;
@@ -237,16 +238,7 @@ fn verify_ascgraph<'c, 'a>(
     };
     // Node verdicts hold only under a valid table (the key names it).
     let table_key = table_key.filter(|_| ok);
-    let mut next = block.first_operation();
-    while let Some(op) = next {
-        next = op.next_in_block();
-        let op_name = op.name();
-        let Ok(name) = op_name.as_string_ref().as_str() else {
-            continue;
-        };
-        if lookup(name).is_none_or(|spec| spec.dialect != Dialect::Ascir) {
-            continue;
-        }
+    for (op, _) in ops_of(block, Dialect::Ascir) {
         for (attr_name, kind) in [("sched_axis", 0u8), ("view", 1u8)] {
             let Ok(attr) = op.attribute(attr_name) else {
                 continue;

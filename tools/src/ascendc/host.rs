@@ -113,32 +113,24 @@ pub fn emit(input: &KernelInput, name: &str) -> Result<(String, String), String>
             locals(model, tv),
             cx(model, &ub)
         );
-        let w = &case.cost;
-        let _ = writeln!(
-            c,
-            "af_host::Work Case{k}Work(const int64_t* sym, int64_t t) {{\n    (void)sym;\n    (void)t;\n{}    return af_host::Work{{{}, {}, {}, {}, {}, {}, {}}};\n}}",
-            locals(model, tv),
-            cx(model, &w.mte2_bytes),
-            cx(model, &w.mte3_bytes),
-            cx(model, &w.vec_bytes),
-            cx(model, &w.load_ops),
-            cx(model, &w.store_ops),
-            cx(model, &w.dma_rows),
-            cx(model, &w.vec_ops)
-        );
-        let w = &case.once;
-        let _ = writeln!(
-            c,
-            "af_host::Work Case{k}Once(const int64_t* sym, int64_t t) {{\n    (void)sym;\n    (void)t;\n{}    return af_host::Work{{{}, {}, {}, {}, {}, {}, {}}};\n}}",
-            locals(model, tv),
-            cx(model, &w.mte2_bytes),
-            cx(model, &w.mte3_bytes),
-            cx(model, &w.vec_bytes),
-            cx(model, &w.load_ops),
-            cx(model, &w.store_ops),
-            cx(model, &w.dma_rows),
-            cx(model, &w.vec_ops)
-        );
+        for (function, w) in [("Work", &case.cost), ("Once", &case.once)] {
+            let _ = writeln!(
+                c,
+                "af_host::Work Case{k}{function}(const int64_t* sym, int64_t t) {{\n    (void)sym;\n    (void)t;\n{}    return af_host::Work{{{}}};\n}}",
+                locals(model, tv),
+                [
+                    &w.mte2_bytes,
+                    &w.mte3_bytes,
+                    &w.vec_bytes,
+                    &w.load_ops,
+                    &w.store_ops,
+                    &w.dma_rows,
+                    &w.vec_ops
+                ]
+                .map(|e| cx(model, e))
+                .join(", ")
+            );
+        }
     }
     let cases: Vec<String> = model
         .cases

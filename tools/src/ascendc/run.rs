@@ -341,6 +341,15 @@ pub fn prepare_module(
     })
 }
 
+/// The byte size of a tensor of type `ty`, as a C++ `size_t` expression.
+fn bytes_c(ty: &TensorType, names: &super::CNames) -> Result<String, String> {
+    Ok(format!(
+        "static_cast<size_t>({}) * {}",
+        dims_c(ty, names)?,
+        ty.dtype.bytes()
+    ))
+}
+
 fn dims_c(ty: &TensorType, names: &super::CNames) -> Result<String, String> {
     let mut e = Expr::constant(1);
     for d in &ty.dims {
@@ -387,11 +396,7 @@ fn launcher(k: &PreparedKernel) -> Result<String, String> {
     let _ = writeln!(o, "    {}", prints.join("\n    "));
     let mut args = Vec::new();
     for (i, ty) in k.graph.inputs.iter().enumerate() {
-        let bytes = format!(
-            "static_cast<size_t>({}) * {}",
-            dims_c(ty, &names)?,
-            ty.dtype.bytes()
-        );
+        let bytes = bytes_c(ty, &names)?;
         let _ = writeln!(
             o,
             "    ascendc_sim::GmBuffer<uint8_t> in{i}(af_gm_bytes({bytes}));\n    if (!read_file(rq.inputs.at({i}), in{i}, {bytes})) return 5;"
@@ -399,11 +404,7 @@ fn launcher(k: &PreparedKernel) -> Result<String, String> {
         args.push(format!("in{i}.addr()"));
     }
     for (i, ty) in k.graph.outputs.iter().enumerate() {
-        let bytes = format!(
-            "static_cast<size_t>({}) * {}",
-            dims_c(ty, &names)?,
-            ty.dtype.bytes()
-        );
+        let bytes = bytes_c(ty, &names)?;
         let _ = writeln!(
             o,
             "    const size_t out{i}_bytes = {bytes};\n    ascendc_sim::GmBuffer<uint8_t> out{i}(af_gm_bytes(out{i}_bytes));"

@@ -363,16 +363,9 @@ fn write_output(path: &str, bytes: &[u8]) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    let matches = match command().try_get_matches() {
+    let matches = match autofuse_tools::input::parse_command_line(command()) {
         Ok(m) => m,
-        Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
-            };
-        }
+        Err(code) => return code,
     };
     let output_path = matches
         .get_one::<String>("output")

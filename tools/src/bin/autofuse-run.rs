@@ -76,16 +76,9 @@ fn command() -> Command {
 }
 
 fn main() -> ExitCode {
-    let matches = match command().try_get_matches() {
+    let matches = match autofuse_tools::input::parse_command_line(command()) {
         Ok(m) => m,
-        Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
-            };
-        }
+        Err(code) => return code,
     };
     match run_main(&matches) {
         Ok(true) => ExitCode::SUCCESS,

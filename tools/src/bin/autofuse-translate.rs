@@ -65,16 +65,9 @@ fn parse_symbols(text: Option<&String>) -> Result<HashMap<String, i64>, String> 
 }
 
 fn main() -> ExitCode {
-    let matches = match command().try_get_matches() {
+    let matches = match autofuse_tools::input::parse_command_line(command()) {
         Ok(m) => m,
-        Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
-            };
-        }
+        Err(code) => return code,
     };
     let translate = matches.get_flag("mlir-to-ascendc");
     let evaluate = matches.get_flag("evaluate-tiling");
