@@ -18,6 +18,9 @@
 //!    exceed it), remark `AF-AT002` says so and the record carries `feasible = false`:
 //!    the kernel is not translated.
 //!
+//! Kernels are read on the pass's thread, tiled on the context's threads
+//! (`crate::parallel`), then recorded in module order.
+//!
 //! Options: as `--schedule` (used for kernels that carry no recorded chip) and `remarks`.
 //! Preconditions: `--schedule` ran. Postconditions: every scheduled kernel has exactly
 //! one `tiling.function`; recorded solutions fit UB and the core count.
@@ -45,7 +48,9 @@ pub const PASS: PassInfo = PassInfo {
                   records the tiling-data fields (tiling.field) and the tiling function (tiling.function). \
                   Static shapes are solved at compile time (remark AF-AT001 with case, tile, block dim and \
                   UB use; AF-AT003 when rows longer than UB make it split a reduction into chunks); when no \
-                  case fits UB the kernel is marked infeasible (remark AF-AT002).",
+                  case fits UB the kernel is marked infeasible (remark AF-AT002). Kernels are tiled in parallel \
+                  on the context's threads (one with --mlir-disable-threading); records and diagnostics follow \
+                  module order.",
     options: &OPTIONS,
     run,
 };

@@ -13,6 +13,9 @@
 //! 3. Kernels the schedule cannot express stay in hint form with a remark `AF-SC001`
 //!    naming the reason; the pass does not fail on them.
 //!
+//! Kernels are read on the pass's thread, scheduled on the context's threads
+//! (`crate::parallel`), then recorded in module order.
+//!
 //! Options: `target` (chip profile), `ub-bytes` and `cores` (override the profile).
 //! Preconditions: the module verifies; AscGraphs are in hint form (`--lower-to-ascir`,
 //! `--fuse`). Postconditions: the module verifies; node views and `sched_axis` are
@@ -38,7 +41,9 @@ pub const PASS: PassInfo = PassInfo {
                   the looped axes over cores), the UB layout (32-byte aligned rows) and the buffers: VECIN/VECOUT \
                   queues with double buffering, VECCALC slots reused by lifetime, work/mask/scratch buffers. \
                   Records the result as impl-form attributes and tiling.group/split/case/buffer records. \
-                  Kernels it cannot express stay in hint form with remark AF-SC001.",
+                  Kernels it cannot express stay in hint form with remark AF-SC001. Kernels are scheduled \
+                  in parallel on the context's threads (one with --mlir-disable-threading); records and \
+                  diagnostics follow module order.",
     options: &CHIP_OPTIONS,
     run,
 };
