@@ -14,6 +14,11 @@
 //!   a symbolic N it stays `reduce_mean`, a primitive of AscIR (`ascir.mean`), because a
 //!   constant op cannot hold a symbol.
 //!
+//! - `pow(x, c)` with a constant exponent (an `ascend.constant` splat, possibly through a
+//!   `cast`) of 1, 2, 3, 4, 0.5, -0.5, -1 or -2 on a float `x` becomes products, `sqrt`
+//!   and a division (exact forms; AscIR has no translation of `pow`, so a fused kernel
+//!   holding one would run in the interpreter). Other exponents keep `pow`.
+//!
 //! Division and `sqrt` are used instead of `rsqrt`/`reciprocal`, which are approximate on
 //! the device. Normalizations (softmax, log_softmax, layer_norm, rms_norm) of f16/bf16
 //! tensors compute in f32 between two casts.
@@ -27,7 +32,7 @@ use crate::registry::PassInfo;
 use crate::statistics;
 use autofuse_core::attr::AttrValue;
 use autofuse_core::catalogue::{lookup, Category};
-use autofuse_core::graph::{DType, Dim, TensorType};
+use autofuse_core::graph::{DType, Dim, Graph, Node, TensorType, ValueDef};
 use autofuse_core::shape::{normalize_axis, ShapeError};
 use autofuse_mlir::builder::{Emitter, Typed};
 use autofuse_mlir::{diagnostics, extract, raw};
@@ -39,7 +44,9 @@ pub const PASS: PassInfo = PassInfo {
     summary: "Expand composite ops (softmax, layer_norm, rms_norm, gelu, silu, ...) into primitives",
     description: "Rewrites every composite ascend op into primitive ops with numerically careful forms \
                   (softmax subtracts the row max; divisions and sqrt instead of approximate rsqrt). \
-                  reduce_mean becomes reduce_sum and a division when the reduced extent is static.",
+                  reduce_mean becomes reduce_sum and a division when the reduced extent is static. \
+                  pow with a constant exponent of 1, 2, 3, 4, 0.5, -0.5, -1 or -2 on floats becomes \
+                  products, sqrt and a division (AscIR translates no pow).",
     options: &[],
     run,
 };
@@ -54,7 +61,13 @@ fn run(module: OperationRef, _options: &PassOptions) -> Result<(), ()> {
         };
         let graph = &extracted.graph;
         for (node, op) in graph.nodes.iter().zip(&extracted.ops) {
-            if lookup(&node.op).map(|s| s.category) != Some(Category::Composite) {
+            let exponent = match node.op.as_str() {
+                "ascend.pow" => constant_exponent(graph, node),
+                _ => None,
+            };
+            if exponent.is_none()
+                && lookup(&node.op).map(|s| s.category) != Some(Category::Composite)
+            {
                 continue;
             }
             let operands: Option<Vec<TensorType>> = node
@@ -73,7 +86,14 @@ fn run(module: OperationRef, _options: &PassOptions) -> Result<(), ()> {
                 .zip(operand_types)
                 .map(|(value, ty)| Typed { value, ty })
                 .collect();
-            match expand(&mut emitter, node.short_name(), &inputs, &node.attrs) {
+            let rewritten = match exponent {
+                Some(c) => {
+                    let result = node.results.first().and_then(|&r| graph.ty(r));
+                    reduce_pow(&mut emitter, &inputs[0], c, result)
+                }
+                None => expand(&mut emitter, node.short_name(), &inputs, &node.attrs),
+            };
+            match rewritten {
                 Ok(None) => {}
                 Ok(Some(result)) => {
                     if let Ok(old) = op.result(0) {
@@ -92,7 +112,7 @@ fn run(module: OperationRef, _options: &PassOptions) -> Result<(), ()> {
     statistics::add(
         PASS.argument,
         "expanded",
-        "Number of composite ops expanded",
+        "Number of composite ops expanded and constant-exponent pows reduced",
         expanded,
     );
     if ok {
@@ -100,6 +120,71 @@ fn run(module: OperationRef, _options: &PassOptions) -> Result<(), ()> {
     } else {
         Err(())
     }
+}
+
+/// The exponent of `pow(x, c)` when `c` is one value: an `ascend.constant` whose
+/// elements are all equal, possibly through casts.
+fn constant_exponent(graph: &Graph, pow: &Node) -> Option<f64> {
+    let mut value = *pow.operands.get(1)?;
+    loop {
+        let ValueDef::Result { node, .. } = graph.values.get(value)?.def else {
+            return None;
+        };
+        let producer = graph.nodes.get(node)?;
+        match producer.op.as_str() {
+            "ascend.cast" => value = *producer.operands.first()?,
+            "ascend.constant" => {
+                let AttrValue::Dense { values, .. } = producer.attrs.get("value")? else {
+                    return None;
+                };
+                let first = *values.first()?;
+                return values.iter().all(|&v| v == first).then_some(first);
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// `x^c` by products, `sqrt` and a division for the exponents that have an exact such
+/// form; `None` (keep `pow`) for other exponents, non-float `x`, or when the exponent
+/// broadcasts `x` to another shape.
+fn reduce_pow<'c, 'a>(
+    e: &mut Emitter<'c, 'a>,
+    x: &Typed<'c, 'a>,
+    c: f64,
+    result: Option<&TensorType>,
+) -> Result<Option<Typed<'c, 'a>>, ShapeError> {
+    if !x.ty.dtype.is_float() || result != Some(&x.ty) {
+        return Ok(None);
+    }
+    let square = |e: &mut Emitter<'c, 'a>| e.op("ascend.mul", &[x, x], &[], None);
+    let inverse = |e: &mut Emitter<'c, 'a>, y: &Typed<'c, 'a>| {
+        let one = e.scalar(1.0, x.ty.dtype)?;
+        e.op("ascend.div", &[&one, y], &[], None)
+    };
+    Ok(Some(if c == 1.0 {
+        x.clone()
+    } else if c == 2.0 {
+        square(e)?
+    } else if c == 3.0 {
+        let sq = square(e)?;
+        e.op("ascend.mul", &[&sq, x], &[], None)?
+    } else if c == 4.0 {
+        let sq = square(e)?;
+        e.op("ascend.mul", &[&sq, &sq], &[], None)?
+    } else if c == 0.5 {
+        e.op("ascend.sqrt", &[x], &[], None)?
+    } else if c == -0.5 {
+        let root = e.op("ascend.sqrt", &[x], &[], None)?;
+        inverse(e, &root)?
+    } else if c == -1.0 {
+        inverse(e, x)?
+    } else if c == -2.0 {
+        let sq = square(e)?;
+        inverse(e, &sq)?
+    } else {
+        return Ok(None);
+    }))
 }
 
 fn int_attr(attrs: &BTreeMap<String, AttrValue>, name: &str) -> Result<i64, ShapeError> {

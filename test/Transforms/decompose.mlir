@@ -113,3 +113,41 @@ func.func @mean(%x: tensor<3x5x4xf32>) -> tensor<5xf32> {
   %0 = "ascend.reduce_mean"(%x) {axes = [0, -1], keep_dims = false} : (tensor<3x5x4xf32>) -> tensor<5xf32>
   return %0 : tensor<5xf32>
 }
+
+// -----
+
+// pow with a constant exponent that has an exact cheaper form becomes products, sqrt
+// and a division (also through a cast of the constant); other exponents and exponents
+// that broadcast the base keep pow.
+// CHECK-LABEL: func.func @pow_constant_exponents
+// CHECK: %[[SQ:.*]] = "ascend.mul"(%[[X:[^,]*]], %[[X]])
+// CHECK: %[[SQ3:.*]] = "ascend.mul"(%[[X]], %[[X]])
+// CHECK: %[[CUBE:.*]] = "ascend.mul"(%[[SQ3]], %[[X]])
+// CHECK: %[[ROOT:.*]] = "ascend.sqrt"(%[[X]])
+// CHECK: %[[RS:.*]] = "ascend.sqrt"(%[[X]])
+// CHECK: %[[ONE:.*]] = "ascend.constant"() {value = dense<1.0{{.*}}> : tensor<f32>}
+// CHECK: %[[INV:.*]] = "ascend.div"(%[[ONE]], %[[RS]])
+// CHECK: %[[KEEP:.*]] = "ascend.pow"(%[[X]], %{{.*}})
+// CHECK: %[[H:.*]] = "ascend.mul"(%{{.*}}, %{{.*}}) : (tensor<4x8xf16>, tensor<4x8xf16>)
+// CHECK: %[[WIDE:.*]] = "ascend.pow"(%[[X]], %{{.*}}) : (tensor<4x8xf32>, tensor<1x4x8xf32>)
+// CHECK: return %[[SQ]], %[[CUBE]], %[[ROOT]], %[[INV]], %[[KEEP]], %[[X]], %[[H]], %[[WIDE]]
+func.func @pow_constant_exponents(%x: tensor<4x8xf32>, %h: tensor<4x8xf16>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf16>, tensor<1x4x8xf32>) {
+  %two = "ascend.constant"() {value = dense<2.0> : tensor<f32>} : () -> tensor<f32>
+  %three = "ascend.constant"() {value = dense<3.0> : tensor<1xf32>} : () -> tensor<1xf32>
+  %half = "ascend.constant"() {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %mhalf = "ascend.constant"() {value = dense<-0.5> : tensor<f32>} : () -> tensor<f32>
+  %other = "ascend.constant"() {value = dense<2.5> : tensor<f32>} : () -> tensor<f32>
+  %one = "ascend.constant"() {value = dense<1.0> : tensor<f32>} : () -> tensor<f32>
+  %two32 = "ascend.constant"() {value = dense<2.0> : tensor<f32>} : () -> tensor<f32>
+  %two16 = "ascend.cast"(%two32) : (tensor<f32>) -> tensor<f16>
+  %wide = "ascend.constant"() {value = dense<2.0> : tensor<1x4x8xf32>} : () -> tensor<1x4x8xf32>
+  %0 = "ascend.pow"(%x, %two) : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %1 = "ascend.pow"(%x, %three) : (tensor<4x8xf32>, tensor<1xf32>) -> tensor<4x8xf32>
+  %2 = "ascend.pow"(%x, %half) : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %3 = "ascend.pow"(%x, %mhalf) : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %4 = "ascend.pow"(%x, %other) : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %5 = "ascend.pow"(%x, %one) : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %6 = "ascend.pow"(%h, %two16) : (tensor<4x8xf16>, tensor<f16>) -> tensor<4x8xf16>
+  %7 = "ascend.pow"(%x, %wide) : (tensor<4x8xf32>, tensor<1x4x8xf32>) -> tensor<1x4x8xf32>
+  return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf16>, tensor<1x4x8xf32>
+}

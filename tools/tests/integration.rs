@@ -923,3 +923,30 @@ fn end_to_end_symbols_named_like_cpp_identifiers() {
     );
     assert!(failures.is_empty(), "{failures:?}\n{text}");
 }
+
+/// A layer norm as ONNX exporters write it, with `Pow(d, 2)` for the variance and
+/// `Pow(v + eps, -0.5)`: `--decompose` turns the constant-exponent pows into products,
+/// `sqrt` and a division, so the fused kernel translates and runs on the emulation (no
+/// kernel left to the interpreter) with the interpreter's results.
+#[test]
+fn end_to_end_layer_norm_with_constant_pow() {
+    let t = "tensor<?x64xf32>";
+    let r = "tensor<?x1xf32>";
+    let text = format!(
+        "func.func @main(%x: {t}) -> {t} {{\n\
+         \x20 %two = \"ascend.constant\"() {{value = dense<2.0> : tensor<f32>}} : () -> tensor<f32>\n\
+         \x20 %eps = \"ascend.constant\"() {{value = dense<1.0e-5> : tensor<f32>}} : () -> tensor<f32>\n\
+         \x20 %mhalf = \"ascend.constant\"() {{value = dense<-0.5> : tensor<f32>}} : () -> tensor<f32>\n\
+         \x20 %m = \"ascend.reduce_mean\"(%x) {{axes = [1], keep_dims = true}} : ({t}) -> {r}\n\
+         \x20 %d = \"ascend.sub\"(%x, %m) : ({t}, {r}) -> {t}\n\
+         \x20 %p = \"ascend.pow\"(%d, %two) : ({t}, tensor<f32>) -> {t}\n\
+         \x20 %v = \"ascend.reduce_mean\"(%p) {{axes = [1], keep_dims = true}} : ({t}) -> {r}\n\
+         \x20 %e = \"ascend.add\"(%v, %eps) : ({r}, tensor<f32>) -> {r}\n\
+         \x20 %s = \"ascend.pow\"(%e, %mhalf) : ({r}, tensor<f32>) -> {r}\n\
+         \x20 %y = \"ascend.mul\"(%d, %s) : ({t}, {r}) -> {t}\n\
+         \x20 return %y : {t}\n}}\n"
+    );
+    let (failures, keys) = run_graph_on_emulation(&text, 0, 0, &[&[("s0", 3)], &[("s0", 300)]]);
+    assert!(failures.is_empty(), "{failures:?}\n{text}");
+    assert_eq!(keys.len(), 2, "both shapes ran on the emulation");
+}
