@@ -187,16 +187,6 @@ pub fn short_kernel_name(name: &str) -> String {
     }
 }
 
-fn human_bytes(bytes: u64) -> String {
-    if bytes >= 10 * 1024 * 1024 {
-        format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
-    } else if bytes >= 10 * 1024 {
-        format!("{:.1} KiB", bytes as f64 / 1024.0)
-    } else {
-        format!("{bytes} B")
-    }
-}
-
 fn tensor_bytes(t: &Tensor) -> u64 {
     (t.data.len() * t.dtype.bytes()) as u64
 }
@@ -779,7 +769,7 @@ fn markdown(
             us(v as f64),
             us(m3 as f64),
             us(t.estimate as f64),
-            human_bytes(r.min_bytes),
+            run::human_bytes(r.min_bytes),
             us(roof),
             ratio_text,
             if r.min_bytes > 0 {

@@ -54,6 +54,13 @@ impl Program {
             .map(String::as_str)
     }
 
+    /// Graph function `name`.
+    pub fn graph(&self, name: &str) -> Result<&Graph, String> {
+        self.graphs
+            .get(name)
+            .ok_or_else(|| format!("no graph function @{name}"))
+    }
+
     /// Runs graph function `entry` on `inputs` with the interpreters.
     pub fn run(&self, entry: &str, inputs: &[Tensor]) -> Result<Vec<Tensor>, String> {
         self.run_with(entry, inputs, &mut |_, _, _| Ok(None))
@@ -68,10 +75,7 @@ impl Program {
         inputs: &[Tensor],
         hook: &mut KernelHook,
     ) -> Result<Vec<Tensor>, String> {
-        let graph = self
-            .graphs
-            .get(entry)
-            .ok_or_else(|| format!("no graph function @{entry}"))?;
+        let graph = self.graph(entry)?;
         let symbols = bind_symbols(graph, inputs).map_err(|e| e.to_string())?;
         let mut values: Vec<Option<Tensor>> = vec![None; graph.values.len()];
         for (&arg, t) in graph.arguments.iter().zip(inputs) {
@@ -82,10 +86,7 @@ impl Program {
                 .operands
                 .iter()
                 .map(|&v| {
-                    values
-                        .get(v)
-                        .cloned()
-                        .flatten()
+                    value_of(&values, v)
                         .ok_or_else(|| format!("'{}': operand used before definition", node.op))
                 })
                 .collect::<Result<_, _>>()?;
@@ -129,15 +130,14 @@ impl Program {
         graph
             .outputs
             .iter()
-            .map(|&v| {
-                values
-                    .get(v)
-                    .cloned()
-                    .flatten()
-                    .ok_or_else(|| "output never defined".to_string())
-            })
+            .map(|&v| value_of(&values, v).ok_or_else(|| "output never defined".to_string()))
             .collect()
     }
+}
+
+/// The tensor computed for value `v` so far, if any.
+fn value_of(values: &[Option<Tensor>], v: usize) -> Option<Tensor> {
+    values.get(v).cloned().flatten()
 }
 
 /// How a kernel call runs under [`Program::run_with`]: given the callee, its operands

@@ -163,7 +163,7 @@ impl PrintedForms {
         self.attributes
             .entry(attr.to_raw().ptr as *const _)
             .or_insert_with(|| {
-                let text = attr.to_string();
+                let text = crate::raw::attribute_text(attr);
                 parse_attr(&text).unwrap_or(AttrValue::Other(text))
             })
             .clone()
@@ -172,7 +172,7 @@ impl PrintedForms {
     fn type_text(&mut self, ty: melior::ir::Type) -> String {
         self.types
             .entry(ty.to_raw().ptr as *const _)
-            .or_insert_with(|| ty.to_string())
+            .or_insert_with(|| crate::raw::type_text(ty))
             .clone()
     }
 }

@@ -275,3 +275,55 @@ pub fn thread_count(op: &melior::ir::OperationRef) -> usize {
     };
     (threads as usize).max(1)
 }
+
+/// The printed form of an operation, as bytes. MLIR hands the text over in many small
+/// pieces; collecting them without melior's per-piece UTF-8 check is several times
+/// faster on large modules, and a multi-byte character split across two pieces cannot
+/// fail the print.
+pub fn print_operation(
+    op: &melior::ir::OperationRef,
+    flags: melior::ir::operation::OperationPrintingFlags,
+) -> Vec<u8> {
+    let mut bytes: Vec<u8> = Vec::new();
+    // SAFETY: the operation is live; the flags are consumed by the call only.
+    unsafe {
+        mlir_sys::mlirOperationPrintWithFlags(
+            op.to_raw(),
+            flags.to_raw(),
+            Some(collect_lossy),
+            &mut bytes as *mut Vec<u8> as *mut std::ffi::c_void,
+        );
+    }
+    bytes
+}
+
+/// The printed form of an attribute (as melior's `Display`, without its per-piece UTF-8
+/// check; invalid UTF-8 is replaced).
+pub fn attribute_text(attr: melior::ir::Attribute) -> String {
+    use melior::ir::attribute::AttributeLike;
+    let mut bytes: Vec<u8> = Vec::new();
+    // SAFETY: the attribute is live storage of its context.
+    unsafe {
+        mlir_sys::mlirAttributePrint(
+            attr.to_raw(),
+            Some(collect_lossy),
+            &mut bytes as *mut Vec<u8> as *mut std::ffi::c_void,
+        );
+    }
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// The printed form of a type (see [`attribute_text`]).
+pub fn type_text(ty: melior::ir::Type) -> String {
+    use melior::ir::r#type::TypeLike;
+    let mut bytes: Vec<u8> = Vec::new();
+    // SAFETY: the type is live storage of its context.
+    unsafe {
+        mlir_sys::mlirTypePrint(
+            ty.to_raw(),
+            Some(collect_lossy),
+            &mut bytes as *mut Vec<u8> as *mut std::ffi::c_void,
+        );
+    }
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}

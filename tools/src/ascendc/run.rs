@@ -905,6 +905,17 @@ pub struct GraphRun {
     pub notes: Vec<String>,
 }
 
+/// A byte count for reports: bytes, KiB from 10 KiB, MiB from 10 MiB.
+pub fn human_bytes(bytes: u64) -> String {
+    if bytes >= 10 * 1024 * 1024 {
+        format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
+    } else if bytes >= 10 * 1024 {
+        format!("{:.1} KiB", bytes as f64 / 1024.0)
+    } else {
+        format!("{bytes} B")
+    }
+}
+
 /// Every kernel symbol of `module` mapped to one build.
 pub fn builds_for(module: &PreparedModule, build: &SimBuild) -> HashMap<String, SimBuild> {
     module

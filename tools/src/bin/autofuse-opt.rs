@@ -291,10 +291,7 @@ fn interpret(matches: &ArgMatches, module: &melior::ir::Module) -> Result<String
             .ok_or("the module has no graph function to interpret")?
             .to_string(),
     };
-    let graph = program
-        .graphs
-        .get(&entry)
-        .ok_or_else(|| format!("no graph function @{entry}"))?;
+    let graph = program.graph(&entry)?;
     let files: Vec<&String> = matches
         .get_many::<String>("input-npy")
         .map(|v| v.collect())
@@ -341,11 +338,7 @@ fn render(matches: &ArgMatches, module: &melior::ir::Module) -> Vec<u8> {
     if matches.get_flag("mlir-print-debuginfo") {
         flags = flags.enable_debug_info(true, false);
     }
-    let text = module
-        .as_operation()
-        .to_string_with_flags(flags)
-        .unwrap_or_else(|_| module.as_operation().to_string());
-    let mut bytes = text.into_bytes();
+    let mut bytes = raw::print_operation(&module.as_operation(), flags);
     if !bytes.ends_with(b"\n") {
         bytes.push(b'\n');
     }

@@ -90,16 +90,6 @@ fn main() -> ExitCode {
     }
 }
 
-fn human(bytes: u64) -> String {
-    if bytes >= 10 * 1024 * 1024 {
-        format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
-    } else if bytes >= 10 * 1024 {
-        format!("{:.1} KiB", bytes as f64 / 1024.0)
-    } else {
-        format!("{bytes} B")
-    }
-}
-
 /// Bytes of a value of type `ty` under `symbols` (0 when a dim is unknown).
 fn bytes_of(ty: &TensorType, symbols: &HashMap<String, i64>) -> u64 {
     let mut n: u64 = 1;
@@ -426,11 +416,7 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
             .collect::<Result<_, _>>()?,
         None => vec![HashMap::new()],
     };
-    let graph = module
-        .reference
-        .graphs
-        .get(&entry)
-        .ok_or_else(|| format!("no graph function @{entry}"))?;
+    let graph = module.reference.graph(&entry)?;
     let files: Vec<&String> = matches
         .get_many::<String>("input-npy")
         .map(|v| v.collect())
@@ -484,8 +470,8 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
                         "   {}: blocks {}{tile}, GM read {} written {}, UB peak {} B",
                         l.kernel,
                         l.blocks,
-                        human(l.gm_read),
-                        human(l.gm_written),
+                        run::human_bytes(l.gm_read),
+                        run::human_bytes(l.gm_written),
                         l.ub_peak
                     );
                 }
@@ -521,9 +507,9 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
                 let _ = writeln!(
                     out,
                     "   GM bytes: measured {} | unfused {} | minimum {}{}",
-                    human(t.measured),
-                    human(t.unfused),
-                    human(t.minimum),
+                    run::human_bytes(t.measured),
+                    run::human_bytes(t.unfused),
+                    run::human_bytes(t.minimum),
                     if t.interpreted_calls > 0 {
                         format!(
                             " ({} interpreted kernel call(s) not measured)",
