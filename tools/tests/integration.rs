@@ -950,3 +950,28 @@ fn end_to_end_layer_norm_with_constant_pow() {
     assert!(failures.is_empty(), "{failures:?}\n{text}");
     assert_eq!(keys.len(), 2, "both shapes ran on the emulation");
 }
+
+/// floor, ceil and round translate (a float -> float Cast with the rounding mode; f16
+/// rounds in f32) and match the interpreter on the emulation, in f32 and f16, on values
+/// scaled so that most have a fractional part.
+#[test]
+fn end_to_end_rounding_ops() {
+    let mut failures = Vec::new();
+    for dtype in ["f32", "f16"] {
+        let t = format!("tensor<?x40x{dtype}>");
+        let text = format!(
+            "func.func @main(%x: {t}) -> ({t}, {t}, {t}) {{\n\
+             \x20 %k = \"ascend.constant\"() {{value = dense<7.5> : tensor<{dtype}>}} : () -> tensor<{dtype}>\n\
+             \x20 %y = \"ascend.mul\"(%x, %k) : ({t}, tensor<{dtype}>) -> {t}\n\
+             \x20 %f = \"ascend.floor\"(%y) : ({t}) -> {t}\n\
+             \x20 %c = \"ascend.ceil\"(%y) : ({t}) -> {t}\n\
+             \x20 %r = \"ascend.round\"(%y) : ({t}) -> {t}\n\
+             \x20 return %f, %c, %r : {t}, {t}, {t}\n}}\n"
+        );
+        let (found, keys) =
+            run_graph_on_emulation(&text, 12288, 4, &[&[("s0", 3)], &[("s0", 333)]]);
+        failures.extend(found.into_iter().map(|f| format!("{dtype}: {f}")));
+        assert_eq!(keys.len(), 2, "{dtype}: both shapes ran on the emulation");
+    }
+    assert_no_failures(&failures);
+}

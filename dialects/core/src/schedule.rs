@@ -287,6 +287,9 @@ fn unary_supported(op: &str) -> bool {
             | "erf"
             | "square"
             | "logical_not"
+            | "floor"
+            | "ceil"
+            | "round"
     )
 }
 
@@ -352,6 +355,8 @@ fn scratch_factor(kind: &NodeKind, dtype: DType, operand_dtype: Option<DType>) -
         NodeKind::Elementwise { op } => match op.as_str() {
             "rsqrt" | "reciprocal" => 1,
             "sigmoid" | "tanh" | "erf" => 2,
+            // f16 rounds in f32: one f32 copy of the value, two f16-sized areas.
+            "floor" | "ceil" | "round" if dtype == DType::F16 => 2,
             _ => 0,
         },
         NodeKind::Cast => {
@@ -979,6 +984,12 @@ impl Schedule {
                         || matches!(op.as_str(), "select" | "where");
                     if !known {
                         return refuse(format!("no Ascend C lowering for ascir.{op} yet"));
+                    }
+                    // Rounding is a float -> float Cast (f32, or f16 staged in f32).
+                    if matches!(op.as_str(), "floor" | "ceil" | "round")
+                        && !matches!(arith, DType::F32 | DType::F16)
+                    {
+                        return refuse(format!("ascir.{op} on {arith} is not supported"));
                     }
                     if compare_supported(op) {
                         let ok = matches!(arith, DType::F32 | DType::F16)

@@ -1201,6 +1201,32 @@ fn emit_node(ctx: &Ctx, n: usize, first_vec: &mut bool) -> Result<Vec<String>, S
                         l.push(format!("Div({v}, one, {}, {count});", a()?));
                     }
                 }
+                "floor" | "ceil" | "round" => {
+                    // A float -> float Cast rounds to an integral value with the mode
+                    // (ascendc_api.md 4.4); half has no half -> half Cast, so it rounds
+                    // in f32 (exact: every half value and its rounding are f32 values).
+                    let mode = match op.as_str() {
+                        "floor" => "CAST_FLOOR",
+                        "ceil" => "CAST_CEIL",
+                        _ => "CAST_RINT",
+                    };
+                    let x = a()?;
+                    let cast = |dst: &str, src: &str, mode: &str| {
+                        format!(
+                            "Cast({dst}, {src}, RoundMode::{mode}, static_cast<uint32_t>({count}));"
+                        )
+                    };
+                    if info.dtype == DType::F32 {
+                        l.push(cast(&v, &x, mode));
+                    } else {
+                        l.push("LocalTensor<float> staged = scratch.Get<float>();".into());
+                        l.push(cast("staged", &x, "CAST_NONE"));
+                        l.push("PipeBarrier<PIPE_V>();".into());
+                        l.push(cast("staged", "staged", mode));
+                        l.push("PipeBarrier<PIPE_V>();".into());
+                        l.push(cast(&v, "staged", "CAST_NONE"));
+                    }
+                }
                 "sigmoid" | "tanh" | "erf" => {
                     let api = match op.as_str() {
                         "sigmoid" => "Sigmoid",
