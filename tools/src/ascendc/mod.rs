@@ -197,3 +197,33 @@ pub fn short_loc(loc: &str) -> String {
         .unwrap_or(loc);
     inner.replace('"', "")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::CNames;
+    use autofuse_symbolic::Expr;
+
+    #[test]
+    fn user_symbols_get_a_prefix_that_keeps_names_apart() {
+        let symbols: Vec<String> = ["s0", "t", "case", "af_sym_t", "s"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let names = CNames::new(&symbols);
+        // autofuse's own symbol style and generated variables keep their names.
+        assert_eq!(names.name("s0"), "s0");
+        assert_eq!(names.name("z0t_size"), "z0t_size");
+        // Every other symbol is prefixed, injectively.
+        assert_eq!(names.name("t"), "af_sym_t");
+        assert_eq!(names.name("case"), "af_sym_case");
+        assert_eq!(names.name("s"), "af_sym_s");
+        assert_eq!(names.name("af_sym_t"), "af_sym_af_sym_t");
+        let e = Expr::parse("2*t*case + s0 + align(z0t_size, 8)").unwrap();
+        let c = names.expr(&e);
+        assert!(c.contains("af_sym_t") && c.contains("af_sym_case"), "{c}");
+        assert!(
+            c.contains("s0") && c.contains("z0t_size") && !c.contains("af_sym_s0"),
+            "{c}"
+        );
+    }
+}
