@@ -975,3 +975,19 @@ fn end_to_end_rounding_ops() {
     }
     assert_no_failures(&failures);
 }
+
+/// int32 `abs` (no `Abs` API for int32) is emitted as `max(-x, x)` and matches the
+/// interpreter on the emulation.
+#[test]
+fn end_to_end_int32_abs() {
+    let t = "tensor<?x40xi32>";
+    let text = format!(
+        "func.func @main(%x: {t}, %y: {t}) -> {t} {{\n\
+         \x20 %d = \"ascend.sub\"(%x, %y) : ({t}, {t}) -> {t}\n\
+         \x20 %a = \"ascend.abs\"(%d) : ({t}) -> {t}\n\
+         \x20 return %a : {t}\n}}\n"
+    );
+    let (failures, keys) = run_graph_on_emulation(&text, 12288, 4, &[&[("s0", 3)], &[("s0", 301)]]);
+    assert!(failures.is_empty(), "{failures:?}\n{text}");
+    assert_eq!(keys.len(), 2, "both shapes ran on the emulation");
+}

@@ -999,7 +999,13 @@ impl Schedule {
                         }
                         continue;
                     }
-                    for api in apis_of(op) {
+                    // int32 abs is emitted as max(-x, x).
+                    let apis = if op == "abs" && arith == DType::I32 {
+                        &["Muls", "Max"][..]
+                    } else {
+                        apis_of(op)
+                    };
+                    for api in apis {
                         let d = if *api == "Compares" {
                             DType::F16
                         } else {

@@ -1174,6 +1174,14 @@ fn emit_node(ctx: &Ctx, n: usize, first_vec: &mut bool) -> Result<Vec<String>, S
             let a = || operand(0).map(|x| format!("v{x}"));
             let b = || operand(1).map(|x| format!("v{x}"));
             match op.as_str() {
+                // Abs has no int32 form: |x| = max(-x, x) (wraps at INT32_MIN as the
+                // device's integer arithmetic does).
+                "abs" if info.dtype == DType::I32 => {
+                    let x = a()?;
+                    l.push(format!("Muls({v}, {x}, {}, {count});", scalar(t, "-1")));
+                    l.push("PipeBarrier<PIPE_V>();".into());
+                    l.push(format!("Max({v}, {v}, {x}, {count});"));
+                }
                 "abs" => l.push(format!("Abs({v}, {}, {count});", a()?)),
                 "neg" => l.push(format!(
                     "Muls({v}, {}, {}, {count});",
