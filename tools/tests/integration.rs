@@ -72,21 +72,13 @@ fn differential_lowering() {
         };
         lowered_calls += after.kernels.len();
         for trial in 0..3u64 {
-            let mut symbols = std::collections::HashMap::new();
-            for (i, name) in graph.symbols.iter().enumerate() {
-                symbols.insert(
-                    name.clone(),
-                    1 + ((seed * 7 + trial * 3 + i as u64 * 5) % 9) as i64,
-                );
-            }
-            let inputs = random_tensors(&graph.inputs, &symbols, seed * 1000 + trial * 10)
-                .expect("valid shapes");
-            let label = format!("seed {seed} trial {trial}");
-            failures.extend(
-                compare_programs(&before, &after, &inputs, "lowered")
-                    .into_iter()
-                    .map(|m| format!("{label} {m}\n{}", graph.text)),
-            );
+            failures.extend(differential_trial(
+                (&before, &after, "lowered"),
+                &graph,
+                |i| 1 + (seed * 7 + trial * 3 + i * 5) % 9,
+                seed * 1000 + trial * 10,
+                &format!("seed {seed} trial {trial}"),
+            ));
         }
     }
     assert!(
@@ -166,21 +158,13 @@ fn differential_fusion() {
             }
         }
         for trial in 0..2u64 {
-            let mut symbols = std::collections::HashMap::new();
-            for (i, name) in graph.symbols.iter().enumerate() {
-                symbols.insert(
-                    name.clone(),
-                    1 + ((seed * 5 + trial * 7 + i as u64 * 3) % 9) as i64,
-                );
-            }
-            let inputs = random_tensors(&graph.inputs, &symbols, seed * 977 + trial * 13)
-                .expect("valid shapes");
-            let label = format!("seed {seed} trial {trial}");
-            failures.extend(
-                compare_programs(&before, &after, &inputs, "fused")
-                    .into_iter()
-                    .map(|m| format!("{label} {m}\n{}", graph.text)),
-            );
+            failures.extend(differential_trial(
+                (&before, &after, "fused"),
+                &graph,
+                |i| 1 + (seed * 5 + trial * 7 + i * 3) % 9,
+                seed * 977 + trial * 13,
+                &format!("seed {seed} trial {trial}"),
+            ));
         }
     }
     assert_no_failures(&failures);
@@ -669,6 +653,33 @@ fn assert_no_failures(failures: &[String]) {
         failures.len(),
         failures.first().map(String::as_str).unwrap_or("")
     );
+}
+
+/// One trial of a differential test: symbol `i` of `graph` takes `symbol_value(i)`,
+/// inputs are drawn from `input_seed`, and every difference of `after` (named `what`)
+/// from `before` is reported under `label` with the graph's text.
+fn differential_trial(
+    (before, after, what): (
+        &autofuse_tools::execute::Program,
+        &autofuse_tools::execute::Program,
+        &str,
+    ),
+    graph: &autofuse_tools::randgraph::RandomGraph,
+    symbol_value: impl Fn(u64) -> u64,
+    input_seed: u64,
+    label: &str,
+) -> Vec<String> {
+    let symbols: std::collections::HashMap<String, i64> = graph
+        .symbols
+        .iter()
+        .enumerate()
+        .map(|(i, name)| (name.clone(), symbol_value(i as u64) as i64))
+        .collect();
+    let inputs = random_tensors(&graph.inputs, &symbols, input_seed).expect("valid shapes");
+    compare_programs(before, after, &inputs, what)
+        .into_iter()
+        .map(|m| format!("{label} {m}\n{}", graph.text))
+        .collect()
 }
 
 /// Runs `main` of both programs on `inputs`: every difference of `after` (named `what`)

@@ -216,11 +216,12 @@ fn parse_detached<'c: 'a, 'a>(
     true
 }
 
-/// Collects C API print callbacks into a `String`, replacing invalid UTF-8 (diagnostics
-/// may quote bytes of a corrupt input; melior's `Display` would fail on them).
-unsafe extern "C" fn collect_lossy(text: MlirStringRef, data: *mut std::ffi::c_void) {
-    // SAFETY: `data` is the `Vec<u8>` passed by the callers below; `text` is valid for
-    // the duration of the call.
+/// Collects C API print callbacks into a `Vec<u8>`: no per-piece UTF-8 check (melior's
+/// `Display` does one per piece, fails on a multi-byte character split across two pieces
+/// and on the raw bytes a diagnostic may quote from a corrupt input).
+unsafe extern "C" fn collect_bytes(text: MlirStringRef, data: *mut std::ffi::c_void) {
+    // SAFETY: `data` is the `Vec<u8>` passed by `printed`; `text` is valid for the
+    // duration of the call.
     unsafe {
         let out = &mut *(data as *mut Vec<u8>);
         out.extend_from_slice(std::slice::from_raw_parts(
@@ -230,9 +231,24 @@ unsafe extern "C" fn collect_lossy(text: MlirStringRef, data: *mut std::ffi::c_v
     }
 }
 
+/// The bytes a C API print function hands to its callback. `print` calls the C API
+/// function with the callback and its user data.
+fn printed(print: impl FnOnce(mlir_sys::MlirStringCallback, *mut std::ffi::c_void)) -> Vec<u8> {
+    let mut bytes: Vec<u8> = Vec::new();
+    print(
+        Some(collect_bytes),
+        &mut bytes as *mut Vec<u8> as *mut std::ffi::c_void,
+    );
+    bytes
+}
+
+/// Printed bytes as text, invalid UTF-8 replaced.
+fn lossy(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
 /// The message of a diagnostic, never failing on invalid UTF-8.
 pub fn diagnostic_text(diagnostic: &melior::diagnostic::Diagnostic) -> String {
-    let mut bytes: Vec<u8> = Vec::new();
     // melior's `Diagnostic` wraps exactly one `MlirDiagnostic` (plus a zero-sized marker)
     // and exposes no `to_raw`; the size check guards that layout assumption.
     const _: () = assert!(
@@ -241,29 +257,18 @@ pub fn diagnostic_text(diagnostic: &melior::diagnostic::Diagnostic) -> String {
     );
     // SAFETY: the diagnostic is live for the duration of the handler that passed it, and
     // its only non-zero-sized field is the raw handle.
-    unsafe {
+    lossy(printed(|callback, data| unsafe {
         let raw: mlir_sys::MlirDiagnostic = std::mem::transmute_copy(diagnostic);
-        mlir_sys::mlirDiagnosticPrint(
-            raw,
-            Some(collect_lossy),
-            &mut bytes as *mut Vec<u8> as *mut std::ffi::c_void,
-        );
-    }
-    String::from_utf8_lossy(&bytes).into_owned()
+        mlir_sys::mlirDiagnosticPrint(raw, callback, data)
+    }))
 }
 
 /// A location as MLIR prints it, never failing on invalid UTF-8.
 pub fn location_text(location: melior::ir::Location) -> String {
-    let mut bytes: Vec<u8> = Vec::new();
     // SAFETY: the location is a live attribute of its context.
-    unsafe {
-        mlir_sys::mlirLocationPrint(
-            location.to_raw(),
-            Some(collect_lossy),
-            &mut bytes as *mut Vec<u8> as *mut std::ffi::c_void,
-        );
-    }
-    String::from_utf8_lossy(&bytes).into_owned()
+    lossy(printed(|callback, data| unsafe {
+        mlir_sys::mlirLocationPrint(location.to_raw(), callback, data)
+    }))
 }
 
 /// How many threads the context lets passes use: 1 when multithreading is disabled
@@ -284,46 +289,27 @@ pub fn print_operation(
     op: &melior::ir::OperationRef,
     flags: melior::ir::operation::OperationPrintingFlags,
 ) -> Vec<u8> {
-    let mut bytes: Vec<u8> = Vec::new();
     // SAFETY: the operation is live; the flags are consumed by the call only.
-    unsafe {
-        mlir_sys::mlirOperationPrintWithFlags(
-            op.to_raw(),
-            flags.to_raw(),
-            Some(collect_lossy),
-            &mut bytes as *mut Vec<u8> as *mut std::ffi::c_void,
-        );
-    }
-    bytes
+    printed(|callback, data| unsafe {
+        mlir_sys::mlirOperationPrintWithFlags(op.to_raw(), flags.to_raw(), callback, data)
+    })
 }
 
 /// The printed form of an attribute (as melior's `Display`, without its per-piece UTF-8
 /// check; invalid UTF-8 is replaced).
 pub fn attribute_text(attr: melior::ir::Attribute) -> String {
     use melior::ir::attribute::AttributeLike;
-    let mut bytes: Vec<u8> = Vec::new();
     // SAFETY: the attribute is live storage of its context.
-    unsafe {
-        mlir_sys::mlirAttributePrint(
-            attr.to_raw(),
-            Some(collect_lossy),
-            &mut bytes as *mut Vec<u8> as *mut std::ffi::c_void,
-        );
-    }
-    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    lossy(printed(|callback, data| unsafe {
+        mlir_sys::mlirAttributePrint(attr.to_raw(), callback, data)
+    }))
 }
 
 /// The printed form of a type (see [`attribute_text`]).
 pub fn type_text(ty: melior::ir::Type) -> String {
     use melior::ir::r#type::TypeLike;
-    let mut bytes: Vec<u8> = Vec::new();
     // SAFETY: the type is live storage of its context.
-    unsafe {
-        mlir_sys::mlirTypePrint(
-            ty.to_raw(),
-            Some(collect_lossy),
-            &mut bytes as *mut Vec<u8> as *mut std::ffi::c_void,
-        );
-    }
-    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    lossy(printed(|callback, data| unsafe {
+        mlir_sys::mlirTypePrint(ty.to_raw(), callback, data)
+    }))
 }
