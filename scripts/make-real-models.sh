@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Regenerates examples/onnx/real/ (tiny BERT, GPT-2, LLaMA and Qwen2 with random seeded
 # weights, exported by both torch ONNX exporters with dynamic batch/seq, plus inputs and
-# onnxruntime outputs) and, with --inductor, bench/quality/real_models_inductor.json.
+# onnxruntime outputs, manifest.json), then bench/quality/real_models_inductor.json
+# (Inductor's kernels and GM bytes on the same models). Arguments go to the export script
+# (e.g. --only bert,llama); --no-inductor skips the Inductor step.
 # Creates the project-local venv .venv-models/ (CPU torch, transformers, onnx, onnxruntime,
 # onnxscript, numpy) when missing; pip's output goes to .venv-models/setup.log.
 # Not needed by the tests: the outputs are committed.
@@ -39,5 +41,15 @@ for module_package in transformers:transformers onnx:onnx onnxruntime:onnxruntim
 done
 echo "make-real-models: $("$py" -c 'import torch, transformers, onnx, onnxruntime, onnxscript, numpy; print("torch", torch.__version__, "transformers", transformers.__version__, "onnx", onnx.__version__, "onnxruntime", onnxruntime.__version__, "onnxscript", onnxscript.__version__, "numpy", numpy.__version__)')"
 
+inductor=1
+args=()
+for a in "$@"; do
+  if [[ $a == --no-inductor ]]; then inductor=0; else args+=("$a"); fi
+done
+
 echo "make-real-models: exporting examples/onnx/real/"
-"$py" examples/onnx/export_real_models.py "$@"
+"$py" examples/onnx/export_real_models.py "${args[@]}"
+if ((inductor)); then
+  echo "make-real-models: measuring Inductor on the same models (bench/quality/real_models_inductor.json)"
+  "$py" bench/quality/real_models_inductor.py
+fi

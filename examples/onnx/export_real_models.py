@@ -52,6 +52,7 @@ SEED = 0
 TORCHSCRIPT_OPSET = 17
 DYNAMO_OPSET = 18
 MAX_POSITIONS = 64
+PERTURB = 0.05  # std of the seeded noise added to every initialized parameter
 
 # name -> (transformers config class, model class, config kwargs, input names, output name)
 MODELS = {
@@ -65,7 +66,8 @@ MODELS = {
     "gpt2": (
         "GPT2Config", "GPT2LMHeadModel",
         dict(vocab_size=128, n_positions=MAX_POSITIONS, n_embd=32, n_layer=2, n_head=4,
-             n_inner=64, resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0),
+             n_inner=64, resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0,
+             bos_token_id=1, eos_token_id=2),  # the defaults (50256) are outside the vocab
         ["input_ids", "attention_mask"], "logits",
     ),
     "llama": (
@@ -125,6 +127,13 @@ def build(name):
     extra = {"add_pooling_layer": False} if model_cls == "BertModel" else {}
     model = getattr(transformers, model_cls)(config, **extra)
     model.eval()
+    # transformers initializes biases to 0 and norm weights to 1; the dynamo exporter's
+    # optimizer then merges all equal initializers into one (every bias of the graph
+    # becomes the same tensor). Seeded noise on every parameter keeps them distinct.
+    generator = torch.Generator().manual_seed(SEED + 1)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(torch.randn(p.shape, generator=generator) * PERTURB)
 
     class Wrapper(torch.nn.Module):
         """Fixes the forward signature to the named inputs and returns one tensor."""
