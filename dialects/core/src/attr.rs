@@ -76,6 +76,20 @@ impl AttrValue {
         self.as_array()?.iter().map(AttrValue::as_int).collect()
     }
 
+    /// An integer, or a string holding a shape expression, as an `Expr`.
+    pub fn as_expr(&self) -> Option<autofuse_symbolic::Expr> {
+        match self {
+            AttrValue::Int(v) => Some(autofuse_symbolic::Expr::constant(*v)),
+            AttrValue::Str(s) => autofuse_symbolic::Expr::parse(s).ok(),
+            _ => None,
+        }
+    }
+
+    /// An array of integers and shape-expression strings as `Expr`s.
+    pub fn as_exprs(&self) -> Option<Vec<autofuse_symbolic::Expr>> {
+        self.as_array()?.iter().map(AttrValue::as_expr).collect()
+    }
+
     pub fn as_strs(&self) -> Option<Vec<&str>> {
         self.as_array()?.iter().map(AttrValue::as_str).collect()
     }

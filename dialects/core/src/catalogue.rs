@@ -373,7 +373,7 @@ const ASCEND_REDUCE: [OpSpec; 7] = [
     ),
 ];
 
-const ASCEND_OTHER: [OpSpec; 22] = [
+const ASCEND_OTHER: [OpSpec; 24] = [
     ascend(
         "leaky_relu",
         Category::Unary,
@@ -538,6 +538,34 @@ const ASCEND_OTHER: [OpSpec; 22] = [
         results: Y,
         attrs: &[a("value", AttrKind::Any, "dense elements attribute")],
         summary: "a constant tensor",
+    },
+    OpSpec {
+        dialect: Dialect::Ascend,
+        name: "symbolic_constant",
+        category: Category::Constant,
+        operands: NONE,
+        results: Y,
+        attrs: &[a(
+            "values",
+            AttrKind::Array,
+            "the elements in row-major order: integers or expressions of the graph's \
+             shape symbols (strings)",
+        )],
+        summary: "a small tensor whose elements are shape expressions, computed on the host \
+                  from the runtime symbols (what ONNX Shape/Size subgraphs fold to)",
+    },
+    OpSpec {
+        dialect: Dialect::Ascend,
+        name: "range",
+        category: Category::Constant,
+        operands: NONE,
+        results: Y,
+        attrs: &[
+            a("start", AttrKind::Any, "first element (integer, float or shape expression)"),
+            a("delta", AttrKind::Any, "step between elements (integer or float, not 0)"),
+        ],
+        summary: "1-D arithmetic progression start + i*delta; its length is the result \
+                  type's (symbolic) dim",
     },
 ];
 

@@ -30,7 +30,7 @@ use crate::catalogue::{lookup, Dialect};
 use crate::graph::{DType, Dim, Graph, Node, TensorType, Value, ValueDef, ValueId};
 use crate::shape::{self, normalize_axis, reduce_axes, slice_bounds, OpShapeQuery};
 use crate::tensor::{cast_value, round_to_dtype, shape_elements, strides_of, wrap_i64, Tensor};
-use autofuse_symbolic::ShapeEnv;
+use autofuse_symbolic::{Expr, ShapeEnv};
 use std::collections::{BTreeMap, HashMap};
 
 /// Why a graph or an op could not be interpreted.
@@ -348,7 +348,7 @@ pub fn run_node(
             )));
         }
     }
-    let out = kernel(spec.name, attrs, inputs, &declared).map_err(fail)?;
+    let out = kernel(spec.name, attrs, inputs, &declared, symbols).map_err(fail)?;
     let matches = out.rank() == declared.rank()
         && declared
             .dims
@@ -370,6 +370,7 @@ fn kernel(
     attrs: &BTreeMap<String, AttrValue>,
     inputs: &[&Tensor],
     out: &TensorType,
+    symbols: &HashMap<String, i64>,
 ) -> KResult<Tensor> {
     let a = Attrs(attrs);
     let x = || {
@@ -489,10 +490,12 @@ fn kernel(
         }
         "transpose" => transpose(x()?, &a.ints("perm")?),
         "concat" => concat(inputs[0], inputs[1], a.int("axis")?),
-        "slice" => slice(x()?, &a),
+        "slice" => slice(x()?, &a, symbols),
         "gather" => gather(inputs[0], inputs[1], a.int("axis")?),
         "matmul" => matmul(inputs[0], inputs[1], &a, dtype),
         "constant" => constant(&a, out),
+        "symbolic_constant" => symbolic_constant(&a, out, symbols),
+        "range" => range(&a, out, symbols),
         other => Err(format!("no kernel for '{other}'")),
     }
 }
@@ -514,6 +517,14 @@ impl Attrs<'_> {
         self.0
             .get(name)
             .ok_or_else(|| format!("missing attribute '{name}'"))
+    }
+
+    /// Integers and shape expressions, evaluated under `symbols`.
+    fn exprs(&self, name: &str, symbols: &HashMap<String, i64>) -> KResult<Vec<i64>> {
+        let exprs = self.get(name)?.as_exprs().ok_or_else(|| {
+            format!("attribute '{name}' must be an array of integers or shape expressions")
+        })?;
+        exprs.iter().map(|e| eval_expr(e, symbols)).collect()
     }
 
     fn int(&self, name: &str) -> KResult<i64> {
@@ -1184,10 +1195,10 @@ fn concat(l: &Tensor, r: &Tensor, axis: i64) -> KResult<Tensor> {
     Ok(tensor(l.dtype, shape, data))
 }
 
-fn slice(x: &Tensor, a: &Attrs) -> KResult<Tensor> {
+fn slice(x: &Tensor, a: &Attrs, symbols: &HashMap<String, i64>) -> KResult<Tensor> {
     let (starts, ends, axes, steps) = (
-        a.ints("starts")?,
-        a.ints("ends")?,
+        a.exprs("starts", symbols)?,
+        a.exprs("ends", symbols)?,
         a.ints("axes")?,
         a.ints("steps")?,
     );
@@ -1317,6 +1328,55 @@ fn matmul(l: &Tensor, r: &Tensor, a: &Attrs, dtype: DType) -> KResult<Tensor> {
         }
     }
     Ok(tensor(dtype, shape, out))
+}
+
+/// Evaluates a shape expression under the run's symbols.
+fn eval_expr(e: &Expr, symbols: &HashMap<String, i64>) -> KResult<i64> {
+    e.eval_map(symbols)
+        .map_err(|err| format!("cannot evaluate '{e}': {err}"))
+}
+
+fn symbolic_constant(
+    a: &Attrs,
+    out: &TensorType,
+    symbols: &HashMap<String, i64>,
+) -> KResult<Tensor> {
+    let values = a.exprs("values", symbols)?;
+    let shape: Vec<usize> = out
+        .dims
+        .iter()
+        .map(|d| dim_size(d).ok_or_else(|| format!("symbolic_constant of type {out}")))
+        .collect::<KResult<_>>()?;
+    if shape_elements(&shape) != Some(values.len()) {
+        return Err(format!("{} values for type {out}", values.len()));
+    }
+    let data = values
+        .iter()
+        .map(|&v| round_to_dtype(v as f64, out.dtype))
+        .collect();
+    Ok(tensor(out.dtype, shape, data))
+}
+
+fn range(a: &Attrs, out: &TensorType, symbols: &HashMap<String, i64>) -> KResult<Tensor> {
+    let value = |name: &str| -> KResult<f64> {
+        let attr = a.get(name)?;
+        if let Some(v) = attr.as_float() {
+            return Ok(v);
+        }
+        let e = attr
+            .as_expr()
+            .ok_or_else(|| format!("attribute '{name}' must be a number or a shape expression"))?;
+        Ok(eval_expr(&e, symbols)? as f64)
+    };
+    let (start, delta) = (value("start")?, value("delta")?);
+    let [n] = out.dims.as_slice() else {
+        return Err(format!("range of type {out}"));
+    };
+    let n = dim_size(n).ok_or_else(|| format!("range of type {out}"))?;
+    let data = (0..n)
+        .map(|i| round_to_dtype(start + i as f64 * delta, out.dtype))
+        .collect();
+    Ok(tensor(out.dtype, vec![n], data))
 }
 
 fn constant(a: &Attrs, out: &TensorType) -> KResult<Tensor> {

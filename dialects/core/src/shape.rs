@@ -55,6 +55,15 @@ impl OpShapeQuery<'_> {
             .ok_or_else(|| ShapeError(format!("attribute '{name}' must be an array of integers")))
     }
 
+    /// An array attribute of integers and shape-expression strings.
+    fn exprs_attr(&self, name: &str) -> Result<Vec<Expr>, ShapeError> {
+        self.attr(name)?.as_exprs().ok_or_else(|| {
+            ShapeError(format!(
+                "attribute '{name}' must be an array of integers or shape expressions"
+            ))
+        })
+    }
+
     fn operand(&self, index: usize) -> Result<&TensorType, ShapeError> {
         self.operands
             .get(index)
@@ -298,7 +307,7 @@ pub fn infer(query: &OpShapeQuery, env: &mut ShapeEnv) -> Result<Vec<TensorType>
         Category::Layout => layout(query, env, name),
         Category::Structural => structural(query, env, name),
         Category::Boundary => boundary(query, name),
-        Category::Constant => Ok(query.declared.to_vec()),
+        Category::Constant => constant(query, name),
         _ => err(format!("'{}' is not an ascend graph op", query.op)),
     }
 }
@@ -580,8 +589,8 @@ fn structural(
         }
         "slice" => {
             let x = query.operand(0)?;
-            let starts = query.ints_attr("starts")?;
-            let ends = query.ints_attr("ends")?;
+            let starts = query.exprs_attr("starts")?;
+            let ends = query.exprs_attr("ends")?;
             let axes = query.ints_attr("axes")?;
             let steps = query.ints_attr("steps")?;
             if starts.len() != axes.len() || ends.len() != axes.len() || steps.len() != axes.len() {
@@ -593,16 +602,10 @@ fn structural(
                 if steps[i] <= 0 {
                     return err("slice steps must be positive");
                 }
-                let Some(size) = x.dims[axis].as_const() else {
-                    return err(format!("slice of dynamic dim {axis} is not supported"));
+                let Some(size) = x.dims[axis].expr() else {
+                    return err(format!("slice of dim {axis} of unknown size"));
                 };
-                let (begin, end) = slice_bounds(starts[i], ends[i], size);
-                let count = if end > begin {
-                    (end - begin + steps[i] - 1) / steps[i]
-                } else {
-                    0
-                };
-                dims[axis] = Dim::constant(count);
+                dims[axis] = Dim::Known(slice_extent(&starts[i], &ends[i], steps[i], size, env)?);
             }
             Ok(vec![TensorType::new(x.dtype, dims)])
         }
@@ -619,6 +622,108 @@ fn structural(
         }
         _ => err(format!("no shape rule for '{name}'")),
     }
+}
+
+/// Bounds at or above this are "to the end of the dim" (exporters write `INT64_MAX` or
+/// `INT32_MAX`); no tensor dim reaches it.
+pub const SLICE_TO_END: i64 = i32::MAX as i64;
+
+/// One numpy-style bound clamped to `[0, size]`, symbolically: exact where the shape env
+/// decides the comparison, a `min`/`max` expression where it cannot.
+fn slice_bound(bound: &Expr, size: &Expr, env: &ShapeEnv) -> Result<Expr, ShapeError> {
+    let zero = Expr::constant(0);
+    if let Some(v) = bound.as_const() {
+        if v >= SLICE_TO_END {
+            return Ok(size.clone());
+        }
+        if v < 0 {
+            if v <= -SLICE_TO_END {
+                return Ok(zero);
+            }
+            let from_end = size.clone() + Expr::constant(v);
+            return Ok(match env.static_check(&from_end, Relation::Ge, &zero) {
+                Tri::True => from_end,
+                Tri::False => zero,
+                Tri::Unknown => Expr::max(&from_end, &zero),
+            });
+        }
+    } else if env.static_check(bound, Relation::Ge, &zero) != Tri::True {
+        return err(format!(
+            "slice bound '{bound}' may be negative; only bounds known to be >= 0 can be symbolic"
+        ));
+    }
+    Ok(match env.static_check(bound, Relation::Le, size) {
+        Tri::True => bound.clone(),
+        Tri::False => size.clone(),
+        Tri::Unknown => Expr::min(bound, size),
+    })
+}
+
+/// The number of elements a slice `start:end:step` (`step > 0`) takes from a dim of
+/// `size`, with numpy's clamping.
+pub fn slice_extent(
+    start: &Expr,
+    end: &Expr,
+    step: i64,
+    size: &Expr,
+    env: &ShapeEnv,
+) -> Result<Expr, ShapeError> {
+    let begin = slice_bound(start, size, env)?;
+    let end = slice_bound(end, size, env)?;
+    let span = end.clone() - begin.clone();
+    let zero = Expr::constant(0);
+    let span = match env.static_check(&span, Relation::Ge, &zero) {
+        Tri::True => span,
+        Tri::False => zero,
+        Tri::Unknown => Expr::max(&span, &zero),
+    };
+    Ok(if step == 1 {
+        span
+    } else {
+        span.ceil_div(&Expr::constant(step))
+    })
+}
+
+/// Constants take their type from the declaration; a `symbolic_constant` must declare
+/// one static element per value, and a `range` one dim.
+fn constant(query: &OpShapeQuery, name: &str) -> Result<Vec<TensorType>, ShapeError> {
+    let declared = query
+        .declared
+        .first()
+        .ok_or_else(|| ShapeError("expected one result".into()))?;
+    match name {
+        "symbolic_constant" => {
+            let values = query.exprs_attr("values")?;
+            let count: Option<i64> = declared.dims.iter().map(Dim::as_const).product();
+            if count != Some(values.len() as i64) {
+                return err(format!(
+                    "{} values for a result of type {declared}",
+                    values.len()
+                ));
+            }
+            if declared.dtype.is_float() && declared.dtype != DType::F32 {
+                return err("symbolic_constant results are integers, i1 or f32");
+            }
+        }
+        "range" => {
+            if declared.rank() != 1 {
+                return err(format!("range results are 1-D, not {declared}"));
+            }
+            let delta = query.attr("delta")?;
+            if delta.as_float() == Some(0.0) {
+                return err("range delta cannot be 0");
+            }
+            if delta.as_float().is_none() {
+                return err("range delta must be an integer or a float");
+            }
+            let start = query.attr("start")?;
+            if start.as_float().is_none() && start.as_expr().is_none() {
+                return err("range start must be a number or a shape expression");
+            }
+        }
+        _ => {}
+    }
+    Ok(query.declared.to_vec())
 }
 
 /// Clamps numpy-style slice bounds to `[0, size]`.

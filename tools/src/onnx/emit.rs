@@ -10,12 +10,13 @@
 //! `Shape -> Gather -> Concat`, as exporters write them).
 
 use super::data::{to_le_bytes, Values};
+use super::shape_values::{self, Operand};
 use autofuse_core::attr::{quote, AttrValue};
 use autofuse_core::graph::{DType, Dim, TensorType};
 use autofuse_core::interp::run_node;
 use autofuse_core::shape::{infer, OpShapeQuery};
 use autofuse_core::tensor::Tensor;
-use autofuse_symbolic::ShapeEnv;
+use autofuse_symbolic::{Expr, ShapeEnv};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::Rc;
 
@@ -31,6 +32,9 @@ pub struct Val {
     pub ty: TensorType,
     /// Its values, when known at import time (constants and what follows from them).
     pub known: Option<Rc<Values>>,
+    /// Its elements as shape expressions, when it is a shape value (see
+    /// `shape_values`): computed from dims, known at import time up to the symbols.
+    pub sym: Option<Rc<Vec<Expr>>>,
 }
 
 impl Val {
@@ -40,6 +44,21 @@ impl Val {
 
     pub fn rank(&self) -> usize {
         self.ty.rank()
+    }
+
+    /// The elements as shape expressions: a shape value's, or integral known values.
+    pub fn exprs(&self) -> Option<Vec<Expr>> {
+        if let Some(sym) = &self.sym {
+            return Some(sym.to_vec());
+        }
+        let known = self.known.as_ref()?;
+        match known.as_ref() {
+            Values::I(v) => Some(v.iter().map(|&x| Expr::constant(x)).collect()),
+            Values::F(v) => v
+                .iter()
+                .map(|&x| (x.fract() == 0.0 && x.abs() < 9.0e15).then(|| Expr::constant(x as i64)))
+                .collect(),
+        }
     }
 
     /// The static sizes of every dim, if all are static.
@@ -60,6 +79,16 @@ pub enum A {
     B(bool),
     S(String),
     Ints(Vec<i64>),
+    /// Integers and shape expressions (strings), e.g. symbolic slice bounds.
+    Exprs(Vec<Expr>),
+}
+
+/// The attribute element of an expression: an integer when constant.
+fn expr_attr(e: &Expr) -> AttrValue {
+    match e.as_const() {
+        Some(v) => AttrValue::Int(v),
+        None => AttrValue::Str(e.to_string()),
+    }
 }
 
 impl A {
@@ -73,6 +102,16 @@ impl A {
                 "[{}]",
                 v.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")
             ),
+            A::Exprs(v) => format!(
+                "[{}]",
+                v.iter()
+                    .map(|e| match e.as_const() {
+                        Some(c) => c.to_string(),
+                        None => quote(&e.to_string()),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         }
     }
 
@@ -84,6 +123,7 @@ impl A {
             A::B(b) => AttrValue::Bool(*b),
             A::S(s) => AttrValue::Str(s.clone()),
             A::Ints(v) => AttrValue::Array(v.iter().map(|&x| AttrValue::Int(x)).collect()),
+            A::Exprs(v) => AttrValue::Array(v.iter().map(expr_attr).collect()),
         }
     }
 }
@@ -258,6 +298,41 @@ impl Builder {
             ssa,
             ty,
             known: Some(Rc::new(values)),
+            sym: None,
+        }
+    }
+
+    /// A shape value: an `ascend.symbolic_constant` holding `elements` (a plain constant
+    /// when they are all integers).
+    pub fn symbolic(&mut self, dtype: DType, dims: &[usize], elements: Vec<Expr>) -> Val {
+        let constants: Option<Vec<i64>> = elements.iter().map(Expr::as_const).collect();
+        if let Some(values) = constants {
+            let values = if dtype.is_float() {
+                Values::F(values.iter().map(|&v| v as f64).collect())
+            } else {
+                Values::I(values)
+            };
+            return self.constant(dtype, dims, values);
+        }
+        let ty = static_type(dtype, dims);
+        let ssa = self.fresh();
+        let text = format!(
+            "{ssa} = \"ascend.symbolic_constant\"() {{values = {}}} : () -> {} {}",
+            A::Exprs(elements.clone()).text(),
+            ty.to_mlir(),
+            self.loc
+        );
+        self.lines.push(Line {
+            results: vec![ssa.clone()],
+            operands: Vec::new(),
+            text,
+            callee: None,
+        });
+        Val {
+            ssa,
+            ty,
+            known: None,
+            sym: Some(Rc::new(elements)),
         }
     }
 
@@ -326,6 +401,19 @@ impl Builder {
             ));
         }
         let known = self.evaluate(&full, operands, &attr_values, &ty);
+        if known.is_none() {
+            if let Some(elements) = self.evaluate_symbolic(&full, operands, &attr_values, &ty) {
+                let dims = Val {
+                    ssa: String::new(),
+                    ty: ty.clone(),
+                    known: None,
+                    sym: None,
+                }
+                .static_shape()
+                .unwrap_or_default();
+                return Ok(self.symbolic(ty.dtype, &dims, elements));
+            }
+        }
         let ssa = self.fresh();
         let attr_text = if attrs.is_empty() {
             String::new()
@@ -360,7 +448,49 @@ impl Builder {
             text,
             callee: None,
         });
-        Ok(Val { ssa, ty, known })
+        Ok(Val {
+            ssa,
+            ty,
+            known,
+            sym: None,
+        })
+    }
+
+    /// Evaluates a shape computation whose operands are shape values (at least one of
+    /// them symbolic) into element expressions.
+    fn evaluate_symbolic(
+        &self,
+        op: &str,
+        operands: &[&Val],
+        attrs: &BTreeMap<String, AttrValue>,
+        ty: &TensorType,
+    ) -> Option<Vec<Expr>> {
+        if !operands.iter().any(|v| v.sym.is_some()) {
+            return None;
+        }
+        let out_shape = ty
+            .dims
+            .iter()
+            .map(|d| d.as_const().and_then(|n| usize::try_from(n).ok()))
+            .collect::<Option<Vec<usize>>>()?;
+        let shapes: Vec<Vec<usize>> = operands
+            .iter()
+            .map(|v| v.static_shape())
+            .collect::<Option<_>>()?;
+        let elements: Vec<Vec<Expr>> = operands.iter().map(|v| v.exprs()).collect::<Option<_>>()?;
+        let symbolic: Vec<Operand> = operands
+            .iter()
+            .zip(&shapes)
+            .zip(&elements)
+            .map(|((v, shape), elements)| Operand {
+                shape,
+                elements,
+                dtype: v.dtype(),
+            })
+            .collect();
+        let out = shape_values::evaluate(op, &symbolic, attrs, ty.dtype, &out_shape, &self.env)?;
+        // Integer types only, and f32 for shape values cast to float (scales).
+        (!ty.dtype.is_float() || ty.dtype == DType::F32).then_some(out)
     }
 
     /// Runs the reference interpreter on an op whose operands are all known and small.
@@ -375,6 +505,7 @@ impl Builder {
             ssa: String::new(),
             ty: ty.clone(),
             known: None,
+            sym: None,
         }
         .static_shape()?;
         if shape.iter().product::<usize>() > FOLD_LIMIT {
@@ -455,6 +586,7 @@ impl Builder {
                 ssa,
                 ty: ty.clone(),
                 known: None,
+                sym: None,
             })
             .collect()
     }
@@ -551,6 +683,7 @@ impl Builder {
             ssa: format!("%arg{index}"),
             ty,
             known: None,
+            sym: None,
         }
     }
 }

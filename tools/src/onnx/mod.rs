@@ -24,6 +24,7 @@ pub mod data;
 pub mod emit;
 pub mod ops;
 pub mod proto;
+pub mod shape_values;
 
 #[cfg(test)]
 mod tests;
@@ -618,23 +619,28 @@ impl<'m> Importer<'m> {
         reason: String,
     ) -> Result<Vec<Option<Val>>, ImportError> {
         let mut result_types = Vec::new();
-        let why = if reason == NOT_COVERED {
-            String::new()
-        } else {
-            format!(" ({reason})")
-        };
         for name in node.output.iter().filter(|n| !n.is_empty()) {
+            // A covered op the importer could not express (a provable shape mismatch, a
+            // form it does not handle) is reported as such, not as "not covered".
+            let failed = |detail: String| {
+                if reason == NOT_COVERED {
+                    ImportError(format!(
+                        "node {label} is not covered by the importer and {detail}"
+                    ))
+                } else {
+                    ImportError(format!(
+                        "node {label}: {reason}; it cannot stay a boundary call because {detail}"
+                    ))
+                }
+            };
             let declared = self.declared.get(name.as_str()).copied().ok_or_else(|| {
-                ImportError(format!(
-                    "node {label} is not covered by the importer{why} and the type of its \
-                     output '{name}' is not in the model; run onnx.shape_inference.infer_shapes \
-                     on the model first"
+                failed(format!(
+                    "the model does not declare the type of its output '{name}'"
                 ))
             })?;
             let ty = self.tensor_type(declared).map_err(|e| {
-                ImportError(format!(
-                    "node {label} is not covered by the importer{why} and the type of its output \
-                     '{name}' cannot be used: {e}"
+                failed(format!(
+                    "the declared type of its output '{name}' cannot be used: {e}"
                 ))
             })?;
             result_types.push(ty);

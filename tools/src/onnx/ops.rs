@@ -12,6 +12,7 @@ use super::emit::{Builder, Val, A};
 use super::proto::{attribute_type as at, AttributeProto, NodeProto, TensorProto};
 use super::{Converted, Fail, Importer};
 use autofuse_core::graph::{DType, Dim};
+use autofuse_core::shape::SLICE_TO_END;
 use autofuse_symbolic::Expr;
 
 /// The covered operators by family (the rows of the conformance table).
@@ -100,7 +101,8 @@ pub const FAMILIES: &[(&str, &[&str])] = &[
     ("layer_norm", &["LayerNormalization"]),
     ("gelu", &["Gelu"]),
     ("reshape", &["Reshape", "Squeeze", "Unsqueeze", "Flatten"]),
-    ("expand", &["Expand"]),
+    ("expand", &["Expand", "Tile"]),
+    ("range", &["Range", "Trilu"]),
     ("transpose", &["Transpose"]),
     ("concat", &["Concat"]),
     ("split", &["Split"]),
@@ -210,6 +212,32 @@ impl NodeCtx<'_> {
                 Some(values) => Ok(Some(values.as_i64())),
                 None => unsupported(format!("{what} (input #{i}) is not a constant")),
             },
+        }
+    }
+}
+
+impl NodeCtx<'_> {
+    /// The elements of input `i` as shape expressions (constants or shape values):
+    /// `None` when the input is absent, an unsupported form when it is computed from
+    /// data rather than from shapes.
+    fn shape_exprs(&self, i: usize, what: &str) -> Result<Option<Vec<Expr>>, Fail> {
+        match self.input(i) {
+            None => Ok(None),
+            Some(v) => match v.exprs() {
+                Some(e) => Ok(Some(e)),
+                None => unsupported(format!(
+                    "{what} (input #{i}) is computed from data, not from shapes"
+                )),
+            },
+        }
+    }
+
+    /// A scalar (or one-element) shape-expression input.
+    fn shape_scalar(&self, i: usize, what: &str) -> Result<Expr, Fail> {
+        match self.shape_exprs(i, what)? {
+            Some(v) if v.len() == 1 => Ok(v[0].clone()),
+            Some(v) => invalid(format!("{what} must hold one element, not {}", v.len())),
+            None => invalid(format!("missing {what}")),
         }
     }
 }
@@ -528,9 +556,9 @@ pub fn convert(im: &mut Importer, c: &NodeCtx) -> Converted {
         "Expand" => {
             let x = c.req(0)?;
             let shape = c
-                .known_ints(1, "the shape")?
+                .shape_exprs(1, "the shape")?
                 .ok_or_else(|| Fail::Invalid("Expand needs a shape".into()))?;
-            let target: Vec<Dim> = shape.iter().map(|&d| Dim::constant(d)).collect();
+            let target: Vec<Dim> = shape.into_iter().map(Dim::Known).collect();
             let dims = broadcast_dims(&x.ty.dims, &target)?;
             one(broadcast_to(b, x, dims)?)
         }
@@ -613,15 +641,8 @@ pub fn convert(im: &mut Importer, c: &NodeCtx) -> Converted {
         "Constant" => constant(im, c),
         "ConstantOfShape" => {
             let shape = c
-                .known_ints(0, "the shape")?
+                .shape_exprs(0, "the shape")?
                 .ok_or_else(|| Fail::Invalid("ConstantOfShape needs a shape".into()))?;
-            let dims = shape
-                .iter()
-                .map(|&d| {
-                    usize::try_from(d).map_err(|_| Fail::Invalid(format!("negative dim {d}")))
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            let count = super::data::element_count(&shape).map_err(Fail::Invalid)?;
             let (dtype, value) = match c.tensor("value")? {
                 None => (DType::F32, Values::F(vec![0.0])),
                 Some(t) => {
@@ -632,11 +653,25 @@ pub fn convert(im: &mut Importer, c: &NodeCtx) -> Converted {
                     (d.dtype, d.values)
                 }
             };
-            let values = match value {
-                Values::F(v) => Values::F(vec![v[0]; count]),
-                Values::I(v) => Values::I(vec![v[0]; count]),
-            };
-            one(im.b.constant(dtype, &dims, values))
+            let constants: Option<Vec<i64>> = shape.iter().map(Expr::as_const).collect();
+            if let Some(constants) = constants {
+                let dims = constants
+                    .iter()
+                    .map(|&d| {
+                        usize::try_from(d).map_err(|_| Fail::Invalid(format!("negative dim {d}")))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                let count = super::data::element_count(&constants).map_err(Fail::Invalid)?;
+                let values = match value {
+                    Values::F(v) => Values::F(vec![v[0]; count]),
+                    Values::I(v) => Values::I(vec![v[0]; count]),
+                };
+                return one(im.b.constant(dtype, &dims, values));
+            }
+            // A symbolic shape: one element broadcast to it.
+            let scalar = im.b.constant(dtype, &[], value);
+            let dims: Vec<Dim> = shape.into_iter().map(Dim::Known).collect();
+            one(broadcast_to(&mut im.b, &scalar, dims)?)
         }
         "Shape" => {
             let x = c.req(0)?;
@@ -645,18 +680,25 @@ pub fn convert(im: &mut Importer, c: &NodeCtx) -> Converted {
             let start = clamp(c.int("start", 0)?);
             let end = clamp(c.int("end", rank)?);
             let dims = &x.ty.dims[start..end.max(start)];
-            let values: Option<Vec<i64>> = dims.iter().map(Dim::as_const).collect();
-            let values =
-                values.ok_or_else(|| Fail::Unsupported("Shape of a dynamic dim".into()))?;
-            one(b.ints(&values))
+            let exprs: Vec<Expr> = dims
+                .iter()
+                .map(|d| d.expr().cloned())
+                .collect::<Option<_>>()
+                .ok_or_else(|| Fail::Unsupported("Shape of a dim without a symbol".into()))?;
+            let n = exprs.len();
+            one(b.symbolic(DType::I64, &[n], exprs))
         }
         "Size" => {
             let x = c.req(0)?;
             let n = product(&x.ty.dims)?
-                .as_const()
-                .ok_or_else(|| Fail::Unsupported("Size of a dynamic tensor".into()))?;
-            one(b.scalar(DType::I64, n as f64))
+                .expr()
+                .cloned()
+                .ok_or_else(|| Fail::Unsupported("Size of a dim without a symbol".into()))?;
+            one(b.symbolic(DType::I64, &[], vec![n]))
         }
+        "Range" => range_node(b, c),
+        "Tile" => tile(b, c),
+        "Trilu" => trilu(b, c),
         _ => unsupported(super::NOT_COVERED),
     }
 }
@@ -1069,23 +1111,25 @@ fn layer_norm(b: &mut Builder, c: &NodeCtx) -> Converted {
 fn reshape_node(b: &mut Builder, c: &NodeCtx) -> Converted {
     let x = c.req(0)?;
     let shape = c
-        .known_ints(1, "the shape")?
+        .shape_exprs(1, "the shape")?
         .ok_or_else(|| Fail::Invalid("Reshape needs a shape".into()))?;
     let allowzero = c.int("allowzero", 0)? != 0;
-    if shape.iter().filter(|&&d| d == -1).count() > 1 {
+    if shape.iter().filter(|d| d.as_const() == Some(-1)).count() > 1 {
         return invalid("Reshape shape has more than one -1");
     }
     let mut dims = Vec::with_capacity(shape.len());
-    for (i, &d) in shape.iter().enumerate() {
-        dims.push(match d {
-            0 if !allowzero => x.ty.dims.get(i).cloned().ok_or_else(|| {
+    for (i, d) in shape.iter().enumerate() {
+        dims.push(match d.as_const() {
+            Some(0) if !allowzero => x.ty.dims.get(i).cloned().ok_or_else(|| {
                 Fail::Invalid(format!(
                     "shape entry {i} copies a dim the input does not have"
                 ))
             })?,
-            -1 => Dim::Unknown,
-            d if d < 0 => return invalid(format!("invalid Reshape dim {d}")),
-            d => Dim::constant(d),
+            Some(-1) => Dim::Unknown,
+            Some(d) if d < 0 => return invalid(format!("invalid Reshape dim {d}")),
+            Some(d) => Dim::constant(d),
+            // A symbolic entry is a dim (dims are >= 1), never 0 or -1.
+            None => Dim::Known(d.clone()),
         });
     }
     if let Some(slot) = dims.iter().position(|d| *d == Dim::Unknown) {
@@ -1144,25 +1188,43 @@ fn squeeze_node(b: &mut Builder, c: &NodeCtx) -> Converted {
     one(squeeze(b, x, &axes)?)
 }
 
-/// Split into `ascend.slice`s along a static axis.
+/// Split into `ascend.slice`s along an axis; sizes and the axis's dim may be symbolic.
 fn split(b: &mut Builder, c: &NodeCtx) -> Converted {
     let x = c.req(0)?;
     let axis = axis_index(c.int("axis", 0)?, x.rank(), false)?;
     let size = x.ty.dims[axis]
-        .as_const()
-        .ok_or_else(|| Fail::Unsupported("Split of a dynamic dim".into()))?;
+        .expr()
+        .cloned()
+        .ok_or_else(|| Fail::Unsupported("Split of a dim without a symbol".into()))?;
     let n = c.node.output.len();
     let sizes = if c.opset >= 13 {
-        c.known_ints(1, "split")?
+        c.shape_exprs(1, "split")?
     } else {
         c.ints("split")?
+            .map(|v| v.into_iter().map(Expr::constant).collect())
     };
-    let sizes = match sizes {
+    let sizes: Vec<Expr> = match sizes {
         Some(s) => {
-            if s.len() != n || s.iter().sum::<i64>() != size || s.iter().any(|&v| v < 0) {
+            let total = s.iter().fold(Expr::constant(0), |acc, e| acc + e.clone());
+            let negative = s.iter().any(|e| e.as_const().is_some_and(|v| v < 0));
+            if s.len() != n || negative {
                 return invalid(format!(
                     "split sizes {s:?} do not divide a dim of {size} into {n} outputs"
                 ));
+            }
+            if total != size {
+                match (total.as_const(), size.as_const()) {
+                    (Some(_), Some(_)) => {
+                        return invalid(format!(
+                            "split sizes {s:?} do not divide a dim of {size} into {n} outputs"
+                        ))
+                    }
+                    _ => {
+                        return unsupported(format!(
+                            "split sizes summing to '{total}' for a dim of '{size}'"
+                        ))
+                    }
+                }
             }
             s
         }
@@ -1175,28 +1237,39 @@ fn split(b: &mut Builder, c: &NodeCtx) -> Converted {
             if parts <= 0 || parts as usize != n {
                 return invalid(format!("num_outputs {parts} but the node has {n} outputs"));
             }
-            // Equal parts; from opset 18 the last may be smaller (ceil division).
-            let chunk = (size + parts - 1) / parts;
-            if c.opset < 18 && size % parts != 0 {
-                return invalid(format!(
-                    "a dim of {size} does not split into {parts} equal parts"
-                ));
+            if let Some(total) = size.as_const() {
+                // Equal parts; from opset 18 the last may be smaller (ceil division).
+                let chunk = (total + parts - 1) / parts;
+                if c.opset < 18 && total % parts != 0 {
+                    return invalid(format!(
+                        "a dim of {total} does not split into {parts} equal parts"
+                    ));
+                }
+                (0..parts)
+                    .map(|i| Expr::constant((total - i * chunk).clamp(0, chunk)))
+                    .collect()
+            } else {
+                // A symbolic dim: parts of ceil(size / parts), the slices clamp the last.
+                let chunk = size.ceil_div(&Expr::constant(parts));
+                vec![chunk; n]
             }
-            (0..parts)
-                .map(|i| (size - i * chunk).clamp(0, chunk))
-                .collect()
         }
     };
     let mut outs = Vec::with_capacity(n);
-    let mut start = 0;
-    for (i, &len) in sizes.iter().enumerate() {
+    let mut start = Expr::constant(0);
+    for (i, len) in sizes.iter().enumerate() {
+        let end = start.clone() + len.clone();
+        let bound = |e: &Expr| match e.as_const() {
+            Some(v) => A::Ints(vec![v]),
+            None => A::Exprs(vec![e.clone()]),
+        };
         outs.push(if c.wants(i) {
             Some(b.op(
                 "slice",
                 &[x],
                 &[
-                    ("starts", A::Ints(vec![start])),
-                    ("ends", A::Ints(vec![start + len])),
+                    ("starts", bound(&start)),
+                    ("ends", bound(&end)),
                     ("axes", A::Ints(vec![axis as i64])),
                     ("steps", A::Ints(vec![1])),
                 ],
@@ -1206,29 +1279,31 @@ fn split(b: &mut Builder, c: &NodeCtx) -> Converted {
         } else {
             None
         });
-        start += len;
+        start = end;
     }
     Ok(outs)
 }
 
-/// Slice with constant starts/ends/axes/steps (inputs from opset 10). Positive steps
-/// are one `ascend.slice`; a negative step becomes a `gather` of the indices it visits.
+/// Slice with starts/ends that are constants or shape values, and constant axes/steps
+/// (inputs from opset 10). Positive steps are one `ascend.slice` (symbolic bounds as
+/// expression strings); a negative step becomes a `gather` of the indices it visits.
 fn slice(b: &mut Builder, c: &NodeCtx) -> Converted {
     let x = c.req(0)?;
     let rank = x.rank();
     let (starts, ends, axes, steps) = if c.opset >= 10 {
         (
-            c.known_ints(1, "starts")?
+            c.shape_exprs(1, "starts")?
                 .ok_or_else(|| Fail::Invalid("Slice needs starts".into()))?,
-            c.known_ints(2, "ends")?
+            c.shape_exprs(2, "ends")?
                 .ok_or_else(|| Fail::Invalid("Slice needs ends".into()))?,
             c.known_ints(3, "axes")?,
             c.known_ints(4, "steps")?,
         )
     } else {
+        let exprs = |v: Vec<i64>| v.into_iter().map(Expr::constant).collect::<Vec<_>>();
         (
-            c.ints("starts")?.unwrap_or_default(),
-            c.ints("ends")?.unwrap_or_default(),
+            exprs(c.ints("starts")?.unwrap_or_default()),
+            exprs(c.ints("ends")?.unwrap_or_default()),
             c.ints("axes")?,
             None,
         )
@@ -1249,22 +1324,38 @@ fn slice(b: &mut Builder, c: &NodeCtx) -> Converted {
         match steps[i] {
             0 => return invalid("slice steps cannot be 0"),
             s if s > 0 => {
-                positive.0.push(starts[i]);
-                positive.1.push(ends[i]);
-                positive.2.push(axis as i64);
-                positive.3.push(s);
+                // A slice over the whole of a dim takes nothing away: drop it.
+                let whole = starts[i].as_const() == Some(0)
+                    && (ends[i].as_const().is_some_and(|e| e >= SLICE_TO_END)
+                        || x.ty.dims[axis].expr() == Some(&ends[i]))
+                    && s == 1;
+                if !whole {
+                    positive.0.push(starts[i].clone());
+                    positive.1.push(ends[i].clone());
+                    positive.2.push(axis as i64);
+                    positive.3.push(s);
+                }
             }
-            s => negative.push((axis, starts[i], ends[i], s)),
+            s => {
+                let (Some(start), Some(end)) = (starts[i].as_const(), ends[i].as_const()) else {
+                    return unsupported("negative-step slice with symbolic bounds");
+                };
+                negative.push((axis, start, end, s));
+            }
         }
     }
+    let bounds = |v: Vec<Expr>| match v.iter().map(Expr::as_const).collect::<Option<Vec<_>>>() {
+        Some(ints) => A::Ints(ints),
+        None => A::Exprs(v),
+    };
     let mut out = x.clone();
     if !positive.0.is_empty() {
         out = b.op(
             "slice",
             &[&out],
             &[
-                ("starts", A::Ints(positive.0)),
-                ("ends", A::Ints(positive.1)),
+                ("starts", bounds(positive.0)),
+                ("ends", bounds(positive.1)),
                 ("axes", A::Ints(positive.2)),
                 ("steps", A::Ints(positive.3)),
             ],
@@ -1306,6 +1397,158 @@ fn slice(b: &mut Builder, c: &NodeCtx) -> Converted {
         )?;
     }
     one(out)
+}
+
+/// Range(start, limit, delta): a constant when all three are known numbers, otherwise
+/// an `ascend.range` whose length is the symbolic `ceil((limit - start) / delta)`.
+fn range_node(b: &mut Builder, c: &NodeCtx) -> Converted {
+    let (start, limit, delta) = (c.req(0)?, c.req(1)?, c.req(2)?);
+    let dtype = start.dtype();
+    if let (Some(s), Some(l), Some(d)) = (&start.known, &limit.known, &delta.known) {
+        let (s, l, d) = (s.as_f64()[0], l.as_f64()[0], d.as_f64()[0]);
+        if d == 0.0 {
+            return invalid("Range delta cannot be 0");
+        }
+        let count = ((l - s) / d).ceil().max(0.0) as usize;
+        if count > 1 << 24 {
+            return unsupported(format!("a Range of {count} elements"));
+        }
+        let values: Vec<f64> = (0..count).map(|i| s + i as f64 * d).collect();
+        let values = if dtype.is_float() {
+            Values::F(values)
+        } else {
+            Values::I(values.iter().map(|&v| v as i64).collect())
+        };
+        return one(b.constant(dtype, &[count], values));
+    }
+    let start_e = c.shape_scalar(0, "Range start")?;
+    let limit_e = c.shape_scalar(1, "Range limit")?;
+    let delta_e = c.shape_scalar(2, "Range delta")?;
+    let Some(step) = delta_e.as_const() else {
+        return unsupported("a Range with a symbolic delta");
+    };
+    if step == 0 {
+        return invalid("Range delta cannot be 0");
+    }
+    let span = if step > 0 {
+        limit_e - start_e.clone()
+    } else {
+        start_e.clone() - limit_e
+    };
+    let count = if step.abs() == 1 {
+        span
+    } else {
+        span.ceil_div(&Expr::constant(step.abs()))
+    };
+    let count = Expr::max(&count, &Expr::constant(0));
+    let start_attr = match start_e.as_const() {
+        Some(v) if dtype.is_float() => A::F(v as f64),
+        Some(v) => A::I(v),
+        None => A::S(start_e.to_string()),
+    };
+    let delta_attr = if dtype.is_float() {
+        A::F(step as f64)
+    } else {
+        A::I(step)
+    };
+    one(b.op(
+        "range",
+        &[],
+        &[("start", start_attr), ("delta", delta_attr)],
+        dtype,
+        Some(vec![Dim::Known(count)]),
+    )?)
+}
+
+/// Tile(x, repeats): every repeated axis gains a broadcast outer copy, merged back by a
+/// reshape ([.., d, ..] -> [.., 1, d, ..] -> [.., r, d, ..] -> [.., r*d, ..]).
+fn tile(b: &mut Builder, c: &NodeCtx) -> Converted {
+    let x = c.req(0)?;
+    let repeats = c
+        .shape_exprs(1, "repeats")?
+        .ok_or_else(|| Fail::Invalid("Tile needs repeats".into()))?;
+    if repeats.len() != x.rank() {
+        return invalid(format!(
+            "Tile has {} repeats for rank {}",
+            repeats.len(),
+            x.rank()
+        ));
+    }
+    let repeated: Vec<usize> = (0..x.rank())
+        .filter(|&i| repeats[i].as_const() != Some(1))
+        .collect();
+    if repeated.is_empty() {
+        return one(x.clone());
+    }
+    let mut expanded = Vec::new();
+    let mut merged = Vec::new();
+    for (i, d) in x.ty.dims.iter().enumerate() {
+        let d = d
+            .expr()
+            .cloned()
+            .ok_or_else(|| Fail::Unsupported("Tile of a dim without a symbol".into()))?;
+        if repeated.contains(&i) {
+            expanded.push(Dim::Known(repeats[i].clone()));
+            merged.push(Dim::Known(repeats[i].clone() * d.clone()));
+        } else {
+            merged.push(Dim::Known(d.clone()));
+        }
+        expanded.push(Dim::Known(d));
+    }
+    let axes: Vec<i64> = {
+        let mut axes = Vec::new();
+        let mut pos = 0i64;
+        for i in 0..x.rank() {
+            if repeated.contains(&i) {
+                axes.push(pos);
+                pos += 1;
+            }
+            pos += 1;
+        }
+        axes
+    };
+    let u = unsqueeze(b, x, &axes)?;
+    let e = broadcast_to(b, &u, expanded)?;
+    one(reshape(b, &e, merged)?)
+}
+
+/// Trilu(x, k): keeps the elements with `col - row >= k` (upper) or `<= k` (lower) of
+/// the last two axes, from two ranges and a compare (symbolic extents allowed).
+fn trilu(b: &mut Builder, c: &NodeCtx) -> Converted {
+    let x = c.req(0)?;
+    if x.rank() < 2 {
+        return invalid("Trilu needs a tensor of rank >= 2");
+    }
+    let k = match c.input(1) {
+        None => 0,
+        Some(v) => match v.exprs().as_deref() {
+            Some([e]) => e
+                .as_const()
+                .ok_or_else(|| Fail::Unsupported("Trilu with a symbolic k".into()))?,
+            _ => return unsupported("Trilu k is not a constant"),
+        },
+    };
+    let upper = c.int("upper", 1)? != 0;
+    let rows = x.ty.dims[x.rank() - 2].clone();
+    let cols = x.ty.dims[x.rank() - 1].clone();
+    let index = |b: &mut Builder, n: Dim| -> Result<Val, Fail> {
+        Ok(b.op(
+            "range",
+            &[],
+            &[("start", A::I(0)), ("delta", A::I(1))],
+            DType::I64,
+            Some(vec![n]),
+        )?)
+    };
+    let r = index(b, rows)?;
+    let r = unsqueeze(b, &r, &[1])?;
+    let col = index(b, cols)?;
+    let col = unsqueeze(b, &col, &[0])?;
+    let diff = bin(b, "sub", &col, &r)?;
+    let kv = b.scalar(DType::I64, k as f64);
+    let keep = cmp(b, if upper { "ge" } else { "le" }, &diff, &kv)?;
+    let zero = like(b, x, 0.0);
+    one(select(b, &keep, x, &zero)?)
 }
 
 /// MatMul with numpy semantics on top of `ascend.matmul` (rank >= 2, equal batch

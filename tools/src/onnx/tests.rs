@@ -1074,3 +1074,68 @@ fn dlrm_interaction_example_runs_end_to_end() {
         ],
     );
 }
+
+// ---------------------------------------------------------------------------------
+// Shape values: exporter-style shape subgraphs against onnxruntime
+// ---------------------------------------------------------------------------------
+
+/// The `(tag, inputs, expected outputs)` cases stored next to `model` as
+/// `<stem>.<tag>.input<i>.npy` / `<stem>.<tag>.output<i>.npy` (onnxruntime's outputs).
+fn reference_cases(dir: &Path, stem: &str) -> Vec<(String, Vec<Tensor>, Vec<Tensor>)> {
+    let mut tags: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.ok()?.file_name().into_string().ok()?;
+            let rest = name.strip_prefix(&format!("{stem}."))?;
+            let (tag, tail) = rest.split_once('.')?;
+            (tail == "input0.npy").then(|| tag.to_string())
+        })
+        .collect();
+    tags.sort();
+    tags.into_iter()
+        .map(|tag| {
+            let read = |kind: &str| -> Vec<Tensor> {
+                (0..)
+                    .map(|i| dir.join(format!("{stem}.{tag}.{kind}{i}.npy")))
+                    .take_while(|p| p.exists())
+                    .map(|p| Tensor::read_npy(&p).unwrap())
+                    .collect()
+            };
+            let (inputs, outputs) = (read("input"), read("output"));
+            (tag, inputs, outputs)
+        })
+        .collect()
+}
+
+#[test]
+fn shape_subgraphs_fold_and_match_onnxruntime_at_every_shape() {
+    let _lock = MLIR.lock();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/Import/onnx/Inputs");
+    for stem in ["shape_values", "shape_guard"] {
+        let imported = import_file(&dir.join(format!("{stem}.onnx")))
+            .unwrap_or_else(|e| panic!("{stem}: {e}"));
+        assert!(
+            imported.summary.boundary.is_empty(),
+            "{}",
+            imported.summary.render()
+        );
+        // No op of the imported graph computes on a shape tensor.
+        for op in ["(\"Shape\"))", "(\"Gather\"))", "(\"Concat\"))"] {
+            assert!(
+                !imported.mlir.contains(op),
+                "{stem}: {op} left:\n{}",
+                imported.mlir
+            );
+        }
+        verify(&imported.mlir).unwrap_or_else(|e| panic!("{stem}: {e}\n{}", imported.mlir));
+        let cases = reference_cases(&dir, stem);
+        assert!(!cases.is_empty(), "{stem}: no reference cases");
+        for (tag, inputs, expected) in cases {
+            let outputs = run(&imported.mlir, &inputs);
+            assert_eq!(outputs.len(), expected.len(), "{stem} {tag}");
+            for (i, (e, a)) in expected.iter().zip(&outputs).enumerate() {
+                compare(e, a).unwrap_or_else(|err| panic!("{stem} {tag} output {i}: {err}"));
+            }
+        }
+    }
+}
