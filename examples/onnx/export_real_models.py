@@ -288,6 +288,66 @@ def walk_graphs(graph, prefix=""):
                     yield from walk_graphs(g, f"{prefix}/{node.op_type}:{node.name}.{attr.name}[{i}]")
 
 
+def describe_shapes(model):
+    """How the graph computes shapes: a histogram of the shape-related node forms (whether
+    shape/axes/starts operands are constants, Shape's start/end, Reshape's allowzero), the
+    value_info dims the exporter wrote, and the exporter's range constraints."""
+    import onnx
+    from onnx import numpy_helper
+
+    g = model.graph
+    const = {i.name: numpy_helper.to_array(i) for i in g.initializer}
+    for n in g.node:
+        if n.op_type == "Constant":
+            for a in n.attribute:
+                if a.name == "value":
+                    const[n.output[0]] = numpy_helper.to_array(a.t)
+    producer = {o: n for n in g.node for o in n.output}
+
+    def kind(name):
+        if not name:
+            return "-"
+        if name in const:
+            return "const"
+        p = producer.get(name)
+        return p.op_type if p else "input"
+
+    forms = collections.Counter()
+    for n in g.node:
+        at = {a.name: onnx.helper.get_attribute_value(a) for a in n.attribute}
+        op = n.op_type
+        if op == "Shape":
+            forms[f"Shape(start={at.get('start')}, end={at.get('end')})"] += 1
+        elif op == "Reshape":
+            c = const.get(n.input[1])
+            shape = f"const {c.tolist()}" if c is not None else f"from {kind(n.input[1])}"
+            forms[f"Reshape(shape={shape}, allowzero={at.get('allowzero', 0)})"] += 1
+        elif op in ("Expand", "ConstantOfShape", "Tile"):
+            forms[f"{op}(shape={'const' if n.input[-1] in const else 'from ' + kind(n.input[-1])})"] += 1
+        elif op in ("Range", "Slice", "Gather", "Unsqueeze", "Squeeze", "Split", "ReduceMean", "Concat", "Where", "CumSum"):
+            operands = ", ".join(kind(i) for i in n.input)
+            extra = "".join(f", {k}={v}" for k, v in sorted(at.items()) if not isinstance(v, (bytes, onnx.TensorProto)))
+            forms[f"{op}({operands}{extra})"] += 1
+        elif op == "Cast":
+            forms[f"Cast(to={dtype_name(at['to'])})"] += 1
+    dims = collections.Counter()
+    unknown = 0
+    for v in g.value_info:
+        t = v.type.tensor_type
+        for d in t.shape.dim if t.HasField("shape") else []:
+            if d.HasField("dim_param"):
+                dims[d.dim_param] += 1
+            elif not d.HasField("dim_value"):
+                unknown += 1
+    return {
+        "shape_forms": dict(sorted(forms.items())),
+        "value_info_dim_params": dict(sorted(dims.items())),
+        "value_info_unknown_dims": unknown,
+        "graph_metadata": {p.key: p.value for p in g.metadata_props if "range_constraints" in p.key},
+        "node_metadata_keys": sorted({p.key for n in g.node for p in n.metadata_props}),
+    }
+
+
 def describe(path):
     import onnx
 
@@ -313,6 +373,7 @@ def describe(path):
         function_hist[f"{f.domain}::{f.name}"] = dict(sorted(c.items()))
     init_names = {i.name for i in g.initializer}
     return {
+        **describe_shapes(model),
         "ir_version": model.ir_version,
         "opset_import": {o.domain or "ai.onnx": o.version for o in model.opset_import},
         "producer": f"{model.producer_name} {model.producer_version}".strip(),
