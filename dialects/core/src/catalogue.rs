@@ -373,7 +373,7 @@ const ASCEND_REDUCE: [OpSpec; 7] = [
     ),
 ];
 
-const ASCEND_OTHER: [OpSpec; 24] = [
+const ASCEND_OTHER: [OpSpec; 27] = [
     ascend(
         "leaky_relu",
         Category::Unary,
@@ -456,6 +456,35 @@ const ASCEND_OTHER: [OpSpec; 24] = [
         &[v("data"), v("indices")],
         &[a("axis", AttrKind::Integer, "gathered axis of data")],
         "take slices of data along axis at integer indices",
+    ),
+    ascend(
+        "gather_elements",
+        Category::Structural,
+        &[v("data"), v("indices")],
+        &[a("axis", AttrKind::Integer, "indexed axis of data")],
+        "out[i][j][k] = data[i][indices[i][j][k]][k] (axis 1; indices have data's rank)",
+    ),
+    ascend(
+        "gather_nd",
+        Category::Structural,
+        &[v("data"), v("indices")],
+        &[a(
+            "batch_dims",
+            AttrKind::Integer,
+            "leading dims shared by data and indices",
+        )],
+        "slices of data at the index tuples in the last dim of indices (ONNX GatherND)",
+    ),
+    ascend(
+        "cumsum",
+        Category::Structural,
+        X,
+        &[
+            a("axis", AttrKind::Integer, "scanned axis"),
+            a("exclusive", AttrKind::Bool, "each element excludes itself"),
+            a("reverse", AttrKind::Bool, "scan from the end of the axis"),
+        ],
+        "running sum along axis",
     ),
     ascend(
         "softmax",

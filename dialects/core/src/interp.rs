@@ -492,6 +492,9 @@ fn kernel(
         "concat" => concat(inputs[0], inputs[1], a.int("axis")?),
         "slice" => slice(x()?, &a, symbols),
         "gather" => gather(inputs[0], inputs[1], a.int("axis")?),
+        "gather_elements" => gather_elements(inputs[0], inputs[1], a.int("axis")?),
+        "gather_nd" => gather_nd(inputs[0], inputs[1], a.int("batch_dims")?),
+        "cumsum" => cumsum(x()?, &a, dtype),
         "matmul" => matmul(inputs[0], inputs[1], &a, dtype),
         "constant" => constant(&a, out),
         "symbolic_constant" => symbolic_constant(&a, out, symbols),
@@ -1268,6 +1271,95 @@ fn gather(data: &Tensor, indices: &Tensor, axis: i64) -> KResult<Tensor> {
         }
     }
     Ok(tensor(data.dtype, shape, out))
+}
+
+/// An index into a dim of `size`, negative counting from the end.
+fn index_in(i: f64, size: usize, what: &str) -> KResult<usize> {
+    let i = i as i64;
+    let j = if i < 0 { i + size as i64 } else { i };
+    usize::try_from(j)
+        .ok()
+        .filter(|&j| j < size)
+        .ok_or_else(|| format!("index {i} is out of range for {what} of size {size}"))
+}
+
+fn gather_elements(data: &Tensor, indices: &Tensor, axis: i64) -> KResult<Tensor> {
+    let axis = axis_of(axis, data.rank())?;
+    if indices.rank() != data.rank() {
+        return Err("indices must have the rank of data".into());
+    }
+    let (ds, is) = (data.strides(), indices.strides());
+    let mut out = Vec::with_capacity(indices.data.len());
+    for (flat, &i) in indices.data.iter().enumerate() {
+        let mut offset = 0;
+        for d in 0..data.rank() {
+            let coord = (flat / is[d]) % indices.shape[d].max(1);
+            let coord = if d == axis {
+                index_in(i, data.shape[d], "the gathered axis")?
+            } else if coord < data.shape[d] {
+                coord
+            } else {
+                return Err(format!("indices dim {d} exceeds data's"));
+            };
+            offset += coord * ds[d];
+        }
+        out.push(data.data[offset]);
+    }
+    Ok(tensor(data.dtype, indices.shape.clone(), out))
+}
+
+fn gather_nd(data: &Tensor, indices: &Tensor, batch_dims: i64) -> KResult<Tensor> {
+    let batch = usize::try_from(batch_dims).map_err(|_| "batch_dims must be >= 0")?;
+    let k = *indices.shape.last().ok_or("indices must have rank >= 1")?;
+    if batch >= indices.rank() || batch + k > data.rank() {
+        return Err("index tuples do not fit data".into());
+    }
+    if data.shape[..batch] != indices.shape[..batch] {
+        return Err("batch dims of data and indices differ".into());
+    }
+    let slice: usize = data.shape[batch + k..].iter().product();
+    let tuples: usize = indices.shape[batch..indices.rank() - 1].iter().product();
+    let batches: usize = indices.shape[..batch].iter().product();
+    let ds = data.strides();
+    let mut shape = indices.shape[..indices.rank() - 1].to_vec();
+    shape.extend_from_slice(&data.shape[batch + k..]);
+    let mut out = Vec::with_capacity(check_size(&shape)?);
+    let per_batch: usize = data.shape[batch..].iter().product();
+    for b in 0..batches {
+        for t in 0..tuples {
+            let tuple = &indices.data[(b * tuples + t) * k..(b * tuples + t + 1) * k];
+            let mut offset = b * per_batch;
+            for (j, &i) in tuple.iter().enumerate() {
+                offset += index_in(i, data.shape[batch + j], "an indexed dim")? * ds[batch + j];
+            }
+            out.extend_from_slice(&data.data[offset..offset + slice]);
+        }
+    }
+    Ok(tensor(data.dtype, shape, out))
+}
+
+fn cumsum(x: &Tensor, a: &Attrs, dtype: DType) -> KResult<Tensor> {
+    let axis = axis_of(a.int("axis")?, x.rank())?;
+    let (exclusive, reverse) = (a.flag("exclusive")?, a.flag("reverse")?);
+    let (outer, size, inner) = lanes(&x.shape, axis);
+    let mut out = vec![0.0; x.data.len()];
+    for o in 0..outer {
+        for i in 0..inner {
+            let mut acc = 0.0;
+            for step in 0..size {
+                let j = if reverse { size - 1 - step } else { step };
+                let at = (o * size + j) * inner + i;
+                if exclusive {
+                    out[at] = round_to_dtype(acc, dtype);
+                    acc = round_to_dtype(acc + x.data[at], dtype);
+                } else {
+                    acc = round_to_dtype(acc + x.data[at], dtype);
+                    out[at] = acc;
+                }
+            }
+        }
+    }
+    Ok(tensor(dtype, x.shape.clone(), out))
 }
 
 fn matmul(l: &Tensor, r: &Tensor, a: &Attrs, dtype: DType) -> KResult<Tensor> {

@@ -620,6 +620,45 @@ fn structural(
             dims.extend(data.dims[axis + 1..].iter().cloned());
             Ok(vec![TensorType::new(data.dtype, dims)])
         }
+        "gather_elements" => {
+            let (data, indices) = (query.operand(0)?, query.operand(1)?);
+            if !matches!(indices.dtype, DType::I32 | DType::I64) {
+                return err("gather_elements indices must be i32 or i64");
+            }
+            if indices.rank() != data.rank() {
+                return err("gather_elements indices must have the rank of data");
+            }
+            normalize_axis(query.int_attr("axis")?, data.rank())?;
+            Ok(vec![TensorType::new(data.dtype, indices.dims.clone())])
+        }
+        "gather_nd" => {
+            let (data, indices) = (query.operand(0)?, query.operand(1)?);
+            if !matches!(indices.dtype, DType::I32 | DType::I64) {
+                return err("gather_nd indices must be i32 or i64");
+            }
+            let batch = usize::try_from(query.int_attr("batch_dims")?)
+                .map_err(|_| ShapeError("batch_dims must be >= 0".into()))?;
+            let Some(last) = indices.dims.last() else {
+                return err("gather_nd indices must have rank >= 1");
+            };
+            let Some(k) = last.as_const().and_then(|k| usize::try_from(k).ok()) else {
+                return err("the last dim of gather_nd indices must be static");
+            };
+            if batch >= indices.rank() || batch + k > data.rank() {
+                return err(format!(
+                    "gather_nd: index tuples of {k} with {batch} batch dims for data of rank {}",
+                    data.rank()
+                ));
+            }
+            let mut dims = indices.dims[..indices.rank() - 1].to_vec();
+            dims.extend(data.dims[batch + k..].iter().cloned());
+            Ok(vec![TensorType::new(data.dtype, dims)])
+        }
+        "cumsum" => {
+            let x = query.operand(0)?;
+            normalize_axis(query.int_attr("axis")?, x.rank())?;
+            Ok(vec![x.clone()])
+        }
         _ => err(format!("no shape rule for '{name}'")),
     }
 }

@@ -33,7 +33,7 @@ use std::process::ExitCode;
 fn command() -> Command {
     Command::new("autofuse-run")
         .about("Compile an ascend graph, run its kernels on the Ascend C CPU emulation, compare with the interpreter")
-        .arg(Arg::new("input").required(true).help("An ascend graph (.mlir)"))
+        .arg(Arg::new("input").required(true).help("An ascend graph (.mlir), or an ONNX model (.onnx), imported first"))
         .arg(
             Arg::new("symbols")
                 .long("symbols")
@@ -45,6 +45,20 @@ fn command() -> Command {
                 .long("input")
                 .action(ArgAction::Append)
                 .help("An input as .npy (repeat per argument); default: seeded random"),
+        )
+        .arg(
+            Arg::new("inputs")
+                .long("inputs")
+                .action(ArgAction::Append)
+                .value_name("A.npy,B.npy")
+                .help("One run's inputs as comma-separated .npy files; repeat to run several shapes with one compile"),
+        )
+        .arg(
+            Arg::new("expect")
+                .long("expect")
+                .action(ArgAction::Append)
+                .value_name("O.npy,...")
+                .help("Expected outputs of the matching run (e.g. onnxruntime's), compared with f32 tolerance besides the interpreter"),
         )
         .arg(Arg::new("seed").long("seed").default_value("0").value_parser(clap::value_parser!(u64)))
         .arg(Arg::new("entry").long("entry").help("Graph function to run (default: the first)"))
@@ -138,6 +152,8 @@ struct KernelRecord {
     gm_read: u64,
     gm_written: u64,
     ub_peak: Option<u64>,
+    /// The kernel's own minimum: its distinct operands and its results, each once.
+    minimum: u64,
 }
 
 /// Ops that only reinterpret a buffer (no data moves on the device), and constants,
@@ -146,6 +162,7 @@ fn is_free(op: &str) -> bool {
     matches!(
         op,
         "ascend.constant"
+            | "ascend.symbolic_constant"
             | "ascend.reshape"
             | "ascend.squeeze"
             | "ascend.unsqueeze"
@@ -179,20 +196,6 @@ fn run_kernels(
         let callee = (node.op == "func.call")
             .then(|| node.attr("callee").and_then(AttrValue::as_symbol))
             .flatten();
-        if let Some(k) = callee.and_then(|c| module.kernels.get(c)) {
-            if let Some(l) = pending.next_if(|l| l.kernel == k.name) {
-                records.push(KernelRecord {
-                    name: k.name.clone(),
-                    kind: "emulated",
-                    ops: k.graph.source_ops.clone(),
-                    blocks: Some(l.blocks),
-                    gm_read: l.gm_read,
-                    gm_written: l.gm_written,
-                    ub_peak: Some(l.ub_peak),
-                });
-                continue;
-            }
-        }
         let mut operands: Vec<usize> = node.operands.clone();
         operands.sort_unstable();
         operands.dedup();
@@ -203,6 +206,22 @@ fn run_kernels(
                 .map(|t| bytes_of(t, &symbols))
                 .sum()
         };
+        let minimum = size(&operands) + size(&node.results);
+        if let Some(k) = callee.and_then(|c| module.kernels.get(c)) {
+            if let Some(l) = pending.next_if(|l| l.kernel == k.name) {
+                records.push(KernelRecord {
+                    name: k.name.clone(),
+                    kind: "emulated",
+                    ops: k.graph.source_ops.clone(),
+                    blocks: Some(l.blocks),
+                    gm_read: l.gm_read,
+                    gm_written: l.gm_written,
+                    ub_peak: Some(l.ub_peak),
+                    minimum,
+                });
+                continue;
+            }
+        }
         let (name, kind, ops) = match callee {
             Some(c) if module.program.kernels.contains_key(c) => {
                 let ops = module
@@ -223,6 +242,7 @@ fn run_kernels(
             gm_read: size(&operands),
             gm_written: size(&node.results),
             ub_peak: None,
+            minimum,
         });
     }
     Ok(records)
@@ -305,13 +325,102 @@ fn run_json(
     )
 }
 
+/// Compares a run's outputs with expected ones read from .npy files (e.g. onnxruntime's),
+/// with the f32 tolerance of [`compare`].
+fn compare_expected(files: &[String], outputs: &[Tensor]) -> Result<(String, bool), String> {
+    if files.len() != outputs.len() {
+        return Err(format!(
+            "{} expected outputs for a graph with {} outputs",
+            files.len(),
+            outputs.len()
+        ));
+    }
+    let mut worst = 0.0f64;
+    let mut failures = Vec::new();
+    for (i, (file, actual)) in files.iter().zip(outputs).enumerate() {
+        let expected =
+            Tensor::read_npy_as(file, actual.dtype).map_err(|e| format!("{file}: {e}"))?;
+        match compare(&expected, actual) {
+            Ok(err) => worst = worst.max(err),
+            Err(why) => failures.push(format!("output #{i} differs from {file}: {why}")),
+        }
+    }
+    let mut line = format!(
+        "   vs expected outputs: max error {worst:.3e}: {}",
+        if failures.is_empty() { "PASS" } else { "FAIL" }
+    );
+    for f in &failures {
+        line.push_str(&format!("\n   {f}"));
+    }
+    Ok((line, failures.is_empty()))
+}
+
+/// What a model's runs launched, for the closing summary line: kernels by kind and GM
+/// bytes of the emulated kernels against their own minimum, over every run.
+#[derive(Default)]
+struct ModelSummary {
+    runs: usize,
+    kernels: usize,
+    interpreted: usize,
+    boundary: usize,
+    measured: u64,
+    minimum: u64,
+}
+
+impl ModelSummary {
+    fn add(&mut self, records: &[KernelRecord]) {
+        self.runs += 1;
+        // Launch counts are per run; the first run's stand for the model.
+        if self.runs == 1 {
+            self.kernels = records.iter().filter(|k| k.kind != "boundary").count();
+            self.interpreted = records.iter().filter(|k| k.kind == "interpreted").count();
+            self.boundary = records.iter().filter(|k| k.kind == "boundary").count();
+        }
+        for k in records.iter().filter(|k| k.kind == "emulated") {
+            self.measured += k.gm_read + k.gm_written;
+            self.minimum += k.minimum;
+        }
+    }
+
+    fn render(&self, onnx_nodes: Option<usize>) -> Option<String> {
+        if self.runs == 0 {
+            return None;
+        }
+        let nodes = onnx_nodes
+            .map(|n| format!("{n} ONNX nodes | "))
+            .unwrap_or_default();
+        let ratio = if self.minimum > 0 {
+            format!(" ({:.3}x)", self.measured as f64 / self.minimum as f64)
+        } else {
+            String::new()
+        };
+        Some(format!(
+            "model: {nodes}{} kernels ({} left to the interpreter) | {} boundary ops | GM bytes of the emulated kernels {} vs their own minimum {}{ratio} over {} run(s)",
+            self.kernels,
+            self.interpreted,
+            self.boundary,
+            run::human_bytes(self.measured),
+            run::human_bytes(self.minimum),
+            self.runs
+        ))
+    }
+}
+
 fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
     let path = matches
         .get_one::<String>("input")
         .cloned()
         .unwrap_or_default();
-    let text =
-        String::from_utf8(input::read_input(&path)?).map_err(|_| format!("{path} is not UTF-8"))?;
+    let onnx_nodes;
+    let text = if path.ends_with(".onnx") {
+        let imported = autofuse_tools::onnx::import_file(Path::new(&path))
+            .map_err(|e| format!("{path}: {e}"))?;
+        onnx_nodes = Some(imported.summary.nodes);
+        imported.mlir
+    } else {
+        onnx_nodes = None;
+        String::from_utf8(input::read_input(&path)?).map_err(|_| format!("{path} is not UTF-8"))?
+    };
     let repo = run::repo_root();
     let mut options = RunOptions::new(&repo);
     options.target = matches
@@ -410,25 +519,67 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
     }
 
     // Shapes to run.
-    let sets: Vec<HashMap<String, i64>> = match matches.get_many::<String>("symbols") {
-        Some(list) => list
-            .map(|s| input::parse_symbol_values(s))
-            .collect::<Result<_, _>>()?,
-        None => vec![HashMap::new()],
-    };
     let graph = module.reference.graph(&entry)?;
-    let files: Vec<&String> = matches
+    let single: Vec<String> = matches
         .get_many::<String>("input-npy")
-        .map(|v| v.collect())
+        .map(|v| v.cloned().collect())
         .unwrap_or_default();
+    let split = |list: &String| -> Vec<String> {
+        list.split(',')
+            .filter(|f| !f.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let mut input_sets: Vec<Vec<String>> = matches
+        .get_many::<String>("inputs")
+        .map(|v| v.map(split).collect())
+        .unwrap_or_default();
+    if !single.is_empty() {
+        if !input_sets.is_empty() {
+            return Err("give inputs either by --input or by --inputs, not both".into());
+        }
+        input_sets.push(single);
+    }
+    let expect_sets: Vec<Vec<String>> = matches
+        .get_many::<String>("expect")
+        .map(|v| v.map(split).collect())
+        .unwrap_or_default();
+    if !expect_sets.is_empty() && expect_sets.len() != input_sets.len() {
+        return Err(format!(
+            "{} --expect sets for {} input sets: give one per run",
+            expect_sets.len(),
+            input_sets.len()
+        ));
+    }
+    // Each run: its symbols (none when inputs are files: their shapes bind the
+    // symbols), its input files and its expected outputs.
+    let runs: Vec<(HashMap<String, i64>, Vec<String>, Vec<String>)> = if input_sets.is_empty() {
+        match matches.get_many::<String>("symbols") {
+            Some(list) => list
+                .map(|s| input::parse_symbol_values(s).map(|v| (v, Vec::new(), Vec::new())))
+                .collect::<Result<_, _>>()?,
+            None => vec![(HashMap::new(), Vec::new(), Vec::new())],
+        }
+    } else {
+        input_sets
+            .into_iter()
+            .enumerate()
+            .map(|(i, files)| {
+                let expect = expect_sets.get(i).cloned().unwrap_or_default();
+                (HashMap::new(), files, expect)
+            })
+            .collect()
+    };
     let seed = *matches.get_one::<u64>("seed").unwrap_or(&0);
     let mut pass = true;
     let mut reports: Vec<String> = Vec::new();
-    for given in &sets {
+    let mut summary = ModelSummary::default();
+    for (given, files, expect) in &runs {
         let mut completed = given.clone();
         module.complete_symbols(&entry, &mut completed);
         let symbols = &completed;
         let inputs: Vec<Tensor> = if !files.is_empty() {
+            let files: Vec<&String> = files.iter().collect();
             autofuse_tools::execute::read_inputs(graph, &files)?
         } else {
             autofuse_tools::execute::random_tensors(
@@ -525,8 +676,14 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
                     if ok { "PASS" } else { "FAIL" }
                 );
                 pass &= ok;
+                if !expect.is_empty() {
+                    let (line, matched) = compare_expected(expect, &run.outputs)?;
+                    let _ = writeln!(out, "{line}");
+                    pass &= matched;
+                }
+                let kernels = run_kernels(&module, &entry, &inputs, &run.launches)?;
+                summary.add(&kernels);
                 if matches.get_one::<String>("report-json").is_some() {
-                    let kernels = run_kernels(&module, &entry, &inputs, &run.launches)?;
                     reports.push(run_json(
                         symbols,
                         &inputs,
@@ -548,6 +705,9 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
                 }
             }
         }
+    }
+    if let Some(line) = summary.render(onnx_nodes) {
+        let _ = writeln!(out, "{line}");
     }
     let _ = writeln!(out, "== {}", if pass { "PASS" } else { "FAIL" });
     print!("{out}");

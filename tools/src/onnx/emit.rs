@@ -271,6 +271,16 @@ impl Builder {
         }
     }
 
+    /// The shape env of the graph being built (symbol ranges: dims are >= 1).
+    pub fn env(&self) -> &ShapeEnv {
+        &self.env
+    }
+
+    /// The shape env, for decisions that record assertions.
+    pub fn env_mut(&mut self) -> &mut ShapeEnv {
+        &mut self.env
+    }
+
     fn fresh(&mut self) -> String {
         let name = format!("%{}", self.next);
         self.next += 1;

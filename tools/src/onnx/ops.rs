@@ -13,7 +13,7 @@ use super::proto::{attribute_type as at, AttributeProto, NodeProto, TensorProto}
 use super::{Converted, Fail, Importer};
 use autofuse_core::graph::{DType, Dim};
 use autofuse_core::shape::SLICE_TO_END;
-use autofuse_symbolic::Expr;
+use autofuse_symbolic::{Expr, Relation, Tri};
 
 /// The covered operators by family (the rows of the conformance table).
 pub const FAMILIES: &[(&str, &[&str])] = &[
@@ -107,7 +107,8 @@ pub const FAMILIES: &[(&str, &[&str])] = &[
     ("concat", &["Concat"]),
     ("split", &["Split"]),
     ("slice", &["Slice"]),
-    ("gather", &["Gather"]),
+    ("gather", &["Gather", "GatherElements", "GatherND"]),
+    ("scan", &["CumSum"]),
     ("matmul", &["MatMul", "Gemm"]),
     (
         "constant",
@@ -340,27 +341,11 @@ fn axis_index(axis: i64, rank: usize, inclusive: bool) -> Result<usize, Fail> {
     Ok(if axis < 0 { axis + r } else { axis } as usize)
 }
 
-/// Numpy broadcasting of two shapes, deciding only what is known statically.
-fn broadcast_dims(a: &[Dim], b: &[Dim]) -> Result<Vec<Dim>, Fail> {
-    let rank = a.len().max(b.len());
-    let pad = |s: &[Dim]| {
-        let mut v = vec![Dim::constant(1); rank - s.len()];
-        v.extend_from_slice(s);
-        v
-    };
-    let (a, b) = (pad(a), pad(b));
-    a.iter()
-        .zip(&b)
-        .map(|(x, y)| {
-            if x == y || y.as_const() == Some(1) {
-                Ok(x.clone())
-            } else if x.as_const() == Some(1) {
-                Ok(y.clone())
-            } else {
-                unsupported(format!("dims {x} and {y} cannot be broadcast statically"))
-            }
-        })
-        .collect()
+/// Numpy broadcasting of two shapes under the graph's shape env: symbolic dims that are
+/// equal only for some values (`min(seq, 64)` against `seq`) broadcast under a recorded
+/// assertion of their equality, as `--infer-symbolic-shapes` records it.
+fn broadcast_dims(b: &mut Builder, x: &[Dim], y: &[Dim]) -> Result<Vec<Dim>, Fail> {
+    autofuse_core::shape::broadcast_shapes(&[x, y], b.env_mut()).map_err(|e| Fail::Unsupported(e.0))
 }
 
 /// Composites that stand for one ONNX operator compute half-precision inputs in f32 and
@@ -559,7 +544,7 @@ pub fn convert(im: &mut Importer, c: &NodeCtx) -> Converted {
                 .shape_exprs(1, "the shape")?
                 .ok_or_else(|| Fail::Invalid("Expand needs a shape".into()))?;
             let target: Vec<Dim> = shape.into_iter().map(Dim::Known).collect();
-            let dims = broadcast_dims(&x.ty.dims, &target)?;
+            let dims = broadcast_dims(b, &x.ty.dims, &target)?;
             one(broadcast_to(b, x, dims)?)
         }
         "Transpose" => {
@@ -697,6 +682,44 @@ pub fn convert(im: &mut Importer, c: &NodeCtx) -> Converted {
             one(b.symbolic(DType::I64, &[], vec![n]))
         }
         "Range" => range_node(b, c),
+        "CumSum" => {
+            let x = c.req(0)?;
+            let axis = match c.known_ints(1, "axis")?.as_deref() {
+                Some([a]) => *a,
+                _ => return invalid("CumSum needs a one-element axis"),
+            };
+            one(b.op(
+                "cumsum",
+                &[x],
+                &[
+                    ("axis", A::I(axis)),
+                    ("exclusive", A::B(c.int("exclusive", 0)? != 0)),
+                    ("reverse", A::B(c.int("reverse", 0)? != 0)),
+                ],
+                x.dtype(),
+                None,
+            )?)
+        }
+        "GatherElements" => {
+            let (data, indices) = (c.req(0)?, c.req(1)?);
+            one(b.op(
+                "gather_elements",
+                &[data, indices],
+                &[("axis", A::I(c.int("axis", 0)?))],
+                data.dtype(),
+                None,
+            )?)
+        }
+        "GatherND" => {
+            let (data, indices) = (c.req(0)?, c.req(1)?);
+            one(b.op(
+                "gather_nd",
+                &[data, indices],
+                &[("batch_dims", A::I(c.int("batch_dims", 0)?))],
+                data.dtype(),
+                None,
+            )?)
+        }
         "Tile" => tile(b, c),
         "Trilu" => trilu(b, c),
         _ => unsupported(super::NOT_COVERED),
@@ -1440,7 +1463,11 @@ fn range_node(b: &mut Builder, c: &NodeCtx) -> Converted {
     } else {
         span.ceil_div(&Expr::constant(step.abs()))
     };
-    let count = Expr::max(&count, &Expr::constant(0));
+    let zero = Expr::constant(0);
+    let count = match b.env().static_check(&count, Relation::Ge, &zero) {
+        Tri::True => count,
+        _ => Expr::max(&count, &zero),
+    };
     let start_attr = match start_e.as_const() {
         Some(v) if dtype.is_float() => A::F(v as f64),
         Some(v) => A::I(v),
@@ -1583,7 +1610,7 @@ fn matmul(b: &mut Builder, x: &Val, y: &Val, ta: bool, tb: bool) -> Result<Val, 
     let (lr, rr) = (l.rank(), r.rank());
     let (lb, rb) = (&l.ty.dims[..lr - 2], &r.ty.dims[..rr - 2]);
     if lb != rb {
-        let batch = broadcast_dims(lb, rb)?;
+        let batch = broadcast_dims(b, &lb.to_vec(), &rb.to_vec())?;
         let mut ld = batch.clone();
         ld.extend_from_slice(&l.ty.dims[lr - 2..]);
         let mut rd = batch;
