@@ -419,6 +419,34 @@ irdl.dialect @ascend {
     irdl.results(y: %2)
     irdl.attributes { "axis" = %3 }
   }
+  irdl.operation @gather_elements {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    %3 = irdl.base "#builtin.integer"
+    irdl.operands(data: %0, indices: %1)
+    irdl.results(y: %2)
+    irdl.attributes { "axis" = %3 }
+  }
+  irdl.operation @gather_nd {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    %3 = irdl.base "#builtin.integer"
+    irdl.operands(data: %0, indices: %1)
+    irdl.results(y: %2)
+    irdl.attributes { "batch_dims" = %3 }
+  }
+  irdl.operation @cumsum {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.integer"
+    %3 = irdl.base "#builtin.integer"
+    %4 = irdl.base "#builtin.integer"
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "axis" = %2, "exclusive" = %3, "reverse" = %4 }
+  }
   irdl.operation @softmax {
     %0 = irdl.any
     %1 = irdl.any
@@ -508,6 +536,19 @@ irdl.dialect @ascend {
     %1 = irdl.any
     irdl.results(y: %0)
     irdl.attributes { "value" = %1 }
+  }
+  irdl.operation @symbolic_constant {
+    %0 = irdl.any
+    %1 = irdl.base "#builtin.array"
+    irdl.results(y: %0)
+    irdl.attributes { "values" = %1 }
+  }
+  irdl.operation @range {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    irdl.results(y: %0)
+    irdl.attributes { "start" = %1, "delta" = %2 }
   }
 }
 
