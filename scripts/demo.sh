@@ -5,7 +5,8 @@
 # build, and compared with the reference interpreter. Prints one summary per example
 # (kernels, GM bytes measured vs unfused vs minimum, max error, PASS/FAIL) and writes the
 # generated Ascend C sources to out/<example>/ (one directory per kernel, with CMake for
-# the CANN toolchain).
+# the CANN toolchain). Then one real model exported from PyTorch (ONNX), run against
+# onnxruntime's outputs.
 #
 #   bash scripts/demo.sh                      # every example in examples/
 #   bash scripts/demo.sh examples/softmax.mlir
@@ -32,6 +33,24 @@ for example in "${examples[@]}"; do
     status=1
   fi
 done
+# One real exported model: a tiny LLaMA (grouped-query attention, rotary embeddings)
+# from `transformers`, exported by torch's dynamo exporter with dynamic batch and
+# sequence (examples/onnx/real/, see scripts/make-real-models.sh). It is imported with
+# its shape subgraphs folded to symbols, compiled once, and run at three (batch, seq)
+# pairs; the outputs are compared with the interpreter's and with onnxruntime's.
+if (($# == 0)); then
+  real=examples/onnx/real
+  echo
+  echo "=================================================================="
+  echo "// A real export: $real/llama.dynamo.onnx (torch.onnx.export, dynamo, dynamic batch/seq)"
+  runs=()
+  for shape in b1s7 b2s16 b3s33; do
+    runs+=(--inputs "$real/llama.$shape.input_ids.npy" --expect "$real/llama.dynamo.$shape.output0.npy")
+  done
+  if ! target/debug/autofuse-run "$real/llama.dynamo.onnx" "${runs[@]}" --out out/llama; then
+    status=1
+  fi
+fi
 echo
 echo "Generated Ascend C: out/<example>/<kernel>/<kernel>.cpp (+ _tiling.h, _tiling.cpp, CMakeLists.txt)."
 exit $status

@@ -15,8 +15,13 @@ for p in "${packages[@]}"; do
   fi
 done
 
+# The package manager's own output goes to this log, not to the screen; it is printed
+# when a step fails.
+log="${AUTOFUSE_SETUP_LOG:-${TMPDIR:-/tmp}/autofuse-setup.log}"
+: >"$log"
+
 if ((${#missing[@]})); then
-  echo "setup: installing missing Debian packages: ${missing[*]}"
+  echo "setup: installing ${#missing[@]} missing Debian packages: ${missing[*]} (log: $log)"
   if [[ $(id -u) -eq 0 ]]; then
     apt_get=(apt-get)
   elif command -v sudo >/dev/null 2>&1; then
@@ -25,14 +30,21 @@ if ((${#missing[@]})); then
     echo "setup: error: these packages are missing and installing them needs root (or sudo): ${missing[*]}" >&2
     exit 1
   fi
-  if ! DEBIAN_FRONTEND=noninteractive "${apt_get[@]}" update -qq; then
-    echo "setup: error: 'apt-get update' failed; check the network or the apt sources" >&2
+  echo "setup: apt-get update"
+  if ! DEBIAN_FRONTEND=noninteractive "${apt_get[@]}" update -qq >>"$log" 2>&1; then
+    tail -n 20 "$log" >&2
+    echo "setup: error: 'apt-get update' failed; check the network or the apt sources (log: $log)" >&2
     exit 1
   fi
-  if ! DEBIAN_FRONTEND=noninteractive "${apt_get[@]}" install -y -qq --no-install-recommends "${missing[@]}"; then
-    echo "setup: error: could not install: ${missing[*]} (LLVM 22 comes from bookworm-security / bookworm-backports)" >&2
+  echo "setup: apt-get install (${#missing[@]} packages and their dependencies)"
+  if ! DEBIAN_FRONTEND=noninteractive "${apt_get[@]}" install -y -qq --no-install-recommends "${missing[@]}" >>"$log" 2>&1; then
+    tail -n 20 "$log" >&2
+    echo "setup: error: could not install: ${missing[*]} (LLVM 22 comes from bookworm-security / bookworm-backports; log: $log)" >&2
     exit 1
   fi
+  echo "setup: packages installed"
+else
+  echo "setup: every Debian package is installed"
 fi
 
 if ! command -v cargo >/dev/null 2>&1; then

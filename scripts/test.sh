@@ -4,5 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-cargo build --workspace --bins
+echo "test: building the tools (cargo build)"
+cargo build --quiet --workspace --bins
+echo "test: unit tests and the lit suite (cargo test)"
 cargo test --workspace
