@@ -71,6 +71,10 @@ SHAPE_OPERANDS = {
     "Slice": [1, 2, 3, 4],
     "Split": [1],
     "ConstantOfShape": [0],
+    "Tile": [1],
+    "CumSum": [1],
+    "Range": [0, 1, 2],
+    "Trilu": [1],
     **{
         op: [1]
         for op in [
@@ -163,7 +167,14 @@ def freeze_shape_inputs(model: onnx.ModelProto, inputs: list[Path]) -> tuple[onn
     remaining = []
     for vi, path in zip(model.graph.input, inputs):
         if vi.name in wanted:
-            frozen.graph.initializer.append(numpy_helper.from_array(np.load(path), vi.name))
+            tensor = numpy_helper.from_array(np.load(path), vi.name)
+            declared = vi.type.tensor_type.elem_type
+            if declared in (onnx.TensorProto.BFLOAT16, onnx.TensorProto.FLOAT16) and tensor.data_type != declared:
+                # The .npy holds half-precision values widened to float32 (numpy has no
+                # bfloat16): store them in the declared type again.
+                values = np.load(path).astype(np.float32)
+                tensor = onnx.helper.make_tensor(vi.name, declared, values.shape, values.flatten().tolist())
+            frozen.graph.initializer.append(tensor)
         else:
             frozen.graph.input.append(vi)
             remaining.append(path)

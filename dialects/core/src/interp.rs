@@ -2545,6 +2545,7 @@ mod tests {
                 &BTreeMap::new(),
                 &[&x, &x, &x],
                 &st(DType::F32, &[1]),
+                &HashMap::new(),
             );
             if let Err(message) = err {
                 assert!(
