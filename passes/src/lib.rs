@@ -14,5 +14,6 @@ pub mod decompose;
 pub mod fuse;
 pub mod infer_symbolic_shapes;
 pub mod lower_to_ascir;
+pub mod narrow_index_types;
 pub mod schedule;
 pub mod verify;

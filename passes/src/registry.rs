@@ -36,6 +36,7 @@ pub const PASSES: &[&PassInfo] = &[
     &crate::verify::PASS,
     &crate::infer_symbolic_shapes::PASS,
     &crate::decompose::PASS,
+    &crate::narrow_index_types::PASS,
     &crate::lower_to_ascir::PASS,
     &crate::schedule::PASS,
     &crate::auto_tiling::PASS,

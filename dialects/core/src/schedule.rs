@@ -357,6 +357,9 @@ fn scratch_factor(kind: &NodeKind, dtype: DType, operand_dtype: Option<DType>) -
             "sigmoid" | "tanh" | "erf" => 2,
             // f16 rounds in f32: one f32 copy of the value, two f16-sized areas.
             "floor" | "ceil" | "round" if dtype == DType::F16 => 2,
+            // int32 has only EQ/NE compares on 2201: a <= b is max(a, b) == b, with the
+            // max in one int32 value of scratch.
+            "lt" | "le" | "gt" | "ge" if operand_dtype == Some(DType::I32) => 1,
             _ => 0,
         },
         NodeKind::Cast => {
@@ -992,8 +995,7 @@ impl Schedule {
                         return refuse(format!("ascir.{op} on {arith} is not supported"));
                     }
                     if compare_supported(op) {
-                        let ok = matches!(arith, DType::F32 | DType::F16)
-                            || (arith == DType::I32 && matches!(op.as_str(), "eq" | "ne"));
+                        let ok = matches!(arith, DType::F32 | DType::F16 | DType::I32);
                         if !ok {
                             return refuse(format!("ascir.{op} on {arith} is not supported"));
                         }
@@ -1504,9 +1506,15 @@ impl Schedule {
                     }
                     let f = scratch_factor(&info.kind, info.dtype, operand_dtype);
                     if f > 0 {
+                        // A compare reads whole 256 B groups of its int32 scratch.
+                        let counted = if compare_supported(op) {
+                            elems.align(&c(64))
+                        } else {
+                            elems
+                        };
                         scratch = Expr::max(
                             &scratch,
-                            &Self::buffer_bytes(&(elems * f), ub_size(info.dtype).max(4)),
+                            &Self::buffer_bytes(&(counted * f), ub_size(info.dtype).max(4)),
                         );
                     }
                 }

@@ -45,6 +45,21 @@ pub fn replace_all_uses(old: Value, new: Value) {
     unsafe { mlirValueReplaceAllUsesOfWith(old.to_raw(), new.to_raw()) }
 }
 
+/// Makes operand `index` of `op` read `value` (melior wraps this for owned operations
+/// only, not for the references a walk yields). Out-of-range indices are ignored.
+pub fn set_operand<'c, 'a>(
+    op: melior::ir::OperationRef<'c, 'a>,
+    index: usize,
+    value: Value<'c, 'a>,
+) {
+    use melior::ir::operation::OperationLike;
+    if index >= op.operand_count() {
+        return;
+    }
+    // SAFETY: `op` and `value` are live IR of the same context and the index is in range.
+    unsafe { mlir_sys::mlirOperationSetOperand(op.to_raw(), index as isize, value.to_raw()) }
+}
+
 /// Appends an upstream pass pipeline element (`canonicalize{max-iterations=2}`) to a pass
 /// manager; the error text of MLIR's parser on failure.
 pub fn add_upstream_pipeline(

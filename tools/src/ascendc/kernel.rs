@@ -1284,13 +1284,24 @@ fn emit_node(ctx: &Ctx, n: usize, first_vec: &mut bool) -> Result<Vec<String>, S
                     let x = operand(0)?;
                     let ta = ub_type(s.nodes[x].dtype);
                     l.push("LocalTensor<uint8_t> mk = mask.Get<uint8_t>();".into());
-                    let int_ne = s.nodes[x].dtype == DType::I32 && op == "ne";
-                    let mode = if int_ne { "EQ" } else { cmp_mode(op) };
+                    let int = s.nodes[x].dtype == DType::I32;
+                    // int32 compares only for equality on 2201: a <= b is max(a, b) == b,
+                    // a >= b is max(a, b) == a, and lt/gt/ne are those inverted.
+                    let (lhs, rhs, inverted) = match op.as_str() {
+                        "le" | "gt" if int => ("larger".to_string(), b()?, op == "gt"),
+                        "ge" | "lt" if int => ("larger".to_string(), a()?, op == "lt"),
+                        _ => (a()?, b()?, int && op == "ne"),
+                    };
+                    if lhs == "larger" {
+                        l.push("LocalTensor<int32_t> larger = scratch.Get<int32_t>();".into());
+                        l.push(format!("Max(larger, {}, {}, {count});", a()?, b()?));
+                        l.push("PipeBarrier<PIPE_V>();".into());
+                    }
+                    let mode = if int { "EQ" } else { cmp_mode(op) };
                     l.push(format!(
-                        "Compare(mk, {}, {}, CMPMODE::{mode}, static_cast<uint32_t>(af_align({count}, 256 / sizeof({ta}))));",
-                        a()?,
-                        b()?
+                        "Compare(mk, {lhs}, {rhs}, CMPMODE::{mode}, static_cast<uint32_t>(af_align({count}, 256 / sizeof({ta}))));"
                     ));
+                    let int_ne = inverted;
                     let (on, off) = if int_ne {
                         ("0.0f", "1.0f")
                     } else {
@@ -1326,6 +1337,7 @@ fn emit_node(ctx: &Ctx, n: usize, first_vec: &mut bool) -> Result<Vec<String>, S
     let needs_scope = l.iter().any(|x| {
         x.starts_with("LocalTensor<uint8_t> mk")
             || x.starts_with("LocalTensor<float> staged")
+            || x.starts_with("LocalTensor<int32_t> larger")
             || x.contains(" one = ")
     });
     if needs_scope {

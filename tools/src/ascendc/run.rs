@@ -76,7 +76,8 @@ impl RunOptions {
 
     /// The compile pipeline text.
     pub fn pipeline(&self) -> String {
-        let mut p = String::from("infer-symbolic-shapes,decompose,lower-to-ascir");
+        let mut p =
+            String::from("infer-symbolic-shapes,decompose,narrow-index-types,lower-to-ascir");
         if self.fuse && registry::lookup("fuse").is_some() {
             p.push_str(",fuse");
         }
@@ -289,7 +290,7 @@ pub fn prepare_module(
     let mut unfused = parse()?;
     run_pipeline_keep(
         &mut unfused,
-        "infer-symbolic-shapes,decompose,lower-to-ascir",
+        "infer-symbolic-shapes,decompose,narrow-index-types,lower-to-ascir",
     )?;
     let mut compiled = parse()?;
     let remarks = run_pipeline_keep(&mut compiled, &options.pipeline())?;

@@ -635,7 +635,8 @@ impl<'m> Importer<'m> {
             };
             let declared = self.declared.get(name.as_str()).copied().ok_or_else(|| {
                 failed(format!(
-                    "the model does not declare the type of its output '{name}'"
+                    "the model does not declare the type of its output '{name}' (a boundary \
+                     call needs it; onnx.shape_inference.infer_shapes adds it)"
                 ))
             })?;
             let ty = self.tensor_type(declared).map_err(|e| {

@@ -205,7 +205,7 @@ fn run(text: &str, inputs: &[Tensor]) -> Vec<Tensor> {
     };
     let before = run_module(None);
     let after = run_module(Some(
-        "infer-symbolic-shapes,decompose,lower-to-ascir{remarks=false}",
+        "infer-symbolic-shapes,decompose,narrow-index-types,lower-to-ascir{remarks=false}",
     ));
     for (b, a) in before.iter().zip(&after) {
         compare(b, a).unwrap_or_else(|e| panic!("lowering changed the result: {e}\n{text}"));
@@ -1028,7 +1028,9 @@ fn run_example(name: &str, expect_ops: &[&str]) {
     let context = autofuse_mlir::context::create_context();
     let mut module =
         autofuse_mlir::parse::parse_module(&context, result.mlir.as_bytes(), name).unwrap();
-    let mut pipeline = "infer-symbolic-shapes,decompose,lower-to-ascir{remarks=false}".to_string();
+    let mut pipeline =
+        "infer-symbolic-shapes,decompose,narrow-index-types,lower-to-ascir{remarks=false}"
+            .to_string();
     if autofuse_passes::registry::lookup("fuse").is_some() {
         pipeline.push_str(",fuse{remarks=false}");
     }
