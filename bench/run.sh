@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs the whole benchmark suite of issue 8 and writes the tables and plots into
 # docs/benchmarks/: compile speed and scaling, fusion quality against XLA (jax on CPU)
-# and PyTorch Inductor (creates .venv-bench/ with both on first use), kernel quality under
+# and PyTorch Inductor (creates .venv-bench/ with both on first use) plus its real-models
+# section (the ONNX exports of examples/onnx/real/ against Inductor on the same models, in
+# .venv-models/; `bash bench/quality/run.sh real-models` redoes only that), kernel quality under
 # the chip model with the emulated fused/unfused ratio, and the criterion micro-benchmarks.
 # Extra arguments go to `autofuse-bench compile-speed` (e.g. --sizes 10,100,1000).
 set -euo pipefail

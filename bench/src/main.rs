@@ -10,6 +10,7 @@
 mod graphs;
 mod kernel_quality;
 mod quality;
+mod real_models;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -360,11 +361,12 @@ fn main() {
         // Subcommands with their own arguments.
         Some("kernel-quality") => kernel_quality::run(std::env::args().skip(2)),
         Some("fusion-quality") => quality::run(std::env::args().skip(2)),
+        Some("real-models") => real_models::run(std::env::args().skip(2)),
         Some("emit") => emit(std::env::args().skip(2)),
         _ => parse_args().and_then(|(command, options)| match command.as_str() {
             "compile-speed" => compile_speed(&options),
             other => Err(format!(
-                "unknown benchmark '{other}' (available: compile-speed, kernel-quality, fusion-quality, emit)"
+                "unknown benchmark '{other}' (available: compile-speed, kernel-quality, fusion-quality, real-models, emit)"
             )),
         }),
     };

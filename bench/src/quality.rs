@@ -104,7 +104,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
 // (the workspace's bench crate has no serde; the documents are our own and small)
 
 #[derive(Clone, Debug, PartialEq)]
-enum Json {
+pub(crate) enum Json {
     Null,
     Bool(bool),
     Num(f64),
@@ -114,31 +114,31 @@ enum Json {
 }
 
 impl Json {
-    fn get(&self, key: &str) -> Option<&Json> {
+    pub(crate) fn get(&self, key: &str) -> Option<&Json> {
         match self {
             Json::Obj(fields) => fields.iter().find(|(k, _)| k == key).map(|(_, v)| v),
             _ => None,
         }
     }
-    fn num(&self) -> Option<f64> {
+    pub(crate) fn num(&self) -> Option<f64> {
         match self {
             Json::Num(n) => Some(*n),
             _ => None,
         }
     }
-    fn str(&self) -> Option<&str> {
+    pub(crate) fn str(&self) -> Option<&str> {
         match self {
             Json::Str(s) => Some(s),
             _ => None,
         }
     }
-    fn arr(&self) -> &[Json] {
+    pub(crate) fn arr(&self) -> &[Json] {
         match self {
             Json::Arr(a) => a,
             _ => &[],
         }
     }
-    fn path_num(&self, keys: &[&str]) -> Option<f64> {
+    pub(crate) fn path_num(&self, keys: &[&str]) -> Option<f64> {
         keys.iter().try_fold(self, |j, k| j.get(k))?.num()
     }
 }
@@ -148,7 +148,7 @@ struct Reader<'a> {
     i: usize,
 }
 
-fn parse_json(text: &str) -> Result<Json, String> {
+pub(crate) fn parse_json(text: &str) -> Result<Json, String> {
     let mut r = Reader {
         s: text.as_bytes(),
         i: 0,
@@ -328,7 +328,7 @@ struct Row {
     inductor: Figure,
 }
 
-fn human(bytes: f64) -> String {
+pub(crate) fn human(bytes: f64) -> String {
     if bytes.abs() >= 1024.0 * 1024.0 {
         format!("{:.1} MiB", bytes / (1024.0 * 1024.0))
     } else if bytes.abs() >= 1024.0 {
@@ -1033,8 +1033,17 @@ pub fn run(args: impl Iterator<Item = String>) -> Result<(), String> {
 
     std::fs::create_dir_all(&options.out).map_err(|e| format!("{}: {e}", options.out.display()))?;
     let md_path = options.out.join("fusion_quality.md");
-    std::fs::write(&md_path, markdown(&rows, &versions, &notes))
-        .map_err(|e| format!("{}: {e}", md_path.display()))?;
+    // The real-models section has its own generator (`autofuse-bench real-models`); a
+    // rewrite of the subgraph tables keeps it as it is.
+    let mut md = markdown(&rows, &versions, &notes);
+    if let Some(section) = std::fs::read_to_string(&md_path)
+        .ok()
+        .as_deref()
+        .and_then(crate::real_models::existing)
+    {
+        md = crate::real_models::splice(&md, &format!("{section}\n"));
+    }
+    std::fs::write(&md_path, md).map_err(|e| format!("{}: {e}", md_path.display()))?;
     let svg_path = options.out.join("fusion_quality.svg");
     std::fs::write(&svg_path, svg(&rows)).map_err(|e| format!("{}: {e}", svg_path.display()))?;
     eprintln!(
