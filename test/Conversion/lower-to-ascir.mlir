@@ -120,3 +120,15 @@ func.func @kept(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>, %i: tensor<4xi64>, %a1
   %4 = "ascend.add"(%2, %c) : (tensor<4x4xf32>, tensor<f32>) -> tensor<4x4xf32>
   return %4, %3, %t : tensor<4x4xf32>, tensor<4xi64>, tensor<8x4xbf16>
 }
+
+// -----
+
+// A cast that widens to i64 is computable, but its result is not: 64-bit results stay
+// outside kernels (the vector unit and the schedule have no 64-bit integers).
+// CHECK-LABEL: func.func @widen_to_i64
+// CHECK: "ascend.cast"(%arg0) : (tensor<4xi32>) -> tensor<4xi64>
+func.func @widen_to_i64(%i: tensor<4xi32>) -> tensor<4xi64> {
+  // expected-remark@+1 {{AF-LW003 not lowered: 'cast' produces i64, which the vector unit of ascend910b does not compute}}
+  %0 = "ascend.cast"(%i) : (tensor<4xi32>) -> tensor<4xi64>
+  return %0 : tensor<4xi64>
+}

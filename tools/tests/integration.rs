@@ -1002,3 +1002,51 @@ fn end_to_end_int32_abs() {
     assert!(failures.is_empty(), "{failures:?}\n{text}");
     assert_eq!(keys.len(), 2, "both shapes ran on the emulation");
 }
+
+/// `sin` and `cos` (rotary embeddings) translate to the library `Sin`/`Cos` with a shared
+/// temporary buffer and match the interpreter on the emulation, in f32 and f16.
+#[test]
+fn end_to_end_sin_cos() {
+    let mut failures = Vec::new();
+    for dtype in ["f32", "f16"] {
+        let t = format!("tensor<?x40x{dtype}>");
+        let text = format!(
+            "func.func @main(%x: {t}) -> ({t}, {t}) {{\n\
+             \x20 %k = \"ascend.constant\"() {{value = dense<3.0> : tensor<{dtype}>}} : () -> tensor<{dtype}>\n\
+             \x20 %y = \"ascend.mul\"(%x, %k) : ({t}, tensor<{dtype}>) -> {t}\n\
+             \x20 %s = \"ascend.sin\"(%y) : ({t}) -> {t}\n\
+             \x20 %c = \"ascend.cos\"(%y) : ({t}) -> {t}\n\
+             \x20 return %s, %c : {t}, {t}\n}}\n"
+        );
+        let (found, keys) =
+            run_graph_on_emulation(&text, 12288, 4, &[&[("s0", 3)], &[("s0", 333)]]);
+        failures.extend(found.into_iter().map(|f| format!("{dtype}: {f}")));
+        assert_eq!(keys.len(), 2, "{dtype}: both shapes ran on the emulation");
+    }
+    assert_no_failures(&failures);
+}
+
+/// int32 ordered compares (2201 compares int32 for equality only) are emitted as
+/// `Max` + `Compare(EQ)` and match the interpreter on the emulation.
+#[test]
+fn end_to_end_int32_ordered_compares() {
+    let t = "tensor<?x40xi32>";
+    let b = "tensor<?x40xi1>";
+    let f = "tensor<?x40xf32>";
+    let mut body = String::new();
+    let mut results = Vec::new();
+    for (i, op) in ["lt", "le", "gt", "ge", "ne", "eq"].iter().enumerate() {
+        body.push_str(&format!(
+            "  %c{i} = \"ascend.{op}\"(%x, %y) : ({t}, {t}) -> {b}\n  %r{i} = \"ascend.cast\"(%c{i}) : ({b}) -> {f}\n"
+        ));
+        results.push(format!("%r{i}"));
+    }
+    let types = vec![f; results.len()].join(", ");
+    let text = format!(
+        "func.func @main(%x: {t}, %y: {t}) -> ({types}) {{\n{body}  return {} : {types}\n}}\n",
+        results.join(", ")
+    );
+    let (failures, keys) = run_graph_on_emulation(&text, 12288, 4, &[&[("s0", 3)], &[("s0", 301)]]);
+    assert!(failures.is_empty(), "{failures:?}\n{text}");
+    assert_eq!(keys.len(), 2, "both shapes ran on the emulation");
+}

@@ -157,7 +157,7 @@ impl ChipProfile {
                 arith || (wide && dtype == BF16)
             }
             "Div" | "Exp" | "Ln" | "Sqrt" | "Abs" | "LeakyRelu" | "Sigmoid" | "Tanh" | "Erf"
-            | "ReduceSum" | "ReduceMax" | "ReduceMin" | "Select" => float,
+            | "Sin" | "Cos" | "ReduceSum" | "ReduceMax" | "ReduceMin" | "Select" => float,
             "Relu" => float || dtype == I32,
             "Compare" | "Compares" => float || dtype == I32,
             "Duplicate" | "Brcb" => dtype.bytes() == 2 || dtype.bytes() == 4,

@@ -365,6 +365,14 @@ pub fn lower_op(
             .map(|t| t.dtype)
             .unwrap_or(result.dtype),
     };
+    if !computable(short, compute_input) {
+        return refuse(
+            "AF-LW003",
+            format!(
+                "'{short}' on {compute_input} is not computable on the vector unit of ascend910b"
+            ),
+        );
+    }
     // The vector unit has no 64-bit integer arithmetic and the schedule no 64-bit
     // buffers: such results stay outside kernels (`--narrow-index-types` first makes
     // index arithmetic 32-bit where it fits).
@@ -372,14 +380,6 @@ pub fn lower_op(
         return refuse(
             "AF-LW003",
             format!("'{short}' produces i64, which the vector unit of ascend910b does not compute"),
-        );
-    }
-    if !computable(short, compute_input) {
-        return refuse(
-            "AF-LW003",
-            format!(
-                "'{short}' on {compute_input} is not computable on the vector unit of ascend910b"
-            ),
         );
     }
 

@@ -285,6 +285,8 @@ fn unary_supported(op: &str) -> bool {
             | "sigmoid"
             | "tanh"
             | "erf"
+            | "sin"
+            | "cos"
             | "square"
             | "logical_not"
             | "floor"
@@ -327,6 +329,8 @@ fn apis_of(op: &str) -> &'static [&'static str] {
         "sigmoid" => &["Sigmoid"],
         "tanh" => &["Tanh"],
         "erf" => &["Erf"],
+        "sin" => &["Sin"],
+        "cos" => &["Cos"],
         "square" | "mul" | "logical_and" => &["Mul"],
         "logical_not" => &["Muls", "Adds"],
         "add" => &["Add"],
@@ -354,7 +358,7 @@ fn scratch_factor(kind: &NodeKind, dtype: DType, operand_dtype: Option<DType>) -
     match kind {
         NodeKind::Elementwise { op } => match op.as_str() {
             "rsqrt" | "reciprocal" => 1,
-            "sigmoid" | "tanh" | "erf" => 2,
+            "sigmoid" | "tanh" | "erf" | "sin" | "cos" => 2,
             // f16 rounds in f32: one f32 copy of the value, two f16-sized areas.
             "floor" | "ceil" | "round" if dtype == DType::F16 => 2,
             // int32 has only EQ/NE compares on 2201: a <= b is max(a, b) == b, with the

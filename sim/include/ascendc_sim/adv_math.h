@@ -1,5 +1,5 @@
 // ascendc_sim/adv_math.h - a few high-level (library) activation APIs (fact sheet 4.8):
-// Sigmoid, Tanh, Erf, Silu, Gelu (tanh approximation), FasterGelu.
+// Sigmoid, Tanh, Erf, Sin, Cos, Silu, Gelu (tanh approximation), FasterGelu.
 //
 // On the device these are sequences of basic vector instructions working in a
 // temporary buffer; here each element is evaluated in double precision with
@@ -50,6 +50,8 @@ namespace AscendC {
 ASCENDC_SIM_ADV_UNARY(Sigmoid, ascendc_sim::detail::f_sigmoid)
 ASCENDC_SIM_ADV_UNARY(Tanh, [](double x) { return std::tanh(x); })
 ASCENDC_SIM_ADV_UNARY(Erf, [](double x) { return std::erf(x); })
+ASCENDC_SIM_ADV_UNARY(Sin, [](double x) { return std::sin(x); })
+ASCENDC_SIM_ADV_UNARY(Cos, [](double x) { return std::cos(x); })
 ASCENDC_SIM_ADV_UNARY(Silu, ascendc_sim::detail::f_silu)
 
 // Gelu / FasterGelu carry two extra template flags on the device.

@@ -1235,10 +1235,12 @@ fn emit_node(ctx: &Ctx, n: usize, first_vec: &mut bool) -> Result<Vec<String>, S
                         l.push(cast(&v, "staged", "CAST_NONE"));
                     }
                 }
-                "sigmoid" | "tanh" | "erf" => {
+                "sigmoid" | "tanh" | "erf" | "sin" | "cos" => {
                     let api = match op.as_str() {
                         "sigmoid" => "Sigmoid",
                         "tanh" => "Tanh",
+                        "sin" => "Sin",
+                        "cos" => "Cos",
                         _ => "Erf",
                     };
                     l.push(format!(

@@ -1,0 +1,76 @@
+// RUN: %autofuse-opt %s --split-input-file --infer-symbolic-shapes --narrow-index-types | FileCheck %s
+// int64 index arithmetic whose values provably fit in int32 is computed in int32, with
+// exact casts where a use needs the other width; unbounded int64 values stay 64-bit.
+
+// A causal mask from two ranges over seq: positions, their compare and the select are
+// 32-bit; the f32 result keeps its type.
+// CHECK-LABEL: func.func @causal_mask
+// CHECK: %[[ROW:.*]] = "ascend.range"() {{.*}} -> tensor<?xi32, #ascend.dims<["seq"]>>
+// CHECK: %[[R:.*]] = "ascend.unsqueeze"(%[[ROW]]) {{.*}} -> tensor<?x1xi32
+// CHECK: %[[COL:.*]] = "ascend.range"() {{.*}} -> tensor<?xi32, #ascend.dims<["seq"]>>
+// CHECK: %[[C:.*]] = "ascend.unsqueeze"(%[[COL]]) {{.*}} -> tensor<1x?xi32
+// CHECK: %[[LE:.*]] = "ascend.le"(%[[C]], %[[R]]) : (tensor<1x?xi32, {{.*}}>, tensor<?x1xi32, {{.*}}>) -> tensor<?x?xi1
+// CHECK: "ascend.select"(%[[LE]], %arg0, %{{.*}}) {{.*}} -> tensor<?x?xf32
+// CHECK-NOT: i64
+func.func @causal_mask(%scores: tensor<?x?xf32, #ascend.dims<["seq", "seq"]>>) -> tensor<?x?xf32, #ascend.dims<["seq", "seq"]>> {
+  %rows = "ascend.range"() {start = 0 : i64, delta = 1 : i64} : () -> tensor<?xi64, #ascend.dims<["seq"]>>
+  %r = "ascend.unsqueeze"(%rows) {axes = [1]} : (tensor<?xi64, #ascend.dims<["seq"]>>) -> tensor<?x1xi64, #ascend.dims<["seq", "1"]>>
+  %cols = "ascend.range"() {start = 0 : i64, delta = 1 : i64} : () -> tensor<?xi64, #ascend.dims<["seq"]>>
+  %c = "ascend.unsqueeze"(%cols) {axes = [0]} : (tensor<?xi64, #ascend.dims<["seq"]>>) -> tensor<1x?xi64, #ascend.dims<["1", "seq"]>>
+  %keep = "ascend.le"(%c, %r) : (tensor<1x?xi64, #ascend.dims<["1", "seq"]>>, tensor<?x1xi64, #ascend.dims<["seq", "1"]>>) -> tensor<?x?xi1, #ascend.dims<["seq", "seq"]>>
+  %zero = "ascend.constant"() {value = dense<0.0> : tensor<f32>} : () -> tensor<f32>
+  %y = "ascend.select"(%keep, %scores, %zero) : (tensor<?x?xi1, #ascend.dims<["seq", "seq"]>>, tensor<?x?xf32, #ascend.dims<["seq", "seq"]>>, tensor<f32>) -> tensor<?x?xf32, #ascend.dims<["seq", "seq"]>>
+  return %y : tensor<?x?xf32, #ascend.dims<["seq", "seq"]>>
+}
+
+// -----
+
+// Segment ids: a cumsum of a bool cast to i64 is at most seq; the constant is rewritten,
+// and the i64 graph result gets a widening cast.
+// CHECK-LABEL: func.func @segment_ids
+// CHECK: %[[B:.*]] = "ascend.cast"(%arg0) : (tensor<?x?xi1, {{.*}}>) -> tensor<?x?xi32
+// CHECK: %[[S:.*]] = "ascend.cumsum"(%[[B]]) {{.*}} -> tensor<?x?xi32
+// CHECK: %[[ONE:.*]] = "ascend.constant"() {value = dense<1> : tensor<i32>} : () -> tensor<i32>
+// CHECK: %[[SUB:.*]] = "ascend.sub"(%[[S]], %[[ONE]]) {{.*}} -> tensor<?x?xi32
+// CHECK: %[[W:.*]] = "ascend.cast"(%[[SUB]]) : (tensor<?x?xi32, {{.*}}>) -> tensor<?x?xi64
+// CHECK: return %[[W]]
+func.func @segment_ids(%starts: tensor<?x?xi1, #ascend.dims<["batch", "seq"]>>) -> tensor<?x?xi64, #ascend.dims<["batch", "seq"]>> {
+  %b = "ascend.cast"(%starts) : (tensor<?x?xi1, #ascend.dims<["batch", "seq"]>>) -> tensor<?x?xi64, #ascend.dims<["batch", "seq"]>>
+  %s = "ascend.cumsum"(%b) {axis = -1 : i64, exclusive = false, reverse = false} : (tensor<?x?xi64, #ascend.dims<["batch", "seq"]>>) -> tensor<?x?xi64, #ascend.dims<["batch", "seq"]>>
+  %one = "ascend.constant"() {value = dense<1> : tensor<i64>} : () -> tensor<i64>
+  %ids = "ascend.sub"(%s, %one) : (tensor<?x?xi64, #ascend.dims<["batch", "seq"]>>, tensor<i64>) -> tensor<?x?xi64, #ascend.dims<["batch", "seq"]>>
+  return %ids : tensor<?x?xi64, #ascend.dims<["batch", "seq"]>>
+}
+
+// -----
+
+// An int64 graph input is unbounded: its arithmetic stays 64-bit, and a bounded value
+// compared with it is widened rather than the input narrowed.
+// CHECK-LABEL: func.func @unbounded_input
+// CHECK: %[[POS:.*]] = "ascend.range"() {{.*}} -> tensor<?xi32
+// CHECK: %[[SUM:.*]] = "ascend.add"(%arg0, %arg0) {{.*}} -> tensor<?xi64
+// CHECK: %[[WIDE:.*]] = "ascend.cast"(%[[POS]]) {{.*}} -> tensor<?xi64
+// CHECK: "ascend.lt"(%[[SUM]], %[[WIDE]]) : (tensor<?xi64, {{.*}}>, tensor<?xi64, {{.*}}>)
+func.func @unbounded_input(%ids: tensor<?xi64, #ascend.dims<["seq"]>>) -> tensor<?xi1, #ascend.dims<["seq"]>> {
+  %pos = "ascend.range"() {start = 0 : i64, delta = 1 : i64} : () -> tensor<?xi64, #ascend.dims<["seq"]>>
+  %twice = "ascend.add"(%ids, %ids) : (tensor<?xi64, #ascend.dims<["seq"]>>, tensor<?xi64, #ascend.dims<["seq"]>>) -> tensor<?xi64, #ascend.dims<["seq"]>>
+  %lt = "ascend.lt"(%twice, %pos) : (tensor<?xi64, #ascend.dims<["seq"]>>, tensor<?xi64, #ascend.dims<["seq"]>>) -> tensor<?xi1, #ascend.dims<["seq"]>>
+  return %lt : tensor<?xi1, #ascend.dims<["seq"]>>
+}
+
+// -----
+
+// A product of two dims may exceed int32 (each dim is below 2^31): the linear index
+// stays 64-bit, its bounded factors are widened into it.
+// CHECK-LABEL: func.func @product_of_dims
+// CHECK: "ascend.mul"({{.*}}) : (tensor<?x1xi64, {{.*}}>, tensor<i64>) -> tensor<?x1xi64
+// CHECK: "ascend.add"({{.*}}) {{.*}} -> tensor<?x?xi64
+func.func @product_of_dims(%x: tensor<?x?xf32, #ascend.dims<["batch", "seq"]>>) -> tensor<?x?xi64, #ascend.dims<["batch", "seq"]>> {
+  %b = "ascend.range"() {start = 0 : i64, delta = 1 : i64} : () -> tensor<?xi64, #ascend.dims<["batch"]>>
+  %bu = "ascend.unsqueeze"(%b) {axes = [1]} : (tensor<?xi64, #ascend.dims<["batch"]>>) -> tensor<?x1xi64, #ascend.dims<["batch", "1"]>>
+  %n = "ascend.symbolic_constant"() {values = ["seq"]} : () -> tensor<i64>
+  %off = "ascend.mul"(%bu, %n) : (tensor<?x1xi64, #ascend.dims<["batch", "1"]>>, tensor<i64>) -> tensor<?x1xi64, #ascend.dims<["batch", "1"]>>
+  %q = "ascend.range"() {start = 0 : i64, delta = 1 : i64} : () -> tensor<?xi64, #ascend.dims<["seq"]>>
+  %idx = "ascend.add"(%off, %q) : (tensor<?x1xi64, #ascend.dims<["batch", "1"]>>, tensor<?xi64, #ascend.dims<["seq"]>>) -> tensor<?x?xi64, #ascend.dims<["batch", "seq"]>>
+  return %idx : tensor<?x?xi64, #ascend.dims<["batch", "seq"]>>
+}
