@@ -15,7 +15,9 @@
 //!    by interval arithmetic. Graph arguments and boundary results of i64 type are
 //!    unbounded.
 //! 2. An i64 op result whose range fits in i32 is retyped to i32 when the op computes
-//!    the same in i32 and all its same-typed operands fit too; constants are rewritten.
+//!    the same in i32, all its same-typed operands fit too, and a 32-bit reader follows
+//!    (a narrowed op, a compare of fitting operands, a cast to another type): a value
+//!    read only at 64 bits keeps its type. Constants are rewritten.
 //! 3. Uses that need the other type get an `ascend.cast`: an i32 value read where i64 is
 //!    needed (a graph result, a boundary call, an op that stays 64-bit) is widened; an
 //!    i64 value whose range fits but whose producer stays 64-bit is narrowed where a
@@ -364,6 +366,36 @@ fn run(module: melior::ir::OperationRef, _options: &PassOptions) -> Result<(), (
             };
             if same.iter().all(|&i| fits_value(node.operands[i])) {
                 retyped[*result] = true;
+            }
+        }
+        // Narrowing pays only where a 32-bit reader follows (a narrowed op that pays, a
+        // compare of fitting operands, a cast to another type); a value read only at
+        // 64 bits would just gain a widening cast. Decided backwards from the readers.
+        let mut readers: Vec<Vec<(usize, usize)>> = vec![Vec::new(); graph.values.len()];
+        for (n, node) in graph.nodes.iter().enumerate() {
+            for (i, &v) in node.operands.iter().enumerate() {
+                readers[v].push((n, i));
+            }
+        }
+        for node in graph.nodes.iter().rev() {
+            for &result in &node.results {
+                if !retyped[result] {
+                    continue;
+                }
+                let pays = readers[result].iter().any(|&(n, _)| {
+                    let reader = &graph.nodes[n];
+                    let narrowed_reader = reader.results.first().is_some_and(|&r| retyped[r]);
+                    let compare = is_compare(reader)
+                        && reader
+                            .operands
+                            .iter()
+                            .filter(|&&v| is_i64(v))
+                            .all(|&v| fits_value(v));
+                    let cast_away = reader.op == "ascend.cast"
+                        && reader.results.first().is_some_and(|&r| !is_i64(r));
+                    narrowed_reader || compare || cast_away
+                });
+                retyped[result] = pays;
             }
         }
         // Rewrite: results first, then the operands that need a cast.
