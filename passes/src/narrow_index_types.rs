@@ -157,7 +157,7 @@ fn node_range(
             };
             let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
             let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            (lo.is_finite() && hi.is_finite()).then(|| (lo as i128, hi as i128))
+            (lo.is_finite() && hi.is_finite()).then_some((lo as i128, hi as i128))
         }
         "symbolic_constant" => node
             .attr("values")?

@@ -325,6 +325,9 @@ fn run_json(
     )
 }
 
+/// One shape run: its symbols, its input files and its expected outputs.
+type RunSpec = (HashMap<String, i64>, Vec<String>, Vec<String>);
+
 /// Compares a run's outputs with expected ones read from .npy files (e.g. onnxruntime's),
 /// with the f32 tolerance of [`compare`].
 fn compare_expected(files: &[String], outputs: &[Tensor]) -> Result<(String, bool), String> {
@@ -553,7 +556,7 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
     }
     // Each run: its symbols (none when inputs are files: their shapes bind the
     // symbols), its input files and its expected outputs.
-    let runs: Vec<(HashMap<String, i64>, Vec<String>, Vec<String>)> = if input_sets.is_empty() {
+    let runs: Vec<RunSpec> = if input_sets.is_empty() {
         match matches.get_many::<String>("symbols") {
             Some(list) => list
                 .map(|s| input::parse_symbol_values(s).map(|v| (v, Vec::new(), Vec::new())))

@@ -1610,7 +1610,7 @@ fn matmul(b: &mut Builder, x: &Val, y: &Val, ta: bool, tb: bool) -> Result<Val, 
     let (lr, rr) = (l.rank(), r.rank());
     let (lb, rb) = (&l.ty.dims[..lr - 2], &r.ty.dims[..rr - 2]);
     if lb != rb {
-        let batch = broadcast_dims(b, &lb.to_vec(), &rb.to_vec())?;
+        let batch = broadcast_dims(b, lb, rb)?;
         let mut ld = batch.clone();
         ld.extend_from_slice(&l.ty.dims[lr - 2..]);
         let mut rd = batch;
