@@ -73,6 +73,7 @@ SHAPE_OPERANDS = {
     "Split": [1],
     "ConstantOfShape": [0],
     "Tile": [1],
+    "Pad": [1, 2, 3],
     "CumSum": [1],
     "Range": [0, 1, 2],
     "Trilu": [1],

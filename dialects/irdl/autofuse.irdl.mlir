@@ -437,6 +437,16 @@ irdl.dialect @ascend {
     irdl.results(y: %2)
     irdl.attributes { "batch_dims" = %3 }
   }
+  irdl.operation @pad {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base "#builtin.float"
+    %4 = irdl.base "#builtin.string"
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "pads" = %2, "value" = %3, "mode" = %4 }
+  }
   irdl.operation @cumsum {
     %0 = irdl.any
     %1 = irdl.any

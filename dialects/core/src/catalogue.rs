@@ -373,7 +373,7 @@ const ASCEND_REDUCE: [OpSpec; 7] = [
     ),
 ];
 
-const ASCEND_OTHER: [OpSpec; 27] = [
+const ASCEND_OTHER: [OpSpec; 28] = [
     ascend(
         "leaky_relu",
         Category::Unary,
@@ -474,6 +474,27 @@ const ASCEND_OTHER: [OpSpec; 27] = [
             "leading dims shared by data and indices",
         )],
         "slices of data at the index tuples in the last dim of indices (ONNX GatherND)",
+    ),
+    ascend(
+        "pad",
+        Category::Structural,
+        X,
+        &[
+            a(
+                "pads",
+                AttrKind::Array,
+                "elements added before each axis, then after each axis (integers or shape \
+                 expressions; negative crops)",
+            ),
+            a("value", AttrKind::Float, "the value of added elements (mode constant)"),
+            a(
+                "mode",
+                AttrKind::String,
+                "constant, edge (repeat the border), reflect (mirror without the border) or \
+                 wrap (periodic)",
+            ),
+        ],
+        "padding of every axis (ONNX Pad)",
     ),
     ascend(
         "cumsum",

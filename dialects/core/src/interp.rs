@@ -495,6 +495,7 @@ fn kernel(
         "gather_elements" => gather_elements(inputs[0], inputs[1], a.int("axis")?),
         "gather_nd" => gather_nd(inputs[0], inputs[1], a.int("batch_dims")?),
         "cumsum" => cumsum(x()?, &a, dtype),
+        "pad" => pad(x()?, &a, symbols),
         "matmul" => matmul(inputs[0], inputs[1], &a, dtype),
         "constant" => constant(&a, out),
         "symbolic_constant" => symbolic_constant(&a, out, symbols),
@@ -1336,6 +1337,63 @@ fn gather_nd(data: &Tensor, indices: &Tensor, batch_dims: i64) -> KResult<Tensor
         }
     }
     Ok(tensor(data.dtype, shape, out))
+}
+
+/// Constant padding; negative pads crop.
+fn pad(x: &Tensor, a: &Attrs, symbols: &HashMap<String, i64>) -> KResult<Tensor> {
+    let pads = a.exprs("pads", symbols)?;
+    let rank = x.rank();
+    if pads.len() != 2 * rank {
+        return Err(format!("{} pads for rank {rank}", pads.len()));
+    }
+    let value = round_to_dtype(a.float("value")?, x.dtype);
+    let mode = a.get("mode")?.as_str().unwrap_or("constant");
+    let shape: Vec<usize> = (0..rank)
+        .map(|i| {
+            let n = x.shape[i] as i64 + pads[i] + pads[rank + i];
+            usize::try_from(n).map_err(|_| format!("pads crop axis {i} below zero"))
+        })
+        .collect::<KResult<_>>()?;
+    let count = check_size(&shape)?;
+    let src = x.strides();
+    let dst = strides_of(&shape);
+    let mut out = vec![value; count];
+    for (flat, slot) in out.iter_mut().enumerate() {
+        let mut offset = 0usize;
+        let mut inside = true;
+        for i in 0..rank {
+            let n = x.shape[i] as i64;
+            let mut coord = ((flat / dst[i]) % shape[i].max(1)) as i64 - pads[i];
+            if coord < 0 || coord >= n {
+                coord = match mode {
+                    _ if n == 0 => -1,
+                    "edge" => coord.clamp(0, n - 1),
+                    "wrap" => coord.rem_euclid(n),
+                    "reflect" if n == 1 => 0,
+                    "reflect" => {
+                        // Mirror without repeating the border: period 2(n-1).
+                        let period = 2 * (n - 1);
+                        let m = coord.rem_euclid(period);
+                        if m < n {
+                            m
+                        } else {
+                            period - m
+                        }
+                    }
+                    _ => -1,
+                };
+            }
+            if coord < 0 {
+                inside = false;
+                break;
+            }
+            offset += coord as usize * src[i];
+        }
+        if inside {
+            *slot = x.data[offset];
+        }
+    }
+    Ok(tensor(x.dtype, shape, out))
 }
 
 fn cumsum(x: &Tensor, a: &Attrs, dtype: DType) -> KResult<Tensor> {

@@ -654,6 +654,33 @@ fn structural(
             dims.extend(data.dims[batch + k..].iter().cloned());
             Ok(vec![TensorType::new(data.dtype, dims)])
         }
+        "pad" => {
+            let x = query.operand(0)?;
+            let pads = query.exprs_attr("pads")?;
+            let mode = query.attr("mode")?.as_str().unwrap_or_default();
+            if !matches!(mode, "constant" | "edge" | "reflect" | "wrap") {
+                return err(format!("unknown pad mode '{mode}'"));
+            }
+            if pads.len() != 2 * x.rank() {
+                return err(format!(
+                    "pad has {} pads for rank {} (one before and one after each axis)",
+                    pads.len(),
+                    x.rank()
+                ));
+            }
+            let mut dims = Vec::with_capacity(x.rank());
+            for (i, d) in x.dims.iter().enumerate() {
+                let Some(size) = d.expr() else {
+                    return err(format!("pad of dim {i} of unknown size"));
+                };
+                let padded = size.clone() + pads[i].clone() + pads[x.rank() + i].clone();
+                if env.static_check(&padded, Relation::Lt, &Expr::constant(0)) == Tri::True {
+                    return err(format!("pads crop dim {i} of size '{size}' below zero"));
+                }
+                dims.push(Dim::Known(padded));
+            }
+            Ok(vec![TensorType::new(x.dtype, dims)])
+        }
         "cumsum" => {
             let x = query.operand(0)?;
             normalize_axis(query.int_attr("axis")?, x.rank())?;

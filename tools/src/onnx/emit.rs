@@ -95,7 +95,15 @@ impl A {
     fn text(&self) -> String {
         match self {
             A::I(v) => format!("{v} : i64"),
-            A::F(v) => format!("{} : f32", f32_text(*v as f32)),
+            A::F(v) => {
+                let v = *v as f32;
+                if v.is_finite() {
+                    format!("{} : f32", f32_text(v))
+                } else {
+                    // MLIR spells non-finite float attributes as bit patterns.
+                    format!("0x{:08X} : f32", v.to_bits())
+                }
+            }
             A::B(b) => b.to_string(),
             A::S(s) => quote(s),
             A::Ints(v) => format!(

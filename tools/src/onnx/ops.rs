@@ -109,6 +109,7 @@ pub const FAMILIES: &[(&str, &[&str])] = &[
     ("slice", &["Slice"]),
     ("gather", &["Gather", "GatherElements", "GatherND"]),
     ("scan", &["CumSum"]),
+    ("pad", &["Pad"]),
     ("matmul", &["MatMul", "Gemm"]),
     (
         "constant",
@@ -682,6 +683,7 @@ pub fn convert(im: &mut Importer, c: &NodeCtx) -> Converted {
             one(b.symbolic(DType::I64, &[], vec![n]))
         }
         "Range" => range_node(b, c),
+        "Pad" => pad(b, c),
         "CumSum" => {
             let x = c.req(0)?;
             let axis = match c.known_ints(1, "axis")?.as_deref() {
@@ -1484,6 +1486,74 @@ fn range_node(b: &mut Builder, c: &NodeCtx) -> Converted {
         &[("start", start_attr), ("delta", delta_attr)],
         dtype,
         Some(vec![Dim::Known(count)]),
+    )?)
+}
+
+/// Pad (constant, edge, reflect, wrap): pads (begin per axis, then end per axis; on the listed axes
+/// from opset 18) from an attribute or a constant/shape-value input, the value from
+/// an attribute or a constant input.
+fn pad(b: &mut Builder, c: &NodeCtx) -> Converted {
+    let x = c.req(0)?;
+    let rank = x.rank();
+    let mode = c.string("mode")?.unwrap_or_else(|| "constant".into());
+    if !matches!(mode.as_str(), "constant" | "edge" | "reflect" | "wrap") {
+        return invalid(format!("unknown Pad mode '{mode}'"));
+    }
+    let (pads, value) = if c.opset >= 11 {
+        let pads = c
+            .shape_exprs(1, "pads")?
+            .ok_or_else(|| Fail::Invalid("Pad needs pads".into()))?;
+        let value = match c.input(2) {
+            None => 0.0,
+            Some(v) => match v.known.as_deref() {
+                Some(values) if values.len() == 1 => values.as_f64()[0],
+                Some(_) => return invalid("Pad's constant_value must hold one element"),
+                None => return unsupported("Pad constant_value (input #2) is not a constant"),
+            },
+        };
+        (pads, value)
+    } else {
+        let pads = c
+            .ints("pads")?
+            .ok_or_else(|| Fail::Invalid("Pad needs pads".into()))?;
+        (
+            pads.into_iter().map(Expr::constant).collect(),
+            c.float("value", 0.0)?,
+        )
+    };
+    // Pads of the listed axes (opset 18) spread over every axis.
+    let axes = match c.known_ints(3, "axes")? {
+        Some(axes) => axes
+            .iter()
+            .map(|&a| axis_index(a, rank, false))
+            .collect::<Result<Vec<_>, _>>()?,
+        None => (0..rank).collect(),
+    };
+    if pads.len() != 2 * axes.len() {
+        return invalid(format!(
+            "Pad has {} pads for {} axes",
+            pads.len(),
+            axes.len()
+        ));
+    }
+    let mut full = vec![Expr::constant(0); 2 * rank];
+    for (k, &axis) in axes.iter().enumerate() {
+        full[axis] = pads[k].clone();
+        full[rank + axis] = pads[axes.len() + k].clone();
+    }
+    if full.iter().all(|p| p.as_const() == Some(0)) {
+        return one(x.clone());
+    }
+    one(b.op(
+        "pad",
+        &[x],
+        &[
+            ("pads", A::Exprs(full)),
+            ("value", A::F(value)),
+            ("mode", A::S(mode)),
+        ],
+        x.dtype(),
+        None,
     )?)
 }
 

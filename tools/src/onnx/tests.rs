@@ -1113,7 +1113,7 @@ fn reference_cases(dir: &Path, stem: &str) -> Vec<(String, Vec<Tensor>, Vec<Tens
 fn shape_subgraphs_fold_and_match_onnxruntime_at_every_shape() {
     let _lock = MLIR.lock();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/Import/onnx/Inputs");
-    for stem in ["shape_values", "shape_guard"] {
+    for stem in ["shape_values", "shape_guard", "pad_symbolic"] {
         let imported = import_file(&dir.join(format!("{stem}.onnx")))
             .unwrap_or_else(|e| panic!("{stem}: {e}"));
         assert!(

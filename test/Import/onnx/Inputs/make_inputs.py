@@ -324,6 +324,35 @@ def shape_guard() -> onnx.ModelProto:
     return h.make_model(graph, opset_imports=[h.make_opsetid("", 17)])
 
 
+def pad_symbolic() -> onnx.ModelProto:
+    """Pad with pads computed from the shape (the end of axis 1 grows by batch) in
+    constant mode, then reflect and edge pads of the static axis."""
+    n = h.make_node
+    nodes = [
+        n("Shape", ["x"], ["s"], name="shape"),
+        n("Slice", ["s", "zero1", "one1"], ["b1"], name="slice_b"),
+        n("Concat", ["front", "b1", "two1"], ["pads"], axis=0, name="concat_pads"),
+        n("Pad", ["x", "pads", "half"], ["padded"], mode="constant", name="pad_constant"),
+        n("Pad", ["padded", "side"], ["reflected"], mode="reflect", name="pad_reflect"),
+        n("Pad", ["reflected", "side"], ["edged"], mode="edge", name="pad_edge"),
+    ]
+    graph = h.make_graph(
+        nodes,
+        "pad_symbolic",
+        [h.make_tensor_value_info("x", T.FLOAT, ["batch", "seq", 4])],
+        [h.make_tensor_value_info("edged", T.FLOAT, None)],
+        [
+            i64("zero1", [0]),
+            i64("one1", [1]),
+            i64("two1", [2]),
+            i64("front", [0, 1, 0, 0]),
+            i64("side", [0, 0, 2, 0, 0, 1]),
+            nh.from_array(np.array(0.5, np.float32), "half"),
+        ],
+    )
+    return h.make_model(graph, opset_imports=[h.make_opsetid("", 18)])
+
+
 def save_reference(model: onnx.ModelProto, name: str, shapes) -> None:
     """onnxruntime's outputs of `model` for each (batch, seq), next to its inputs."""
     import onnxruntime as ort
@@ -352,6 +381,8 @@ def main() -> None:
     save(shape_mismatch(), "shape_mismatch.onnx", check=False)
     save(shape_guard(), "shape_guard.onnx", check=False)
     save_reference(shape_guard(), "shape_guard", [(2, 3)])
+    save(pad_symbolic(), "pad_symbolic.onnx", check=False)
+    save_reference(pad_symbolic(), "pad_symbolic", [(2, 3), (1, 5)])
     save(basic(), "basic.onnx")
     save(families(), "families.onnx")
     np.save(HERE / "families.x.npy", (np.arange(8, dtype=np.float32).reshape(2, 4) - 3) / 2)
