@@ -5,9 +5,11 @@
 //! declarations, dead-code elimination and the final function text.
 //!
 //! Values whose operands are all known are also evaluated with the reference
-//! interpreter (small tensors only). The ops stay in the graph; the known values only
-//! let later nodes read shape-like inputs (a `Reshape` target computed by
-//! `Shape -> Gather -> Concat`, as exporters write them).
+//! interpreter (small tensors only); the ops stay in the graph until dead-code
+//! elimination. Ops on shape values (elements that are expressions of the dims, see
+//! `shape_values`) are evaluated symbolically instead and emitted as one
+//! `ascend.symbolic_constant`, so later nodes read shape-like inputs (a `Reshape` target
+//! computed by `Shape -> Gather -> Concat`, as exporters write them) as expressions.
 
 use super::data::{to_le_bytes, Values};
 use super::shape_values::{self, Operand};
