@@ -74,12 +74,13 @@ enum event_t : uint8_t {
     EVENT_ID7,
 };
 
-// Core identity registers, set by the launcher before each block.
-extern int64_t block_idx;
-extern int64_t block_num;
-extern int64_t sub_block_idx;
-extern int32_t g_coreType;
-extern uint64_t g_tilingKey;
+// Core identity registers, set by the launcher before each block (one translation
+// unit holds the kernels and their driver, so these are inline definitions).
+inline int64_t block_idx = 0;
+inline int64_t block_num = 1;
+inline int64_t sub_block_idx = 0;
+inline int32_t g_coreType = 2;  // AscendC::AIV: a vector core of dav_c220
+inline uint64_t g_tilingKey = 0;
 
 namespace AscendC {
 // Values of g_coreType as the log helpers compare them.
@@ -87,8 +88,8 @@ constexpr int32_t AIC_TYPE = 1;
 constexpr int32_t AIV_TYPE = 2;
 }  // namespace AscendC
 
-extern int64_t g_taskRation;          // vector cores per AI core (2 on dav_c220)
-extern uint64_t g_fixpipeNdNzParam;   // cube-only register, never read by vector kernels
+inline int64_t g_taskRation = 2;         // vector cores per AI core on dav_c220
+inline uint64_t g_fixpipeNdNzParam = 0;  // a cube-only register, never read by vector kernels
 
 // Operand enums of the ISA as the vendor headers cast to them.  Their numeric values
 // only travel from one vendor call into one intrinsic of this model.
