@@ -21,6 +21,7 @@ use autofuse_core::graph::{Dim, TensorType};
 use autofuse_core::tensor::Tensor;
 use autofuse_mlir::context::create_context;
 use autofuse_tools::ascendc::run::{self, RunOptions};
+use autofuse_tools::ascendc::vendor::{self, VendorHeaders};
 use autofuse_tools::ascendc::{self, KernelInput};
 use autofuse_tools::execute::compare;
 use autofuse_tools::input;
@@ -68,6 +69,12 @@ fn command() -> Command {
         .arg(Arg::new("cache-dir").long("cache-dir").help("Build cache (default $AUTOFUSE_CACHE_DIR or target/autofuse-cache)"))
         .arg(Arg::new("output-dir").long("output-dir").help("Write the outputs as out<N>.npy"))
         .arg(
+            Arg::new("vendor-headers")
+                .long("vendor-headers")
+                .value_name("ROOT")
+                .help("Also check, build and run every kernel against the vendor's Ascend C headers (a CANN installation or a folder holding ascendc/include; default $AUTOFUSE_VENDOR_HEADERS)"),
+        )
+        .arg(
             Arg::new("report-json")
                 .long("report-json")
                 .value_name("FILE")
@@ -100,6 +107,38 @@ fn bytes_of(ty: &TensorType, symbols: &HashMap<String, i64>) -> u64 {
         }
     }
     n.saturating_mul(ty.dtype.bytes() as u64)
+}
+
+/// The largest difference of `actual` from `expected` over every output, whether all
+/// of them are within tolerance, and why not.
+fn max_error(expected: &[Tensor], actual: &[Tensor]) -> (f64, bool, Vec<String>) {
+    let mut worst = 0.0f64;
+    let mut ok = expected.len() == actual.len();
+    let mut why = Vec::new();
+    for (i, (e, a)) in expected.iter().zip(actual).enumerate() {
+        match compare(e, a) {
+            Ok(err) => worst = worst.max(err),
+            Err(reason) => {
+                ok = false;
+                // The largest error counts the failing outputs too.
+                if e.shape == a.shape {
+                    for (x, y) in e.data.iter().zip(&a.data) {
+                        if x == y || x.is_nan() && y.is_nan() {
+                            continue;
+                        }
+                        let d = (x - y).abs();
+                        worst = if d.is_nan() {
+                            f64::INFINITY
+                        } else {
+                            worst.max(d)
+                        };
+                    }
+                }
+                why.push(format!("output #{i} differs: {reason}"));
+            }
+        }
+    }
+    (worst, ok, why)
 }
 
 /// A JSON string literal.
@@ -389,6 +428,33 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
         started.elapsed().as_secs_f64()
     );
     let builds = run::builds_for(&module, &build);
+    let vendor_root = matches
+        .get_one::<String>("vendor-headers")
+        .cloned()
+        .or_else(|| std::env::var(vendor::ENV).ok().filter(|s| !s.is_empty()));
+    let vendor_builds = match vendor_root {
+        None => None,
+        Some(root) => {
+            let headers = VendorHeaders::locate(Path::new(&root), &repo)?;
+            let started = std::time::Instant::now();
+            let checked = vendor::check_kernels(&kernels, &options, &headers)
+                .map_err(|e| format!("vendor headers ({}): {e}", headers.include.display()))?;
+            let vbuild = run::build_with(&kernels, &options, &vendor::toolchain(&headers))
+                .map_err(|e| format!("vendor path: {e}"))?;
+            let _ = writeln!(
+                out,
+                "vendor build: {checked} kernel(s) {} against {} ({:.1} s)",
+                if vbuild.compiled {
+                    "checked and compiled with g++"
+                } else {
+                    "from the cache"
+                },
+                headers.include.display(),
+                started.elapsed().as_secs_f64()
+            );
+            Some((run::builds_for(&module, &vbuild), vbuild))
+        }
+    };
     let mut names: Vec<&String> = module.kernels.keys().collect();
     names.sort();
     for name in names {
@@ -478,28 +544,38 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
                 for n in &run.notes {
                     let _ = writeln!(out, "   note: {n}");
                 }
-                let mut worst = 0.0f64;
-                let mut ok = true;
-                for (i, (e, a)) in expected.iter().zip(&run.outputs).enumerate() {
-                    match compare(e, a) {
-                        Ok(err) => worst = worst.max(err),
-                        Err(why) => {
-                            ok = false;
-                            // The largest error counts the failing outputs too.
-                            if e.shape == a.shape {
-                                for (x, y) in e.data.iter().zip(&a.data) {
-                                    if x == y || x.is_nan() && y.is_nan() {
-                                        continue;
-                                    }
-                                    let d = (x - y).abs();
-                                    worst = if d.is_nan() {
-                                        f64::INFINITY
-                                    } else {
-                                        worst.max(d)
-                                    };
-                                }
+                let (worst, ok, why) = max_error(&expected, &run.outputs);
+                for w in &why {
+                    let _ = writeln!(out, "   {w}");
+                }
+                let mut vendor_out = String::new();
+                let mut vendor_ok = true;
+                if let Some((vbuilds, _)) = &vendor_builds {
+                    match run::execute(&module, vbuilds, &entry, &inputs) {
+                        Err(e) => {
+                            vendor_ok = false;
+                            let _ = writeln!(vendor_out, "   vendor path: FAIL: {e}");
+                        }
+                        Ok(vrun) => {
+                            let (verr, vok, vwhy) = max_error(&expected, &vrun.outputs);
+                            let (vsim, sok, swhy) = max_error(&run.outputs, &vrun.outputs);
+                            let mut launched: Vec<&str> =
+                                vrun.launches.iter().map(|l| l.kernel.as_str()).collect();
+                            launched.sort_unstable();
+                            launched.dedup();
+                            for w in &vwhy {
+                                let _ = writeln!(vendor_out, "   vendor path: {w}");
                             }
-                            let _ = writeln!(out, "   output #{i} differs: {why}");
+                            for w in &swhy {
+                                let _ = writeln!(vendor_out, "   vendor path vs sim: {w}");
+                            }
+                            let _ = writeln!(
+                                vendor_out,
+                                "   vendor path: {} kernel(s) run, max error {verr:.3e} (vs sim {vsim:.3e}): {}",
+                                launched.len(),
+                                if vok && sok { "PASS" } else { "FAIL" }
+                            );
+                            vendor_ok = vok && sok;
                         }
                     }
                 }
@@ -524,7 +600,8 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
                     "   max error {worst:.3e}: {}",
                     if ok { "PASS" } else { "FAIL" }
                 );
-                pass &= ok;
+                out.push_str(&vendor_out);
+                pass &= ok && vendor_ok;
                 if matches.get_one::<String>("report-json").is_some() {
                     let kernels = run_kernels(&module, &entry, &inputs, &run.launches)?;
                     reports.push(run_json(
