@@ -135,6 +135,7 @@ inline bool CheckFunReduceOtherWhlImplForMaskArray(VecReduceWhlApiParams&, const
 inline bool CheckFuncDataCopyImpl(DataCopyApiParams&, const char*) { return true; }
 inline bool CheckFuncDataCopyPadImpl(DataCopyPadApiParams&, const char*) { return true; }
 inline bool CheckFuncVecSelectImpl(VecSelectApiParams&, const char*) { return true; }
+inline bool CheckFunTransposeImpl(VecTransposeApiParams&, const char*) { return true; }
 inline bool CheckFuncVecSelectImpl(VecSelectApiParams&, const uint64_t, const char*) { return true; }
 inline bool CheckFuncVecSelectImplForMaskArray(VecSelectApiParams&, const uint64_t[], const char*) { return true; }
 

@@ -811,3 +811,211 @@ AF_ISA_CUBE_ONLY(set_l0a_2d)
 AF_ISA_CUBE_ONLY(set_l0b_2d)
 AF_ISA_CUBE_ONLY(set_l1_2d)
 #undef AF_ISA_CUBE_ONLY
+
+// ---------------------------------------------------------------------------
+// Compare and select.
+// ---------------------------------------------------------------------------
+namespace af_isa {
+// vcmpv_<op>(dst, src0, src1, repeat, strides...) / vcmpvs_<op>(dst, src, scalar, ...):
+// every lane of `repeat` full repeats (the mask register plays no part: the vendor's
+// Compare never sets it, and the fact sheet 4.5 calls the mask "reserved" on A2/A3),
+// one result bit per lane, packed: repeat r writes bytes [r*L/8, (r+1)*L/8) of dst
+// for L lanes (the vendor's count form advances dst by that much per repeat).
+template <class T, class Cmp>
+inline void compare(const char* name, uint8_t* dst, const Opnd& a, const Opnd* b, T scalar, uint64_t repeat,
+                    Cmp cmp) {
+    const uint32_t lanes = kRepeat / sizeof(T);
+    for (uint64_t r = 0; r < repeat; ++r) {
+        std::vector<uint8_t> bits(lanes / 8, 0);
+        for (uint32_t j = 0; j < lanes; ++j) {
+            const float x = static_cast<float>(read_lane<T>(a, r, j, name));
+            const float y = b != nullptr ? static_cast<float>(read_lane<T>(*b, r, j, name)) : static_cast<float>(scalar);
+            if constexpr (std::is_integral_v<T>) {
+                const int64_t xi = static_cast<int64_t>(read_lane<T>(a, r, j, name));
+                const int64_t yi = b != nullptr ? static_cast<int64_t>(read_lane<T>(*b, r, j, name)) : int64_t(scalar);
+                if (cmp(xi, yi)) bits[j / 8] |= static_cast<uint8_t>(1u << (j % 8));
+            } else if (cmp(x, y)) {
+                bits[j / 8] |= static_cast<uint8_t>(1u << (j % 8));
+            }
+        }
+        uint8_t* out = dst + r * (lanes / 8);
+        check_ub(out, lanes / 8, name);
+        std::memcpy(out, bits.data(), lanes / 8);
+    }
+}
+}  // namespace af_isa
+
+#define AF_ISA_CMP(OP, EXPR)                                                                                     \
+    template <class T, class R, class... S>                                                                      \
+    inline void vcmpv_##OP(uint8_t* dst, T* src0, T* src1, R repeat, S... s) {                                  \
+        const uint64_t v[] = {uint64_t(s)...};                                                                   \
+        static_assert(sizeof...(S) == 6, "vcmpv: three block and three repeat strides");                         \
+        const af_isa::Opnd a{src0, sizeof(T), v[1], v[4]}, b{src1, sizeof(T), v[2], v[5]};                      \
+        af_isa::compare<T>("vcmpv_" #OP, dst, a, &b, T(0), uint64_t(repeat),                                    \
+                           [](auto x, auto y) { return EXPR; });                                                 \
+    }                                                                                                            \
+    template <class T, class U, class R, class... S>                                                             \
+    inline void vcmpvs_##OP(uint8_t* dst, T* src0, U scalar, R repeat, S... s) {                                 \
+        const uint64_t v[] = {uint64_t(s)...};                                                                   \
+        static_assert(sizeof...(S) == 4, "vcmpvs: two block and two repeat strides");                            \
+        const af_isa::Opnd a{src0, sizeof(T), v[1], v[3]};                                                       \
+        af_isa::compare<T>("vcmpvs_" #OP, dst, a, nullptr, static_cast<T>(scalar), uint64_t(repeat),            \
+                           [](auto x, auto y) { return EXPR; });                                                 \
+    }
+AF_ISA_CMP(lt, x < y)
+AF_ISA_CMP(gt, x > y)
+AF_ISA_CMP(eq, x == y)
+AF_ISA_CMP(le, x <= y)
+AF_ISA_CMP(ge, x >= y)
+AF_ISA_CMP(ne, x != y)
+#undef AF_ISA_CMP
+
+// set_cmpmask(p): loads the 128-bit CMPMASK register from UB at p.  Select uses it
+// three ways (dav_c220/kernel_operator_vec_cmpsel_impl.h): mode 0, the selection bits
+// of one repeat themselves; mode 2 (in CPU-debug mode), a 64-bit word holding the
+// address of the selection-mask tensor; mode 1, the scalar operand (duplicated over
+// a 32 B block).
+template <class T>
+inline void set_cmpmask(T* p) {
+    af_isa::check_ub(p, 16, "set_cmpmask");
+    std::memcpy(af_isa::core().cmp_mask, p, 16);
+}
+template <class T>
+inline void get_cmpmask(T* p) {
+    af_isa::check_ub(p, 16, "get_cmpmask");
+    std::memcpy(p, af_isa::core().cmp_mask, 16);
+}
+
+namespace af_isa {
+inline bool bit_at(const uint8_t* bits, uint64_t i) { return ((bits[i / 8] >> (i % 8)) & 1u) != 0; }
+
+// vsel: dst lane = src0 lane where the selection bit is 1, else the second source.
+// mode 0: bits from CMPMASK, the same for every repeat (fact sheet 4.5); mode 2: bits
+// from the tensor CMPMASK points at, consumed continuously (lane r*L + j); mode 1:
+// the third operand is the selection tensor (continuous bits) and the second source
+// is the scalar in CMPMASK.
+template <class T>
+inline void vsel(T* dst, T* src0, T* third, uint64_t repeat, const uint64_t* s, int mode) {
+    const Opnd d{dst, sizeof(T), s[0], s[3]};
+    const Opnd a{src0, sizeof(T), s[1], s[4]};
+    const Opnd b{third, sizeof(T), s[2], s[5]};
+    const uint32_t lanes = kRepeat / sizeof(T);
+    const uint8_t* reg = reinterpret_cast<const uint8_t*>(core().cmp_mask);
+    const uint8_t* sel = nullptr;
+    if (mode == 2) {
+        int64_t addr = 0;
+        std::memcpy(&addr, reg, sizeof addr);
+        sel = reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(addr));
+    } else if (mode == 1) {
+        sel = reinterpret_cast<const uint8_t*>(third);
+    }
+    T scalar{};
+    std::memcpy(&scalar, reg, sizeof(T));
+    run_elementwise<T>("vsel", d, sizeof(T), repeat, [&](uint64_t r, uint32_t j) {
+        const uint64_t i = mode == 0 ? j : r * lanes + j;
+        if (mode != 0) check_ub(sel + i / 8, 1, "vsel");
+        const bool take0 = mode == 0 ? bit_at(reg, j) : bit_at(sel, i);
+        if (take0) return read_lane<T>(a, r, j, "vsel");
+        return mode == 1 ? scalar : read_lane<T>(b, r, j, "vsel");
+    });
+}
+}  // namespace af_isa
+
+template <class T, class U, class R, class... S>
+inline void vsel(T* dst, T* src0, U* third, R repeat, S... s) {
+    static_assert(sizeof...(S) == 6 || sizeof...(S) == 7, "vsel: six strides and an optional mode");
+    const uint64_t v[] = {uint64_t(s)..., 0};
+    af_isa::vsel<T>(dst, src0, reinterpret_cast<T*>(third), uint64_t(repeat), v, sizeof...(S) == 7 ? int(v[6]) : 0);
+}
+
+// vbrcb(dst, src, dstBlk, dstRep, repeat): each repeat reads 8 consecutive src
+// elements and fills one 32 B block of dst with each (fact sheet 4.3).
+template <class T, class B, class D, class R>
+inline void vbrcb(T* dst, T* src, B blk, D rep, R repeat) {
+    const uint32_t per_blk = af_isa::kBlock / sizeof(T);
+    for (uint64_t r = 0; r < uint64_t(repeat); ++r) {
+        for (uint32_t k = 0; k < 8; ++k) {
+            T* in = src + r * 8 + k;
+            af_isa::check_ub(in, sizeof(T), "vbrcb");
+            const T v = *in;
+            uint8_t* out = reinterpret_cast<uint8_t*>(dst) + (r * uint64_t(rep) + k * uint64_t(blk)) * af_isa::kBlock;
+            af_isa::check_ub(out, af_isa::kBlock, "vbrcb");
+            for (uint32_t e = 0; e < per_blk; ++e) af_isa::store<T>(out + e * sizeof(T), v);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Transposes.
+// ---------------------------------------------------------------------------
+namespace af_isa {
+// The VA address registers of vnchwconv: 8 UB addresses each; VA0/VA1 hold the 16
+// destination blocks and VA2/VA3 the 16 source blocks (the vendor's SetVaReg).
+inline uint64_t (&va_regs())[8][8] {
+    static uint64_t regs[8][8];
+    return regs;
+}
+
+// scatter_vnchwconv_b16(dstVA, srcVA, repeat, dstRepStride, srcRepStride): the 16
+// source blocks as a 16 x 16 matrix (row i = block i) written transposed: destination
+// block k, element i = source block i, element k.  b32: 16 blocks of 8 elements; the
+// 8 columns go out in halves, destination block 2k + h holding column k of source
+// rows 8h .. 8h+7 (TransDataTo5HD, fact sheet 4.7).  Each repeat advances every
+// address by its repeat stride in 32 B blocks.
+template <class T>
+inline void vnchwconv(const char* name, int dst_va, int src_va, uint64_t repeat, uint64_t dst_rep, uint64_t src_rep) {
+    uint64_t dst[16], src[16];
+    for (int i = 0; i < 8; ++i) {
+        dst[i] = va_regs()[dst_va][i];
+        dst[8 + i] = va_regs()[dst_va + 1][i];
+        src[i] = va_regs()[src_va][i];
+        src[8 + i] = va_regs()[src_va + 1][i];
+    }
+    constexpr uint32_t per_blk = kBlock / sizeof(T);
+    for (uint64_t r = 0; r < repeat; ++r) {
+        T m[16][per_blk];
+        for (int i = 0; i < 16; ++i) {
+            const uint8_t* p = reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(src[i])) + r * src_rep * kBlock;
+            check_ub(p, kBlock, name);
+            std::memcpy(m[i], p, kBlock);
+        }
+        for (int k = 0; k < 16; ++k) {
+            uint8_t* p = reinterpret_cast<uint8_t*>(static_cast<uintptr_t>(dst[k])) + r * dst_rep * kBlock;
+            check_ub(p, kBlock, name);
+            T out[per_blk];
+            for (uint32_t e = 0; e < per_blk; ++e) {
+                if constexpr (per_blk == 16) out[e] = m[e][k];
+                else out[e] = m[8 * (k % 2) + e][k / 2];
+            }
+            std::memcpy(p, out, kBlock);
+        }
+    }
+}
+}  // namespace af_isa
+
+template <class V, class A>
+inline void set_va_reg_sb(V va, A* addrs) {
+    for (int i = 0; i < 8; ++i) af_isa::va_regs()[int(va) & 7][i] = static_cast<uint64_t>(addrs[i]);
+}
+template <class D, class S, class R, class DR, class SR>
+inline void scatter_vnchwconv_b16(D dst_va, S src_va, R repeat, DR dst_rep, SR src_rep) {
+    af_isa::vnchwconv<uint16_t>("scatter_vnchwconv_b16", int(dst_va), int(src_va), uint64_t(repeat),
+                                uint64_t(dst_rep), uint64_t(src_rep));
+}
+template <class D, class S, class R, class DR, class SR>
+inline void scatter_vnchwconv_b32(D dst_va, S src_va, R repeat, DR dst_rep, SR src_rep) {
+    af_isa::vnchwconv<uint32_t>("scatter_vnchwconv_b32", int(dst_va), int(src_va), uint64_t(repeat),
+                                uint64_t(dst_rep), uint64_t(src_rep));
+}
+
+// vtranspose(dst, src): one 16 x 16 matrix of 16-bit elements, 512 contiguous bytes.
+template <class T>
+inline void vtranspose(T* dst, T* src) {
+    static_assert(sizeof(T) == 2, "vtranspose moves 16-bit elements");
+    af_isa::check_ub(src, 512, "vtranspose");
+    af_isa::check_ub(dst, 512, "vtranspose");
+    T m[256];
+    std::memcpy(m, src, 512);
+    for (int i = 0; i < 16; ++i)
+        for (int j = 0; j < 16; ++j) dst[j * 16 + i] = m[i * 16 + j];
+}
