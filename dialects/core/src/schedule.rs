@@ -1509,6 +1509,12 @@ impl Schedule {
                             &Self::buffer_bytes(&(elems * f), ub_size(info.dtype).max(4)),
                         );
                     }
+                    if op == "erf" {
+                        // The vendor's Erf works in chunks of bytes / sizeof(T) / 8 (f16)
+                        // or / 3 (f32) elements rounded down to 32 and refuses a chunk of
+                        // 0: at least 512 bytes (CANN 8.1.RC1 math/erf; docs/ascendc.md).
+                        scratch = Expr::max(&scratch, &c(512));
+                    }
                 }
                 NodeKind::Cast => {
                     let from = operand_dtype.unwrap_or(info.dtype);

@@ -8,6 +8,7 @@
 // no-op.
 #pragma once
 
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -50,9 +51,20 @@ private:
 // (dav_c220/kernel_operator_common_impl.h), so block_idx = the block, one vector
 // core per task.  The core state (mask, flags, accumulator, buffers) starts afresh
 // for every block, as on a fresh core.
+// The vendor's CPU-debug checks log to stdout (KERNEL_LOG is printf) and then raise
+// SIGABRT: stdout is line-buffered so that the message survives, and the abort becomes
+// exit status 3, the status of every other model violation.
+extern "C" inline void af_vendor_on_abort(int) {
+    std::fflush(stdout);
+    std::fputs("af-isa: error: a check of the vendor's Ascend C code failed (its [ERROR] line is on stdout)\n", stderr);
+    std::_Exit(3);
+}
+
 template <class... P, class... A>
 LaunchStats launch(const char*, void (*kernel)(P...), uint32_t block_dim, const ChipProfile&, A... args) {
     LaunchStats st;
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);
+    std::signal(SIGABRT, af_vendor_on_abort);
     af_isa::core().gm_read = 0;
     af_isa::core().gm_written = 0;
     uint64_t peak = 0;

@@ -856,12 +856,21 @@ pub fn launch(
         let stdout = String::from_utf8_lossy(&out.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr);
         if !out.status.success() {
+            // The vendor path's own checks report on stdout ([ERROR] / [ASSERT] lines).
+            let logged: Vec<&str> = stdout
+                .lines()
+                .filter(|l| l.starts_with("[ERROR]") || l.starts_with("[ASSERT]"))
+                .collect();
+            let mut why = stderr.trim().to_string();
+            if !logged.is_empty() {
+                why = format!("{why} {}", logged.join(" | "));
+            }
             return Err(format!(
                 "kernel {} ({}) failed on the emulation (exit {}): {}",
                 k.name,
                 k.symbol,
                 out.status.code().unwrap_or(-1),
-                stderr.trim()
+                why.trim()
             ));
         }
         let mut launch = Launch {
