@@ -2,7 +2,12 @@
 #
 # Tools are taken from AUTOFUSE_BIN_DIR (set by `cargo test`, see tools/tests/lit.rs),
 # falling back to target/debug. Features: `cann` when a CANN toolchain is installed
-# (ASCEND_HOME_PATH set and its bisheng/ccec compiler present).
+# (ASCEND_HOME_PATH set and its bisheng/ccec compiler present); `vendor-headers` when
+# the vendor's Ascend C headers are found ($AUTOFUSE_VENDOR_HEADERS, else
+# ../shared/vendor/cann-8.1.RC1 next to the repository, where CI has them), with
+# %vendor_headers their root and %vendor_env an `AUTOFUSE_VENDOR_HEADERS=<root>`
+# prefix that makes autofuse-run check every kernel on the vendor path too (empty
+# without the headers).
 
 import os
 import shutil
@@ -38,3 +43,17 @@ config.substitutions.append(("%sim_cxx", f"{cxx} -std=c++20 -O1 -Wall -Wextra -I
 ascend_home = os.environ.get("ASCEND_HOME_PATH")
 if ascend_home and (shutil.which("bisheng") or os.path.isdir(os.path.join(ascend_home, "compiler"))):
     config.available_features.add("cann")
+
+vendor_root = os.environ.get("AUTOFUSE_VENDOR_HEADERS") or os.path.join(
+    os.path.dirname(repo_root), "shared", "vendor", "cann-8.1.RC1")
+vendor_found = any(
+    os.path.isfile(os.path.join(c, "basic_api", "kernel_operator.h"))
+    for c in [vendor_root, os.path.join(vendor_root, "ascendc", "include")]
+    + [os.path.join(vendor_root, a, "ascendc", "include") for a in ("aarch64-linux", "x86_64-linux", "compiler")])
+if vendor_found:
+    config.available_features.add("vendor-headers")
+    config.substitutions.append(("%vendor_headers", vendor_root))
+    config.substitutions.append(("%vendor_env", f"AUTOFUSE_VENDOR_HEADERS={vendor_root}"))
+else:
+    config.substitutions.append(("%vendor_headers", "/nonexistent-vendor-headers"))
+    config.substitutions.append(("%vendor_env", ""))

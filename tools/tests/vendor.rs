@@ -19,7 +19,12 @@ fn headers() -> Option<VendorHeaders> {
         .ok()
         .filter(|s| !s.is_empty())
         .map(PathBuf::from)
-        .unwrap_or_else(|| repo.join("..").join("shared").join("vendor").join("cann-8.1.RC1"));
+        .unwrap_or_else(|| {
+            repo.join("..")
+                .join("shared")
+                .join("vendor")
+                .join("cann-8.1.RC1")
+        });
     match VendorHeaders::locate(&root, &repo) {
         Ok(h) => Some(h),
         Err(e) => {
@@ -32,13 +37,21 @@ fn headers() -> Option<VendorHeaders> {
 /// Every difference of `actual` from `expected` (dtype-aware tolerance), as text.
 fn differences(expected: &[Tensor], actual: &[Tensor], what: &str) -> Vec<String> {
     if expected.len() != actual.len() {
-        return vec![format!("{what}: {} outputs, expected {}", actual.len(), expected.len())];
+        return vec![format!(
+            "{what}: {} outputs, expected {}",
+            actual.len(),
+            expected.len()
+        )];
     }
     expected
         .iter()
         .zip(actual)
         .enumerate()
-        .filter_map(|(i, (e, a))| compare(e, a).err().map(|why| format!("{what}: output {i}: {why}")))
+        .filter_map(|(i, (e, a))| {
+            compare(e, a)
+                .err()
+                .map(|why| format!("{what}: output {i}: {why}"))
+        })
         .collect()
 }
 
@@ -74,7 +87,10 @@ fn build_both(
                 .map(|b| run::build_with(b, options, &tc))
                 .collect::<Vec<_>>()
         });
-        (s.join().expect("sim builds"), v.join().expect("vendor builds"))
+        (
+            s.join().expect("sim builds"),
+            v.join().expect("vendor builds"),
+        )
     });
     let mut maps = (HashMap::new(), HashMap::new());
     for (batch, (s, v)) in batches.iter().zip(sim.into_iter().zip(ven)) {
@@ -118,7 +134,10 @@ fn run_both(
         (Err(e), _) => out.push(format!("sim: {e}")),
         (_, Err(e)) => out.push(format!("vendor: {e}")),
     }
-    (out.into_iter().map(|f| format!("{label}: {f}")).collect(), launches)
+    (
+        out.into_iter().map(|f| format!("{label}: {f}")).collect(),
+        launches,
+    )
 }
 
 fn assert_no_failures(failures: &[String]) {
@@ -145,7 +164,10 @@ fn vendor_path_bundled_examples() {
     let mut failures = Vec::new();
     let mut paths = Vec::new();
     for dir in ["examples", "examples/layout"] {
-        for e in std::fs::read_dir(repo.join(dir)).expect("examples").flatten() {
+        for e in std::fs::read_dir(repo.join(dir))
+            .expect("examples")
+            .flatten()
+        {
             if e.path().extension().is_some_and(|x| x == "mlir") {
                 paths.push(e.path());
             }
@@ -164,7 +186,11 @@ fn vendor_path_bundled_examples() {
     let builds = build_both(&refs, &options, &headers, 16, &mut failures);
     let mut launched = 0;
     for (name, module) in &modules {
-        let entry = module.reference.default_entry().expect("an entry").to_string();
+        let entry = module
+            .reference
+            .default_entry()
+            .expect("an entry")
+            .to_string();
         let graph = &module.reference.graphs[&entry];
         for value in [3i64, 37] {
             let mut symbols = HashMap::new();
@@ -179,15 +205,28 @@ fn vendor_path_bundled_examples() {
             }
             module.complete_symbols(&entry, &mut symbols);
             let types = autofuse_tools::execute::argument_types(graph).expect("types");
-            let inputs = autofuse_tools::execute::random_tensors(&types, &symbols, 17).expect("inputs");
-            let (f, n) = run_both(module, &builds, &entry, &inputs, &format!("{name} s={value}"));
+            let inputs =
+                autofuse_tools::execute::random_tensors(&types, &symbols, 17).expect("inputs");
+            let (f, n) = run_both(
+                module,
+                &builds,
+                &entry,
+                &inputs,
+                &format!("{name} s={value}"),
+            );
             failures.extend(f);
             launched += n;
         }
     }
-    eprintln!("vendor path: {} examples, {launched} kernel launches on both paths", modules.len());
+    eprintln!(
+        "vendor path: {} examples, {launched} kernel launches on both paths",
+        modules.len()
+    );
     assert_no_failures(&failures);
-    assert!(launched >= paths.len(), "every example should launch kernels");
+    assert!(
+        launched >= paths.len(),
+        "every example should launch kernels"
+    );
 }
 
 /// A sample of the random graphs of the emulation test (`AUTOFUSE_VENDOR_CASES` graphs,
@@ -198,7 +237,10 @@ fn vendor_path_random_graphs() {
     use autofuse_tools::randgraph;
     let Some(headers) = headers() else { return };
     let env_u64 = |name: &str, default: u64| -> u64 {
-        std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
     };
     let cases = env_u64("AUTOFUSE_VENDOR_CASES", 40);
     let first = env_u64("AUTOFUSE_VENDOR_FIRST_SEED", 0);
@@ -220,7 +262,12 @@ fn vendor_path_random_graphs() {
     }
     let refs: Vec<&PreparedModule> = prepared.iter().map(|(_, _, m)| m).collect();
     let builds = build_both(&refs, &RunOptions::new(&repo), &headers, 32, &mut failures);
-    eprintln!("kernels {} sim builds {} vendor builds {}", refs.iter().map(|m| m.kernels.len()).sum::<usize>(), builds.0.len(), builds.1.len());
+    eprintln!(
+        "kernels {} sim builds {} vendor builds {}",
+        refs.iter().map(|m| m.kernels.len()).sum::<usize>(),
+        builds.0.len(),
+        builds.1.len()
+    );
     let mut launched = 0;
     for (seed, graph, module) in &prepared {
         for trial in 0..3u64 {
@@ -237,14 +284,64 @@ fn vendor_path_random_graphs() {
                     (name.clone(), v as i64)
                 })
                 .collect();
-            let inputs = autofuse_tools::execute::random_tensors(&graph.inputs, &symbols, seed * 1000 + trial)
-                .expect("inputs");
-            let (f, n) = run_both(module, &builds, "main", &inputs, &format!("seed {seed} trial {trial}"));
+            let inputs = autofuse_tools::execute::random_tensors(
+                &graph.inputs,
+                &symbols,
+                seed * 1000 + trial,
+            )
+            .expect("inputs");
+            let (f, n) = run_both(
+                module,
+                &builds,
+                "main",
+                &inputs,
+                &format!("seed {seed} trial {trial}"),
+            );
             failures.extend(f.into_iter().map(|f| format!("{f}\n{}", graph.text)));
             launched += n;
         }
     }
-    eprintln!("vendor path: {} random graphs, {launched} kernel launches on both paths", prepared.len());
+    eprintln!(
+        "vendor path: {} random graphs, {launched} kernel launches on both paths",
+        prepared.len()
+    );
     assert_no_failures(&failures);
-    assert!(launched as u64 > cases, "most random kernels should run ({launched} launches)");
+    assert!(
+        launched as u64 > cases,
+        "most random kernels should run ({launched} launches)"
+    );
+}
+
+/// The compile check names kernel, line and API of a wrong API call: softmax's kernel
+/// with its `Exp(dst, src, count)` given a fourth argument no Exp overload takes.
+#[test]
+fn vendor_compile_check_names_kernel_line_and_api() {
+    let Some(headers) = headers() else { return };
+    let repo = run::repo_root();
+    let context = autofuse_mlir::context::create_context();
+    let options = RunOptions::new(&repo);
+    let text = std::fs::read_to_string(repo.join("examples/softmax.mlir")).expect("example");
+    let module = run::prepare_module(&context, &text, "softmax.mlir", &options).expect("prepares");
+    let kernel = module.kernels.values().next().expect("one kernel");
+    // The unchanged kernel passes.
+    assert_eq!(vendor::check_kernels(&[kernel], &options, &headers), Ok(1));
+    let mut broken = kernel.clone();
+    let file = format!("{}.cpp", broken.symbol);
+    let (_, source) = broken
+        .sources
+        .files
+        .iter_mut()
+        .find(|(n, _)| *n == file)
+        .expect("the kernel source");
+    let at = source.find("Exp(").expect("softmax calls Exp");
+    let close = at + source[at..].find(");").expect("the call ends");
+    source.insert_str(close, ", 7, 7");
+    let line = source[..at].lines().count() as u32;
+    let err = vendor::check_kernels(&[&broken], &options, &headers).expect_err("a wrong signature");
+    assert_eq!(err.kernel, kernel.name);
+    assert_eq!(err.line, line, "{err}");
+    assert_eq!(err.api, "Exp", "{err}");
+    assert!(err.message.contains("no matching function"), "{err}");
+    // The driver build fails on the same source.
+    assert!(run::build_with(&[&broken], &options, &vendor::toolchain(&headers)).is_err());
 }

@@ -2,9 +2,13 @@
 // Sigmoid, Tanh, Erf, Silu, Gelu (tanh approximation), FasterGelu.
 //
 // On the device these are sequences of basic vector instructions working in a
-// temporary buffer; here each element is evaluated in double precision with
-// the documented formula and rounded once to the element type, so results can
-// differ from the device in the last bits.  The optional sharedTmpBuffer is
+// temporary buffer.  Sigmoid and Tanh follow the vendor's sequences step by step (CANN
+// 8.1.RC1 highlevel_api, found by the vendor path, docs/ascendc.md): Sigmoid in the
+// element type, 1 / (1 + exp(-x)) with every step rounded; Tanh in float (half goes
+// through float and back), x clipped to [-8.8, 8.8], then (e^2x - 1) / (e^2x + 1).
+// The others are evaluated in double precision with the documented formula and
+// rounded once to the element type, so their results can differ from the device's
+// approximations in the last bits.  The optional sharedTmpBuffer is
 // checked for usability, 32 B alignment and, for Tanh and Erf, the smallest size the
 // vendor's implementation accepts (CANN 8.1.RC1 highlevel_api math/tanh, math/erf:
 // they split the count into chunks of bytes/sizeof(float) resp. bytes/sizeof(T)
@@ -16,6 +20,7 @@
 #include <string_view>
 
 #include "vec_common.h"
+#include "vec_elementwise.h"
 
 namespace ascendc_sim::detail {
 
@@ -51,7 +56,29 @@ inline void adv_unary(const char* api, const AscendC::LocalTensor<T>& dst, const
                     loc);
 }
 
-inline double f_sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+// The element-typed forms take T and return T (see adv_unary_t).
+template <class T>
+inline T v_sigmoid(T x) {
+    T t = e_mul(x, static_cast<T>(-1.0f));
+    t = e_exp(t);
+    t = e_add(t, static_cast<T>(1.0f));
+    return e_div(static_cast<T>(1.0f), t);
+}
+template <class T>
+inline T v_tanh(T x) {
+    float v = static_cast<float>(x);
+    v = v < 8.8f ? v : 8.8f;
+    v = v > -8.8f ? v : -8.8f;
+    const float e = std::exp(v * 2.0f);
+    return static_cast<T>((e - 1.0f) / (e + 1.0f));
+}
+
+// An element-typed function wrapped for adv_unary (which passes a double holding the
+// element's value, exactly).
+template <class T, T (*F)(T)>
+inline double typed(double x) {
+    return static_cast<double>(static_cast<float>(F(static_cast<T>(static_cast<float>(x)))));
+}
 inline double f_gelu(double x) { return x / (1.0 + std::exp(-1.5957691216 * (x + 0.044715 * x * x * x))); }
 inline double f_faster_gelu(double x) { return x / (1.0 + std::exp(-1.702 * x)); }
 inline double f_silu(double x) { return x / (1.0 + std::exp(-x)); }
@@ -72,8 +99,8 @@ inline double f_silu(double x) { return x / (1.0 + std::exp(-x)); }
 
 namespace AscendC {
 
-ASCENDC_SIM_ADV_UNARY(Sigmoid, ascendc_sim::detail::f_sigmoid)
-ASCENDC_SIM_ADV_UNARY(Tanh, [](double x) { return std::tanh(x); })
+ASCENDC_SIM_ADV_UNARY(Sigmoid, (ascendc_sim::detail::typed<T, ascendc_sim::detail::v_sigmoid<T>>))
+ASCENDC_SIM_ADV_UNARY(Tanh, (ascendc_sim::detail::typed<T, ascendc_sim::detail::v_tanh<T>>))
 ASCENDC_SIM_ADV_UNARY(Erf, [](double x) { return std::erf(x); })
 ASCENDC_SIM_ADV_UNARY(Silu, ascendc_sim::detail::f_silu)
 

@@ -685,6 +685,22 @@ pub fn build_with(
         .map_err(|e| format!("cannot run {}: {e}", options.cxx))?;
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
+        // An intrinsic only the vendor path's catch-all declares (sim/vendor/include/
+        // stub_fun.h) fails to link: name it rather than show the linker's noise.
+        let mut unmodeled: Vec<&str> = err
+            .split("af_isa::Unmodeled ")
+            .skip(1)
+            .filter_map(|t| t.split(['<', '(']).next())
+            .collect();
+        unmodeled.sort_unstable();
+        unmodeled.dedup();
+        if !unmodeled.is_empty() {
+            return Err(format!(
+                "the ISA model (sim/vendor) does not model the intrinsic(s) {} that the vendor's code calls for these kernels ({})",
+                unmodeled.join(", "),
+                src.display()
+            ));
+        }
         let head: String = err.lines().take(40).collect::<Vec<_>>().join("\n");
         return Err(format!(
             "g++ failed on the generated kernels ({}):\n{head}",

@@ -144,6 +144,20 @@ struct Opnd {
     uint8_t* at(uint64_t r, uint32_t j) const { return lane_addr(base, es, blk, rep, r, j); }
 };
 
+// A test hook: with AF_ISA_PERTURB=<intrinsic> in the environment, that intrinsic's
+// results are off by 1% (+1 for integers).  It exists so that the tests can prove a
+// difference between the two paths is reported (tools/tests/vendor.rs,
+// test/Target/ascendc/vendor-negative.test); nothing else sets it.
+inline bool perturbed(const char* name) {
+    static const char* which = std::getenv("AF_ISA_PERTURB");
+    return which != nullptr && std::strcmp(which, name) == 0;
+}
+template <class D>
+inline D skewed(D v) {
+    if constexpr (std::is_integral_v<D>) return static_cast<D>(v + 1);
+    else return D(static_cast<float>(v) * 1.01f + 0.01f);
+}
+
 // Elementwise engine: reads every active lane of a repeat first, then writes them,
 // so that a dst that fully overlaps a src (in place) sees the old values.
 template <class D, class Fn>
@@ -155,9 +169,10 @@ struct Elementwise {
     void begin(uint64_t) { out.clear(); }
     void operator()(uint64_t r, uint32_t j) { out.emplace_back(dst.at(r, j), fn(r, j)); }
     void end(uint64_t) {
+        const bool skew = perturbed(name);
         for (auto& [p, v] : out) {
             check_ub(p, sizeof(D), name);
-            store<D>(p, v);
+            store<D>(p, skew ? skewed(v) : v);
         }
     }
 };
