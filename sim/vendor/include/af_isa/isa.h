@@ -261,7 +261,7 @@ AF_ISA_UNARY(vabs, (x < 0 ? -x : x))
 AF_ISA_UNARY(vrec, 1.0f / x)
 AF_ISA_UNARY(vsqrt, std::sqrt(x))
 AF_ISA_UNARY(vrsqrt, 1.0f / std::sqrt(x))
-AF_ISA_UNARY(vrelu, (x > 0 ? x : x * 0))
+AF_ISA_UNARY(vrelu, (x < 0 ? W(0) : x))
 AF_ISA_UNARY(vnot, (~int64_t(x)))
 
 AF_ISA_SCALAR(vadds, x + y)
@@ -269,6 +269,8 @@ AF_ISA_SCALAR(vmuls, x * y)
 AF_ISA_SCALAR(vmaxs, (x > y || std::isnan(double(x))) ? x : y)
 AF_ISA_SCALAR(vmins, (x < y || std::isnan(double(x))) ? x : y)
 AF_ISA_SCALAR(vshl, (int64_t(x) << int64_t(y)))
+// vlrelu: x for x >= 0, else x * alpha (the vendor's LeakyRelu; fact sheet 4.2).
+AF_ISA_SCALAR(vlrelu, (x < 0 ? x * y : x))
 AF_ISA_SCALAR(vshr, (int64_t(x) >> int64_t(y)))
 
 #undef AF_ISA_BINARY
