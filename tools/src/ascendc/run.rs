@@ -545,7 +545,7 @@ pub struct Toolchain {
     pub force_include: Option<String>,
     /// Folders whose every file enters the cache key.
     pub hashed: Vec<PathBuf>,
-    /// Whether to precompile the emulation's header (sim only).
+    /// Whether to precompile the API headers.
     pub pch: bool,
     /// Cache sub-folder prefix, so that the two paths never share a binary.
     pub tag: &'static str,
@@ -660,16 +660,16 @@ pub fn build_with(
     super::write_files(&src, &files)?;
     let tmp = dir.join(format!("driver.{unique}"));
     let pch = if toolchain.pch {
-        precompiled_header(options, &flags, &headers_hash)
+        precompiled_header(options, toolchain, &flags, &headers_hash)
     } else {
         None
     };
     let mut cmd = Command::new(&options.cxx);
     cmd.args(&toolchain.flags);
     if let Some(pch_dir) = &pch {
+        // The precompiled header holds the forced include too.
         cmd.arg("-I").arg(pch_dir).arg("-include").arg("af_pch.h");
-    }
-    if let Some(header) = &toolchain.force_include {
+    } else if let Some(header) = &toolchain.force_include {
         cmd.arg("-include").arg(header);
     }
     for inc in &toolchain.includes {
@@ -718,12 +718,20 @@ pub fn build_with(
     })
 }
 
-/// A precompiled header of the emulation (built once per sim version and flags, in the
-/// cache), which saves about half of every driver compile; `None` when g++ cannot
-/// build it (the driver then compiles without it).
-fn precompiled_header(options: &RunOptions, flags: &str, sim_hash: &[u8]) -> Option<PathBuf> {
-    let key = fnv64(&[sim_hash, flags.as_bytes(), options.cxx.as_bytes()]);
-    let dir = options.cache_dir.join(format!("pch-{key:016x}"));
+/// A precompiled header of the toolchain's API headers (built once per header version
+/// and flags, in the cache), which saves a third to a half of every driver compile;
+/// `None` when g++ cannot build it (the driver then compiles without it). With a
+/// forced include (the vendor path) that header is the one precompiled.
+fn precompiled_header(
+    options: &RunOptions,
+    toolchain: &Toolchain,
+    flags: &str,
+    headers_hash: &[u8],
+) -> Option<PathBuf> {
+    let key = fnv64(&[headers_hash, flags.as_bytes(), options.cxx.as_bytes()]);
+    let dir = options
+        .cache_dir
+        .join(format!("{}pch-{key:016x}", toolchain.tag));
     if dir.join("af_pch.h.gch").exists() {
         return Some(dir);
     }
@@ -734,12 +742,18 @@ fn precompiled_header(options: &RunOptions, flags: &str, sim_hash: &[u8]) -> Opt
     );
     let tmp = options.cache_dir.join(format!("pch.{unique}"));
     std::fs::create_dir_all(&tmp).ok()?;
-    let header = "#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n#include <string>\n#include <vector>\n#include \"kernel_operator.h\"\n";
+    let api = toolchain
+        .force_include
+        .clone()
+        .unwrap_or_else(|| "kernel_operator.h".into());
+    let header = format!("#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n#include <string>\n#include <vector>\n#include \"{api}\"\n");
     std::fs::write(tmp.join("af_pch.h"), header).ok()?;
-    let status = Command::new(&options.cxx)
-        .args(flags.split(' '))
-        .arg("-I")
-        .arg(&options.sim_include)
+    let mut cmd = Command::new(&options.cxx);
+    cmd.args(&toolchain.flags);
+    for inc in &toolchain.includes {
+        cmd.arg("-I").arg(inc);
+    }
+    let status = cmd
         .arg("-x")
         .arg("c++-header")
         .arg(tmp.join("af_pch.h"))

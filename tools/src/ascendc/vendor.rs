@@ -98,7 +98,7 @@ pub fn toolchain(headers: &VendorHeaders) -> Toolchain {
         includes: headers.includes(),
         force_include: Some("af_vendor_launch.h".into()),
         hashed: vec![headers.shim.clone(), headers.include.join("basic_api")],
-        pch: false,
+        pch: true,
         tag: "vendor-",
     }
 }
