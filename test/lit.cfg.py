@@ -54,6 +54,17 @@ if vendor_found:
     config.available_features.add("vendor-headers")
     config.substitutions.append(("%vendor_headers", vendor_root))
     config.substitutions.append(("%vendor_env", f"AUTOFUSE_VENDOR_HEADERS={vendor_root}"))
+    # g++ in the vendor headers' CPU-debug configuration over sim/vendor (what
+    # autofuse-run's vendor path uses, tools/src/ascendc/vendor.rs).
+    inc = next(c for c in [vendor_root, os.path.join(vendor_root, "ascendc", "include")]
+               + [os.path.join(vendor_root, a, "ascendc", "include") for a in ("aarch64-linux", "x86_64-linux", "compiler")]
+               if os.path.isfile(os.path.join(c, "basic_api", "kernel_operator.h")))
+    b, h = os.path.join(inc, "basic_api"), os.path.join(inc, "highlevel_api")
+    dirs = [os.path.join(repo_root, "sim", "vendor", "include"), b, os.path.join(b, "impl"), os.path.join(b, "interface"),
+            os.path.join(b, "impl", "dav_c220"), h, os.path.join(h, "impl"), os.path.join(h, "lib")]
+    config.substitutions.append(("%vendor_cxx", f"{cxx} -std=c++17 -O1 -w -DASCENDC_CPU_DEBUG=1 -D__CCE_AICORE__=220 "
+                                 f"-D__DAV_C220_VEC__=1 -DAF_VENDOR_PATH=1 " + " ".join("-I" + d for d in dirs)
+                                 + " -include af_vendor_launch.h"))
 else:
     config.substitutions.append(("%vendor_headers", "/nonexistent-vendor-headers"))
     config.substitutions.append(("%vendor_env", ""))

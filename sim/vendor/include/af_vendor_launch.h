@@ -78,6 +78,7 @@ LaunchStats launch(const char*, void (*kernel)(P...), uint32_t block_dim, const 
         c.counter = false;
         c.mask_hi = c.mask_lo = ~0ull;
         c.acc = 0;
+        c.pad_set = false;
         std::memset(c.flags, 0, sizeof c.flags);
         af_isa::buffers().reset();
         kernel(args...);

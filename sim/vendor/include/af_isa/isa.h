@@ -37,6 +37,7 @@ struct Core {
     uint64_t mask_hi = ~0ull, mask_lo = ~0ull;
     int64_t acc = 0;
     uint64_t pad_val = 0;
+    bool pad_set = false;  // whether set_mov_pad_val has written the pad register
     uint64_t cmp_mask[2] = {0, 0};
     uint8_t* ub = nullptr;
     uint64_t ub_len = 0;
@@ -636,8 +637,10 @@ namespace af_isa {
 // copy_gm_to_ubuf_align_bN(dst, src, sid, nBurst, lenBurst, leftPad, rightPad, srcGap,
 // dstGap): nBurst bursts of lenBurst bytes; in UB each burst is leftPad elements,
 // the data, rightPad elements, rounded up to 32 B, then dstGap blocks; in GM bursts
-// are srcGap bytes apart (end to start).  Pad elements take the pad-value register
-// (set_mov_pad_val; fact sheet 3.3).
+// are srcGap bytes apart (end to start).  The pad elements and the filler up to the
+// 32 B boundary take the pad register (set_mov_pad_val: the vendor's DataCopyPad with
+// isPad and SetPadValue both write it), or, while nothing has written it, the burst's
+// first element (fact sheet 3.3, the "dummy" data).
 template <class T>
 inline void gm_to_ub_align(const char* name, T* dst, T* src, uint64_t n, uint64_t len, uint64_t lp, uint64_t rp,
                            uint64_t src_gap, uint64_t dst_gap) {
@@ -647,11 +650,14 @@ inline void gm_to_ub_align(const char* name, T* dst, T* src, uint64_t n, uint64_
     const uint64_t row = (lp * es + len + rp * es + kBlock - 1) / kBlock * kBlock;
     for (uint64_t b = 0; b < n; ++b) {
         uint8_t* out = d + b * (row + dst_gap * kBlock);
+        const uint8_t* in = s + b * (len + src_gap);
         check_ub(out, row, name);
-        for (uint64_t k = 0; k < lp; ++k) std::memcpy(out + k * es, &core().pad_val, es);
-        std::memcpy(out + lp * es, s + b * (len + src_gap), len);
+        uint8_t fill[8] = {};
+        std::memcpy(fill, core().pad_set ? reinterpret_cast<const uint8_t*>(&core().pad_val) : in, es);
+        for (uint64_t k = 0; k < lp; ++k) std::memcpy(out + k * es, fill, es);
+        std::memcpy(out + lp * es, in, len);
         core().gm_read += len;
-        for (uint64_t k = 0; k < rp; ++k) std::memcpy(out + lp * es + len + k * es, &core().pad_val, es);
+        for (uint64_t pos = lp * es + len; pos + es <= row; pos += es) std::memcpy(out + pos, fill, es);
     }
 }
 // copy_ubuf_to_gm_align_bN(dst, src, sid, nBurst, lenBurst, 0, 0, srcGap, dstGap):
@@ -725,6 +731,7 @@ inline void copy_ubuf_to_ubuf(D* dst, S* src, Sid, N n, L len, G0 sg, G1 dg) {
 template <class V>
 inline void set_mov_pad_val(V v) {
     af_isa::core().pad_val = static_cast<uint64_t>(v);
+    af_isa::core().pad_set = true;
 }
 
 // ---------------------------------------------------------------------------
