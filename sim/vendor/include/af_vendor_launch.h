@@ -35,10 +35,24 @@ struct LaunchStats {
     uint32_t ub_peak_bytes = 0;
 };
 
+// An owning GM allocation, registered with the ISA model so that copies are checked
+// against it.
 template <class T>
 class GmBuffer {
 public:
-    explicit GmBuffer(size_t n) : data_(n == 0 ? 1 : n) {}
+    explicit GmBuffer(size_t n) : data_(n == 0 ? 1 : n) {
+        af_isa::core().gm.emplace_back(addr(), data_.size() * sizeof(T));
+    }
+    GmBuffer(const GmBuffer&) = delete;
+    GmBuffer& operator=(const GmBuffer&) = delete;
+    ~GmBuffer() {
+        auto& gm = af_isa::core().gm;
+        for (size_t i = 0; i < gm.size(); ++i)
+            if (gm[i].first == addr()) {
+                gm.erase(gm.begin() + static_cast<std::ptrdiff_t>(i));
+                break;
+            }
+    }
     T* data() { return data_.data(); }
     uint8_t* addr() { return reinterpret_cast<uint8_t*>(data_.data()); }
 

@@ -43,6 +43,7 @@ struct Core {
     uint64_t ub_len = 0;
     int flags[16][16][8] = {};
     uint64_t gm_read = 0, gm_written = 0;  // bytes the MTE copies moved from / to GM
+    std::vector<std::pair<const uint8_t*, uint64_t>> gm;  // the host's GM allocations
 };
 inline Core& core() {
     static Core c;
@@ -62,6 +63,18 @@ inline void check_ub(const void* p, uint64_t bytes, const char* intrinsic) {
     if (c.ub == nullptr) return;
     const uint8_t* q = static_cast<const uint8_t*>(p);
     if (q < c.ub || q + bytes > c.ub + c.ub_len) fail(intrinsic, "operand outside the unified buffer");
+}
+
+// A GM byte range of a copy must lie inside one GM allocation of the host (the
+// launcher's GmBuffer registers them; fact sheet 7.3: out-of-range GM accesses from bad
+// copy parameters are what CPU mode catches).
+inline void check_gm(const void* p, uint64_t bytes, const char* intrinsic) {
+    const Core& c = core();
+    if (c.gm.empty() || bytes == 0) return;
+    const uint8_t* q = static_cast<const uint8_t*>(p);
+    for (const auto& [base, len] : c.gm)
+        if (q >= base && q + bytes <= base + len) return;
+    fail(intrinsic, "GM access outside every GM allocation");
 }
 
 // Lane j of repeat r of an operand with element size `es`, block stride `blk` and
@@ -655,6 +668,7 @@ inline void gm_to_ub_align(const char* name, T* dst, T* src, uint64_t n, uint64_
         uint8_t fill[8] = {};
         std::memcpy(fill, core().pad_set ? reinterpret_cast<const uint8_t*>(&core().pad_val) : in, es);
         for (uint64_t k = 0; k < lp; ++k) std::memcpy(out + k * es, fill, es);
+        check_gm(in, len, name);
         std::memcpy(out + lp * es, in, len);
         core().gm_read += len;
         for (uint64_t pos = lp * es + len; pos + es <= row; pos += es) std::memcpy(out + pos, fill, es);
@@ -672,6 +686,7 @@ inline void ub_to_gm_align(const char* name, T* dst, T* src, uint64_t n, uint64_
     for (uint64_t b = 0; b < n; ++b) {
         const uint8_t* in = s + b * (row + src_gap * kBlock);
         check_ub(in, len, name);
+        check_gm(d + b * (len + dst_gap), len, name);
         std::memcpy(d + b * (len + dst_gap), in, len);
         core().gm_written += len;
     }
@@ -686,7 +701,9 @@ inline void block_copy(const char* name, void* dst, const void* src, uint64_t n,
         uint8_t* out = d + b * (len + dst_gap) * kBlock;
         const uint8_t* in = s + b * (len + src_gap) * kBlock;
         if (dst_ub) check_ub(out, len * kBlock, name);
+        else check_gm(out, len * kBlock, name);
         if (src_ub) check_ub(in, len * kBlock, name);
+        else check_gm(in, len * kBlock, name);
         std::memmove(out, in, len * kBlock);
         if (!src_ub) core().gm_read += len * kBlock;
         if (!dst_ub) core().gm_written += len * kBlock;
