@@ -14,6 +14,10 @@
 //! writes the same figures as JSON (per shape run: every kernel in program order, the
 //! emulated ones with their measured traffic, boundary ops and interpreted kernels with
 //! their operand + result bytes, and the totals), so benchmarks need not scrape the text.
+//! `--vendor-headers ROOT` (or `$AUTOFUSE_VENDOR_HEADERS`) also builds every kernel
+//! against the vendor's Ascend C headers over autofuse's ISA model (`sim/vendor`), runs
+//! each shape there too and compares it with the interpreter and with the emulation
+//! (`vendor path: ...` lines; a compile error names kernel, line and API).
 //! Exit codes: 0 PASS, 1 FAIL or errors, 2 command-line misuse.
 
 use autofuse_core::attr::AttrValue;

@@ -47,12 +47,14 @@ inline Buffer& buffer_at(uint64_t addr, const char* hook) {
 }  // namespace af_isa
 
 // AscendCBufAbsAddr(hardware, base, len): the host array standing for one on-chip
-// buffer; the UB one bounds every vector and copy operand.
+// buffer; the UB one bounds every vector and copy operand.  TPipe's constructor calls
+// it, and a new TPipe allocates UB afresh, so the buffers of an earlier one are gone.
 template <class H, class A, class L>
 inline int64_t AscendCBufAbsAddr(H hw, A base, L len) {
     if (static_cast<uint8_t>(hw) == af_isa::kHardwareUb) {
         af_isa::core().ub = reinterpret_cast<uint8_t*>(static_cast<uintptr_t>(base));
         af_isa::core().ub_len = static_cast<uint64_t>(len);
+        af_isa::buffers().by_addr.clear();
     }
     return 0;
 }
