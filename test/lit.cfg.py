@@ -46,19 +46,24 @@ if ascend_home and (shutil.which("bisheng") or os.path.isdir(os.path.join(ascend
 
 vendor_root = os.environ.get("AUTOFUSE_VENDOR_HEADERS") or os.path.join(
     os.path.dirname(repo_root), "shared", "vendor", "cann-8.1.RC1")
-vendor_found = any(
-    os.path.isfile(os.path.join(c, "basic_api", "kernel_operator.h"))
-    for c in [vendor_root, os.path.join(vendor_root, "ascendc", "include")]
-    + [os.path.join(vendor_root, a, "ascendc", "include") for a in ("aarch64-linux", "x86_64-linux", "compiler")])
+# The places below ROOT that tools/src/ascendc/vendor.rs (candidates) looks at.
+vendor_candidates = [vendor_root, os.path.join(vendor_root, "ascendc", "include")]
+for base in [vendor_root, os.path.join(vendor_root, "latest")]:
+    vendor_candidates += [os.path.join(base, a, "ascendc", "include") for a in ("aarch64-linux", "x86_64-linux", "compiler", "tools")]
+    vendor_candidates.append(os.path.join(base, "ascendc", "include"))
+vendor_include = next((c for c in vendor_candidates
+                       if os.path.isfile(os.path.join(c, "basic_api", "kernel_operator.h"))
+                       and os.path.isdir(os.path.join(c, "highlevel_api"))), None)
+vendor_found = vendor_include is not None
+if os.environ.get("AUTOFUSE_VENDOR_HEADERS") and not vendor_found:
+    lit_config.fatal(f"AUTOFUSE_VENDOR_HEADERS={vendor_root} holds no Ascend C headers (basic_api/kernel_operator.h)")
 if vendor_found:
     config.available_features.add("vendor-headers")
     config.substitutions.append(("%vendor_headers", vendor_root))
     config.substitutions.append(("%vendor_env", f"AUTOFUSE_VENDOR_HEADERS={vendor_root}"))
     # g++ in the vendor headers' CPU-debug configuration over sim/vendor (what
     # autofuse-run's vendor path uses, tools/src/ascendc/vendor.rs).
-    inc = next(c for c in [vendor_root, os.path.join(vendor_root, "ascendc", "include")]
-               + [os.path.join(vendor_root, a, "ascendc", "include") for a in ("aarch64-linux", "x86_64-linux", "compiler")]
-               if os.path.isfile(os.path.join(c, "basic_api", "kernel_operator.h")))
+    inc = vendor_include
     b, h = os.path.join(inc, "basic_api"), os.path.join(inc, "highlevel_api")
     dirs = [os.path.join(repo_root, "sim", "vendor", "include"), b, os.path.join(b, "impl"), os.path.join(b, "interface"),
             os.path.join(b, "impl", "dav_c220"), h, os.path.join(h, "impl"), os.path.join(h, "lib")]
