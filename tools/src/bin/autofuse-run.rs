@@ -17,7 +17,9 @@
 //! `--vendor-headers ROOT` (or `$AUTOFUSE_VENDOR_HEADERS`) also builds every kernel
 //! against the vendor's Ascend C headers over autofuse's ISA model (`sim/vendor`), runs
 //! each shape there too and compares it with the interpreter and with the emulation
-//! (`vendor path: ...` lines; a compile error names kernel, line and API).
+//! (`vendor path: ...` lines, and per run `"vendor": {kernels_run, max_error, vs_sim,
+//! error, pass}` in `--report-json`, `null` without it; a compile error names kernel,
+//! line and API).
 //! Exit codes: 0 PASS, 1 FAIL or errors, 2 command-line misuse.
 
 use autofuse_core::attr::AttrValue;
@@ -281,6 +283,7 @@ fn run_json(
     max_error: Option<f64>,
     notes: &[String],
     error: Option<&str>,
+    vendor: &str,
     pass: bool,
 ) -> String {
     let mut syms: Vec<(&String, &i64)> = symbols.iter().collect();
@@ -333,7 +336,7 @@ fn run_json(
     };
     let notes: Vec<String> = notes.iter().map(|n| json_str(n)).collect();
     format!(
-        "    {{\n      \"symbols\": {{{}}},\n      \"inputs\": [{}],\n      \"input_dtypes\": [{}],\n      \"kernels\": [\n{}\n      ],\n      \"kernel_count\": {},\n      \"gm_bytes\": {gm},\n      \"max_error\": {},\n      \"notes\": [{}],\n      \"error\": {},\n      \"pass\": {pass}\n    }}",
+        "    {{\n      \"symbols\": {{{}}},\n      \"inputs\": [{}],\n      \"input_dtypes\": [{}],\n      \"kernels\": [\n{}\n      ],\n      \"kernel_count\": {},\n      \"gm_bytes\": {gm},\n      \"max_error\": {},\n      \"vendor\": {vendor},\n      \"notes\": [{}],\n      \"error\": {},\n      \"pass\": {pass}\n    }}",
         syms.join(", "),
         shapes.join(", "),
         dtypes.join(", "),
@@ -531,6 +534,7 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
                     None,
                     &[],
                     Some(&e),
+                    "null",
                     false,
                 ));
             }
@@ -562,11 +566,17 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
                 }
                 let mut vendor_out = String::new();
                 let mut vendor_ok = true;
+                // The vendor path's figures for --report-json (null without it).
+                let mut vendor_json = String::from("null");
                 if let Some((vbuilds, _)) = &vendor_builds {
                     match run::execute(&module, vbuilds, &entry, &inputs) {
                         Err(e) => {
                             vendor_ok = false;
                             let _ = writeln!(vendor_out, "   vendor path: FAIL: {e}");
+                            vendor_json = format!(
+                                "{{\"kernels_run\": 0, \"max_error\": null, \"vs_sim\": null, \"error\": {}, \"pass\": false}}",
+                                json_str(&e)
+                            );
                         }
                         Ok(vrun) => {
                             let (verr, vok, vwhy) = max_error(&expected, &vrun.outputs);
@@ -588,6 +598,19 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
                                 if vok && sok { "PASS" } else { "FAIL" }
                             );
                             vendor_ok = vok && sok;
+                            let num = |x: f64| {
+                                if x.is_finite() {
+                                    format!("{x:e}")
+                                } else {
+                                    "null".to_string()
+                                }
+                            };
+                            vendor_json = format!(
+                                "{{\"kernels_run\": {}, \"max_error\": {}, \"vs_sim\": {}, \"error\": null, \"pass\": {vendor_ok}}}",
+                                launched.len(),
+                                num(verr),
+                                num(vsim)
+                            );
                         }
                     }
                 }
@@ -624,7 +647,8 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
                         Some(worst),
                         &run.notes,
                         None,
-                        ok,
+                        &vendor_json,
+                        ok && vendor_ok,
                     ));
                 }
                 if let Some(dir) = matches.get_one::<String>("output-dir") {
