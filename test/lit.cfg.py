@@ -2,7 +2,12 @@
 #
 # Tools are taken from AUTOFUSE_BIN_DIR (set by `cargo test`, see tools/tests/lit.rs),
 # falling back to target/debug. Features: `cann` when a CANN toolchain is installed
-# (ASCEND_HOME_PATH set and its bisheng/ccec compiler present).
+# (ASCEND_HOME_PATH set and its bisheng/ccec compiler present); `vendor-headers` when
+# the vendor's Ascend C headers are found ($AUTOFUSE_VENDOR_HEADERS, else
+# ../shared/vendor/cann-8.1.RC1 next to the repository, where CI has them), with
+# %vendor_headers their root and %vendor_env an `AUTOFUSE_VENDOR_HEADERS=<root>`
+# prefix that makes autofuse-run check every kernel on the vendor path too (empty
+# without the headers).
 
 import os
 import shutil
@@ -38,3 +43,33 @@ config.substitutions.append(("%sim_cxx", f"{cxx} -std=c++20 -O1 -Wall -Wextra -I
 ascend_home = os.environ.get("ASCEND_HOME_PATH")
 if ascend_home and (shutil.which("bisheng") or os.path.isdir(os.path.join(ascend_home, "compiler"))):
     config.available_features.add("cann")
+
+vendor_root = os.environ.get("AUTOFUSE_VENDOR_HEADERS") or os.path.join(
+    os.path.dirname(repo_root), "shared", "vendor", "cann-8.1.RC1")
+# The places below ROOT that tools/src/ascendc/vendor.rs (candidates) looks at.
+vendor_candidates = [vendor_root, os.path.join(vendor_root, "ascendc", "include")]
+for base in [vendor_root, os.path.join(vendor_root, "latest")]:
+    vendor_candidates += [os.path.join(base, a, "ascendc", "include") for a in ("aarch64-linux", "x86_64-linux", "compiler", "tools")]
+    vendor_candidates.append(os.path.join(base, "ascendc", "include"))
+vendor_include = next((c for c in vendor_candidates
+                       if os.path.isfile(os.path.join(c, "basic_api", "kernel_operator.h"))
+                       and os.path.isdir(os.path.join(c, "highlevel_api"))), None)
+vendor_found = vendor_include is not None
+if os.environ.get("AUTOFUSE_VENDOR_HEADERS") and not vendor_found:
+    lit_config.fatal(f"AUTOFUSE_VENDOR_HEADERS={vendor_root} holds no Ascend C headers (basic_api/kernel_operator.h)")
+if vendor_found:
+    config.available_features.add("vendor-headers")
+    config.substitutions.append(("%vendor_headers", vendor_root))
+    config.substitutions.append(("%vendor_env", f"AUTOFUSE_VENDOR_HEADERS={vendor_root}"))
+    # g++ in the vendor headers' CPU-debug configuration over sim/vendor (what
+    # autofuse-run's vendor path uses, tools/src/ascendc/vendor.rs).
+    inc = vendor_include
+    b, h = os.path.join(inc, "basic_api"), os.path.join(inc, "highlevel_api")
+    dirs = [os.path.join(repo_root, "sim", "vendor", "include"), b, os.path.join(b, "impl"), os.path.join(b, "interface"),
+            os.path.join(b, "impl", "dav_c220"), h, os.path.join(h, "impl"), os.path.join(h, "lib")]
+    config.substitutions.append(("%vendor_cxx", f"{cxx} -std=c++17 -O1 -w -DASCENDC_CPU_DEBUG=1 -D__CCE_AICORE__=220 "
+                                 f"-D__DAV_C220_VEC__=1 -DAF_VENDOR_PATH=1 " + " ".join("-I" + d for d in dirs)
+                                 + " -include af_vendor_launch.h"))
+else:
+    config.substitutions.append(("%vendor_headers", "/nonexistent-vendor-headers"))
+    config.substitutions.append(("%vendor_env", ""))

@@ -9,6 +9,7 @@
 // RUN: not %t pad_blocklen 2>&1 | FileCheck %s --check-prefix=PADLEN
 // RUN: not %t work_small 2>&1 | FileCheck %s --check-prefix=WORK
 // RUN: not %t neg_count 2>&1 | FileCheck %s --check-prefix=NEGCOUNT
+// RUN: not %t erf_tmp 2>&1 | FileCheck %s --check-prefix=ERFTMP
 // RUN: not %t block_dim 2>&1 | FileCheck %s --check-prefix=BLOCKDIM
 // RUN: not %t profile 2>&1 | FileCheck %s --check-prefix=PROFILE
 
@@ -55,6 +56,12 @@ extern "C" __global__ __aicore__ void param_kernel(GM_ADDR x) {
         int32_t n = -8;
         // NEGCOUNT: ascendc-sim: error: kernel 'param_kernel' block 0: Muls: count -8 is negative (at {{.*}}err_params.cpp:[[@LINE+1]])
         Muls(c, a, 2.0f, n);
+    } else if (g_case == "erf_tmp") {
+        // The vendor's float Erf splits the count into chunks of bytes/4/3 elements
+        // rounded down to 32: 256 bytes give none.
+        LocalTensor<uint8_t> t = bc.GetWithOffset<uint8_t>(256, 0);
+        // ERFTMP: ascendc-sim: error: kernel 'param_kernel' block 0: Erf: sharedTmpBuffer of 256 bytes is too small: the Erf implementation needs at least 384 bytes for float (one 32-element chunk of its temporaries) (at {{.*}}err_params.cpp:[[@LINE+1]])
+        Erf(b, a, t, 64);
     }
 }
 

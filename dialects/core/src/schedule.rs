@@ -1521,6 +1521,14 @@ impl Schedule {
                             &Self::buffer_bytes(&(counted * f), ub_size(info.dtype).max(4)),
                         );
                     }
+                    if matches!(op.as_str(), "erf" | "sin" | "cos") {
+                        // The vendor's Erf works in chunks of bytes / sizeof(T) / 8 (f16)
+                        // or / 3 (f32) elements rounded down to 32 and refuses a chunk of
+                        // 0: at least 512 bytes (CANN 8.1.RC1 math/erf; docs/ascendc.md).
+                        // Sin and Cos split bytes / sizeof(float) by 4 (f16) or 3 (f32)
+                        // steps the same way (math/sin, math/cos): 512 bytes as well.
+                        scratch = Expr::max(&scratch, &c(512));
+                    }
                 }
                 NodeKind::Cast => {
                     let from = operand_dtype.unwrap_or(info.dtype);

@@ -10,7 +10,9 @@
 // up to the next 32 B boundary; the padding holds paddingValue (isPad) and the
 // filler up to the boundary ("dummy" data) repeats the pad value, or, without
 // padding, the block's first element (CCE intrinsic copy_gm_to_ubuf_align
-// docs).  UB->GM reads 32 B-rounded blocks and writes exactly blockLen bytes.
+// docs).  With isPad false the pad value is the pad register's: set by SetPadValue
+// or by an earlier DataCopyPad with isPad (the vendor writes both with
+// set_mov_pad_val).  UB->GM reads 32 B-rounded blocks and writes exactly blockLen bytes.
 // GM strides are in bytes, UB strides in 32 B blocks.
 //
 // Every GM byte range is bounds-checked (GlobalTensor extent and registered
@@ -75,6 +77,15 @@ inline void pad_gm_to_ub(const char* api, const AscendC::LocalTensor<T>& dst, co
     check_operand(api, dst.meta_, "dst", footprint, sz, 32, loc);
     check_gm_elem_align(api, src, loc);
     uint8_t* ub = ub_base();
+    if (isPad) {
+        // The pad value goes through the one pad register SetPadValue also writes (the
+        // vendor's DataCopyPad and SetPadValue both call set_mov_pad_val), so later
+        // copies with isPad false fill with it too (found by the vendor path).
+        SimState& s = st();
+        s.pad_value_set = true;
+        s.pad_value_bits = 0;
+        std::memcpy(&s.pad_value_bits, &padValue, sizeof(T));
+    }
     for (uint32_t i = 0; i < blockCount; ++i) {
         const uint8_t* g =
             reinterpret_cast<const uint8_t*>(src.ptr_) + static_cast<uint64_t>(i) * (static_cast<uint64_t>(blockLen) + srcStrideBytes);

@@ -21,6 +21,7 @@
 pub mod host;
 pub mod kernel;
 pub mod run;
+pub mod vendor;
 
 use autofuse_core::ascir::AscGraph;
 use autofuse_core::chip::ChipProfile;

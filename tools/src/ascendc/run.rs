@@ -491,6 +491,10 @@ int main(int argc, char** argv) {
     for (int i = 0; i < n && a < argc; ++i) rq.inputs.push_back(argv[a++]);
     n = a < argc ? std::atoi(argv[a++]) : 0;
     for (int i = 0; i < n && a < argc; ++i) rq.outputs.push_back(argv[a++]);
+#ifdef AF_VENDOR_PATH
+    // The ISA model's InitBuffer check needs the usable UB of the requested chip.
+    af_vendor::set_ub_limit(rq.ub);
+#endif
     for (const Entry& e : kEntries)
         if (kernel == e.name) return e.run(rq);
     std::fprintf(stderr, "unknown kernel %s\n", kernel.c_str());
@@ -506,7 +510,8 @@ pub struct SimBuild {
     pub compiled: bool,
 }
 
-fn sim_headers_hash(sim_include: &Path) -> Result<Vec<u8>, String> {
+/// A content hash of every file below `sim_include` (names and bytes).
+pub fn sim_headers_hash(sim_include: &Path) -> Result<Vec<u8>, String> {
     let mut files = Vec::new();
     let mut stack = vec![sim_include.to_path_buf()];
     while let Some(dir) = stack.pop() {
@@ -529,8 +534,40 @@ fn sim_headers_hash(sim_include: &Path) -> Result<Vec<u8>, String> {
     Ok(fnv64(&[&all]).to_le_bytes().to_vec())
 }
 
-/// Builds (or finds in the cache) one driver holding `kernels` (deduplicated by symbol).
-pub fn build(kernels: &[&PreparedKernel], options: &RunOptions) -> Result<SimBuild, String> {
+/// How a driver is compiled: the CPU emulation (`sim/include`) or the vendor's Ascend C
+/// headers over autofuse's ISA model (`sim/vendor`, see [`super::vendor`]).
+#[derive(Clone, Debug)]
+pub struct Toolchain {
+    /// Compiler flags (standard, optimisation, defines).
+    pub flags: Vec<String>,
+    /// Include folders, in search order.
+    pub includes: Vec<PathBuf>,
+    /// A header g++ includes ahead of the driver (`-include`).
+    pub force_include: Option<String>,
+    /// Folders whose every file enters the cache key.
+    pub hashed: Vec<PathBuf>,
+    /// Whether to precompile the API headers.
+    pub pch: bool,
+    /// Cache sub-folder prefix, so that the two paths never share a binary.
+    pub tag: &'static str,
+}
+
+impl Toolchain {
+    /// The CPU emulation of `options.sim_include`.
+    pub fn sim(options: &RunOptions) -> Toolchain {
+        Toolchain {
+            flags: ["-std=c++20", "-O1", "-w"].map(String::from).to_vec(),
+            includes: vec![options.sim_include.clone()],
+            force_include: None,
+            hashed: vec![options.sim_include.clone()],
+            pch: true,
+            tag: "",
+        }
+    }
+}
+
+/// The driver sources of `kernels` (deduplicated by symbol): (file name, contents).
+pub fn driver_files(kernels: &[&PreparedKernel]) -> Result<Vec<(String, String)>, String> {
     let mut seen = std::collections::BTreeMap::new();
     for k in kernels {
         seen.entry(k.symbol.clone()).or_insert(*k);
@@ -569,16 +606,42 @@ pub fn build(kernels: &[&PreparedKernel], options: &RunOptions) -> Result<SimBui
     driver.push_str(DRIVER_MAIN);
     files.push(("driver.cpp".into(), driver));
     files.sort();
-    let flags = "-std=c++20 -O1 -w";
-    let sim_hash = sim_headers_hash(&options.sim_include)?;
+    Ok(files)
+}
+
+/// Builds (or finds in the cache) one driver holding `kernels` (deduplicated by symbol)
+/// against the CPU emulation.
+pub fn build(kernels: &[&PreparedKernel], options: &RunOptions) -> Result<SimBuild, String> {
+    build_with(kernels, options, &Toolchain::sim(options))
+}
+
+/// Builds (or finds in the cache) one driver holding `kernels` with `toolchain`.
+pub fn build_with(
+    kernels: &[&PreparedKernel],
+    options: &RunOptions,
+    toolchain: &Toolchain,
+) -> Result<SimBuild, String> {
+    let files = driver_files(kernels)?;
+    let flags = toolchain.flags.join(" ");
+    let mut headers_hash = Vec::new();
+    for dir in &toolchain.hashed {
+        headers_hash.extend(sim_headers_hash(dir)?);
+    }
     let mut parts: Vec<&[u8]> = files
         .iter()
         .flat_map(|(n, c)| [n.as_bytes(), c.as_bytes()])
         .collect();
-    parts.push(&sim_hash);
+    parts.push(&headers_hash);
     parts.push(flags.as_bytes());
     parts.push(options.cxx.as_bytes());
-    let hash = format!("{:016x}", fnv64(&parts));
+    let include_text: Vec<String> = toolchain
+        .includes
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    let include_text = include_text.join("\n");
+    parts.push(include_text.as_bytes());
+    let hash = format!("{}{:016x}", toolchain.tag, fnv64(&parts));
     let dir = options.cache_dir.join(&hash);
     let binary = dir.join("driver");
     if binary.exists() {
@@ -597,15 +660,23 @@ pub fn build(kernels: &[&PreparedKernel], options: &RunOptions) -> Result<SimBui
     let src = dir.join(format!("src.{unique}"));
     super::write_files(&src, &files)?;
     let tmp = dir.join(format!("driver.{unique}"));
-    let pch = precompiled_header(options, flags, &sim_hash);
+    let pch = if toolchain.pch {
+        precompiled_header(options, toolchain, &flags, &headers_hash)
+    } else {
+        None
+    };
     let mut cmd = Command::new(&options.cxx);
-    cmd.args(flags.split(' '));
+    cmd.args(&toolchain.flags);
     if let Some(pch_dir) = &pch {
+        // The precompiled header holds the forced include too.
         cmd.arg("-I").arg(pch_dir).arg("-include").arg("af_pch.h");
+    } else if let Some(header) = &toolchain.force_include {
+        cmd.arg("-include").arg(header);
+    }
+    for inc in &toolchain.includes {
+        cmd.arg("-I").arg(inc);
     }
     cmd.arg("-I")
-        .arg(&options.sim_include)
-        .arg("-I")
         .arg(&src)
         .arg(src.join("driver.cpp"))
         .arg("-o")
@@ -615,6 +686,22 @@ pub fn build(kernels: &[&PreparedKernel], options: &RunOptions) -> Result<SimBui
         .map_err(|e| format!("cannot run {}: {e}", options.cxx))?;
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
+        // An intrinsic only the vendor path's catch-all declares (sim/vendor/include/
+        // stub_fun.h) fails to link: name it rather than show the linker's noise.
+        let mut unmodeled: Vec<&str> = err
+            .split("af_isa::Unmodeled ")
+            .skip(1)
+            .filter_map(|t| t.split(['<', '(']).next())
+            .collect();
+        unmodeled.sort_unstable();
+        unmodeled.dedup();
+        if !unmodeled.is_empty() {
+            return Err(format!(
+                "the ISA model (sim/vendor) does not model the intrinsic(s) {} that the vendor's code calls for these kernels ({})",
+                unmodeled.join(", "),
+                src.display()
+            ));
+        }
         let head: String = err.lines().take(40).collect::<Vec<_>>().join("\n");
         return Err(format!(
             "g++ failed on the generated kernels ({}):\n{head}",
@@ -632,12 +719,20 @@ pub fn build(kernels: &[&PreparedKernel], options: &RunOptions) -> Result<SimBui
     })
 }
 
-/// A precompiled header of the emulation (built once per sim version and flags, in the
-/// cache), which saves about half of every driver compile; `None` when g++ cannot
-/// build it (the driver then compiles without it).
-fn precompiled_header(options: &RunOptions, flags: &str, sim_hash: &[u8]) -> Option<PathBuf> {
-    let key = fnv64(&[sim_hash, flags.as_bytes(), options.cxx.as_bytes()]);
-    let dir = options.cache_dir.join(format!("pch-{key:016x}"));
+/// A precompiled header of the toolchain's API headers (built once per header version
+/// and flags, in the cache), which saves a third to a half of every driver compile;
+/// `None` when g++ cannot build it (the driver then compiles without it). With a
+/// forced include (the vendor path) that header is the one precompiled.
+fn precompiled_header(
+    options: &RunOptions,
+    toolchain: &Toolchain,
+    flags: &str,
+    headers_hash: &[u8],
+) -> Option<PathBuf> {
+    let key = fnv64(&[headers_hash, flags.as_bytes(), options.cxx.as_bytes()]);
+    let dir = options
+        .cache_dir
+        .join(format!("{}pch-{key:016x}", toolchain.tag));
     if dir.join("af_pch.h.gch").exists() {
         return Some(dir);
     }
@@ -648,12 +743,18 @@ fn precompiled_header(options: &RunOptions, flags: &str, sim_hash: &[u8]) -> Opt
     );
     let tmp = options.cache_dir.join(format!("pch.{unique}"));
     std::fs::create_dir_all(&tmp).ok()?;
-    let header = "#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n#include <string>\n#include <vector>\n#include \"kernel_operator.h\"\n";
+    let api = toolchain
+        .force_include
+        .clone()
+        .unwrap_or_else(|| "kernel_operator.h".into());
+    let header = format!("#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n#include <string>\n#include <vector>\n#include \"{api}\"\n");
     std::fs::write(tmp.join("af_pch.h"), header).ok()?;
-    let status = Command::new(&options.cxx)
-        .args(flags.split(' '))
-        .arg("-I")
-        .arg(&options.sim_include)
+    let mut cmd = Command::new(&options.cxx);
+    cmd.args(&toolchain.flags);
+    for inc in &toolchain.includes {
+        cmd.arg("-I").arg(inc);
+    }
+    let status = cmd
         .arg("-x")
         .arg("c++-header")
         .arg(tmp.join("af_pch.h"))
@@ -786,12 +887,21 @@ pub fn launch(
         let stdout = String::from_utf8_lossy(&out.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr);
         if !out.status.success() {
+            // The vendor path's own checks report on stdout ([ERROR] / [ASSERT] lines).
+            let logged: Vec<&str> = stdout
+                .lines()
+                .filter(|l| l.starts_with("[ERROR]") || l.starts_with("[ASSERT]"))
+                .collect();
+            let mut why = stderr.trim().to_string();
+            if !logged.is_empty() {
+                why = format!("{why} {}", logged.join(" | "));
+            }
             return Err(format!(
                 "kernel {} ({}) failed on the emulation (exit {}): {}",
                 k.name,
                 k.symbol,
                 out.status.code().unwrap_or(-1),
-                stderr.trim()
+                why.trim()
             ));
         }
         let mut launch = Launch {

@@ -14,6 +14,12 @@
 //! writes the same figures as JSON (per shape run: every kernel in program order, the
 //! emulated ones with their measured traffic, boundary ops and interpreted kernels with
 //! their operand + result bytes, and the totals), so benchmarks need not scrape the text.
+//! `--vendor-headers ROOT` (or `$AUTOFUSE_VENDOR_HEADERS`) also builds every kernel
+//! against the vendor's Ascend C headers over autofuse's ISA model (`sim/vendor`), runs
+//! each shape there too and compares it with the interpreter and with the emulation
+//! (`vendor path: ...` lines, and per run `"vendor": {kernels_run, max_error, vs_sim,
+//! error, pass}` in `--report-json`, `null` without it; a compile error names kernel,
+//! line and API).
 //! Exit codes: 0 PASS, 1 FAIL or errors, 2 command-line misuse.
 
 use autofuse_core::attr::AttrValue;
@@ -21,6 +27,7 @@ use autofuse_core::graph::{Dim, TensorType};
 use autofuse_core::tensor::Tensor;
 use autofuse_mlir::context::create_context;
 use autofuse_tools::ascendc::run::{self, RunOptions};
+use autofuse_tools::ascendc::vendor::{self, VendorHeaders};
 use autofuse_tools::ascendc::{self, KernelInput};
 use autofuse_tools::execute::compare;
 use autofuse_tools::input;
@@ -82,6 +89,12 @@ fn command() -> Command {
         .arg(Arg::new("cache-dir").long("cache-dir").help("Build cache (default $AUTOFUSE_CACHE_DIR or target/autofuse-cache)"))
         .arg(Arg::new("output-dir").long("output-dir").help("Write the outputs as out<N>.npy"))
         .arg(
+            Arg::new("vendor-headers")
+                .long("vendor-headers")
+                .value_name("ROOT")
+                .help("Also check, build and run every kernel against the vendor's Ascend C headers (a CANN installation or a folder holding ascendc/include; default $AUTOFUSE_VENDOR_HEADERS)"),
+        )
+        .arg(
             Arg::new("report-json")
                 .long("report-json")
                 .value_name("FILE")
@@ -114,6 +127,38 @@ fn bytes_of(ty: &TensorType, symbols: &HashMap<String, i64>) -> u64 {
         }
     }
     n.saturating_mul(ty.dtype.bytes() as u64)
+}
+
+/// The largest difference of `actual` from `expected` over every output, whether all
+/// of them are within tolerance, and why not.
+fn max_error(expected: &[Tensor], actual: &[Tensor]) -> (f64, bool, Vec<String>) {
+    let mut worst = 0.0f64;
+    let mut ok = expected.len() == actual.len();
+    let mut why = Vec::new();
+    for (i, (e, a)) in expected.iter().zip(actual).enumerate() {
+        match compare(e, a) {
+            Ok(err) => worst = worst.max(err),
+            Err(reason) => {
+                ok = false;
+                // The largest error counts the failing outputs too.
+                if e.shape == a.shape {
+                    for (x, y) in e.data.iter().zip(&a.data) {
+                        if x == y || x.is_nan() && y.is_nan() {
+                            continue;
+                        }
+                        let d = (x - y).abs();
+                        worst = if d.is_nan() {
+                            f64::INFINITY
+                        } else {
+                            worst.max(d)
+                        };
+                    }
+                }
+                why.push(format!("output #{i} differs: {reason}"));
+            }
+        }
+    }
+    (worst, ok, why)
 }
 
 /// A JSON string literal.
@@ -258,6 +303,7 @@ fn run_json(
     max_error: Option<f64>,
     notes: &[String],
     error: Option<&str>,
+    vendor: &str,
     pass: bool,
 ) -> String {
     let mut syms: Vec<(&String, &i64)> = symbols.iter().collect();
@@ -310,7 +356,7 @@ fn run_json(
     };
     let notes: Vec<String> = notes.iter().map(|n| json_str(n)).collect();
     format!(
-        "    {{\n      \"symbols\": {{{}}},\n      \"inputs\": [{}],\n      \"input_dtypes\": [{}],\n      \"kernels\": [\n{}\n      ],\n      \"kernel_count\": {},\n      \"gm_bytes\": {gm},\n      \"max_error\": {},\n      \"notes\": [{}],\n      \"error\": {},\n      \"pass\": {pass}\n    }}",
+        "    {{\n      \"symbols\": {{{}}},\n      \"inputs\": [{}],\n      \"input_dtypes\": [{}],\n      \"kernels\": [\n{}\n      ],\n      \"kernel_count\": {},\n      \"gm_bytes\": {gm},\n      \"max_error\": {},\n      \"vendor\": {vendor},\n      \"notes\": [{}],\n      \"error\": {},\n      \"pass\": {pass}\n    }}",
         syms.join(", "),
         shapes.join(", "),
         dtypes.join(", "),
@@ -501,6 +547,41 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
         started.elapsed().as_secs_f64()
     );
     let builds = run::builds_for(&module, &build);
+    let vendor_root = matches
+        .get_one::<String>("vendor-headers")
+        .cloned()
+        .or_else(|| std::env::var(vendor::ENV).ok().filter(|s| !s.is_empty()));
+    let vendor_builds = match vendor_root {
+        None => None,
+        Some(root) => {
+            let headers = VendorHeaders::locate(Path::new(&root), &repo)?;
+            let started = std::time::Instant::now();
+            // One build compiles every kernel; only when it fails is each kernel compiled
+            // on its own, to name the kernel, line and API of the first error.
+            let vbuild = match run::build_with(&kernels, &options, &vendor::toolchain(&headers)) {
+                Ok(b) => b,
+                Err(e) => {
+                    vendor::check_kernels(&kernels, &options, &headers).map_err(|c| {
+                        format!("vendor headers ({}): {c}", headers.include.display())
+                    })?;
+                    return Err(format!("vendor path: {e}"));
+                }
+            };
+            let _ = writeln!(
+                out,
+                "vendor build: {} kernel(s) {} against {} ({:.1} s)",
+                kernels.len(),
+                if vbuild.compiled {
+                    "compiled with g++ (CPU-debug, dav_c220)"
+                } else {
+                    "from the cache"
+                },
+                headers.include.display(),
+                started.elapsed().as_secs_f64()
+            );
+            Some((run::builds_for(&module, &vbuild), vbuild))
+        }
+    };
     let mut names: Vec<&String> = module.kernels.keys().collect();
     names.sort();
     for name in names {
@@ -607,6 +688,7 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
                     None,
                     &[],
                     Some(&e),
+                    "null",
                     false,
                 ));
             }
@@ -632,28 +714,57 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
                 for n in &run.notes {
                     let _ = writeln!(out, "   note: {n}");
                 }
-                let mut worst = 0.0f64;
-                let mut ok = true;
-                for (i, (e, a)) in expected.iter().zip(&run.outputs).enumerate() {
-                    match compare(e, a) {
-                        Ok(err) => worst = worst.max(err),
-                        Err(why) => {
-                            ok = false;
-                            // The largest error counts the failing outputs too.
-                            if e.shape == a.shape {
-                                for (x, y) in e.data.iter().zip(&a.data) {
-                                    if x == y || x.is_nan() && y.is_nan() {
-                                        continue;
-                                    }
-                                    let d = (x - y).abs();
-                                    worst = if d.is_nan() {
-                                        f64::INFINITY
-                                    } else {
-                                        worst.max(d)
-                                    };
-                                }
+                let (worst, ok, why) = max_error(&expected, &run.outputs);
+                for w in &why {
+                    let _ = writeln!(out, "   {w}");
+                }
+                let mut vendor_out = String::new();
+                let mut vendor_ok = true;
+                // The vendor path's figures for --report-json (null without it).
+                let mut vendor_json = String::from("null");
+                if let Some((vbuilds, _)) = &vendor_builds {
+                    match run::execute(&module, vbuilds, &entry, &inputs) {
+                        Err(e) => {
+                            vendor_ok = false;
+                            let _ = writeln!(vendor_out, "   vendor path: FAIL: {e}");
+                            vendor_json = format!(
+                                "{{\"kernels_run\": 0, \"max_error\": null, \"vs_sim\": null, \"error\": {}, \"pass\": false}}",
+                                json_str(&e)
+                            );
+                        }
+                        Ok(vrun) => {
+                            let (verr, vok, vwhy) = max_error(&expected, &vrun.outputs);
+                            let (vsim, sok, swhy) = max_error(&run.outputs, &vrun.outputs);
+                            let mut launched: Vec<&str> =
+                                vrun.launches.iter().map(|l| l.kernel.as_str()).collect();
+                            launched.sort_unstable();
+                            launched.dedup();
+                            for w in &vwhy {
+                                let _ = writeln!(vendor_out, "   vendor path: {w}");
                             }
-                            let _ = writeln!(out, "   output #{i} differs: {why}");
+                            for w in &swhy {
+                                let _ = writeln!(vendor_out, "   vendor path vs sim: {w}");
+                            }
+                            let _ = writeln!(
+                                vendor_out,
+                                "   vendor path: {} kernel(s) run, max error {verr:.3e} (vs sim {vsim:.3e}): {}",
+                                launched.len(),
+                                if vok && sok { "PASS" } else { "FAIL" }
+                            );
+                            vendor_ok = vok && sok;
+                            let num = |x: f64| {
+                                if x.is_finite() {
+                                    format!("{x:e}")
+                                } else {
+                                    "null".to_string()
+                                }
+                            };
+                            vendor_json = format!(
+                                "{{\"kernels_run\": {}, \"max_error\": {}, \"vs_sim\": {}, \"error\": null, \"pass\": {vendor_ok}}}",
+                                launched.len(),
+                                num(verr),
+                                num(vsim)
+                            );
                         }
                     }
                 }
@@ -678,7 +789,8 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
                     "   max error {worst:.3e}: {}",
                     if ok { "PASS" } else { "FAIL" }
                 );
-                pass &= ok;
+                out.push_str(&vendor_out);
+                pass &= ok && vendor_ok;
                 if !expect.is_empty() {
                     let (line, matched) = compare_expected(expect, &run.outputs)?;
                     let _ = writeln!(out, "{line}");
@@ -695,7 +807,8 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
                         Some(worst),
                         &run.notes,
                         None,
-                        ok,
+                        &vendor_json,
+                        ok && vendor_ok,
                     ));
                 }
                 if let Some(dir) = matches.get_one::<String>("output-dir") {
