@@ -335,6 +335,27 @@ fn nest(values: &[f64], shape: &[usize]) -> String {
     }
 }
 
+/// Makes operand `index` of `op` read its value (of type `from`) cast to `to`, with the
+/// cast inserted right before `op`.
+fn cast_operand(
+    op: melior::ir::OperationRef,
+    index: usize,
+    from: TensorType,
+    to: DType,
+) -> Result<(), String> {
+    let current = op.operand(index).map_err(|e| e.to_string())?;
+    let mut emitter = Emitter::before(op).ok_or("the op is not in a block")?;
+    let source = Typed {
+        value: current,
+        ty: from,
+    };
+    let cast = emitter
+        .op("ascend.cast", &[&source], &[], Some(to))
+        .map_err(|e| e.0)?;
+    raw::set_operand(op, index, cast.value);
+    Ok(())
+}
+
 fn run(module: melior::ir::OperationRef, _options: &PassOptions) -> Result<(), ()> {
     let body = extract::module_body(module).ok_or(())?;
     let mut narrowed = 0u64;
@@ -433,21 +454,8 @@ fn run(module: melior::ir::OperationRef, _options: &PassOptions) -> Result<(), (
                 } else {
                     (TensorType::new(DType::I32, ty.dims.clone()), DType::I64)
                 };
-                let Ok(current) = operand_op.operand(i) else {
-                    continue;
-                };
-                let Some(mut emitter) = Emitter::before(operand_op) else {
-                    continue;
-                };
-                let source = Typed {
-                    value: current,
-                    ty: from,
-                };
-                match emitter.op("ascend.cast", &[&source], &[], Some(to)) {
-                    Ok(cast) => {
-                        raw::set_operand(operand_op, i, cast.value);
-                        casts += 1;
-                    }
+                match cast_operand(operand_op, i, from, to) {
+                    Ok(()) => casts += 1,
                     Err(e) => {
                         diagnostics::error(op.location(), format!("cannot insert a cast: {e}"));
                         ok = false;
@@ -485,19 +493,9 @@ fn run(module: melior::ir::OperationRef, _options: &PassOptions) -> Result<(), (
                 let Some(ty) = graph.ty(value).cloned() else {
                     continue;
                 };
-                let (Ok(current), Some(mut emitter)) = (ret.operand(i), Emitter::before(ret))
-                else {
-                    continue;
-                };
-                let source = Typed {
-                    value: current,
-                    ty: TensorType::new(DType::I32, ty.dims.clone()),
-                };
-                match emitter.op("ascend.cast", &[&source], &[], Some(DType::I64)) {
-                    Ok(cast) => {
-                        raw::set_operand(ret, i, cast.value);
-                        casts += 1;
-                    }
+                let narrow = TensorType::new(DType::I32, ty.dims.clone());
+                match cast_operand(ret, i, narrow, DType::I64) {
+                    Ok(()) => casts += 1,
                     Err(e) => {
                         diagnostics::error(ret.location(), format!("cannot insert a cast: {e}"));
                         ok = false;

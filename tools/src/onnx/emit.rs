@@ -297,14 +297,11 @@ impl Builder {
         name
     }
 
-    /// A constant tensor.
-    pub fn constant(&mut self, dtype: DType, dims: &[usize], values: Values) -> Val {
-        let ty = static_type(dtype, dims);
+    /// Emits an op without operands, `"<op>"() {<attrs>} : () -> <ty>`, and names its result.
+    fn leaf(&mut self, op: &str, attrs: &str, ty: &TensorType) -> String {
         let ssa = self.fresh();
         let text = format!(
-            "{ssa} = \"ascend.constant\"() {{value = {} : {}}} : () -> {} {}",
-            dense_text(dtype, dims, &values),
-            ty.to_mlir(),
+            "{ssa} = \"{op}\"() {{{attrs}}} : () -> {} {}",
             ty.to_mlir(),
             self.loc
         );
@@ -314,6 +311,18 @@ impl Builder {
             text,
             callee: None,
         });
+        ssa
+    }
+
+    /// A constant tensor.
+    pub fn constant(&mut self, dtype: DType, dims: &[usize], values: Values) -> Val {
+        let ty = static_type(dtype, dims);
+        let attrs = format!(
+            "value = {} : {}",
+            dense_text(dtype, dims, &values),
+            ty.to_mlir()
+        );
+        let ssa = self.leaf("ascend.constant", &attrs, &ty);
         Val {
             ssa,
             ty,
@@ -335,19 +344,8 @@ impl Builder {
             return self.constant(dtype, dims, values);
         }
         let ty = static_type(dtype, dims);
-        let ssa = self.fresh();
-        let text = format!(
-            "{ssa} = \"ascend.symbolic_constant\"() {{values = {}}} : () -> {} {}",
-            A::Exprs(elements.clone()).text(),
-            ty.to_mlir(),
-            self.loc
-        );
-        self.lines.push(Line {
-            results: vec![ssa.clone()],
-            operands: Vec::new(),
-            text,
-            callee: None,
-        });
+        let attrs = format!("values = {}", A::Exprs(elements.clone()).text());
+        let ssa = self.leaf("ascend.symbolic_constant", &attrs, &ty);
         Val {
             ssa,
             ty,
