@@ -1,6 +1,8 @@
 // autofuse-run --report-json writes, per shape run, every kernel in program order (the
 // matmul, a boundary op, with its operand + result bytes; the fused kernel with the GM
-// traffic the emulation measured), the totals and PASS/FAIL; the JSON must parse.
+// traffic the emulation measured; each with its own minimum: distinct operands and
+// results once: x, the matmul result and the output of 2 KiB each), the totals and
+// PASS/FAIL; the JSON must parse. `onnx_nodes` is set for ONNX inputs only.
 // RUN: %autofuse-run %s --report-json %t.json | FileCheck %s --check-prefix=TEXT
 // RUN: FileCheck %s --input-file=%t.json
 // RUN: python3 -m json.tool %t.json > /dev/null
@@ -10,13 +12,14 @@
 // TEXT: GM bytes: measured 6144 B | unfused 14.0 KiB | minimum 8704 B
 // TEXT: == PASS
 
-// CHECK:      "entry": "f",
+// CHECK:      "onnx_nodes": null,
+// CHECK-NEXT: "entry": "f",
 // CHECK:      "runs": [
 // CHECK:          "inputs": {{\[\[}}8, 64], [8, 16], [16, 64]],
 // CHECK-NEXT:     "input_dtypes": ["f32", "f32", "f32"],
 // CHECK-NEXT:     "kernels": [
-// CHECK-NEXT:       {"name": "ascend.matmul", "kind": "boundary", "ops": ["ascend.matmul"], "blocks": null, "gm_read": 4608, "gm_written": 2048, "ub_peak": null},
-// CHECK-NEXT:       {"name": "autofuse_pointwise_0_Exp_Add_Abs", "kind": "emulated", "ops": ["Exp", "Add", "Abs"], "blocks": {{[1-9][0-9]*}}, "gm_read": 4096, "gm_written": 2048, "ub_peak": {{[1-9][0-9]*}}}
+// CHECK-NEXT:       {"name": "ascend.matmul", "kind": "boundary", "ops": ["ascend.matmul"], "blocks": null, "gm_read": 4608, "gm_written": 2048, "minimum": 6656, "ub_peak": null},
+// CHECK-NEXT:       {"name": "autofuse_pointwise_0_Exp_Add_Abs", "kind": "emulated", "ops": ["Exp", "Add", "Abs"], "blocks": {{[1-9][0-9]*}}, "gm_read": 4096, "gm_written": 2048, "minimum": 6144, "ub_peak": {{[1-9][0-9]*}}}
 // CHECK-NEXT:     ],
 // CHECK-NEXT:     "kernel_count": 2,
 // CHECK-NEXT:     "gm_bytes": {"measured": 6144, "not_measured": 6656, "total": 12800, "unfused": 14336, "minimum": 8704},

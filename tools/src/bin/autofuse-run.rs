@@ -328,13 +328,14 @@ fn run_json(
         .map(|k| {
             let ops: Vec<String> = k.ops.iter().map(|o| json_str(o)).collect();
             format!(
-                "        {{\"name\": {}, \"kind\": \"{}\", \"ops\": [{}], \"blocks\": {}, \"gm_read\": {}, \"gm_written\": {}, \"ub_peak\": {}}}",
+                "        {{\"name\": {}, \"kind\": \"{}\", \"ops\": [{}], \"blocks\": {}, \"gm_read\": {}, \"gm_written\": {}, \"minimum\": {}, \"ub_peak\": {}}}",
                 json_str(&k.name),
                 k.kind,
                 ops.join(", "),
                 json_opt(k.blocks),
                 k.gm_read,
                 k.gm_written,
+                k.minimum,
                 json_opt(k.ub_peak)
             )
         })
@@ -829,8 +830,9 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
     print!("{out}");
     if let Some(file) = matches.get_one::<String>("report-json") {
         let json = format!(
-            "{{\n  \"input\": {},\n  \"entry\": {},\n  \"target\": {},\n  \"pipeline\": {},\n  \"runs\": [\n{}\n  ],\n  \"pass\": {pass}\n}}\n",
+            "{{\n  \"input\": {},\n  \"onnx_nodes\": {},\n  \"entry\": {},\n  \"target\": {},\n  \"pipeline\": {},\n  \"runs\": [\n{}\n  ],\n  \"pass\": {pass}\n}}\n",
             json_str(&path),
+            json_opt(onnx_nodes.map(|n| n as u64)),
             json_str(&entry),
             json_str(module.chip.name),
             json_str(&options.pipeline()),
