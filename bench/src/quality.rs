@@ -345,27 +345,40 @@ fn autofuse(options: &Options, name: &str, dir: &Path) -> Result<(Json, bool), S
         return Err(format!("{} does not exist", graph.display()));
     }
     let report = dir.join(format!("{name}.json"));
-    let _ = std::fs::remove_file(&report);
     let log = dir.join(format!("{name}.log"));
-    let status = Command::new(&options.autofuse_run)
-        .arg(&graph)
+    let json = run_with_report(&options.autofuse_run, &graph, &[], &report, &log, name)?;
+    let pass = json.get("pass") == Some(&Json::Bool(true));
+    Ok((json, pass))
+}
+
+/// Runs `autofuse_run input args... --report-json report` with stdout in `log` and reads
+/// the report. Exit 1 with a report is a FAIL of the comparison, which the tables show;
+/// no report at all is an error of the run.
+pub(crate) fn run_with_report(
+    autofuse_run: &Path,
+    input: &Path,
+    args: &[String],
+    report: &Path,
+    log: &Path,
+    name: &str,
+) -> Result<Json, String> {
+    let _ = std::fs::remove_file(report);
+    let status = Command::new(autofuse_run)
+        .arg(input)
+        .args(args)
         .arg("--report-json")
-        .arg(&report)
-        .stdout(std::fs::File::create(&log).map_err(|e| format!("{}: {e}", log.display()))?)
+        .arg(report)
+        .stdout(std::fs::File::create(log).map_err(|e| format!("{}: {e}", log.display()))?)
         .stderr(Stdio::inherit())
         .status()
-        .map_err(|e| format!("cannot run {}: {e}", options.autofuse_run.display()))?;
-    // Exit 1 with a report is a FAIL of the comparison, which the table shows; no report
-    // at all is an error of the run.
-    let text = std::fs::read_to_string(&report).map_err(|_| {
+        .map_err(|e| format!("cannot run {}: {e}", autofuse_run.display()))?;
+    let text = std::fs::read_to_string(report).map_err(|_| {
         format!(
             "autofuse-run wrote no report for {name} (exit {status}); see {}",
             log.display()
         )
     })?;
-    let json = parse_json(&text).map_err(|e| format!("{}: {e}", report.display()))?;
-    let pass = json.get("pass") == Some(&Json::Bool(true));
-    Ok((json, pass))
+    parse_json(&text).map_err(|e| format!("{}: {e}", report.display()))
 }
 
 fn venv_python(options: &Options) -> PathBuf {

@@ -17,7 +17,7 @@
 //! one; `autofuse-bench fusion-quality` keeps it when it rewrites the file, so the two
 //! generators can run in either order.
 
-use crate::quality::{human, parse_json, Json};
+use crate::quality::{human, parse_json, run_with_report, Json};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -302,26 +302,13 @@ fn measure(
     let (inputs, expect) = shape_files(entry, &options.models);
     let report = dir.join(format!("{file}.json"));
     let log = dir.join(format!("{file}.log"));
-    let _ = std::fs::remove_file(&report);
-    let status = Command::new(&options.autofuse_run)
-        .arg(&onnx)
-        .arg("--inputs")
-        .arg(inputs.join(","))
-        .arg("--expect")
-        .arg(expect.join(","))
-        .arg("--report-json")
-        .arg(&report)
-        .stdout(std::fs::File::create(&log).map_err(|e| format!("{}: {e}", log.display()))?)
-        .stderr(Stdio::inherit())
-        .status()
-        .map_err(|e| format!("cannot run {}: {e}", options.autofuse_run.display()))?;
-    let text = std::fs::read_to_string(&report).map_err(|_| {
-        format!(
-            "autofuse-run wrote no report for {file} (exit {status}); see {}",
-            log.display()
-        )
-    })?;
-    let json = parse_json(&text).map_err(|e| format!("{}: {e}", report.display()))?;
+    let args = [
+        "--inputs".to_string(),
+        inputs.join(","),
+        "--expect".to_string(),
+        expect.join(","),
+    ];
+    let json = run_with_report(&options.autofuse_run, &onnx, &args, &report, &log, file)?;
     let stdout = std::fs::read_to_string(&log).unwrap_or_default();
     let run = json
         .get("runs")

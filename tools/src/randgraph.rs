@@ -24,6 +24,25 @@ pub struct RandomGraph {
     pub dtype: DType,
 }
 
+impl RandomGraph {
+    /// The symbol values of trial `trial` of graph `seed`: 1, odd sizes and sizes beyond
+    /// one 32-byte block, varied per symbol so that different dims differ.
+    pub fn trial_symbols(&self, seed: u64, trial: u64) -> std::collections::HashMap<String, i64> {
+        self.symbols
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let v = match (seed + trial + i as u64) % 3 {
+                    0 => 1 + (seed * 7 + trial) % 5,
+                    1 => 9 + (seed * 13 + trial * 5 + i as u64) % 31,
+                    _ => 33 + (seed * 3 + trial * 11) % 40,
+                };
+                (name.clone(), v as i64)
+            })
+            .collect()
+    }
+}
+
 struct Gen {
     rng: SplitMix64,
     body: String,

@@ -272,19 +272,7 @@ fn vendor_path_random_graphs() {
     let mut launched = 0;
     for (seed, graph, module) in &prepared {
         for trial in 0..3u64 {
-            let symbols: HashMap<String, i64> = graph
-                .symbols
-                .iter()
-                .enumerate()
-                .map(|(i, name)| {
-                    let v = match (seed + trial + i as u64) % 3 {
-                        0 => 1 + (seed * 7 + trial) % 5,
-                        1 => 9 + (seed * 13 + trial * 5 + i as u64) % 31,
-                        _ => 33 + (seed * 3 + trial * 11) % 40,
-                    };
-                    (name.clone(), v as i64)
-                })
-                .collect();
+            let symbols = graph.trial_symbols(*seed, trial);
             let inputs = autofuse_tools::execute::random_tensors(
                 &graph.inputs,
                 &symbols,

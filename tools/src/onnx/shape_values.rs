@@ -11,16 +11,21 @@
 //! nothing: the value becomes an `ascend.symbolic_constant` (host-computed from the
 //! runtime symbols), which is dead unless data computation reads it.
 //!
+//! Arithmetic, compares and reductions combine expressions here; data movement
+//! (reshape, broadcast, transpose, slice, concat, gathers) runs the reference
+//! interpreter's kernel on element ids, so it cannot drift from the op's semantics.
+//!
 //! An op is evaluated only when every operand's elements are known and the result is
 //! small and static. Comparisons are decided only when the shape env proves them for
 //! every admissible value of the symbols (dims are >= 1); otherwise the op stays a real
 //! op computing on the symbolic constant at run time, which is slower but never wrong.
 
 use autofuse_core::attr::AttrValue;
-use autofuse_core::graph::DType;
-use autofuse_core::tensor::strides_of;
+use autofuse_core::graph::{DType, Dim, TensorType};
+use autofuse_core::interp::run_node;
+use autofuse_core::tensor::{strides_of, Tensor};
 use autofuse_symbolic::{Expr, Relation, ShapeEnv, Tri};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// Largest shape value the importer tracks symbolically.
 pub const SHAPE_VALUE_LIMIT: usize = 4096;
@@ -85,16 +90,6 @@ fn attr_ints(attrs: &BTreeMap<String, AttrValue>, name: &str) -> Option<Vec<i64>
     attrs.get(name)?.as_ints()
 }
 
-fn attr_int(attrs: &BTreeMap<String, AttrValue>, name: &str) -> Option<i64> {
-    attrs.get(name)?.as_int()
-}
-
-fn axis_of(axis: i64, rank: usize) -> Option<usize> {
-    let r = rank as i64;
-    let a = if axis < 0 { axis + r } else { axis };
-    (0..r).contains(&a).then_some(a as usize)
-}
-
 /// Elementwise ops with numpy broadcasting.
 fn elementwise(
     operands: &[Operand],
@@ -132,6 +127,49 @@ fn int_mod(env: &ShapeEnv, a: &Expr, b: &Expr) -> Option<Expr> {
             .then(|| c(x.rem_euclid(y) + if y < 0 && x.rem_euclid(y) != 0 { y } else { 0 }));
     }
     decide(env, b, Relation::Gt, &c(0))?.then(|| a.modulo(b))
+}
+
+/// Data movement: which element of the `data` operands each result element is. The
+/// reference interpreter's own kernel runs on tensors of element ids (the other operands,
+/// such as gather indices, must be constants), so these ops have exactly its semantics.
+fn moved(
+    op: &str,
+    operands: &[Operand],
+    attrs: &BTreeMap<String, AttrValue>,
+    out_shape: &[usize],
+    data: &[usize],
+) -> Option<Vec<Expr>> {
+    let mut pool: Vec<&Expr> = Vec::new();
+    let mut tensors = Vec::with_capacity(operands.len());
+    for (k, o) in operands.iter().enumerate() {
+        let values: Vec<f64> = if data.contains(&k) {
+            let first = pool.len();
+            pool.extend(o.elements);
+            (first..pool.len()).map(|id| id as f64).collect()
+        } else {
+            o.elements
+                .iter()
+                .map(|e| e.as_const().map(|v| v as f64))
+                .collect::<Option<_>>()?
+        };
+        let dtype = if data.contains(&k) {
+            DType::I64
+        } else {
+            o.dtype
+        };
+        tensors.push(Tensor::new(dtype, o.shape.to_vec(), values).ok()?);
+    }
+    let refs: Vec<&Tensor> = tensors.iter().collect();
+    let result = TensorType::new(
+        DType::I64,
+        out_shape.iter().map(|&n| Dim::constant(n as i64)).collect(),
+    );
+    let out = run_node(op, attrs, &refs, &[result], &HashMap::new()).ok()?;
+    out.first()?
+        .data
+        .iter()
+        .map(|&id| pool.get(id as usize).map(|e| (*e).clone()))
+        .collect()
 }
 
 /// Evaluates `op` (full name, `ascend.<op>`) on symbolic operands. `None` when the op
@@ -217,109 +255,9 @@ pub fn evaluate(
                 _ => None,
             }
         }
-        "reshape" | "squeeze" | "unsqueeze" => Some(operands.first()?.elements.to_vec()),
-        "broadcast_to" => elementwise(&operands[..1], out_shape, |a| Some(a[0].clone())),
-        "transpose" => {
-            let x = operands.first()?;
-            let perm = attr_ints(attrs, "perm")?;
-            let strides = strides_of(x.shape);
-            indices(out_shape)
-                .iter()
-                .map(|index| {
-                    let flat: usize = perm
-                        .iter()
-                        .enumerate()
-                        .map(|(i, &p)| index[i] * strides[p as usize])
-                        .sum();
-                    Some(x.elements[flat].clone())
-                })
-                .collect()
-        }
-        "concat" => {
-            let (a, b) = (operands.first()?, operands.get(1)?);
-            let axis = axis_of(attr_int(attrs, "axis")?, a.shape.len())?;
-            let (sa, sb) = (strides_of(a.shape), strides_of(b.shape));
-            indices(out_shape)
-                .iter()
-                .map(|index| {
-                    let (src, strides, shift) = if index[axis] < a.shape[axis] {
-                        (a, &sa, 0)
-                    } else {
-                        (b, &sb, a.shape[axis])
-                    };
-                    let flat: usize = index
-                        .iter()
-                        .enumerate()
-                        .map(|(i, &v)| (if i == axis { v - shift } else { v }) * strides[i])
-                        .sum();
-                    Some(src.elements[flat].clone())
-                })
-                .collect()
-        }
-        "gather" => {
-            let (data, idx) = (operands.first()?, operands.get(1)?);
-            let axis = axis_of(attr_int(attrs, "axis")?, data.shape.len())?;
-            let picks: Vec<usize> = idx
-                .elements
-                .iter()
-                .map(|e| {
-                    let i = e.as_const()?;
-                    let n = data.shape[axis] as i64;
-                    let i = if i < 0 { i + n } else { i };
-                    (0..n).contains(&i).then_some(i as usize)
-                })
-                .collect::<Option<_>>()?;
-            let strides = strides_of(data.shape);
-            let k = idx.shape.len();
-            indices(out_shape)
-                .iter()
-                .map(|index| {
-                    let idx_strides = strides_of(idx.shape);
-                    let pick: usize = index[axis..axis + k]
-                        .iter()
-                        .zip(&idx_strides)
-                        .map(|(v, s)| v * s)
-                        .sum();
-                    let mut flat = picks[pick] * strides[axis];
-                    for (i, s) in strides.iter().enumerate() {
-                        if i < axis {
-                            flat += index[i] * s;
-                        } else if i > axis {
-                            flat += index[i + k - 1] * s;
-                        }
-                    }
-                    Some(data.elements[flat].clone())
-                })
-                .collect()
-        }
-        "slice" => {
-            let x = operands.first()?;
-            let starts = attrs.get("starts")?.as_ints()?;
-            let axes = attr_ints(attrs, "axes")?;
-            let steps = attr_ints(attrs, "steps")?;
-            let ends = attrs.get("ends")?.as_ints()?;
-            let strides = strides_of(x.shape);
-            let mut begin = vec![0usize; x.shape.len()];
-            let mut step = vec![1usize; x.shape.len()];
-            for i in 0..axes.len() {
-                let axis = axis_of(axes[i], x.shape.len())?;
-                let (b, _) =
-                    autofuse_core::shape::slice_bounds(starts[i], ends[i], x.shape[axis] as i64);
-                begin[axis] = b as usize;
-                step[axis] = usize::try_from(steps[i]).ok()?;
-            }
-            indices(out_shape)
-                .iter()
-                .map(|index| {
-                    let flat: usize = index
-                        .iter()
-                        .enumerate()
-                        .map(|(i, &v)| (begin[i] + v * step[i]) * strides[i])
-                        .sum();
-                    Some(x.elements[flat].clone())
-                })
-                .collect()
-        }
+        "reshape" | "squeeze" | "unsqueeze" | "broadcast_to" | "transpose" | "slice" | "gather"
+        | "gather_nd" | "gather_elements" => moved(op, operands, attrs, out_shape, &[0]),
+        "concat" => moved(op, operands, attrs, out_shape, &[0, 1]),
         "reduce_sum" | "reduce_prod" | "reduce_max" | "reduce_min" => {
             let x = operands.first()?;
             let rank = x.shape.len();
