@@ -21,12 +21,14 @@ use crate::registry::{OptionInfo, PassInfo};
 use crate::statistics;
 use autofuse_core::catalogue::{lookup, Category, Dialect};
 use autofuse_core::graph::TensorType;
-use autofuse_core::lowering::{kernel_kind, lower_op};
+use autofuse_core::graph::ValueId;
+use autofuse_core::lowering::{arange_computable, kernel_kind, lower_op_with, InlinedRange};
 use autofuse_mlir::{build, diagnostics, extract, raw};
 use melior::ir::{
     attribute::FlatSymbolRefAttribute, block::BlockLike, operation::OperationBuilder,
     operation::OperationLike, Identifier, OperationRef, Value,
 };
+use std::collections::HashMap;
 
 pub const PASS: PassInfo = PassInfo {
     argument: "lower-to-ascir",
@@ -65,11 +67,70 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
             continue;
         };
         let graph = &extracted.graph;
-        for (node, op) in graph.nodes.iter().zip(&extracted.ops) {
+        // Ranges the kernels that read them compute themselves, and values that are
+        // still ranges: a reshape keeps every element's flat offset, and an integer range
+        // cast to a float type is the same progression in that type.
+        let mut ranges: HashMap<ValueId, InlinedRange> = HashMap::new();
+        for node in &graph.nodes {
+            let &[result] = node.results.as_slice() else {
+                continue;
+            };
+            let Some(result_type) = graph.ty(result) else {
+                continue;
+            };
+            if !arange_computable(result_type.dtype) {
+                continue;
+            }
+            let derived = match node.op.as_str() {
+                "ascend.range" => InlinedRange::from_range_attrs(&node.attrs),
+                "ascend.reshape" | "ascend.squeeze" | "ascend.unsqueeze" | "ascend.cast" => node
+                    .operands
+                    .first()
+                    .filter(|&&v| {
+                        let source = graph.ty(v).map(|t| t.dtype);
+                        source == Some(result_type.dtype)
+                            || (node.op == "ascend.cast"
+                                && source.is_some_and(|d| d.is_int())
+                                && result_type.dtype.is_float())
+                    })
+                    .and_then(|v| ranges.get(v).cloned()),
+                _ => None,
+            };
+            if let Some(range) = derived {
+                ranges.insert(result, range);
+            }
+        }
+        let is_range = |node: &autofuse_core::graph::Node| {
+            node.results.len() == 1 && ranges.contains_key(&node.results[0])
+        };
+        // Ranges come last, latest first: one that every reader inlined is erased, one
+        // that some other op still reads becomes a kernel of its own.
+        let order = graph
+            .nodes
+            .iter()
+            .zip(&extracted.ops)
+            .filter(|(node, _)| !is_range(node))
+            .chain(
+                graph
+                    .nodes
+                    .iter()
+                    .zip(&extracted.ops)
+                    .filter(|(node, _)| is_range(node))
+                    .rev(),
+            );
+        for (node, op) in order {
             let Some(spec) = lookup(&node.op) else {
                 continue;
             };
             if spec.dialect != Dialect::Ascend {
+                continue;
+            }
+            if is_range(node)
+                && op
+                    .results()
+                    .all(|r| !autofuse_mlir::raw::has_uses(r.into()))
+            {
+                raw::erase_op(*op);
                 continue;
             }
             let operand_types: Option<Vec<TensorType>> = node
@@ -89,13 +150,19 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
                 autofuse_core::lowering::camel_name(&node.op)
             );
             let loc = Some(extract::location_text(op.location()));
-            match lower_op(
+            let inlined: Vec<Option<InlinedRange>> = node
+                .operands
+                .iter()
+                .map(|v| ranges.get(v).cloned())
+                .collect();
+            match lower_op_with(
                 &node.op,
                 &node.attrs,
                 &operand_types,
                 &result_types,
                 loc,
                 &name,
+                &inlined,
             ) {
                 Err(refusal) => {
                     kept += 1;
@@ -118,7 +185,8 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
                         ok = false;
                         continue;
                     }
-                    if replace_with_call(op, &name).is_err() {
+                    let kept: Vec<bool> = inlined.iter().map(Option::is_none).collect();
+                    if replace_with_call(op, &name, &kept).is_err() {
                         diagnostics::error(
                             op.location(),
                             "internal error: cannot build the kernel call",
@@ -151,14 +219,20 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
     }
 }
 
-/// Replaces `op` by `func.call @name` with the same operands and result types.
-fn replace_with_call(op: &OperationRef, name: &str) -> Result<(), ()> {
+/// Replaces `op` by `func.call @name` with the operands `kept` marks (the others the
+/// kernel computes itself) and the same result types.
+fn replace_with_call(op: &OperationRef, name: &str, kept: &[bool]) -> Result<(), ()> {
     let block = op.block().ok_or(())?;
     // SAFETY: the context outlives the op we build in it.
     // `to_ref` borrows the ContextRef's own storage: keep it alive while used.
     let context_ref = op.context();
     let context = unsafe { context_ref.to_ref() };
-    let operands: Vec<Value> = op.operands().collect();
+    let operands: Vec<Value> = op
+        .operands()
+        .enumerate()
+        .filter(|(i, _)| kept.get(*i).copied().unwrap_or(true))
+        .map(|(_, v)| v)
+        .collect();
     let result_types: Vec<_> = op
         .results()
         .map(|r| melior::ir::ValueLike::r#type(&r))

@@ -146,6 +146,71 @@ pub struct AscNode {
     pub loc: Option<String>,
 }
 
+/// The start or step of an `ascir.arange`: a number, or an expression of the kernel's
+/// symbols (a range starting at a runtime length). Its attribute text is the number or
+/// the expression, quoted.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArangeTerm {
+    Number(f64),
+    Expr(Expr),
+}
+
+impl ArangeTerm {
+    /// Reads the (quoted or bare) attribute text.
+    pub fn parse(text: &str) -> Result<ArangeTerm, String> {
+        let text = text.trim().trim_matches('"');
+        if let Ok(value) = text.parse::<f64>() {
+            return Ok(ArangeTerm::Number(value));
+        }
+        Expr::parse(text)
+            .map(ArangeTerm::Expr)
+            .map_err(|e| format!("'{text}' is neither a number nor a shape expression: {e}"))
+    }
+
+    /// The attribute text (unquoted).
+    pub fn text(&self) -> String {
+        match self {
+            ArangeTerm::Number(v) if v.fract() == 0.0 && v.abs() < 1e15 => {
+                format!("{}", *v as i64)
+            }
+            ArangeTerm::Number(v) => format!("{v:?}"),
+            ArangeTerm::Expr(e) => e.to_string(),
+        }
+    }
+
+    pub fn value(&self, symbols: &std::collections::HashMap<String, i64>) -> Result<f64, String> {
+        match self {
+            ArangeTerm::Number(v) => Ok(*v),
+            ArangeTerm::Expr(e) => e
+                .eval_map(symbols)
+                .map(|v| v as f64)
+                .map_err(|e| e.to_string()),
+        }
+    }
+
+    pub fn collect_symbols(&self, out: &mut std::collections::BTreeSet<String>) {
+        if let ArangeTerm::Expr(e) = self {
+            e.collect_symbols(out);
+        }
+    }
+}
+
+impl AscNode {
+    /// The `(start, delta)` of an `arange` node.
+    pub fn arange_terms(&self) -> Result<(ArangeTerm, ArangeTerm), String> {
+        let term = |name: &str| {
+            let text = self
+                .attrs
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.as_str())
+                .ok_or_else(|| format!("ascir.arange without '{name}'"))?;
+            ArangeTerm::parse(text)
+        };
+        Ok((term("start")?, term("delta")?))
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct AscGraph {
     pub name: String,

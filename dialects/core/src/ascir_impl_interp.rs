@@ -25,7 +25,7 @@ use crate::attr::{parse_attr, AttrValue};
 use crate::graph::{Dim, TensorType};
 use crate::interp::run_node;
 use crate::schedule::{NodeKind, Schedule};
-use crate::tensor::Tensor;
+use crate::tensor::{round_to_dtype, Tensor};
 use crate::tiling_solver::Tiling;
 use std::collections::{BTreeMap, HashMap};
 
@@ -413,6 +413,21 @@ impl Env<'_> {
             }
             NodeKind::Scalar { value } => {
                 Some(Tensor::full(node.dtype, shape.clone(), *value).map_err(|e| e.to_string())?)
+            }
+            NodeKind::Arange { start, delta } => {
+                let start = start
+                    .value(self.symbols)
+                    .map_err(|e| format!("@{name}: {e}"))?;
+                let delta = delta
+                    .value(self.symbols)
+                    .map_err(|e| format!("@{name}: {e}"))?;
+                let mut tile =
+                    Tensor::zeros(node.dtype, shape.clone()).map_err(|e| e.to_string())?;
+                for_each_index(&shape, |idx| {
+                    let offset = offset_of(n, idx) as f64;
+                    tile.set(idx, round_to_dtype(start + delta * offset, node.dtype));
+                });
+                Some(tile)
             }
             NodeKind::Store => {
                 let stored = operand(0)?.clone();

@@ -12,7 +12,7 @@ use crate::ascir::{AscGraph, View};
 use crate::attr::{parse_attr, AttrValue};
 use crate::graph::{Dim, TensorType};
 use crate::interp::{run_node, InterpError};
-use crate::tensor::Tensor;
+use crate::tensor::{round_to_dtype, Tensor};
 use std::collections::{BTreeMap, HashMap};
 
 fn fail<T>(graph: &AscGraph, node: usize, message: impl Into<String>) -> Result<T, InterpError> {
@@ -257,6 +257,21 @@ pub fn run_with_symbols(
                 }
                 outputs[index] = Some(gm.clone());
                 gm
+            }
+            "arange" => {
+                let (start, delta) = node
+                    .arange_terms()
+                    .and_then(|(a, d)| Ok((a.value(&symbols)?, d.value(&symbols)?)))
+                    .or_else(|m| fail(graph, n, m))?;
+                let strides =
+                    eval_all(&node.view.strides, &symbols).or_else(|m| fail(graph, n, m))?;
+                let mut tile = Tensor::zeros(node.dtype, shape.clone())
+                    .map_err(|e| malformed(graph, e.to_string()))?;
+                for_each_index(&shape, |idx| {
+                    let offset = gm_offset(idx, &strides) as f64;
+                    tile.set(idx, round_to_dtype(start + delta * offset, node.dtype));
+                });
+                tile
             }
             "scalar" | "fill" => {
                 let value = node

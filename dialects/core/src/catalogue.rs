@@ -619,7 +619,7 @@ const ASCEND_OTHER: [OpSpec; 28] = [
     },
 ];
 
-const ASCIR_BUFFERS: [OpSpec; 7] = [
+const ASCIR_BUFFERS: [OpSpec; 8] = [
     ascir(
         "data",
         Category::Buffer,
@@ -660,6 +660,32 @@ const ASCIR_BUFFERS: [OpSpec; 7] = [
             a("view", AttrKind::View, "broadcast view of the scalar"),
         ],
         "a compile-time scalar operand",
+    ),
+    ascir(
+        "arange",
+        Category::Buffer,
+        NONE,
+        &[
+            a(
+                "start",
+                AttrKind::String,
+                "the value at element offset 0: a number, or an expression of the kernel's symbols",
+            ),
+            a(
+                "delta",
+                AttrKind::String,
+                "the step per element offset: a number, or an expression of the kernel's symbols",
+            ),
+            a("sched_axis", AttrKind::Array, "loop axes"),
+            a(
+                "view",
+                AttrKind::View,
+                "the element offsets computed: offset = sum of index * stride (stride 0 = the \
+                 value repeats along that axis)",
+            ),
+        ],
+        "start + delta * offset at every element of its view, computed in UB (CreateVecIndex, \
+         Muls, Adds): an ascend.range inlined into the kernel that reads it",
     ),
     ascir(
         "load",
@@ -1099,7 +1125,7 @@ mod tests {
     #[test]
     fn every_ascir_compute_node_has_a_view_and_axes() {
         for op in ops_of(Dialect::Ascir) {
-            if op.category == Category::Buffer && op.name != "scalar" && op.name != "fill" {
+            if op.category == Category::Buffer && !matches!(op.name, "scalar" | "fill" | "arange") {
                 continue;
             }
             assert!(

@@ -452,7 +452,8 @@ fn remap_view(view: &View, map: &HashMap<i64, Option<usize>>, n: usize) -> Resul
 
 /// Whether a node's view is a UB tile (dense over its repeats) rather than a GM view.
 fn is_ub(op: &str) -> bool {
-    !matches!(op, "data" | "store" | "output" | "workspace")
+    // An arange's strides are offsets into the range it computes, not a tile layout.
+    !matches!(op, "data" | "store" | "output" | "workspace" | "arange")
 }
 
 /// A copy of `node` with another view and operands (without cloning the old view, whose
@@ -963,6 +964,12 @@ fn merge_checked(
     for node in &graph.nodes {
         for e in node.view.repeats.iter().chain(&node.view.strides) {
             e.collect_symbols(&mut sizes);
+        }
+        if node.op == "arange" {
+            if let Ok((start, delta)) = node.arange_terms() {
+                start.collect_symbols(&mut sizes);
+                delta.collect_symbols(&mut sizes);
+            }
         }
     }
     graph.sizes = sizes.into_iter().collect();

@@ -11,8 +11,8 @@
 //! the two innermost axes is transposed in UB by the kernel); a binary concat loads each input with its own extent on the concat axis
 //! and joins them with `ascir.concat` (the result's loop nest covers the whole axis).
 
-use crate::ascir::{AscGraph, AscNode, Axis, AxisKind, View};
-use crate::attr::AttrValue;
+use crate::ascir::{ArangeTerm, AscGraph, AscNode, Axis, AxisKind, View};
+use crate::attr::{quote, AttrValue};
 use crate::catalogue::{lookup, Category};
 use crate::graph::{DType, Dim, TensorType};
 use crate::shape::reduce_axes;
@@ -31,6 +31,47 @@ fn refuse<T>(code: &'static str, reason: impl Into<String>) -> Result<T, NotLowe
         code,
         reason: reason.into(),
     })
+}
+
+/// An operand computed by an `ascend.range` (a function of the shape symbols alone).
+/// The kernel that reads it computes it where it reads it, as an `ascir.arange` under
+/// the read's view, instead of loading it from GM: the range costs neither a kernel nor
+/// GM traffic, whatever view (broadcast, reshape, transpose) the consumer reads it
+/// through (XLA duplicates iota into its consumers for the same reason).
+#[derive(Clone, Debug, PartialEq)]
+pub struct InlinedRange {
+    pub start: ArangeTerm,
+    pub delta: ArangeTerm,
+}
+
+impl InlinedRange {
+    /// The start and step of an `ascend.range` (numbers or shape expressions).
+    pub fn from_range_attrs(attrs: &BTreeMap<String, AttrValue>) -> Option<InlinedRange> {
+        let term = |name: &str| -> Option<ArangeTerm> {
+            let attr = attrs.get(name)?;
+            match attr.as_float() {
+                Some(v) => Some(ArangeTerm::Number(v)),
+                None => attr.as_expr().map(ArangeTerm::Expr),
+            }
+        };
+        Some(InlinedRange {
+            start: term("start")?,
+            delta: term("delta")?,
+        })
+    }
+
+    fn attrs(&self) -> Vec<(String, String)> {
+        vec![
+            ("start".into(), quote(&self.start.text())),
+            ("delta".into(), quote(&self.delta.text())),
+        ]
+    }
+}
+
+/// Element types an `ascir.arange` computes in (those of `CreateVecIndex`, `Muls` and
+/// `Adds`).
+pub fn arange_computable(dtype: DType) -> bool {
+    matches!(dtype, DType::I32 | DType::F32 | DType::F16)
 }
 
 /// Reason codes of `--lower-to-ascir` remarks.
@@ -202,6 +243,8 @@ struct Builder {
     loop_dims: Vec<Expr>,
     nodes: Vec<AscNode>,
     loc: Option<String>,
+    /// Per operand of the op: the range the kernel computes in place of loading it.
+    inlined: Vec<Option<InlinedRange>>,
 }
 
 impl Builder {
@@ -233,8 +276,26 @@ impl Builder {
         self.push("cast", vec![node], dtype, view, Vec::new())
     }
 
+    /// The kernel input an operand of the op is bound to: inlined ranges take none.
+    fn input_index(&self, operand: usize) -> usize {
+        self.inlined[..operand.min(self.inlined.len())]
+            .iter()
+            .filter(|r| r.is_none())
+            .count()
+    }
+
+    /// An inlined range read under `gm_view` (the element offsets the read visits).
+    fn arange(&mut self, operand: usize, dtype: DType, gm_view: View) -> Option<usize> {
+        let range = self.inlined.get(operand)?.clone()?;
+        Some(self.push("arange", Vec::new(), dtype, gm_view, range.attrs()))
+    }
+
     /// data + load of a GM view that covers the whole loop nest (no broadcasts).
-    fn read_view(&mut self, index: usize, dtype: DType, gm_view: View) -> usize {
+    fn read_view(&mut self, operand: usize, dtype: DType, gm_view: View) -> usize {
+        if let Some(computed) = self.arange(operand, dtype, gm_view.clone()) {
+            return computed;
+        }
+        let index = self.input_index(operand);
         self.nodes.push(AscNode {
             op: "data".into(),
             operands: Vec::new(),
@@ -258,7 +319,7 @@ impl Builder {
     /// data + load + single-axis broadcasts up to the full loop nest.
     fn read(
         &mut self,
-        index: usize,
+        operand: usize,
         ty: &TensorType,
         dims: &[Expr],
         view_dims: Option<&[Expr]>,
@@ -268,6 +329,16 @@ impl Builder {
             Some(reshaped) => aligned_view(&self.axis, &self.loop_dims, reshaped),
             None => aligned_view(&self.axis, &self.loop_dims, dims),
         };
+        if self.inlined.get(operand).is_some_and(Option::is_some) {
+            // Computed over the whole loop nest: broadcast axes repeat with offset
+            // stride 0, so no broadcast nodes follow.
+            let mut view = gm_view.clone();
+            view.repeats = self.loop_dims.clone();
+            if let Some(computed) = self.arange(operand, ty.dtype, view) {
+                return computed;
+            }
+        }
+        let index = self.input_index(operand);
         self.nodes.push(AscNode {
             op: "data".into(),
             operands: Vec::new(),
@@ -310,10 +381,28 @@ pub fn lower_op(
     loc: Option<String>,
     name: &str,
 ) -> Result<AscGraph, NotLowered> {
+    lower_op_with(op, attrs, operand_types, result_types, loc, name, &[])
+}
+
+/// [`lower_op`] with some operands computed by the kernel itself: `inlined[i]` is the
+/// range operand `i` holds (it then becomes no kernel input; the kernel's inputs are the
+/// other operands, in order).
+pub fn lower_op_with(
+    op: &str,
+    attrs: &BTreeMap<String, AttrValue>,
+    operand_types: &[TensorType],
+    result_types: &[TensorType],
+    loc: Option<String>,
+    name: &str,
+    inlined: &[Option<InlinedRange>],
+) -> Result<AscGraph, NotLowered> {
     let Some(spec) = lookup(op) else {
         return refuse("AF-LW001", format!("'{op}' is not an ascend op"));
     };
     let short = spec.name;
+    if short == "range" {
+        return lower_range(attrs, result_types, loc, name);
+    }
     match spec.category {
         Category::Unary
         | Category::Binary
@@ -390,22 +479,15 @@ pub fn lower_op(
         result_dims.clone()
     };
     let axis: Vec<i64> = (0..loop_dims.len() as i64).collect();
-    let axes: Vec<Axis> = loop_dims
-        .iter()
-        .enumerate()
-        .map(|(i, size)| Axis {
-            id: i as i64,
-            name: format!("z{i}"),
-            size: size.clone(),
-            kind: AxisKind::Original,
-            from: Vec::new(),
-        })
-        .collect();
+    let axes = axis_list(&loop_dims);
+    let mut inlined = inlined.to_vec();
+    inlined.resize(operand_types.len(), None);
     let mut b = Builder {
         axis: axis.clone(),
         loop_dims: loop_dims.clone(),
         nodes: Vec::new(),
         loc,
+        inlined,
     };
 
     let reshape_like = matches!(short, "reshape" | "squeeze" | "unsqueeze");
@@ -595,15 +677,119 @@ pub fn lower_op(
             sizes.extend(d.symbols());
         }
     }
+    for range in b.inlined.iter().flatten() {
+        range.start.collect_symbols(&mut sizes);
+        range.delta.collect_symbols(&mut sizes);
+    }
+    let inputs = operand_types
+        .iter()
+        .zip(&b.inlined)
+        .filter(|(_, r)| r.is_none())
+        .map(|(t, _)| t.clone())
+        .collect();
     Ok(AscGraph {
         name: name.to_string(),
         axes,
         sizes: sizes.into_iter().collect(),
-        inputs: operand_types.to_vec(),
+        inputs,
         outputs: vec![result.clone()],
         nodes: b.nodes,
-        source_ops: vec![camel_name(short)],
+        // The kernel computes its inlined ranges too (so it is never lifted back to
+        // the one op, whose range operand it no longer reads).
+        source_ops: b
+            .inlined
+            .iter()
+            .flatten()
+            .map(|_| camel_name("range"))
+            .chain(std::iter::once(camel_name(short)))
+            .collect(),
     })
+}
+
+/// An `ascend.range` of its own (what a consumer that is no kernel reads): one `arange`
+/// over the result, stored.
+fn lower_range(
+    attrs: &BTreeMap<String, AttrValue>,
+    result_types: &[TensorType],
+    loc: Option<String>,
+    name: &str,
+) -> Result<AscGraph, NotLowered> {
+    let Some(result) = result_types.first() else {
+        return refuse("AF-LW001", "range without a result");
+    };
+    if !arange_computable(result.dtype) {
+        return refuse(
+            "AF-LW003",
+            format!(
+                "'range' produces {}; ascir.arange computes i32, f32 and f16",
+                result.dtype
+            ),
+        );
+    }
+    let range = InlinedRange::from_range_attrs(attrs).ok_or(NotLowered {
+        code: "AF-LW001",
+        reason: "range whose start or delta is neither a number nor a shape expression".into(),
+    })?;
+    let dims = known_dims(result)?;
+    let axis: Vec<i64> = (0..dims.len() as i64).collect();
+    let view = View {
+        axis: axis.clone(),
+        repeats: dims.clone(),
+        strides: gm_strides(&dims),
+    };
+    let mut b = Builder {
+        axis: axis.clone(),
+        loop_dims: dims.clone(),
+        nodes: Vec::new(),
+        loc,
+        inlined: vec![Some(range.clone())],
+    };
+    let value = b.read_view(0, result.dtype, view.clone());
+    let stored = b.push(
+        "store",
+        vec![value],
+        result.dtype,
+        view.clone(),
+        vec![("offset".into(), "\"0\"".into())],
+    );
+    b.nodes.push(AscNode {
+        op: "output".into(),
+        operands: vec![stored],
+        dtype: result.dtype,
+        view,
+        attrs: Vec::new(),
+        index: Some(0),
+        loc: b.loc.clone(),
+    });
+    let mut sizes = BTreeSet::new();
+    for d in &dims {
+        d.collect_symbols(&mut sizes);
+    }
+    range.start.collect_symbols(&mut sizes);
+    range.delta.collect_symbols(&mut sizes);
+    Ok(AscGraph {
+        name: name.to_string(),
+        axes: axis_list(&dims),
+        sizes: sizes.into_iter().collect(),
+        inputs: Vec::new(),
+        outputs: vec![result.clone()],
+        nodes: b.nodes,
+        source_ops: vec![camel_name("range")],
+    })
+}
+
+fn axis_list(loop_dims: &[Expr]) -> Vec<Axis> {
+    loop_dims
+        .iter()
+        .enumerate()
+        .map(|(i, size)| Axis {
+            id: i as i64,
+            name: format!("z{i}"),
+            size: size.clone(),
+            kind: AxisKind::Original,
+            from: Vec::new(),
+        })
+        .collect()
 }
 
 /// The GM view of a transpose's operand over the loop nest of its result (GE carries

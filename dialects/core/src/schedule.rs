@@ -37,7 +37,7 @@
 //! Kernels the schedule cannot express are refused with a reason (the caller leaves them
 //! in hint form).
 
-use crate::ascir::{AscGraph, AscNode};
+use crate::ascir::{ArangeTerm, AscGraph, AscNode};
 use crate::chip::ChipProfile;
 use crate::graph::DType;
 use autofuse_symbolic::Expr;
@@ -57,17 +57,36 @@ pub struct NormAxis {
 /// What a node does, as the code generator sees it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum NodeKind {
-    Data { input: usize },
+    Data {
+        input: usize,
+    },
     Load,
     Broadcast,
-    Reduce { op: String, reduced: Vec<usize> },
-    Elementwise { op: String },
+    Reduce {
+        op: String,
+        reduced: Vec<usize>,
+    },
+    Elementwise {
+        op: String,
+    },
     Cast,
-    Scalar { value: f64 },
+    Scalar {
+        value: f64,
+    },
+    /// start + delta * (element offset under the node's view): an inlined range. Its
+    /// `gm_strides` are the offset strides.
+    Arange {
+        start: ArangeTerm,
+        delta: ArangeTerm,
+    },
     // Binary concat along normalized axis `axis` (whole in every tile: GE's n_group).
-    Concat { axis: usize },
+    Concat {
+        axis: usize,
+    },
     Store,
-    Output { index: usize },
+    Output {
+        index: usize,
+    },
 }
 
 /// Where a value lives in UB.
@@ -467,7 +486,9 @@ impl Schedule {
             full_hint.push(f);
             partial_hint.push(part);
         }
-        let is_gm = |n: &AscNode| matches!(n.op.as_str(), "data" | "store" | "output");
+        // Nodes whose view strides are offsets into a tensor (an arange's are offsets into
+        // the range it computes), not the dense strides of a UB tile.
+        let is_gm = |n: &AscNode| matches!(n.op.as_str(), "data" | "store" | "output" | "arange");
 
         // 1. Keep axes: not static 1, iterated by some node.
         let kept: Vec<usize> = (0..hint_ids.len())
@@ -1057,6 +1078,9 @@ impl Schedule {
                         return refuse(format!("scalar of {} is not supported", info.dtype));
                     }
                 }
+                NodeKind::Arange { .. } if !crate::lowering::arange_computable(info.dtype) => {
+                    return refuse(format!("arange of {} is not supported", info.dtype));
+                }
                 NodeKind::Concat { .. } => {
                     let s = ub_size(info.dtype);
                     if s != 2 && s != 4 {
@@ -1135,6 +1159,7 @@ impl Schedule {
                     | NodeKind::Reduce { .. }
                     | NodeKind::Broadcast
                     | NodeKind::Scalar { .. }
+                    | NodeKind::Arange { .. }
                     | NodeKind::Concat { .. }
             );
             // Only a value used by nothing but its store may live in the store's queue
@@ -1185,6 +1210,7 @@ impl Schedule {
                         | NodeKind::Reduce { .. }
                         | NodeKind::Broadcast
                         | NodeKind::Scalar { .. }
+                        | NodeKind::Arange { .. }
                         | NodeKind::Concat { .. }
                 );
             if !needs_slot {
@@ -1712,7 +1738,10 @@ impl Schedule {
                     cost.vec_bytes = cost.vec_bytes + rows * pitch * ub_size(info.dtype);
                     cost.vec_ops = cost.vec_ops + 1;
                 }
-                NodeKind::Broadcast | NodeKind::Reduce { .. } | NodeKind::Concat { .. } => {
+                NodeKind::Broadcast
+                | NodeKind::Reduce { .. }
+                | NodeKind::Concat { .. }
+                | NodeKind::Arange { .. } => {
                     // One instruction per row.
                     cost.vec_bytes = cost.vec_bytes + rows.clone() * pitch * ub_size(info.dtype);
                     cost.vec_ops = cost.vec_ops + rows;
@@ -2077,6 +2106,10 @@ fn node_kind(graph: &AscGraph, n: usize) -> Result<NodeKind, String> {
         }
         "broadcast" => NodeKind::Broadcast,
         "cast" => NodeKind::Cast,
+        "arange" => {
+            let (start, delta) = node.arange_terms()?;
+            NodeKind::Arange { start, delta }
+        }
         "scalar" | "fill" => {
             let value = attr_text(node, "value")
                 .and_then(|v| v.trim_matches('"').parse::<f64>().ok())

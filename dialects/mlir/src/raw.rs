@@ -150,6 +150,12 @@ pub fn set_attribute_text<'c: 'a, 'a>(
     true
 }
 
+/// Whether any op reads `value`.
+pub fn has_uses(value: Value) -> bool {
+    // SAFETY: the value is live; the first use is only tested for null, never followed.
+    unsafe { !mlir_sys::mlirOpOperandIsNull(mlir_sys::mlirValueGetFirstUse(value.to_raw())) }
+}
+
 /// Removes an op from its block and destroys it. Its results must have no uses left.
 pub fn erase_op<'c, 'a>(op: melior::ir::OperationRef<'c, 'a>) {
     // SAFETY: the op is live and owned by its block; removing it transfers ownership to

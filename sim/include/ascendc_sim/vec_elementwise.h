@@ -1,7 +1,7 @@
 // ascendc_sim/vec_elementwise.h - elementwise vector APIs (fact sheet 4.2, 4.3):
 // binary (Add, Sub, Mul, Div, Max, Min, And, Or, AddRelu, SubRelu), unary (Exp,
 // Ln, Abs, Sqrt, Rsqrt, Reciprocal, Relu, Not), tensor-scalar (Adds, Muls, Maxs,
-// Mins, LeakyRelu), fills (Duplicate, Brcb), UB->UB Copy and the fused helpers
+// Mins, LeakyRelu), fills (Duplicate, CreateVecIndex, Brcb), UB->UB Copy and the fused helpers
 // Axpy, FusedMulAdd, MulAddDst.
 //
 // Each API exists in the count form and, where the device has one, in both
@@ -222,6 +222,28 @@ inline void Duplicate(const LocalTensor<T>& dst, const T& scalarValue, const uin
     d::MaskPlan plan = d::plan_bits<T, isSetMask>("Duplicate", mask, repeatTime, loc);
     d::run_repeats<T, 0>("Duplicate", dst, {dstBlockStride, dstRepeatStride}, {}, {}, plan,
                          [s](const std::array<T, 0>&) { return s; }, loc);
+}
+
+// ---- CreateVecIndex: dst[i] = firstValue + i ------------------------------------
+// Count form. The values are computed in float (firstValue + i, then converted to T),
+// and the first 32 B DataBlock is always written whole, even when count is smaller (the
+// implementation fills it with scalar writes, then extends by Adds of the block width).
+
+template <typename T>
+inline void CreateVecIndex(LocalTensor<T> dst, const T& firstValue, uint32_t count,
+                           std::source_location loc = std::source_location::current()) {
+    namespace d = ascendc_sim::detail;
+    d::check_dtype<T>("CreateVecIndex", d::kArith2201, d::kArith2201, loc);
+    d::check_count("CreateVecIndex", static_cast<int64_t>(count), loc);
+    constexpr uint32_t per_blk = 32 / sizeof(T);
+    const uint32_t written = count < per_blk ? per_blk : count;
+    d::check_operand("CreateVecIndex", dst.meta_, "dst", static_cast<uint64_t>(written) * sizeof(T), sizeof(T), 32,
+                     loc);
+    const float first = static_cast<float>(firstValue);
+    for (uint32_t e = 0; e < written; ++e)
+        d::ub_store<T>(dst.meta_.addr + e * static_cast<uint32_t>(sizeof(T)),
+                       static_cast<T>(first + static_cast<float>(e)));
+    d::restore_mask_after_count_form();
 }
 
 // ---- Brcb: each of 8 source elements per repeat fills one 32 B DataBlock ----

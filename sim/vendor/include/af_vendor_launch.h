@@ -159,6 +159,13 @@ inline bool CheckFunReduceOtherWhlImpl(VecReduceWhlApiParams&, const uint64_t, c
 inline bool CheckFunReduceOtherWhlImplForMaskArray(VecReduceWhlApiParams&, const uint64_t[], const char*) {
     return true;
 }
+// The count form writes the whole first 32 B block even when calCount is smaller.
+inline bool CheckFuncCreateVecIndexImpl(VecCreateVecIndexApiParams& p, const char* api) {
+    const uint64_t per_block = p.dstDtypeBytes == 0 ? 0 : 32 / p.dstDtypeBytes;
+    return af_fits(p.calCount < per_block ? per_block : p.calCount, p.dstDtypeBytes, p.dstSize, "dst", api);
+}
+inline bool CheckFuncCreateVecIndexImpl(VecCreateVecIndexApiParams&, const uint64_t, const char*) { return true; }
+inline bool CheckFuncCreateVecIndexImpl(VecCreateVecIndexApiParams&, const uint64_t[], const char*) { return true; }
 inline bool CheckFuncDataCopyImpl(DataCopyApiParams&, const char*) { return true; }
 inline bool CheckFuncDataCopyPadImpl(DataCopyPadApiParams&, const char*) { return true; }
 inline bool CheckFuncVecSelectImpl(VecSelectApiParams&, const char*) { return true; }

@@ -13,6 +13,7 @@
 //! UB operands at 32-byte aligned offsets (row pitches are multiples of 32 bytes).
 
 use super::{gm_type, short_loc, ub_type, CNames, KernelInput};
+use autofuse_core::ascir::ArangeTerm;
 use autofuse_core::graph::{DType, Dim};
 use autofuse_core::schedule::{cast_direct, float_attr, Case, NodeKind, Place, Schedule};
 use autofuse_symbolic::Expr;
@@ -1089,6 +1090,32 @@ fn emit_node(ctx: &Ctx, n: usize, first_vec: &mut bool) -> Result<Vec<String>, S
             l.push(format!(
                 "Duplicate({v}, {}, {count});",
                 scalar(t, &format!("{value:?}"))
+            ));
+        }
+        NodeKind::Arange { start, delta } => {
+            let v = value_decl(ctx, n, &mut l);
+            let acc = if info.dtype == DType::I32 {
+                "int64_t"
+            } else {
+                "float"
+            };
+            let term = |term: &ArangeTerm| match term {
+                ArangeTerm::Number(value) if acc == "int64_t" => {
+                    format!("static_cast<int64_t>({})", *value as i64)
+                }
+                ArangeTerm::Number(value) => format!("{value:?}f"),
+                ArangeTerm::Expr(e) => format!("static_cast<{acc}>({})", cx(s, e)),
+            };
+            l.push(format!(
+                "const int64_t as{n}[{}] = {{{}}};",
+                ctx.rank(),
+                ctx.strides_of(n)
+            ));
+            l.push(format!(
+                "af::ArangeBox<{t}, {acc}>({v}, x{n}, as{n}, {}, {}, {}, kAlign);",
+                ctx.base_of(n),
+                term(start),
+                term(delta)
             ));
         }
         NodeKind::Broadcast => {

@@ -296,6 +296,43 @@ __aicore__ inline void BroadcastBox(const LocalTensor<T>& dst, const LocalTensor
     }
 }
 
+// dst (extents ext) = start + delta * (base + sum_k idx_k * strides[k]): a range read
+// through a view (stride 0 where the view repeats it). Row 0 gets delta * strides[R-1]
+// * j from CreateVecIndex and one Muls; every row then adds its own first value to row
+// 0 (rows from the last, so that row 0 is rewritten last). Acc is the type the first
+// values are computed in (int64_t for integer ranges, float otherwise).
+template <typename T, typename Acc, int R>
+__aicore__ inline void ArangeBox(const LocalTensor<T>& dst, const int64_t (&ext)[R], const int64_t (&strides)[R],
+                                 int64_t base, Acc start, Acc delta, int64_t align) {
+    const int64_t pitch = af_align(ext[R - 1], align);
+    int64_t rows = 1;
+    for (int k = 0; k + 1 < R; ++k) rows *= ext[k];
+    const int32_t len = static_cast<int32_t>(ext[R - 1]);
+    if (rows * len == 0) return;
+    if (strides[R - 1] == 0 || len == 1) {
+        Duplicate(dst, static_cast<T>(0), len);
+    } else {
+        // CreateVecIndex writes UB from the scalar unit: earlier vector reads of the
+        // buffer come first.
+        SyncVectorToScalar();
+        CreateVecIndex(dst, static_cast<T>(0), static_cast<uint32_t>(len));
+        const Acc step = delta * static_cast<Acc>(strides[R - 1]);
+        if (step != static_cast<Acc>(1)) {
+            PipeBarrier<PIPE_V>();
+            Muls(dst, dst, static_cast<T>(step), len);
+        }
+    }
+    int64_t idx[R];
+    for (int64_t r = rows - 1; r >= 0; --r) {
+        RowIndex(r, ext, idx);
+        int64_t offset = base;
+        for (int k = 0; k + 1 < R; ++k) offset += idx[k] * strides[k];
+        const T first = static_cast<T>(start + delta * static_cast<Acc>(offset));
+        PipeBarrier<PIPE_V>();
+        Adds(dst[static_cast<uint32_t>(r * pitch)], dst, first, len);
+    }
+}
+
 enum class Red { Sum, Max, Min, Prod };
 
 template <Red K, typename T>
