@@ -7,7 +7,12 @@
 //!    `autofuse_<kind>_<n>_<Op>` and carrying the op's location on every node.
 //! 2. Appends that AscGraph to the module and replaces the op by `func.call` of it (the
 //!    AscBackend analogue: a call whose callee carries `ascir.axes`).
-//! 3. Leaves every other op in the graph with a remark giving a stable reason code
+//! 3. Ranges (`ascend.range`, and reshapes or integer-to-float casts of one: values
+//!    that are still `start + delta * flat offset`) are no kernel inputs: each kernel
+//!    that reads one computes it under its read's view (`ascir.arange`). Ranges are
+//!    visited last, latest first: one nothing reads any more is erased, one that a graph
+//!    op (or the return) still reads is lowered like any op, into a kernel of its own.
+//! 4. Leaves every other op in the graph with a remark giving a stable reason code
 //!    (`AF-LW001` unsupported op, `AF-LW002` boundary, `AF-LW003` dtype, `AF-LW004`
 //!    unknown shape). The pass never fails on an unsupported op.
 //!
@@ -38,6 +43,9 @@ pub const PASS: PassInfo = PassInfo {
                   swaps the two innermost axes (f32/f16) (a load with permuted strides) and each \
                   binary concat with an axis left to tile becomes a \
                   func.call of a new AscGraph in GE's hint form. \
+                  A range (i32/f32/f16; also a reshape of one, or an integer one cast to a \
+                  float type) is computed by each kernel that reads it (ascir.arange under the \
+                  read's view) and erased; one that a graph op still reads becomes a kernel. \
                   Other ops stay graph ops with a remark carrying a reason code (AF-LW001..AF-LW004).",
     options: &[OptionInfo {
         name: "remarks",
@@ -166,7 +174,10 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
             ) {
                 Err(refusal) => {
                     kept += 1;
-                    if remarks && spec.category != Category::Constant {
+                    // Constants stay kernel inputs by design; a range that stays says why.
+                    if remarks
+                        && (spec.category != Category::Constant || node.op == "ascend.range")
+                    {
                         diagnostics::remark(
                             op.location(),
                             format!("{} not lowered: {}", refusal.code, refusal.reason),

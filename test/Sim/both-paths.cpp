@@ -5,7 +5,8 @@
 // - the pad register: a DataCopyPad with isPad leaves its value for later copies;
 // - Sigmoid and Tanh, bit for bit (the vendor's step sequences);
 // - the count forms of Add / Muls / Exp / Cast in counter mask mode, a mask-form Add with
-//   strides, and ReduceSum / ReduceMax.
+//   strides, and ReduceSum / ReduceMax;
+// - CreateVecIndex (count form) in int32, float and half.
 // REQUIRES: vendor-headers
 // RUN: %sim_cxx %s -o %t.sim && %t.sim | FileCheck %s
 // RUN: %vendor_cxx %s -o %t.vendor && %t.vendor | FileCheck %s
@@ -96,6 +97,23 @@ extern "C" __global__ __aicore__ void both_kernel(GM_ADDR src) {
     float maxv = c.GetValue(0), idx_bits = c.GetValue(1);
     std::printf("max: %g at %u\n", maxv, bits(idx_bits));
     // CHECK: max: 3.5 at 6
+
+    // CreateVecIndex: first + i, and the whole first 32 B block even for fewer elements.
+    LocalTensor<int32_t> ia = ba.Get<int32_t>();
+    Duplicate(ia, -1, 64);
+    PipeBarrier<PIPE_ALL>();
+    CreateVecIndex(ia, 3, 5);
+    PipeBarrier<PIPE_ALL>();
+    std::printf("index i32: %d %d %d %d\n", ia.GetValue(0), ia.GetValue(4), ia.GetValue(7), ia.GetValue(8));
+    // CHECK: index i32: 3 7 10 -1
+    CreateVecIndex(c, 2.5f, 200);
+    PipeBarrier<PIPE_ALL>();
+    std::printf("index f32: %g %g %g\n", (float)c.GetValue(0), (float)c.GetValue(71), (float)c.GetValue(199));
+    // CHECK: index f32: 2.5 73.5 201.5
+    CreateVecIndex(h, static_cast<half>(1.0f), 300);
+    PipeBarrier<PIPE_ALL>();
+    std::printf("index f16: %g %g\n", (float)h.GetValue(130), (float)h.GetValue(299));
+    // CHECK: index f16: 131 300
 }
 
 int main() {

@@ -12,6 +12,8 @@
 // RUN: not %t getvalue 2>&1 | FileCheck %s --check-prefix=GETVALUE
 // RUN: not %t dstblk0 2>&1 | FileCheck %s --check-prefix=DSTBLK0
 // RUN: not %t brcb_overlap 2>&1 | FileCheck %s --check-prefix=BRCB
+// RUN: not %t index_block 2>&1 | FileCheck %s --check-prefix=INDEX_BLOCK
+// RUN: not %t index_dtype 2>&1 | FileCheck %s --check-prefix=INDEX_DTYPE
 
 #include <cstdio>
 #include <string>
@@ -56,6 +58,15 @@ extern "C" __global__ __aicore__ void operand_kernel() {
     } else if (g_case == "brcb_overlap") {
         // BRCB: ascendc-sim: error: kernel 'operand_kernel' block 0: Brcb: dst UB bytes [0, 256) overlap src UB bytes [0, 32); this API needs disjoint operands (at {{.*}}err_operands.cpp:[[@LINE+1]])
         Brcb(a, a, 1, BrcbRepeatParams(1, 8));
+    } else if (g_case == "index_block") {
+        // CreateVecIndex writes a whole first block: 3 floats need 32 bytes.
+        LocalTensor<float> four = bc.Get<float>(4);
+        // INDEX_BLOCK: ascendc-sim: error: kernel 'operand_kernel' block 0: CreateVecIndex: dst footprint of 32 bytes exceeds the tensor (4 elements = 16 bytes) (at {{.*}}err_operands.cpp:[[@LINE+1]])
+        CreateVecIndex(four, 0.0f, 3);
+    } else if (g_case == "index_dtype") {
+        LocalTensor<uint8_t> bytes = ba.Get<uint8_t>();
+        // INDEX_DTYPE: ascendc-sim: error: kernel 'operand_kernel' block 0: CreateVecIndex: {{.*}}uint8{{.*}} (at {{.*}}err_operands.cpp:[[@LINE+1]])
+        CreateVecIndex(bytes, static_cast<uint8_t>(0), 32);
     }
     Add(c, a, b, 256);
     std::printf("c[0]=%g\n", static_cast<float>(c.GetValue(0)));
