@@ -613,6 +613,15 @@ irdl.dialect @ascir {
     irdl.results(y: %0)
     irdl.attributes { "value" = %1, "sched_axis" = %2, "view" = %3 }
   }
+  irdl.operation @arange {
+    %0 = irdl.any
+    %1 = irdl.base "#builtin.string"
+    %2 = irdl.base "#builtin.string"
+    %3 = irdl.base "#builtin.array"
+    %4 = irdl.base @ascir::@view
+    irdl.results(y: %0)
+    irdl.attributes { "start" = %1, "delta" = %2, "sched_axis" = %3, "view" = %4 }
+  }
   irdl.operation @load {
     %0 = irdl.any
     %1 = irdl.any
