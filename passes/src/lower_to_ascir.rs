@@ -175,8 +175,7 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
                 Err(refusal) => {
                     kept += 1;
                     // Constants stay kernel inputs by design; a range that stays says why.
-                    if remarks
-                        && (spec.category != Category::Constant || node.op == "ascend.range")
+                    if remarks && (spec.category != Category::Constant || node.op == "ascend.range")
                     {
                         diagnostics::remark(
                             op.location(),

@@ -1,7 +1,7 @@
 //! A generator of random well-typed `ascend` graphs for differential testing.
 //!
 //! Graphs mix elementwise ops, compares with select, cast round trips, broadcasts,
-//! reductions, reshapes, transposes, concats and composites over random static and
+//! reductions, reshapes, transposes, concats, ranges and composites over random static and
 //! symbolic shapes and
 //! random float dtypes. Result types are computed with the same shape rules the
 //! verifier uses, and printed with `#ascend.dims` encodings. Values are kept in ranges
@@ -319,6 +319,49 @@ impl Gen {
     }
 }
 
+impl Gen {
+    /// Adds a position-dependent ramp to `x` along one of its axes: an i32 range of that
+    /// dim (random start and step), unsqueezed to `x`'s rank, cast to `x`'s type,
+    /// scaled by 1/64 and added (what position ids and masks look like to the compiler).
+    fn range_step(&mut self, x: &Val) -> Option<Val> {
+        let rank = x.ty.rank();
+        if rank == 0 {
+            return None;
+        }
+        let axis = self.below(rank as u64) as usize;
+        let length = x.ty.dims[axis].clone();
+        let start = format!("{} : i64", self.below(7) as i64 - 3);
+        let delta = format!("{} : i64", [1i64, 2, -1, 3][self.below(4) as usize]);
+        let range = self.op(
+            "ascend.range",
+            &[],
+            &[("start", &start), ("delta", &delta)],
+            None,
+            Some(TensorType::new(DType::I32, vec![length])),
+        )?;
+        let axes: Vec<String> = (0..rank)
+            .filter(|&k| k != axis)
+            .map(|k| k.to_string())
+            .collect();
+        let shaped = if axes.is_empty() {
+            range
+        } else {
+            let axes = format!("[{}]", axes.join(", "));
+            self.op(
+                "ascend.unsqueeze",
+                &[&range],
+                &[("axes", &axes)],
+                None,
+                None,
+            )?
+        };
+        let cast = self.op("ascend.cast", &[&shaped], &[], Some(x.ty.dtype), None)?;
+        let scale = self.scalar(1.0 / 64.0, x.ty.dtype);
+        let ramp = self.op("ascend.mul", &[&cast, &scale], &[], None, None)?;
+        self.op("ascend.add", &[x, &ramp], &[], None, None)
+    }
+}
+
 /// Generates a random graph from `seed` with at most `max_ops` generation steps.
 pub fn generate(seed: u64, max_ops: usize) -> RandomGraph {
     let mut g = Gen {
@@ -398,6 +441,15 @@ pub fn generate(seed: u64, max_ops: usize) -> RandomGraph {
             outputs.push(values.len() - 1);
         }
     }
+    // A third also return a value plus a ramp computed from a range of one of its dims.
+    g.rng = SplitMix64::new(seed ^ 0x3f6d_0b2c_95a1_e847);
+    if g.chance(33) {
+        let x = values[g.below(values.len() as u64) as usize].clone();
+        if let Some(v) = g.range_step(&x) {
+            values.push(v);
+            outputs.push(values.len() - 1);
+        }
+    }
     let result_types: Vec<String> = outputs.iter().map(|&o| values[o].ty.to_mlir()).collect();
     let result_names: Vec<String> = outputs.iter().map(|&o| values[o].name.clone()).collect();
     let mut text = String::new();
@@ -428,9 +480,9 @@ mod tests {
     use super::generate;
 
     /// The differential and end-to-end tests see transposes of both kinds (keeping and
-    /// moving the innermost axis) and concats.
+    /// moving the innermost axis), concats and ranges.
     #[test]
-    fn graphs_include_transposes_and_concats() {
+    fn graphs_include_transposes_concats_and_ranges() {
         let texts: Vec<String> = (0..200).map(|seed| generate(seed, 6).text).collect();
         let count = |needle: &str| texts.iter().filter(|t| t.contains(needle)).count();
         assert!(count("perm = [1, 0, 2]") >= 5, "too few lowered transposes");
@@ -439,5 +491,6 @@ mod tests {
             "too few innermost-moving transposes"
         );
         assert!(count("\"ascend.concat\"") >= 10, "too few concats");
+        assert!(count("\"ascend.range\"") >= 30, "too few ranges");
     }
 }
