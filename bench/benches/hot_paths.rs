@@ -3,10 +3,10 @@
 //! - `symbolic/*`: building and canonicalizing typical shape and buffer-size
 //!   expressions (`Expr` operators, `Expr::parse_uncached`: the parser itself, not its memo), and `ShapeEnv::simplify` /
 //!   `static_check` under asserted guards;
-//! - `fusion/*`: GE's greedy fusion solver (`autofuse_core::fusion::plan`, what `--fuse`
+//! - `fusion/*`: GE's greedy fusion solver (`autofuse_passes::fuse::fusion::plan`, what `--fuse`
 //!   calls per graph function) on a lowered transformer-like graph of a few hundred
 //!   kernels, and the whole `fuse` pass on the same module;
-//! - `tiling/*`: `tiling_solver::solve` on the fused layer-norm and RMS-norm kernels of
+//! - `tiling/*`: `solver::solve` on the fused layer-norm and RMS-norm kernels of
 //!   `examples/` at several batch sizes.
 //!
 //! Run: `cargo bench -p autofuse-bench --bench hot_paths` (add `-- --quick` for a short
@@ -16,11 +16,12 @@
 #[path = "../src/graphs.rs"]
 mod graphs;
 
-use autofuse_core::fusion::{self, FuncModel, Limits};
-use autofuse_core::tiling_solver::{self, TilingModel};
 use autofuse_mlir::context::create_context;
 use autofuse_mlir::extract;
+use autofuse_passes::auto_tiling::solver;
+use autofuse_passes::fuse::fusion::{self, FuncModel, Limits};
 use autofuse_symbolic::{Expr, Relation, ShapeEnv, SymbolInfo};
+use autofuse_tiling::tiling::TilingModel;
 use autofuse_tools::ascendc::run::{self, RunOptions};
 use autofuse_tools::execute::{run_pipeline, Program};
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
@@ -204,7 +205,7 @@ fn fusion(c: &mut Criterion) {
 fn kernel_model(
     text: &str,
     name: &str,
-) -> Result<(TilingModel, autofuse_core::chip::ChipProfile), String> {
+) -> Result<(TilingModel, autofuse_ascir::chip::ChipProfile), String> {
     let context = create_context();
     let options = RunOptions::new(&run::repo_root());
     let module = run::prepare_module(&context, text, name, &options)?;
@@ -232,16 +233,14 @@ fn tiling(c: &mut Criterion) {
             for s in &model.symbols {
                 values.insert(s.clone(), s0);
             }
-            if let Err(e) = tiling_solver::solve(&model, &values, &chip) {
+            if let Err(e) = solver::solve(&model, &values, &chip) {
                 eprintln!("tiling/{label}/s0={s0}: skipped: {e}");
                 continue;
             }
             group.bench_with_input(
                 BenchmarkId::new(format!("solve_{label}"), format!("s0={s0}")),
                 &values,
-                |b, values| {
-                    b.iter(|| black_box(tiling_solver::solve(&model, black_box(values), &chip)))
-                },
+                |b, values| b.iter(|| black_box(solver::solve(&model, black_box(values), &chip))),
             );
         }
     }

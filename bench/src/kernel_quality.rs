@@ -19,12 +19,13 @@
 //!
 //! Writes `docs/benchmarks/kernel_quality.md`.
 
-use autofuse_core::ascir_interp;
-use autofuse_core::chip::ChipProfile;
-use autofuse_core::graph::{Dim, TensorType};
-use autofuse_core::tensor::Tensor;
-use autofuse_core::tiling_solver::{self, Tiling};
+use autofuse_ascir::chip::ChipProfile;
+use autofuse_ascir::interp as ascir_interp;
+use autofuse_ir::graph::{Dim, TensorType};
+use autofuse_ir::tensor::Tensor;
 use autofuse_mlir::context::create_context;
+use autofuse_passes::auto_tiling::solver;
+use autofuse_tiling::tiling::Tiling;
 use autofuse_tools::ascendc::run::{self, PreparedKernel, PreparedModule, RunOptions, SimBuild};
 use autofuse_tools::input::parse_symbol_values as parse_symbols;
 use std::collections::HashMap;
@@ -78,7 +79,7 @@ fn parse_options(args: impl Iterator<Item = String>) -> Result<Options, String> 
         shapes: Vec::new(),
         default_symbol: 64,
         reps: 3,
-        target: autofuse_core::chip::DEFAULT_TARGET.to_string(),
+        target: autofuse_ascir::chip::DEFAULT_TARGET.to_string(),
     };
     let mut args = args;
     while let Some(arg) = args.next() {
@@ -309,7 +310,7 @@ fn mte2_fixed(k: &PreparedKernel, tiling: &Tiling, values: &HashMap<String, i64>
     let Some(case) = k.model.cases.iter().find(|c| c.key == tiling.key) else {
         return 0;
     };
-    let Ok(mut env) = tiling_solver::bind(&k.model, values) else {
+    let Ok(mut env) = solver::bind(&k.model, values) else {
         return 0;
     };
     if let Some(v) = &case.tile_var {
@@ -356,7 +357,7 @@ fn run_program(
             };
             let values = ascir_interp::bind_kernel_symbols(&k.graph, operands, symbols)
                 .map_err(|e| e.to_string())?;
-            let tiling = match tiling_solver::solve(&k.model, &values, &k.chip) {
+            let tiling = match solver::solve(&k.model, &values, &k.chip) {
                 Ok(t) => t,
                 Err(_) => {
                     // No tiling fits these shapes: the runner interprets such calls.
@@ -948,7 +949,7 @@ mod tests {
             ub_capacity: 1,
             cores: 48,
             buffers: vec![],
-            per_tile: tiling_solver::PipeCost {
+            per_tile: autofuse_tiling::tiling::PipeCost {
                 mte2: 100,
                 vec: 30,
                 mte3: 50,

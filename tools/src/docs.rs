@@ -1,7 +1,7 @@
 //! Generates the dialect and pass references in `docs/` from the op catalogue and the
 //! pass registry (`autofuse-opt --emit-dialect-docs=<dialect>`, `--emit-pass-docs`).
 
-use autofuse_core::catalogue::{ops_of, Dialect, DIALECT_ATTRS};
+use autofuse_mlir::registry::{dialect_attrs, ops_of, Dialect};
 use autofuse_passes::registry::PASSES;
 use std::fmt::Write;
 
@@ -20,10 +20,7 @@ pub fn dialect_doc(dialect: Dialect) -> String {
          (`\"{}.op\"(...) {{...}} : (...) -> ...`). Checks beyond IRDL are in `dialects/mlir/src/verify.rs`.\n",
         dialect.name()
     );
-    let attrs: Vec<_> = DIALECT_ATTRS
-        .iter()
-        .filter(|a| a.dialect == dialect)
-        .collect();
+    let attrs: Vec<_> = dialect_attrs().filter(|a| a.dialect == dialect).collect();
     if !attrs.is_empty() {
         let _ = writeln!(out, "## Attributes\n");
         for attr in attrs {
@@ -52,7 +49,7 @@ pub fn dialect_doc(dialect: Dialect) -> String {
             op.summary,
             op.category
         );
-        let values = |vals: &[autofuse_core::catalogue::ValueSpec]| {
+        let values = |vals: &[autofuse_mlir::registry::ValueSpec]| {
             if vals.is_empty() {
                 "none".to_string()
             } else {

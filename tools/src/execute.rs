@@ -4,12 +4,13 @@
 //! `autofuse-opt --interpret`; `autofuse-run` walks graphs the same way with its kernels
 //! on the emulation (`Program::run_with`).
 
-use autofuse_core::ascir::AscGraph;
-use autofuse_core::attr::AttrValue;
-use autofuse_core::graph::{Dim, Graph, TensorType};
-use autofuse_core::interp::{bind_symbols, run_node};
-use autofuse_core::tensor::Tensor;
-use autofuse_core::{ascir_interp, interp};
+use autofuse_ascend::interp;
+use autofuse_ascend::interp::{bind_symbols, run_node};
+use autofuse_ascir::graph::AscGraph;
+use autofuse_ascir::interp as ascir_interp;
+use autofuse_ir::attr::AttrValue;
+use autofuse_ir::graph::{Dim, Graph, TensorType};
+use autofuse_ir::tensor::Tensor;
 use autofuse_mlir::extract;
 use autofuse_passes::pipeline;
 use melior::ir::{BlockRef, Module};
@@ -177,7 +178,7 @@ pub fn run_pipeline(module: &mut Module, pipeline_text: &str) -> Result<(), Stri
 /// the absolute tolerance is relative to the largest expected magnitude.
 /// Returns the largest absolute error, or an explanation when the tensors differ.
 pub fn compare(expected: &Tensor, actual: &Tensor) -> Result<f64, String> {
-    use autofuse_core::graph::DType;
+    use autofuse_ir::graph::DType;
     if expected.shape != actual.shape {
         return Err(format!(
             "shape {:?} where {:?} was expected",

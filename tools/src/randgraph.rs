@@ -8,9 +8,9 @@
 //! where every op is defined (sqrt of abs, division by 1+|y|, ...), so that differences
 //! between two executions are rounding, never NaN against a number.
 
-use autofuse_core::graph::{DType, Dim, TensorType};
-use autofuse_core::shape::{infer, OpShapeQuery};
-use autofuse_core::tensor::SplitMix64;
+use autofuse_ascend::shape::{infer, OpShapeQuery};
+use autofuse_ir::graph::{DType, Dim, TensorType};
+use autofuse_ir::tensor::SplitMix64;
 use autofuse_symbolic::{Expr, ShapeEnv};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -76,7 +76,7 @@ impl Gen {
     ) -> Option<Val> {
         let mut parsed = BTreeMap::new();
         for (k, v) in attrs {
-            parsed.insert(k.to_string(), autofuse_core::attr::parse_attr(v).ok()?);
+            parsed.insert(k.to_string(), autofuse_ir::attr::parse_attr(v).ok()?);
         }
         let types: Vec<TensorType> = operands.iter().map(|v| v.ty.clone()).collect();
         let declared = declared.unwrap_or_else(|| {

@@ -1,6 +1,7 @@
 //! Runs the lit suite (`test/`) with the tools built by this `cargo test`, so that
 //! `cargo test` covers unit tests and IR tests in one command.
 
+use autofuse_passes::schedule::build::BuildSchedule;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -189,7 +190,7 @@ fn differential_fusion() {
 /// budgets make more split reductions) and `AUTOFUSE_E2E_FIRST_SEED` the first seed (0).
 #[test]
 fn end_to_end_random_graphs_on_emulation() {
-    use autofuse_core::tensor::Tensor;
+    use autofuse_ir::tensor::Tensor;
     use autofuse_tools::ascendc::run::{self, RunOptions, SimBuild};
     use autofuse_tools::randgraph;
     use std::collections::HashMap;
@@ -370,11 +371,13 @@ fn end_to_end_random_graphs_on_emulation() {
 ///   `AUTOFUSE_PROP_FIRST_SEED` the first seed (0).
 #[test]
 fn property_tiling_fits_and_impl_form_matches() {
-    use autofuse_core::chip::ChipProfile;
-    use autofuse_core::schedule::Schedule;
-    use autofuse_core::tensor::{SplitMix64, Tensor};
-    use autofuse_core::tiling_solver::{solve, TilingModel};
-    use autofuse_core::{ascir_impl_interp, ascir_interp};
+    use autofuse_ascir::chip::ChipProfile;
+    use autofuse_ascir::interp as ascir_interp;
+    use autofuse_ascir::kernel::Schedule;
+    use autofuse_ir::tensor::{SplitMix64, Tensor};
+    use autofuse_passes::auto_tiling::solver::solve;
+    use autofuse_tiling::impl_interp as ascir_impl_interp;
+    use autofuse_tiling::tiling::TilingModel;
     use autofuse_tools::{execute::Program, randgraph};
     use std::collections::HashMap;
     let cases: u64 = std::env::var("AUTOFUSE_PROP_CASES")
@@ -580,7 +583,7 @@ fn end_to_end_layout_examples() {
 }
 
 fn run_examples_on_emulation(dir: &str, one_kernel: bool) {
-    use autofuse_core::graph::Dim;
+    use autofuse_ir::graph::Dim;
     use autofuse_tools::ascendc::run::{self, RunOptions};
     use std::collections::HashMap;
     let repo = run::repo_root();
@@ -674,7 +677,7 @@ fn differential_trial(
 fn compare_programs(
     before: &autofuse_tools::execute::Program,
     after: &autofuse_tools::execute::Program,
-    inputs: &[autofuse_core::tensor::Tensor],
+    inputs: &[autofuse_ir::tensor::Tensor],
     what: &str,
 ) -> Vec<String> {
     match (before.run("main", inputs), after.run("main", inputs)) {
@@ -686,18 +689,18 @@ fn compare_programs(
 
 /// Random tensors for `types` under `symbols`, tensor `i` drawn with seed `seed + i`.
 fn random_tensors(
-    types: &[autofuse_core::graph::TensorType],
+    types: &[autofuse_ir::graph::TensorType],
     symbols: &std::collections::HashMap<String, i64>,
     seed: u64,
-) -> Result<Vec<autofuse_core::tensor::Tensor>, String> {
+) -> Result<Vec<autofuse_ir::tensor::Tensor>, String> {
     autofuse_tools::execute::random_tensors(types, symbols, seed)
 }
 
 /// Every difference between expected and actual outputs, as "output k: why" (and a
 /// count mismatch).
 fn mismatches(
-    expected: &[autofuse_core::tensor::Tensor],
-    actual: &[autofuse_core::tensor::Tensor],
+    expected: &[autofuse_ir::tensor::Tensor],
+    actual: &[autofuse_ir::tensor::Tensor],
 ) -> Vec<String> {
     let mut out = Vec::new();
     if expected.len() != actual.len() {

@@ -6,7 +6,7 @@
 //! The headers are `$AUTOFUSE_VENDOR_HEADERS` or `../shared/vendor/cann-8.1.RC1` next to
 //! the repository (where CI has them); without them these tests say so and pass.
 
-use autofuse_core::tensor::Tensor;
+use autofuse_ir::tensor::Tensor;
 use autofuse_tools::ascendc::run::{self, PreparedKernel, PreparedModule, RunOptions, SimBuild};
 use autofuse_tools::ascendc::vendor::{self, VendorHeaders};
 use autofuse_tools::execute::compare;
@@ -157,7 +157,7 @@ fn assert_no_failures(failures: &[String]) {
 /// symbol 3 and then 37, on both paths.
 #[test]
 fn vendor_path_bundled_examples() {
-    use autofuse_core::graph::Dim;
+    use autofuse_ir::graph::Dim;
     let Some(headers) = headers() else { return };
     let repo = run::repo_root();
     let context = autofuse_mlir::context::create_context();

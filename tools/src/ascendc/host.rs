@@ -10,8 +10,8 @@
 //! when no case fits UB.
 
 use super::{CNames, KernelInput};
-use autofuse_core::tiling_solver::{tiling_field_names, TilingModel};
 use autofuse_symbolic::Expr;
+use autofuse_tiling::tiling::{tiling_field_names, TilingModel};
 use std::fmt::Write;
 
 fn cx(model: &TilingModel, e: &Expr) -> String {

@@ -13,9 +13,9 @@
 //! UB operands at 32-byte aligned offsets (row pitches are multiples of 32 bytes).
 
 use super::{gm_type, short_loc, ub_type, CNames, KernelInput};
-use autofuse_core::ascir::ArangeTerm;
-use autofuse_core::graph::{DType, Dim};
-use autofuse_core::schedule::{cast_direct, float_attr, Case, NodeKind, Place, Schedule};
+use autofuse_ascir::graph::ArangeTerm;
+use autofuse_ascir::kernel::{cast_direct, float_attr, Case, NodeKind, Place, Schedule};
+use autofuse_ir::graph::{DType, Dim};
 use autofuse_symbolic::Expr;
 use std::fmt::Write;
 
@@ -466,7 +466,7 @@ fn emit_hoisted_loads(ctx: &Ctx) -> Result<String, String> {
 /// chunks of the reduced split axis (docs/tiling.md).
 fn emit_split_reduction(
     ctx: &Ctx,
-    plan: &autofuse_core::schedule::SplitPlan,
+    plan: &autofuse_ascir::kernel::SplitPlan,
     o: &mut String,
 ) -> Result<(), String> {
     let u = ctx
@@ -563,15 +563,15 @@ fn emit_stage(ctx: &Ctx, stage: &Stage, indent: &str) -> Result<String, String> 
         );
     }
     let member_offset = |q: usize, m: usize| cx(s, &s.queue_offset(case, q, m));
-    let stage_queues = |position: autofuse_core::schedule::Position| -> Vec<usize> {
+    let stage_queues = |position: autofuse_ascir::kernel::Position| -> Vec<usize> {
         (0..s.queues.len())
             .filter(|&q| {
                 s.queues[q].position == position && s.queues[q].members.iter().any(|&n| in_stage(n))
             })
             .collect()
     };
-    let vin = stage_queues(autofuse_core::schedule::Position::VecIn);
-    let vout = stage_queues(autofuse_core::schedule::Position::VecOut);
+    let vin = stage_queues(autofuse_ascir::kernel::Position::VecIn);
+    let vout = stage_queues(autofuse_ascir::kernel::Position::VecOut);
 
     // ---- CopyIn
     if !vin.is_empty() {

@@ -23,11 +23,11 @@ pub mod kernel;
 pub mod run;
 pub mod vendor;
 
-use autofuse_core::ascir::AscGraph;
-use autofuse_core::chip::ChipProfile;
-use autofuse_core::graph::DType;
-use autofuse_core::schedule::Schedule;
-use autofuse_core::tiling_solver::{Tiling, TilingModel};
+use autofuse_ascir::chip::ChipProfile;
+use autofuse_ascir::graph::AscGraph;
+use autofuse_ascir::kernel::Schedule;
+use autofuse_ir::graph::DType;
+use autofuse_tiling::tiling::{Tiling, TilingModel};
 use std::path::Path;
 
 pub const COMPAT_H: &str = include_str!("include/af_compat.h");

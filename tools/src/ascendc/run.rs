@@ -18,20 +18,23 @@
 
 use super::{translate_kernel, KernelInput, KernelSources};
 use crate::execute::Program;
-use autofuse_core::ascir::AscGraph;
-use autofuse_core::attr::AttrValue;
-use autofuse_core::chip::ChipProfile;
-use autofuse_core::graph::{DType, Dim, Graph, TensorType};
-use autofuse_core::interp::bind_symbols;
-use autofuse_core::schedule::Schedule;
-use autofuse_core::tensor::Tensor;
-use autofuse_core::tiling_solver::{solve, Tiling, TilingModel};
-use autofuse_core::{ascir_interp, tiling_solver};
+use autofuse_ascend::interp::bind_symbols;
+use autofuse_ascir::chip::ChipProfile;
+use autofuse_ascir::graph::AscGraph;
+use autofuse_ascir::interp as ascir_interp;
+use autofuse_ascir::kernel::Schedule;
+use autofuse_ir::attr::AttrValue;
+use autofuse_ir::graph::{DType, Dim, Graph, TensorType};
+use autofuse_ir::tensor::Tensor;
 use autofuse_mlir::diagnostics::{self, Severity};
 use autofuse_mlir::extract;
+use autofuse_passes::auto_tiling::solver::solve;
+use autofuse_passes::schedule::build::BuildSchedule;
 use autofuse_passes::schedule::{chip_of, form_of, read_hint_graph, RecordIndex};
 use autofuse_passes::{pipeline, registry};
 use autofuse_symbolic::Expr;
+use autofuse_tiling::tiling as tiling_solver;
+use autofuse_tiling::tiling::{Tiling, TilingModel};
 use melior::ir::{operation::OperationLike, Module};
 use melior::pass::PassManager;
 use std::collections::HashMap;
@@ -60,7 +63,7 @@ impl RunOptions {
             .map(PathBuf::from)
             .unwrap_or_else(|| repo.join("target").join("autofuse-cache"));
         RunOptions {
-            target: autofuse_core::chip::DEFAULT_TARGET.into(),
+            target: autofuse_ascir::chip::DEFAULT_TARGET.into(),
             ub_bytes: 0,
             cores: 0,
             fuse: true,

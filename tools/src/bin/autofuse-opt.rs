@@ -4,7 +4,7 @@
 //! Exit codes: 0 success, 1 diagnostics (parse, verification, pass failure, unmatched
 //! `--verify-diagnostics` expectations), 2 command-line misuse.
 
-use autofuse_core::catalogue::Dialect;
+use autofuse_mlir::registry::Dialect;
 use autofuse_mlir::{
     context::create_context, diagnostics, parse::parse_module, raw, verify::verify_module,
 };
@@ -282,7 +282,7 @@ fn process_chunk(settings: &Settings, chunk: &input::Chunk) -> (Option<Vec<u8>>,
 /// `--interpret`: runs the entry function on `.npy` or seeded random inputs and
 /// describes (and optionally writes) its outputs.
 fn interpret(matches: &ArgMatches, module: &melior::ir::Module) -> Result<String, String> {
-    use autofuse_core::tensor::Tensor;
+    use autofuse_ir::tensor::Tensor;
     let program = execute::Program::from_module(module.body())?;
     let entry = match matches.get_one::<String>("entry") {
         Some(e) => e.clone(),

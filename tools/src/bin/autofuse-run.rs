@@ -22,9 +22,9 @@
 //! line and API).
 //! Exit codes: 0 PASS, 1 FAIL or errors, 2 command-line misuse.
 
-use autofuse_core::attr::AttrValue;
-use autofuse_core::graph::{Dim, TensorType};
-use autofuse_core::tensor::Tensor;
+use autofuse_ir::attr::AttrValue;
+use autofuse_ir::graph::{Dim, TensorType};
+use autofuse_ir::tensor::Tensor;
 use autofuse_mlir::context::create_context;
 use autofuse_tools::ascendc::run::{self, RunOptions};
 use autofuse_tools::ascendc::vendor::{self, VendorHeaders};
@@ -231,7 +231,8 @@ fn run_kernels(
         .graphs
         .get(entry)
         .ok_or_else(|| format!("no graph function @{entry}"))?;
-    let symbols = autofuse_core::interp::bind_symbols(graph, inputs).map_err(|e| e.to_string())?;
+    let symbols =
+        autofuse_ascend::interp::bind_symbols(graph, inputs).map_err(|e| e.to_string())?;
     let mut pending = launches.iter().peekable();
     let mut records = Vec::new();
     for node in &graph.nodes {

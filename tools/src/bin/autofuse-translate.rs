@@ -13,11 +13,13 @@
 //! Kernels left in hint form or marked infeasible are reported on stderr and skipped.
 //! Exit codes: 0 success, 1 errors (parse, missing schedule, solver failure), 2 misuse.
 
-use autofuse_core::attr::AttrValue;
-use autofuse_core::schedule::Schedule;
-use autofuse_core::tiling_solver::{solve, TilingModel};
+use autofuse_ascir::kernel::Schedule;
+use autofuse_ir::attr::AttrValue;
 use autofuse_mlir::{context::create_context, diagnostics, extract, parse::parse_module};
+use autofuse_passes::auto_tiling::solver::solve;
+use autofuse_passes::schedule::build::BuildSchedule;
 use autofuse_passes::schedule::{chip_of, form_of, read_hint_graph, RecordIndex};
+use autofuse_tiling::tiling::TilingModel;
 use autofuse_tools::ascendc::{self, KernelInput};
 use autofuse_tools::input;
 use clap::{Arg, ArgAction, Command};

@@ -7,7 +7,7 @@
 //! claim, read outside a data file, or panic.
 
 use super::proto::{data_type as dt, TensorProto, DATA_LOCATION_EXTERNAL};
-use autofuse_core::graph::DType;
+use autofuse_ir::graph::DType;
 use std::path::Path;
 
 /// The compiler dtype of an ONNX element type code, or the reason it has none.

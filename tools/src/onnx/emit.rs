@@ -1,6 +1,6 @@
 //! The MLIR text builder of the ONNX importer: values with their tensor types (and
 //! their values when known at import time), `ascend` ops in generic form whose result
-//! types come from the compiler's own shape rules (`autofuse_core::shape::infer`, so the
+//! types come from the compiler's own shape rules (`autofuse_ascend::shape::infer`, so the
 //! output verifies by construction), constants, boundary calls of external
 //! declarations, dead-code elimination and the final function text.
 //!
@@ -13,11 +13,11 @@
 
 use super::data::{to_le_bytes, Values};
 use super::shape_values::{self, Operand};
-use autofuse_core::attr::{quote, AttrValue};
-use autofuse_core::graph::{DType, Dim, TensorType};
-use autofuse_core::interp::run_node;
-use autofuse_core::shape::{infer, OpShapeQuery};
-use autofuse_core::tensor::Tensor;
+use autofuse_ascend::interp::run_node;
+use autofuse_ascend::shape::{infer, OpShapeQuery};
+use autofuse_ir::attr::{quote, AttrValue};
+use autofuse_ir::graph::{DType, Dim, TensorType};
+use autofuse_ir::tensor::Tensor;
 use autofuse_symbolic::{Expr, ShapeEnv};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::Rc;

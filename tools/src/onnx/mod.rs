@@ -29,8 +29,8 @@ pub mod shape_values;
 #[cfg(test)]
 mod tests;
 
-use autofuse_core::attr::quote;
-use autofuse_core::graph::{Dim, TensorType};
+use autofuse_ir::attr::quote;
+use autofuse_ir::graph::{Dim, TensorType};
 use autofuse_symbolic::Expr;
 use data::{decode_tensor, dtype_of};
 use emit::{Builder, Val};

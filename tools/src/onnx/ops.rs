@@ -11,8 +11,8 @@ use super::data::{dtype_of, Values};
 use super::emit::{Builder, Val, A};
 use super::proto::{attribute_type as at, AttributeProto, NodeProto, TensorProto};
 use super::{Converted, Fail, Importer};
-use autofuse_core::graph::{DType, Dim};
-use autofuse_core::shape::SLICE_TO_END;
+use autofuse_ascend::shape::SLICE_TO_END;
+use autofuse_ir::graph::{DType, Dim};
 use autofuse_symbolic::{Expr, Relation, Tri};
 
 /// The covered operators by family (the rows of the conformance table).
@@ -346,7 +346,8 @@ fn axis_index(axis: i64, rank: usize, inclusive: bool) -> Result<usize, Fail> {
 /// equal only for some values (`min(seq, 64)` against `seq`) broadcast under a recorded
 /// assertion of their equality, as `--infer-symbolic-shapes` records it.
 fn broadcast_dims(b: &mut Builder, x: &[Dim], y: &[Dim]) -> Result<Vec<Dim>, Fail> {
-    autofuse_core::shape::broadcast_shapes(&[x, y], b.env_mut()).map_err(|e| Fail::Unsupported(e.0))
+    autofuse_ascend::shape::broadcast_shapes(&[x, y], b.env_mut())
+        .map_err(|e| Fail::Unsupported(e.0))
 }
 
 /// Composites that stand for one ONNX operator compute half-precision inputs in f32 and

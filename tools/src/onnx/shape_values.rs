@@ -20,10 +20,10 @@
 //! every admissible value of the symbols (dims are >= 1); otherwise the op stays a real
 //! op computing on the symbolic constant at run time, which is slower but never wrong.
 
-use autofuse_core::attr::AttrValue;
-use autofuse_core::graph::{DType, Dim, TensorType};
-use autofuse_core::interp::run_node;
-use autofuse_core::tensor::{strides_of, Tensor};
+use autofuse_ascend::interp::run_node;
+use autofuse_ir::attr::AttrValue;
+use autofuse_ir::graph::{DType, Dim, TensorType};
+use autofuse_ir::tensor::{strides_of, Tensor};
 use autofuse_symbolic::{Expr, Relation, ShapeEnv, Tri};
 use std::collections::{BTreeMap, HashMap};
 
@@ -261,7 +261,8 @@ pub fn evaluate(
         "reduce_sum" | "reduce_prod" | "reduce_max" | "reduce_min" => {
             let x = operands.first()?;
             let rank = x.shape.len();
-            let axes = autofuse_core::shape::reduce_axes(&attr_ints(attrs, "axes")?, rank).ok()?;
+            let axes =
+                autofuse_ascend::shape::reduce_axes(&attr_ints(attrs, "axes")?, rank).ok()?;
             let keep = attrs.get("keep_dims")?.as_bool()?;
             let mut acc: Vec<Option<Expr>> = vec![None; count];
             let kept: Vec<usize> = (0..rank).filter(|a| !axes.contains(a)).collect();

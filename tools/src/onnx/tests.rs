@@ -13,8 +13,8 @@ use super::proto::{
 };
 use super::*;
 use crate::execute::{compare, run_pipeline, Program};
-use autofuse_core::graph::DType;
-use autofuse_core::tensor::{SplitMix64, Tensor};
+use autofuse_ir::graph::DType;
+use autofuse_ir::tensor::{SplitMix64, Tensor};
 use melior::ir::operation::OperationLike;
 use std::sync::Mutex;
 

@@ -1,0 +1,1171 @@
+//! The impl-form kernel model: what `--schedule` decides for one fused kernel (normalized
+//! axes, tiling cases, node placements in queues and VECCALC slots, extra buffers,
+//! split-reduction plans) and what the tiling solver, the impl-form interpreter and the
+//! Ascend C translation read from it (tile boxes, UB layout, buffer sizes, the cost
+//! model, the `tiling.*` records). The algorithm that builds it is the schedule pass
+//! (`passes/src/schedule/build.rs`).
+//!
+//! Booleans live in UB as half 0.0/1.0 (`Compare` + `Select`), as u8 in GM.
+use crate::graph::{ArangeTerm, AscGraph, AscNode};
+use autofuse_ir::graph::DType;
+use autofuse_symbolic::Expr;
+use std::collections::BTreeMap;
+
+/// One axis of the normalized loop nest.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NormAxis {
+    /// The hint axis id when not merged, else a new id.
+    pub id: i64,
+    pub name: String,
+    pub size: Expr,
+    /// Hint axis ids merged into this axis, outer to inner.
+    pub from: Vec<i64>,
+}
+
+/// What a node does, as the code generator sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NodeKind {
+    Data {
+        input: usize,
+    },
+    Load,
+    Broadcast,
+    Reduce {
+        op: String,
+        reduced: Vec<usize>,
+    },
+    Elementwise {
+        op: String,
+    },
+    Cast,
+    Scalar {
+        value: f64,
+    },
+    /// start + delta * (element offset under the node's view): an inlined range. Its
+    /// `gm_strides` are the offset strides.
+    Arange {
+        start: ArangeTerm,
+        delta: ArangeTerm,
+    },
+    // Binary concat along normalized axis `axis` (whole in every tile: GE's n_group).
+    Concat {
+        axis: usize,
+    },
+    Store,
+    Output {
+        index: usize,
+    },
+}
+
+/// Where a value lives in UB.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// GM (data, output) or nothing.
+    None,
+    /// Member `member` of queue `queue`.
+    Queue { queue: usize, member: usize },
+    /// VECCALC slot.
+    Slot { slot: usize },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeInfo {
+    pub kind: NodeKind,
+    /// Per normalized axis: the view is full (repeat = axis size) there, or covers a
+    /// part of it (`partial`).
+    pub full: Vec<bool>,
+    /// Per normalized axis: the extent of a view that covers only part of the axis (an
+    /// operand of a concat and what computes it); such axes are never split.
+    pub partial: Vec<Option<Expr>>,
+    /// GM strides per normalized axis (data, store, output); zeros elsewhere.
+    pub gm_strides: Vec<Expr>,
+    /// The node's element type (bool is u8 in GM, half in UB).
+    pub dtype: DType,
+    /// Where its value is computed / lives during Compute.
+    pub value: Place,
+    /// Loads: the queue member DMA writes (the raw GM element type); bool loads then
+    /// convert into `value`.
+    pub raw: Place,
+    /// Stores: true when the producer writes straight into the store's VECOUT member.
+    pub direct: bool,
+    /// Loads (and their data): the GM view swaps the two innermost axes (a transpose
+    /// that moves the innermost axis). The DMA writes the source block (innermost axes
+    /// swapped) into `raw`; the Ascend C `Transpose` writes the tile layout into `value`.
+    pub transpose: bool,
+    /// The MLIR location of the source op, for comments.
+    pub loc: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Position {
+    VecIn,
+    VecOut,
+}
+
+impl Position {
+    pub fn name(self) -> &'static str {
+        match self {
+            Position::VecIn => "VECIN",
+            Position::VecOut => "VECOUT",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Queue {
+    pub position: Position,
+    /// Buffer count (2 = double buffering).
+    pub count: u64,
+    /// Nodes whose tensors share this queue's block, at increasing offsets.
+    pub members: Vec<usize>,
+}
+
+/// One tiling case.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Case {
+    pub key: u32,
+    /// Index (into `Schedule::axes`) of the UB-split axis; None: one tile.
+    pub split: Option<usize>,
+    /// Axes inside the tile, in memory order.
+    pub in_tile: Vec<usize>,
+    /// Axes iterated one index per tile, outer to inner.
+    pub looped: Vec<usize>,
+    /// The tile size variable (`z0t_size`), when split.
+    pub tile_var: Option<String>,
+    /// Tile sizes are multiples of this (the layout alignment when `u` is innermost).
+    pub tile_align: i64,
+    /// Name of the merged block axis (`z0T`), its per-core size variable (`z0Tb_size`).
+    pub block_name: String,
+    pub block_var: String,
+    /// The split axis is reduced: tiles are chunks of a reduction row, processed in
+    /// passes per row group (see [`SplitPlan`]); blocks take whole row groups.
+    pub reduce_split: bool,
+    /// Transpose kernels: the innermost axis and its fixed tile extent. The split axis
+    /// is then the second-to-last axis, and the innermost axis is tiled too (GE's
+    /// x_group): tiles loop over `ceil(size / extent)` blocks of it (counted in
+    /// `outer_expr`), each tile is a 2-D block `[t, extent]`.
+    pub inner_block: Option<(usize, Expr)>,
+}
+
+/// Extra (non-slot) VECCALC buffers.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Extras {
+    /// Reductions over the innermost axis: work tensor of ReduceSum/Max/Min.
+    pub work: bool,
+    /// Compare/Select bit masks.
+    pub mask: bool,
+    /// Temporaries (row partials, constants, API scratch).
+    pub scratch: bool,
+    /// Partial reduction of one chunk (split-reduction cases).
+    pub part: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct Schedule {
+    pub kernel: String,
+    pub axes: Vec<NormAxis>,
+    /// Indices into `axes`.
+    pub y: Vec<usize>,
+    pub r: Vec<usize>,
+    pub cases: Vec<Case>,
+    pub nodes: Vec<NodeInfo>,
+    pub queues: Vec<Queue>,
+    /// Members of each VECCALC slot.
+    pub slots: Vec<Vec<usize>>,
+    pub extras: Extras,
+    /// Elements per row alignment unit (32 B / smallest element size).
+    pub align: i64,
+    /// Symbols the kernel reads (`ascir.sizes`).
+    pub symbols: Vec<String>,
+    pub inputs: Vec<autofuse_ir::graph::TensorType>,
+    pub outputs: Vec<autofuse_ir::graph::TensorType>,
+    pub source_ops: Vec<String>,
+    /// First free axis id after the hint axes (ids of merged and split axes start here).
+    pub next_axis_id: i64,
+    /// Operands of every node (the graph's).
+    pub operands: Vec<Vec<usize>>,
+    /// Values that must outlive a chunk in some split-reduction case (accumulators and
+    /// what is computed from them): dedicated VECCALC slots, never written by a store's
+    /// producer directly.
+    pub persistent: Vec<bool>,
+    /// GE's TilingGroup of every node over the hint axes (`tiling_group::node_group`,
+    /// None for buffer nodes) and of the kernel (their merge, `tiling_group::graph_group`,
+    /// order-sensitive when possible), in GE's `(x)(y)(r)` notation.
+    pub node_groups: Vec<Option<String>>,
+    pub hint_group: String,
+}
+
+/// How a split-reduction case runs one row group: passes over the chunks of the split
+/// (reduced) axis `u`. A node's level is the number of reductions over `u` that must
+/// finish before it can be computed; reductions over `u` ("accumulators") are combined
+/// chunk by chunk in the pass of their input's level; values that do not vary along `u`
+/// and depend on finished accumulators ("finals") are computed once, between passes;
+/// everything else is recomputed (and reloaded) in every pass that needs it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SplitPlan {
+    pub passes: usize,
+    pub level: Vec<usize>,
+    /// Per node: full along `u`.
+    pub varies: Vec<bool>,
+    /// Accumulators (reductions over `u`) and finals.
+    pub persistent: Vec<bool>,
+    /// Per pass, chunk stage: nodes computed per chunk (node order; loads included,
+    /// accumulators excluded), accumulators combined, stores written.
+    pub chunk_nodes: Vec<Vec<usize>>,
+    pub chunk_accs: Vec<Vec<usize>>,
+    pub chunk_stores: Vec<Vec<usize>>,
+    /// Per pass, the stage after its last chunk: means to scale, nodes computed once
+    /// (finals and the loads/constants they need), stores written.
+    pub final_means: Vec<Vec<usize>>,
+    pub final_nodes: Vec<Vec<usize>>,
+    pub final_stores: Vec<Vec<usize>>,
+}
+
+/// Tile extent of the innermost axis in kernels that transpose it in UB: the `cSize`
+/// of the `Transpose` call (at most 4095), whose temporary takes `(c + 2) * 512` bytes
+/// (33 KiB here); a multiple of every layout alignment, so result rows stay aligned.
+pub const TRANSPOSE_BLOCK: i64 = 64;
+
+/// Bytes of an element of `dtype` in UB (bool as half).
+pub fn ub_size(dtype: DType) -> i64 {
+    match dtype {
+        DType::Bool => 2,
+        other => other.bytes() as i64,
+    }
+}
+
+/// Bytes of an element of `dtype` in GM.
+pub fn gm_size(dtype: DType) -> i64 {
+    dtype.bytes() as i64
+}
+
+/// The UB element type of a value (bool is half).
+pub fn ub_dtype(dtype: DType) -> DType {
+    match dtype {
+        DType::Bool => DType::F16,
+        other => other,
+    }
+}
+
+pub const REDUCE_OPS: &[&str] = &["sum", "mean", "max", "min", "prod", "any", "all"];
+
+fn c(v: i64) -> Expr {
+    Expr::constant(v)
+}
+
+/// Unary ops the generator emits (op -> needs scratch).
+pub fn unary_supported(op: &str) -> bool {
+    matches!(
+        op,
+        "abs"
+            | "neg"
+            | "exp"
+            | "log"
+            | "sqrt"
+            | "rsqrt"
+            | "reciprocal"
+            | "relu"
+            | "sigmoid"
+            | "tanh"
+            | "erf"
+            | "sin"
+            | "cos"
+            | "square"
+            | "logical_not"
+            | "floor"
+            | "ceil"
+            | "round"
+    )
+}
+
+pub fn binary_supported(op: &str) -> bool {
+    matches!(
+        op,
+        "add"
+            | "sub"
+            | "mul"
+            | "div"
+            | "maximum"
+            | "minimum"
+            | "logical_and"
+            | "logical_or"
+            | "logical_xor"
+            | "leaky_relu"
+    )
+}
+
+pub fn compare_supported(op: &str) -> bool {
+    matches!(op, "eq" | "ne" | "lt" | "le" | "gt" | "ge")
+}
+
+/// Ascend C APIs an elementwise op uses, for dtype gating.
+pub fn apis_of(op: &str) -> &'static [&'static str] {
+    match op {
+        "abs" => &["Abs"],
+        "neg" => &["Muls"],
+        "exp" => &["Exp"],
+        "log" => &["Ln"],
+        "sqrt" => &["Sqrt"],
+        "rsqrt" => &["Sqrt", "Div", "Duplicate"],
+        "reciprocal" => &["Div", "Duplicate"],
+        "relu" => &["Relu"],
+        "sigmoid" => &["Sigmoid"],
+        "tanh" => &["Tanh"],
+        "erf" => &["Erf"],
+        "sin" => &["Sin"],
+        "cos" => &["Cos"],
+        "square" | "mul" | "logical_and" => &["Mul"],
+        "logical_not" => &["Muls", "Adds"],
+        "add" => &["Add"],
+        "sub" => &["Sub"],
+        "div" => &["Div"],
+        "maximum" | "logical_or" => &["Max"],
+        "minimum" => &["Min"],
+        "logical_xor" => &["Sub", "Abs"],
+        "leaky_relu" => &["LeakyRelu"],
+        "select" | "where" => &["Select", "Compares"],
+        _ => &[],
+    }
+}
+
+/// Whether a cast between UB types is emitted (directly or through f32).
+pub fn cast_supported(from: DType, to: DType) -> bool {
+    use DType::*;
+    let ok = |d: DType| matches!(d, F32 | F16 | BF16 | I32 | Bool);
+    // Every pair converts directly or through f32 (see `cast_direct`).
+    ok(from) && ok(to)
+}
+
+/// Whether an op needs the scratch buffer, and how many value-sized areas of it.
+pub fn scratch_factor(kind: &NodeKind, dtype: DType, operand_dtype: Option<DType>) -> i64 {
+    match kind {
+        NodeKind::Elementwise { op } => match op.as_str() {
+            "rsqrt" | "reciprocal" => 1,
+            "sigmoid" | "tanh" | "erf" | "sin" | "cos" => 2,
+            // f16 rounds in f32: one f32 copy of the value, two f16-sized areas.
+            "floor" | "ceil" | "round" if dtype == DType::F16 => 2,
+            // int32 has only EQ/NE compares on 2201: a <= b is max(a, b) == b, with the
+            // max in one int32 value of scratch.
+            "lt" | "le" | "gt" | "ge" if operand_dtype == Some(DType::I32) => 1,
+            _ => 0,
+        },
+        NodeKind::Cast => {
+            let from = operand_dtype.unwrap_or(dtype);
+            // Conversions that go through f32 (or through a bool mask source) stage there.
+            if cast_direct(from, dtype) {
+                0
+            } else {
+                // The f32 staging value needs up to 2x a half value.
+                2
+            }
+        }
+        _ => 0,
+    }
+}
+
+/// Whether `from -> to` is one Ascend C Cast (or a copy / compare) on 2201.
+pub fn cast_direct(from: DType, to: DType) -> bool {
+    use DType::*;
+    from == to
+        || matches!(
+            (from, to),
+            (F16, F32)
+                | (F32, F16)
+                | (BF16, F32)
+                | (F32, BF16)
+                | (F32, I32)
+                | (F16, I32)
+                | (I32, F32)
+                | (Bool, F16)
+                | (Bool, F32)
+                | (Bool, I32)
+                | (F16, Bool)
+                | (F32, Bool)
+                | (I32, Bool)
+        )
+}
+
+/// Number of buffers a kernel may not exceed (TPipe limit).
+pub fn buffer_count(queues: &[Queue], slots: usize, extras: &Extras) -> u64 {
+    queues.iter().map(|q| q.count).sum::<u64>()
+        + slots as u64
+        + u64::from(extras.work)
+        + u64::from(extras.mask)
+        + u64::from(extras.scratch)
+        + u64::from(extras.part)
+}
+
+impl Schedule {
+    /// The case with `key`.
+    pub fn case(&self, key: u32) -> Option<&Case> {
+        self.cases.iter().find(|c| c.key == key)
+    }
+
+    /// The tile variable as an expression (1 when the case has no split).
+    pub fn tile_expr(case: &Case) -> Expr {
+        case.tile_var
+            .as_deref()
+            .map(Expr::symbol)
+            .unwrap_or_else(|| c(1))
+    }
+
+    /// Tile extent of each in-tile axis for a full tile of size `t`.
+    pub fn tile_extents(&self, case: &Case, t: &Expr) -> Vec<Expr> {
+        case.in_tile
+            .iter()
+            .map(|&k| match &case.inner_block {
+                _ if Some(k) == case.split => t.clone(),
+                Some((b, block)) if *b == k => block.clone(),
+                _ => self.axes[k].size.clone(),
+            })
+            .collect()
+    }
+
+    /// Box of node `n` in a tile with axis extents `ext` (in-tile order).
+    pub fn node_box(&self, case: &Case, n: usize, ext: &[Expr]) -> Vec<Expr> {
+        case.in_tile
+            .iter()
+            .zip(ext)
+            .map(|(&k, e)| match &self.nodes[n].partial[k] {
+                Some(part) => part.clone(),
+                None if self.nodes[n].full[k] => e.clone(),
+                None => c(1),
+            })
+            .collect()
+    }
+
+    /// Rows and padded row length of a box.
+    pub fn layout(&self, bx: &[Expr]) -> (Expr, Expr) {
+        let rows = bx[..bx.len().saturating_sub(1)]
+            .iter()
+            .fold(c(1), |acc, e| acc * e.clone());
+        let last = bx.last().cloned().unwrap_or_else(|| c(1));
+        (rows, last.align(&c(self.align)))
+    }
+
+    /// Elements (rows x padded row) of node `n`'s value in a full tile.
+    pub fn elems(&self, case: &Case, n: usize) -> Expr {
+        let ext = self.tile_extents(case, &Self::tile_expr(case));
+        let bx = self.node_box(case, n, &ext);
+        if self.nodes[n].transpose && bx.len() >= 2 {
+            // Both layouts of a transposing load (source block and tile) are read or
+            // written whole by `Transpose`: both innermost extents padded.
+            let r = bx.len();
+            let outer = bx[..r - 2].iter().fold(c(1), |acc, e| acc * e.clone());
+            let a = c(self.align);
+            return outer * bx[r - 2].align(&a) * bx[r - 1].align(&a);
+        }
+        let (rows, pitch) = self.layout(&bx);
+        rows * pitch
+    }
+
+    /// Bytes of a buffer holding `elems` elements of `size` bytes (256-byte rounded).
+    pub fn buffer_bytes(elems: &Expr, size: i64) -> Expr {
+        (elems.clone() * size).align(&c(256))
+    }
+
+    /// Bytes of the value of node `n` in UB.
+    pub fn value_bytes(&self, case: &Case, n: usize) -> Expr {
+        Self::buffer_bytes(&self.elems(case, n), ub_size(self.nodes[n].dtype))
+    }
+
+    /// Bytes of the raw (GM-typed) tensor of a load or store.
+    pub fn raw_bytes(&self, case: &Case, n: usize) -> Expr {
+        Self::buffer_bytes(&self.elems(case, n), gm_size(self.nodes[n].dtype))
+    }
+
+    /// Byte size of one block of queue `q` in `case`. Loads hoisted out of the tile loop
+    /// in `case` take no room in their queue; a queue left empty keeps 32 bytes
+    /// (`InitBuffer` needs a positive size) and is never used.
+    pub fn queue_bytes(&self, case: &Case, q: usize) -> Expr {
+        let hoisted = self.hoisted(case);
+        let members = &self.queues[q].members;
+        if !hoisted.is_empty() && members.iter().all(|n| hoisted.contains(n)) {
+            return c(32);
+        }
+        members
+            .iter()
+            .filter(|n| !hoisted.contains(n))
+            .fold(c(0), |acc, &n| acc + self.raw_bytes(case, n))
+    }
+
+    /// Byte offset of member `m` in its queue block (hoisted members take no room).
+    pub fn queue_offset(&self, case: &Case, q: usize, m: usize) -> Expr {
+        let hoisted = self.hoisted(case);
+        self.queues[q].members[..m]
+            .iter()
+            .filter(|n| !hoisted.contains(n))
+            .fold(c(0), |acc, &n| acc + self.raw_bytes(case, n))
+    }
+
+    /// Loads of `case` whose view does not vary along the tile loop: not along a looped
+    /// axis nor along the split axis, so every tile of a block would load the same box.
+    /// They are loaded once per block, before the tile loop, into the `hoist` buffer
+    /// (VECCALC, single: it replaces a double-buffered queue member, so hoisting needs
+    /// at most the 64 bytes of an emptied queue more than loading per tile). Only
+    /// all-load cases with a split hoist (split-reduction cases reload per pass; a case
+    /// without split has one tile; transpose cases and transposed loads do not).
+    pub fn hoisted(&self, case: &Case) -> Vec<usize> {
+        let Some(u) = case
+            .split
+            .filter(|_| !case.reduce_split && case.inner_block.is_none())
+        else {
+            return Vec::new();
+        };
+        (0..self.nodes.len())
+            .filter(|&n| {
+                let info = &self.nodes[n];
+                info.kind == NodeKind::Load
+                    && !info.transpose
+                    && !info.full[u]
+                    && case.looped.iter().all(|&k| !info.full[k])
+            })
+            .collect()
+    }
+
+    /// Whether some case hoists a load (the kernel then has a `hoist` buffer).
+    pub fn hoists(&self) -> bool {
+        self.cases.iter().any(|case| !self.hoisted(case).is_empty())
+    }
+
+    /// Byte offset of hoisted load `n` in the `hoist` buffer of `case`.
+    pub fn hoist_offset(&self, case: &Case, n: usize) -> Expr {
+        self.hoisted(case)
+            .iter()
+            .take_while(|&&h| h != n)
+            .fold(c(0), |acc, &h| acc + self.raw_bytes(case, h))
+    }
+
+    /// Bytes of the `hoist` buffer in `case` (256 when the case hoists nothing).
+    pub fn hoist_bytes(&self, case: &Case) -> Expr {
+        let hoisted = self.hoisted(case);
+        if hoisted.is_empty() {
+            return c(256);
+        }
+        hoisted
+            .iter()
+            .fold(c(0), |acc, &h| acc + self.raw_bytes(case, h))
+    }
+
+    /// Work done once per block before the tile loop (the hoisted loads).
+    pub fn once_cost(&self, case: &Case) -> CostExprs {
+        self.stage_cost(case, &self.hoisted(case))
+    }
+
+    /// Bytes of VECCALC slot `s`.
+    pub fn slot_bytes(&self, case: &Case, s: usize) -> Expr {
+        Expr::max_of(self.slots[s].iter().map(|&n| self.value_bytes(case, n)))
+            .unwrap_or_else(|| c(32))
+    }
+
+    /// Innermost-axis extent of the operand of a reduction over the innermost axis.
+    fn reduce_rows_bytes(&self, case: &Case, graph_operand: &[Option<usize>]) -> (Expr, Expr) {
+        let mut work = c(0);
+        let mut scratch = c(0);
+        let last = self.axes.len() - 1;
+        for (n, info) in self.nodes.iter().enumerate() {
+            if let NodeKind::Reduce { reduced, .. } = &info.kind {
+                if !reduced.contains(&last) {
+                    continue;
+                }
+                let Some(src) = graph_operand[n] else {
+                    continue;
+                };
+                let d = ub_size(self.nodes[src].dtype);
+                let lanes = 256 / d;
+                let per_blk = 32 / d;
+                let ext = self.tile_extents(case, &Self::tile_expr(case));
+                let bx = self.node_box(case, src, &ext);
+                let l = bx.last().cloned().unwrap_or_else(|| c(1));
+                // ReduceSum needs ceil(count/lanes) rounded to a block, ReduceMax twice that.
+                let elems = l.ceil_div(&c(lanes)) * 2 + per_blk;
+                work = Expr::max(&work, &Self::buffer_bytes(&elems, d));
+                if reduced.len() > 1 {
+                    // Row partials: one padded row per source row.
+                    let (rows, _) = self.layout(&bx);
+                    scratch = Expr::max(&scratch, &Self::buffer_bytes(&(rows * self.align), d));
+                }
+            }
+        }
+        (work, scratch)
+    }
+
+    /// Bytes of the work, mask and scratch buffers in `case` (0 when unused).
+    pub fn extra_bytes(&self, case: &Case, operands: &[Vec<usize>]) -> (Expr, Expr, Expr) {
+        let first: Vec<Option<usize>> = operands.iter().map(|o| o.first().copied()).collect();
+        let (work, mut scratch) = self.reduce_rows_bytes(case, &first);
+        let mut mask = c(0);
+        for (n, info) in self.nodes.iter().enumerate() {
+            let operand_dtype = first[n].map(|o| self.nodes[o].dtype);
+            let elems = self.elems(case, n);
+            match &info.kind {
+                NodeKind::Elementwise { op } => {
+                    if compare_supported(op) || matches!(op.as_str(), "select" | "where") {
+                        // Bits for count rounded up to 256 B of the narrowest compared type.
+                        mask = Expr::max(
+                            &mask,
+                            &(elems.align(&c(128)).floor_div(&c(8))).align(&c(256)),
+                        );
+                    }
+                    let f = scratch_factor(&info.kind, info.dtype, operand_dtype);
+                    if f > 0 {
+                        // A compare reads whole 256 B groups of its int32 scratch.
+                        let counted = if compare_supported(op) {
+                            elems.align(&c(64))
+                        } else {
+                            elems
+                        };
+                        scratch = Expr::max(
+                            &scratch,
+                            &Self::buffer_bytes(&(counted * f), ub_size(info.dtype).max(4)),
+                        );
+                    }
+                    if matches!(op.as_str(), "erf" | "sin" | "cos") {
+                        // The vendor's Erf works in chunks of bytes / sizeof(T) / 8 (f16)
+                        // or / 3 (f32) elements rounded down to 32 and refuses a chunk of
+                        // 0: at least 512 bytes (CANN 8.1.RC1 math/erf; docs/ascendc.md).
+                        // Sin and Cos split bytes / sizeof(float) by 4 (f16) or 3 (f32)
+                        // steps the same way (math/sin, math/cos): 512 bytes as well.
+                        scratch = Expr::max(&scratch, &c(512));
+                    }
+                }
+                NodeKind::Cast => {
+                    let from = operand_dtype.unwrap_or(info.dtype);
+                    if info.dtype == DType::Bool || from == DType::Bool {
+                        mask = Expr::max(
+                            &mask,
+                            &(elems.align(&c(128)).floor_div(&c(8))).align(&c(256)),
+                        );
+                    }
+                    let f = scratch_factor(&info.kind, info.dtype, operand_dtype);
+                    if f > 0 {
+                        scratch = Expr::max(&scratch, &Self::buffer_bytes(&elems, 4));
+                    }
+                }
+                NodeKind::Load if info.transpose => {
+                    // Transpose's temporary: (c + 2) * h0 * w0 * sizeof(T) bytes with
+                    // c = the padded innermost extent, h0 = 16, w0 = 32 / sizeof(T).
+                    let ext = self.tile_extents(case, &Self::tile_expr(case));
+                    let (_, pitch) = self.layout(&self.node_box(case, n, &ext));
+                    scratch = Expr::max(&scratch, &((pitch + 2) * 512).align(&c(256)));
+                }
+                _ => {}
+            }
+        }
+        let keep = |used: bool, e: Expr| if used { Expr::max(&e, &c(256)) } else { c(0) };
+        (
+            keep(self.extras.work, work),
+            keep(self.extras.mask, mask),
+            keep(self.extras.scratch, scratch),
+        )
+    }
+
+    /// Every buffer of `case` as (name, position, count, bytes per block).
+    pub fn buffers(&self, case: &Case, operands: &[Vec<usize>]) -> Vec<BufferSpec> {
+        let mut out = Vec::new();
+        for q in 0..self.queues.len() {
+            out.push(BufferSpec {
+                name: format!("q{q}"),
+                position: self.queues[q].position.name(),
+                count: self.queues[q].count,
+                bytes: self.queue_bytes(case, q),
+            });
+        }
+        for s in 0..self.slots.len() {
+            out.push(BufferSpec {
+                name: format!("b{s}"),
+                position: "VECCALC",
+                count: 1,
+                bytes: self.slot_bytes(case, s),
+            });
+        }
+        let (work, mask, scratch) = self.extra_bytes(case, operands);
+        // The partial of one chunk: as large as the largest accumulator of the case.
+        let part = match (case.reduce_split, self.split_plan(case)) {
+            (true, Some(plan)) => (0..self.nodes.len())
+                .filter(|&n| {
+                    plan.persistent[n] && matches!(self.nodes[n].kind, NodeKind::Reduce { .. })
+                })
+                .fold(c(256), |acc, n| Expr::max(&acc, &self.value_bytes(case, n))),
+            _ => c(256),
+        };
+        for (name, used, bytes) in [
+            ("work", self.extras.work, work),
+            ("mask", self.extras.mask, mask),
+            ("scratch", self.extras.scratch, scratch),
+            ("part", self.extras.part, part),
+            ("hoist", self.hoists(), self.hoist_bytes(case)),
+        ] {
+            if used {
+                out.push(BufferSpec {
+                    name: name.to_string(),
+                    position: "VECCALC",
+                    count: 1,
+                    bytes,
+                });
+            }
+        }
+        out
+    }
+
+    /// Total UB bytes of `case` as an expression of the symbols and the tile size.
+    pub fn ub_expr(&self, case: &Case, operands: &[Vec<usize>]) -> Expr {
+        self.buffers(case, operands)
+            .iter()
+            .fold(c(0), |acc, b| acc + b.bytes.clone() * b.count as i64)
+    }
+
+    /// Number of tiles of the looped axes (outer count).
+    pub fn outer_expr(&self, case: &Case) -> Expr {
+        let looped = case
+            .looped
+            .iter()
+            .fold(c(1), |acc, &k| acc * self.axes[k].size.clone());
+        match &case.inner_block {
+            // The blocks of the innermost axis of a transpose case loop too.
+            Some((b, block)) => looped * self.axes[*b].size.ceil_div(block),
+            None => looped,
+        }
+    }
+
+    /// Extent of the split axis (1 when the case has no split).
+    pub fn split_size(&self, case: &Case) -> Expr {
+        case.split
+            .map(|u| self.axes[u].size.clone())
+            .unwrap_or_else(|| c(1))
+    }
+
+    /// Per-tile work for the cost model: GM bytes read and written, vector bytes, DMA
+    /// instructions and blocks, vector instructions. A split-reduction case's "tile" is a
+    /// row group: every pass over every chunk.
+    pub fn cost_exprs(&self, case: &Case) -> CostExprs {
+        let Some(plan) = case.reduce_split.then(|| self.split_plan(case)).flatten() else {
+            // Hoisted loads run once per block (`once_cost`), not per tile.
+            let hoisted = self.hoisted(case);
+            let per_tile: Vec<usize> = (0..self.nodes.len())
+                .filter(|n| !hoisted.contains(n))
+                .collect();
+            return self.stage_cost(case, &per_tile);
+        };
+        let chunks = self.split_size(case).ceil_div(&Self::tile_expr(case));
+        let mut total = self.stage_cost(case, &[]);
+        for p in 0..plan.passes {
+            let mut nodes = plan.chunk_nodes[p].clone();
+            nodes.extend(&plan.chunk_accs[p]);
+            nodes.extend(&plan.chunk_stores[p]);
+            let stage = self.stage_cost(case, &nodes);
+            let once = {
+                let mut f = plan.final_nodes[p].clone();
+                f.extend(&plan.final_stores[p]);
+                self.stage_cost(case, &f)
+            };
+            total = CostExprs {
+                mte2_bytes: total.mte2_bytes + stage.mte2_bytes * chunks.clone() + once.mte2_bytes,
+                mte3_bytes: total.mte3_bytes + stage.mte3_bytes * chunks.clone() + once.mte3_bytes,
+                vec_bytes: total.vec_bytes + stage.vec_bytes * chunks.clone() + once.vec_bytes,
+                load_ops: total.load_ops + stage.load_ops * chunks.clone() + once.load_ops,
+                store_ops: total.store_ops + stage.store_ops * chunks.clone() + once.store_ops,
+                dma_rows: total.dma_rows + stage.dma_rows * chunks.clone() + once.dma_rows,
+                vec_ops: total.vec_ops + stage.vec_ops * chunks.clone() + once.vec_ops,
+            };
+        }
+        total
+    }
+
+    /// Work of one tile computing `nodes`.
+    fn stage_cost(&self, case: &Case, nodes: &[usize]) -> CostExprs {
+        let ext = self.tile_extents(case, &Self::tile_expr(case));
+        let mut cost = CostExprs {
+            mte2_bytes: c(0),
+            mte3_bytes: c(0),
+            vec_bytes: c(0),
+            load_ops: c(0),
+            store_ops: c(0),
+            dma_rows: c(0),
+            vec_ops: c(0),
+        };
+        for &n in nodes {
+            let info = &self.nodes[n];
+            let bx = self.node_box(case, n, &ext);
+            let (rows, pitch) = self.layout(&bx);
+            let real = bx.iter().fold(c(1), |acc, e| acc * e.clone());
+            match info.kind {
+                NodeKind::Load => {
+                    cost.mte2_bytes = cost.mte2_bytes + real * gm_size(info.dtype);
+                    cost.load_ops = cost.load_ops + 1;
+                    if info.transpose {
+                        // Source rows are the tile's columns; then one Transpose.
+                        cost.dma_rows = cost.dma_rows + pitch.clone();
+                        cost.vec_bytes = cost.vec_bytes + rows * pitch * ub_size(info.dtype);
+                        cost.vec_ops = cost.vec_ops + 1;
+                    } else {
+                        cost.dma_rows = cost.dma_rows + rows;
+                    }
+                }
+                NodeKind::Store => {
+                    cost.mte3_bytes = cost.mte3_bytes + real * gm_size(info.dtype);
+                    cost.store_ops = cost.store_ops + 1;
+                    cost.dma_rows = cost.dma_rows + rows;
+                }
+                NodeKind::Elementwise { .. } | NodeKind::Cast | NodeKind::Scalar { .. } => {
+                    cost.vec_bytes = cost.vec_bytes + rows * pitch * ub_size(info.dtype);
+                    cost.vec_ops = cost.vec_ops + 1;
+                }
+                NodeKind::Broadcast
+                | NodeKind::Reduce { .. }
+                | NodeKind::Concat { .. }
+                | NodeKind::Arange { .. } => {
+                    // One instruction per row.
+                    cost.vec_bytes = cost.vec_bytes + rows.clone() * pitch * ub_size(info.dtype);
+                    cost.vec_ops = cost.vec_ops + rows;
+                }
+                _ => {}
+            }
+        }
+        cost
+    }
+
+    /// The pass structure of a split-reduction case (None for other cases).
+    pub fn split_plan(&self, case: &Case) -> Option<SplitPlan> {
+        let u = case.split.filter(|_| case.reduce_split)?;
+        let count = self.nodes.len();
+        let is_acc = |n: usize| matches!(&self.nodes[n].kind, NodeKind::Reduce { reduced, .. } if reduced.contains(&u));
+        let varies: Vec<bool> = self.nodes.iter().map(|x| x.full[u]).collect();
+        let mut level = vec![0usize; count];
+        for n in 0..count {
+            let base = self.operands[n]
+                .iter()
+                .map(|&o| level[o])
+                .max()
+                .unwrap_or(0);
+            level[n] = if is_acc(n) { base + 1 } else { base };
+        }
+        let computes = |n: usize| {
+            !matches!(
+                self.nodes[n].kind,
+                NodeKind::Data { .. } | NodeKind::Output { .. } | NodeKind::Store
+            )
+        };
+        let persistent: Vec<bool> = (0..count)
+            .map(|n| is_acc(n) || (computes(n) && !varies[n] && level[n] >= 1))
+            .collect();
+        let mut passes = 1;
+        for n in 0..count {
+            if varies[n] && computes(n) {
+                passes = passes.max(level[n] + 1);
+            }
+            if persistent[n] {
+                passes = passes.max(level[n]);
+            }
+            if self.nodes[n].kind == NodeKind::Store {
+                passes = passes.max(level[n].max(1));
+            }
+        }
+        // Nodes (not persistent) that `roots` need, in node order.
+        let closure = |roots: &[usize]| -> Vec<usize> {
+            let mut need = vec![false; count];
+            let mut stack: Vec<usize> = roots.to_vec();
+            while let Some(n) = stack.pop() {
+                for &o in &self.operands[n] {
+                    if persistent[o]
+                        || need[o]
+                        || matches!(self.nodes[o].kind, NodeKind::Data { .. })
+                    {
+                        continue;
+                    }
+                    need[o] = true;
+                    stack.push(o);
+                }
+            }
+            (0..count).filter(|&n| need[n]).collect()
+        };
+        let mut plan = SplitPlan {
+            passes,
+            level: level.clone(),
+            varies: varies.clone(),
+            persistent: persistent.clone(),
+            chunk_nodes: Vec::new(),
+            chunk_accs: Vec::new(),
+            chunk_stores: Vec::new(),
+            final_means: Vec::new(),
+            final_nodes: Vec::new(),
+            final_stores: Vec::new(),
+        };
+        for p in 0..passes {
+            let accs: Vec<usize> = (0..count)
+                .filter(|&n| is_acc(n) && level[n] == p + 1)
+                .collect();
+            let stores: Vec<usize> = (0..count)
+                .filter(|&n| self.nodes[n].kind == NodeKind::Store && varies[n] && level[n] == p)
+                .collect();
+            let mut roots = accs.clone();
+            roots.extend(&stores);
+            plan.chunk_nodes.push(closure(&roots));
+            plan.chunk_accs.push(accs.clone());
+            plan.chunk_stores.push(stores);
+            // After the pass: scale means, compute finals, store non-varying values.
+            let means: Vec<usize> = accs
+                .iter()
+                .copied()
+                .filter(
+                    |&n| matches!(&self.nodes[n].kind, NodeKind::Reduce { op, .. } if op == "mean"),
+                )
+                .collect();
+            let finals: Vec<usize> = (0..count)
+                .filter(|&n| persistent[n] && !is_acc(n) && level[n] == p + 1)
+                .collect();
+            let fstores: Vec<usize> = (0..count)
+                .filter(|&n| {
+                    self.nodes[n].kind == NodeKind::Store && !varies[n] && level[n].max(1) == p + 1
+                })
+                .collect();
+            let mut roots = finals.clone();
+            roots.extend(&fstores);
+            let mut nodes = closure(&roots);
+            nodes.extend(finals.iter().copied());
+            nodes.sort_unstable();
+            nodes.dedup();
+            plan.final_means.push(means);
+            plan.final_nodes.push(nodes);
+            plan.final_stores.push(fstores);
+        }
+        Some(plan)
+    }
+
+    /// Operands per node, as the graph has them (needed by buffer sizing).
+    pub fn operands_of(graph: &AscGraph) -> Vec<Vec<usize>> {
+        graph.nodes.iter().map(|n| n.operands.clone()).collect()
+    }
+
+    /// The MLIR records of this schedule (`tiling.group`, `tiling.split`, `tiling.case`,
+    /// `tiling.buffer`) and the extra axes to append to `ascir.axes`.
+    pub fn records(&self, operands: &[Vec<usize>]) -> ScheduleRecords {
+        let k = &self.kernel;
+        let mut lines = Vec::new();
+        let ids = |list: &[usize]| {
+            list.iter()
+                .map(|&i| self.axes[i].id.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let mut axes = Vec::new();
+        for a in &self.axes {
+            if a.from.len() != 1 {
+                let from: Vec<String> = a.from.iter().map(i64::to_string).collect();
+                axes.push(format!(
+                    "#ascir.axis<{}, \"{}\", \"{}\", \"merged\", [{}]>",
+                    a.id,
+                    a.name,
+                    a.size,
+                    from.join(", ")
+                ));
+            }
+        }
+        lines.push(format!(
+            "\"tiling.group\"() {{kernel = @{k}, x = [], y = [{}], r = [{}], hint_group = \"{}\"}} : () -> ()",
+            ids(&self.y),
+            ids(&self.r),
+            self.hint_group.replace('"', "'")
+        ));
+        let mut next = self.next_axis_id;
+        for case in &self.cases {
+            let vectorized = ids(&case.in_tile);
+            let mut ub_split = String::new();
+            let mut block_split = String::new();
+            if let (Some(u), Some(var)) = (case.split, &case.tile_var) {
+                let axis = &self.axes[u];
+                let (outer, inner) = (next, next + 1);
+                next += 2;
+                let t = Expr::symbol(var);
+                axes.push(format!(
+                    "#ascir.axis<{outer}, \"{}T\", \"{}\", \"tile_outer\", [{}]>",
+                    axis.name,
+                    axis.size.ceil_div(&t),
+                    axis.id
+                ));
+                axes.push(format!(
+                    "#ascir.axis<{inner}, \"{}t\", \"{var}\", \"tile_inner\", [{}]>",
+                    axis.name, axis.id
+                ));
+                lines.push(format!(
+                    "\"tiling.split\"() {{kernel = @{k}, axis = {}, outer = {outer}, inner = {inner}, kind = \"tile\", size_var = \"{var}\"}} : () -> ()",
+                    axis.id
+                ));
+                // Transpose cases also tile the innermost axis, in fixed blocks.
+                let mut inner_outer = None;
+                if let Some((b, extent)) = &case.inner_block {
+                    let baxis = &self.axes[*b];
+                    let (bo, bi) = (next, next + 1);
+                    next += 2;
+                    axes.push(format!(
+                        "#ascir.axis<{bo}, \"{}T\", \"{}\", \"tile_outer\", [{}]>",
+                        baxis.name,
+                        baxis.size.ceil_div(extent),
+                        baxis.id
+                    ));
+                    axes.push(format!(
+                        "#ascir.axis<{bi}, \"{}t\", \"{extent}\", \"tile_inner\", [{}]>",
+                        baxis.name, baxis.id
+                    ));
+                    lines.push(format!(
+                        "\"tiling.split\"() {{kernel = @{k}, axis = {}, outer = {bo}, inner = {bi}, kind = \"tile\", size_var = \"{extent}\"}} : () -> ()",
+                        baxis.id
+                    ));
+                    inner_outer = Some(bo);
+                }
+                // Looped axes and the tile-outer axis merge into the block axis.
+                let block = if case.looped.is_empty() && inner_outer.is_none() {
+                    outer
+                } else {
+                    let id = next;
+                    next += 1;
+                    let from: Vec<String> = case
+                        .looped
+                        .iter()
+                        .map(|&l| self.axes[l].id.to_string())
+                        .chain(inner_outer.map(|bo| bo.to_string()))
+                        .chain(std::iter::once(outer.to_string()))
+                        .collect();
+                    let size = self.outer_expr(case) * axis.size.ceil_div(&t);
+                    axes.push(format!(
+                        "#ascir.axis<{id}, \"{}\", \"{size}\", \"merged\", [{}]>",
+                        case.block_name,
+                        from.join(", ")
+                    ));
+                    id
+                };
+                let (bo, bi) = (next, next + 1);
+                next += 2;
+                let total = self.outer_expr(case) * axis.size.ceil_div(&t);
+                let per = Expr::symbol(&case.block_var);
+                axes.push(format!(
+                    "#ascir.axis<{bo}, \"{}B\", \"{}\", \"block_outer\", [{block}]>",
+                    case.block_name,
+                    total.ceil_div(&per)
+                ));
+                axes.push(format!(
+                    "#ascir.axis<{bi}, \"{}b\", \"{}\", \"block_inner\", [{block}]>",
+                    case.block_name, case.block_var
+                ));
+                lines.push(format!(
+                    "\"tiling.split\"() {{kernel = @{k}, axis = {block}, outer = {bo}, inner = {bi}, kind = \"block\", size_var = \"{}\"}} : () -> ()",
+                    case.block_var
+                ));
+                ub_split = match &case.inner_block {
+                    Some((b, _)) => format!("{}, {}", axis.id, self.axes[*b].id),
+                    None => axis.id.to_string(),
+                };
+                block_split = block.to_string();
+            }
+            let looped = ids(&case.looped);
+            let split_reduction = match self.split_plan(case) {
+                Some(plan) => format!(", reduce_split = true, passes = {}", plan.passes),
+                None => String::new(),
+            };
+            lines.push(format!(
+                "\"tiling.case\"() {{kernel = @{k}, key = {}, ub_split = [{ub_split}], block_split = [{block_split}], vectorized_axis = [{vectorized}], looped_axis = [{looped}], tile_align = {}{split_reduction}}} : () -> ()",
+                case.key, case.tile_align
+            ));
+        }
+        for case in &self.cases {
+            for (id, b) in self.buffers(case, operands).iter().enumerate() {
+                lines.push(format!(
+                    "\"tiling.buffer\"() {{kernel = @{k}, id = {id}, name = \"{}\", position = \"{}\", count = {}, bytes = \"{}\", case = {}}} : () -> ()",
+                    b.name, b.position, b.count, b.bytes, case.key
+                ));
+            }
+        }
+        ScheduleRecords { axes, lines }
+    }
+
+    /// Impl-form attributes of node `n` (name, MLIR text).
+    pub fn node_attrs(&self, n: usize) -> Vec<(String, String)> {
+        let mut attrs = self.placement_attrs(n);
+        if let Some(Some(group)) = self.node_groups.get(n) {
+            attrs.push(("tiling_group".into(), format!("\"{group}\"")));
+        }
+        attrs
+    }
+
+    fn placement_attrs(&self, n: usize) -> Vec<(String, String)> {
+        let info = &self.nodes[n];
+        let place = match (&info.kind, info.value, info.raw) {
+            (NodeKind::Data { .. } | NodeKind::Output { .. }, _, _) => {
+                return vec![("mem".into(), "\"GM\"".into())]
+            }
+            (NodeKind::Load, _, Place::Queue { queue, member }) => Some((queue, member, true)),
+            (_, Place::Queue { queue, member }, _) => Some((queue, member, true)),
+            (_, Place::Slot { slot }, _) => Some((slot, 0, false)),
+            _ => None,
+        };
+        let mut out = Vec::new();
+        match place {
+            Some((q, m, true)) => {
+                out.push((
+                    "mem".into(),
+                    format!("\"{}\"", self.queues[q].position.name()),
+                ));
+                out.push(("que".into(), format!("{q} : i64")));
+                out.push(("que_member".into(), format!("{m} : i64")));
+                out.push(("buf_num".into(), format!("{} : i64", self.queues[q].count)));
+            }
+            Some((s, _, false)) => {
+                out.push(("mem".into(), "\"VECCALC\"".into()));
+                out.push(("buf".into(), format!("{s} : i64")));
+            }
+            None => {}
+        }
+        if let (NodeKind::Load, Place::Slot { slot }) = (&info.kind, info.value) {
+            out.push(("buf".into(), format!("{slot} : i64")));
+        }
+        out
+    }
+}
+
+/// One UB buffer of a case.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BufferSpec {
+    pub name: String,
+    pub position: &'static str,
+    pub count: u64,
+    pub bytes: Expr,
+}
+
+/// Per-tile work of a case (cost model inputs).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CostExprs {
+    pub mte2_bytes: Expr,
+    pub mte3_bytes: Expr,
+    pub vec_bytes: Expr,
+    pub load_ops: Expr,
+    pub store_ops: Expr,
+    /// DMA blocks (rows) moved in and out.
+    pub dma_rows: Expr,
+    pub vec_ops: Expr,
+}
+
+/// Records the schedule pass writes.
+#[derive(Clone, Debug, Default)]
+pub struct ScheduleRecords {
+    /// `#ascir.axis<...>` texts to append to `ascir.axes`.
+    pub axes: Vec<String>,
+    /// Generic-form `tiling.*` ops.
+    pub lines: Vec<String>,
+}
+
+pub fn attr_text<'a>(node: &'a AscNode, name: &str) -> Option<&'a str> {
+    node.attrs
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+}
+
+/// A float attribute of a node (`alpha = 2.0e-01 : f32`).
+pub fn float_attr(node: &AscNode, name: &str) -> Option<f64> {
+    let text = attr_text(node, name)?;
+    let number = text.split(':').next()?.trim();
+    number.parse::<f64>().ok()
+}
+
+/// Groups of a multi-kernel module, by kernel name (for summaries).
+pub type ScheduleMap = BTreeMap<String, Schedule>;

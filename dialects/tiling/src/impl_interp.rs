@@ -1,0 +1,528 @@
+//! The AscIR interpreter for the impl form: executes a scheduled kernel block by block
+//! and tile by tile with a solved tiling, the way the generated Ascend C kernel does,
+//! so that schedule and tiling are checked by running them.
+//!
+//! Per block `b` in `[0, block_dim)`, per tile in `[b * per, min((b + 1) * per, total))`:
+//! the tile index decomposes into looped-axis positions and the chunk of the split axis;
+//! every node computes its value over its box (tile extents, 1 where its view is
+//! broadcast or reduced); loads gather from GM by the normalized strides, stores scatter
+//! to GM (skipped on tiles that would write the same GM elements again, as the kernel's
+//! guards do). Compute nodes use the Ascend IR interpreter's per-op semantics
+//! (`interp::run_node`), like the hint-form interpreter. A split-reduction case runs
+//! its row groups pass by pass over the chunks of the reduced axis (`SplitPlan`):
+//! accumulators combine chunk partials (means as sums, divided after the last chunk),
+//! finals are computed once after their pass, everything else is recomputed per pass.
+//!
+//! Checks beyond the results: the tiling fits UB and the cores; every output element
+//! is written exactly once; a tile never reads GM outside its tensor.
+//!
+//! Preconditions: `schedule` was built from `graph`; `tiling` was solved for the same
+//! model and symbol values the inputs imply.
+
+use crate::tiling::Tiling;
+use autofuse_ascend::interp::run_node;
+use autofuse_ascir::graph::AscGraph;
+use autofuse_ascir::interp::{bind_kernel_symbols, for_each_index};
+use autofuse_ascir::kernel::{NodeKind, Schedule};
+use autofuse_ir::attr::{parse_attr, AttrValue};
+use autofuse_ir::graph::{Dim, TensorType};
+use autofuse_ir::tensor::{round_to_dtype, Tensor};
+use std::collections::{BTreeMap, HashMap};
+
+/// What one run did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ImplStats {
+    pub tiles: i64,
+    pub blocks: i64,
+    pub gm_elements_read: u64,
+    pub gm_elements_written: u64,
+}
+
+/// Runs the scheduled kernel on its GM inputs.
+pub fn run(
+    graph: &AscGraph,
+    schedule: &Schedule,
+    tiling: &Tiling,
+    inputs: &[Tensor],
+    known: &HashMap<String, i64>,
+) -> Result<(Vec<Tensor>, ImplStats), String> {
+    let symbols = bind_kernel_symbols(graph, inputs, known).map_err(|e| e.to_string())?;
+    let name = &graph.name;
+    if tiling.ub_bytes > tiling.ub_capacity {
+        return Err(format!(
+            "@{name}: tiling uses {} UB bytes of {}",
+            tiling.ub_bytes, tiling.ub_capacity
+        ));
+    }
+    if tiling.block_dim < 1 || tiling.block_dim > tiling.cores {
+        return Err(format!(
+            "@{name}: block_dim {} outside [1, {}]",
+            tiling.block_dim, tiling.cores
+        ));
+    }
+    let case = schedule
+        .case(tiling.key)
+        .ok_or_else(|| format!("@{name}: no case {}", tiling.key))?;
+    let eval = |e: &autofuse_symbolic::Expr| {
+        e.eval_map(&symbols)
+            .map_err(|err| format!("@{name}: cannot evaluate '{e}': {err}"))
+    };
+    let sizes: Vec<i64> = schedule
+        .axes
+        .iter()
+        .map(|a| eval(&a.size))
+        .collect::<Result<_, _>>()?;
+    let s_u = case.split.map_or(1, |u| sizes[u]);
+    let t = tiling.tile.max(1);
+    let chunks = if s_u <= 0 { 0 } else { (s_u + t - 1) / t };
+    // Transpose cases: the innermost axis is tiled in fixed blocks, looped like an axis.
+    let inner_block = match &case.inner_block {
+        Some((b, extent)) => Some((*b, eval(extent)?.max(1))),
+        None => None,
+    };
+    let inner_chunks = inner_block.map_or(1, |(b, e)| (sizes[b].max(0) + e - 1) / e);
+    let outer: i64 = case.looped.iter().map(|&k| sizes[k]).product::<i64>() * inner_chunks;
+    let plan = schedule.split_plan(case);
+    // A split-reduction case's tiles are row groups (every pass over every chunk).
+    let total = if plan.is_some() {
+        outer
+    } else {
+        outer * chunks
+    };
+    if total != tiling.tiles_total {
+        return Err(format!(
+            "@{name}: tiling has {} tiles, the schedule {total}",
+            tiling.tiles_total
+        ));
+    }
+    if tiling.block_dim * tiling.tiles_per_block < total {
+        return Err(format!(
+            "@{name}: {} blocks x {} tiles do not cover {total} tiles",
+            tiling.block_dim, tiling.tiles_per_block
+        ));
+    }
+    // Output GM tensors and write counters.
+    let mut outputs = Vec::new();
+    let mut writes = Vec::new();
+    for ty in &graph.outputs {
+        let dims: Vec<usize> = ty
+            .dims
+            .iter()
+            .map(|d| match d {
+                Dim::Known(e) => eval(e).map(|v| v.max(0) as usize),
+                Dim::Unknown => Err(format!("@{name}: output dim without symbol")),
+            })
+            .collect::<Result<_, _>>()?;
+        let tensor = Tensor::zeros(ty.dtype, dims).map_err(|e| e.to_string())?;
+        writes.push(vec![0u8; tensor.data.len()]);
+        outputs.push(tensor);
+    }
+    let gm_strides: Vec<Vec<i64>> = schedule
+        .nodes
+        .iter()
+        .map(|n| {
+            n.gm_strides
+                .iter()
+                .map(&eval)
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .collect::<Result<_, _>>()?;
+    let mut stats = ImplStats {
+        blocks: tiling.block_dim,
+        ..ImplStats::default()
+    };
+    let rank = schedule.axes.len();
+    // Loads hoisted out of the tile loop: read from GM once per block (the first tile
+    // of the block loads them; their box is the same in every tile).
+    let hoisted = schedule.hoisted(case);
+    for block in 0..tiling.block_dim {
+        let first = block * tiling.tiles_per_block;
+        let last = (first + tiling.tiles_per_block).min(total);
+        let mut hoist_cache: Vec<Option<Tensor>> = vec![None; graph.nodes.len()];
+        for tile in first..last {
+            stats.tiles += 1;
+            let (chunk, mut rest) = match plan {
+                Some(_) => (0, tile),
+                None => (tile % chunks.max(1), tile / chunks.max(1)),
+            };
+            let mut origin = vec![0i64; rank];
+            let mut looped_index = vec![0i64; rank];
+            let mut inner_extent = None;
+            if let Some((b, e)) = inner_block {
+                origin[b] = (rest % inner_chunks.max(1)) * e;
+                rest /= inner_chunks.max(1);
+                inner_extent = Some((b, e.min(sizes[b] - origin[b])));
+            }
+            for &k in case.looped.iter().rev() {
+                looped_index[k] = rest % sizes[k];
+                origin[k] = looped_index[k];
+                rest /= sizes[k];
+            }
+            let mut ext = vec![1i64; rank];
+            for &k in &case.in_tile {
+                ext[k] = sizes[k];
+            }
+            if let Some((b, e)) = inner_extent {
+                ext[b] = e;
+            }
+            let mut env = Env {
+                graph,
+                schedule,
+                case,
+                symbols: &symbols,
+                origin,
+                ext,
+                chunk,
+                looped_index,
+                gm_strides: &gm_strides,
+                inputs,
+                outputs: &mut outputs,
+                writes: &mut writes,
+                stats: &mut stats,
+            };
+            let mut values: Vec<Option<Tensor>> = vec![None; graph.nodes.len()];
+            match &plan {
+                None => {
+                    if let Some(u) = case.split {
+                        env.origin[u] = chunk * t;
+                        env.ext[u] = t.min(s_u - env.origin[u]);
+                    }
+                    for n in 0..graph.nodes.len() {
+                        if hoisted.contains(&n) {
+                            if hoist_cache[n].is_none() {
+                                hoist_cache[n] = env.eval(n, &values, None)?;
+                            }
+                            values[n] = hoist_cache[n].clone();
+                            continue;
+                        }
+                        let v = env.eval(n, &values, None)?;
+                        values[n] = v;
+                    }
+                }
+                Some(plan) => {
+                    let u = case.split.ok_or("split-reduction case without split")?;
+                    for p in 0..plan.passes {
+                        for c in 0..chunks {
+                            env.chunk = c;
+                            env.origin[u] = c * t;
+                            env.ext[u] = t.min(s_u - env.origin[u]);
+                            for &n in &plan.chunk_nodes[p] {
+                                let v = env.eval(n, &values, None)?;
+                                values[n] = v;
+                            }
+                            for &r in &plan.chunk_accs[p] {
+                                // Means accumulate sums; divided after the last chunk.
+                                let as_sum = matches!(&schedule.nodes[r].kind, NodeKind::Reduce { op, .. } if op == "mean");
+                                let partial = env.eval(r, &values, as_sum.then_some("sum"))?;
+                                let combined = match (c, values[r].take(), partial) {
+                                    (0, _, part) | (_, None, part) => part,
+                                    (_, Some(acc), Some(part)) => {
+                                        Some(combine(&schedule.nodes[r].kind, acc, &part)?)
+                                    }
+                                    (_, Some(acc), None) => Some(acc),
+                                };
+                                values[r] = combined;
+                            }
+                            for &st in &plan.chunk_stores[p] {
+                                let v = env.eval(st, &values, None)?;
+                                values[st] = v;
+                            }
+                        }
+                        env.chunk = 0;
+                        env.origin[u] = 0;
+                        env.ext[u] = 1;
+                        for &r in &plan.final_means[p] {
+                            let n_reduced: i64 = match &schedule.nodes[r].kind {
+                                NodeKind::Reduce { reduced, .. } => {
+                                    reduced.iter().map(|&k| sizes[k]).product()
+                                }
+                                _ => 1,
+                            };
+                            if let Some(acc) = values[r].as_mut() {
+                                for v in &mut acc.data {
+                                    *v = autofuse_ir::tensor::round_to_dtype(
+                                        *v / n_reduced.max(1) as f64,
+                                        acc.dtype,
+                                    );
+                                }
+                            }
+                        }
+                        for &n in plan.final_nodes[p].iter().chain(&plan.final_stores[p]) {
+                            let v = env.eval(n, &values, None)?;
+                            values[n] = v;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for (i, w) in writes.iter().enumerate() {
+        if let Some(pos) = w.iter().position(|&c| c != 1) {
+            return Err(format!(
+                "@{name}: output #{i} element {pos} written {} times",
+                w[pos]
+            ));
+        }
+    }
+    Ok((outputs, stats))
+}
+
+/// Combines an accumulator with the partial reduction of one chunk.
+fn combine(kind: &NodeKind, mut acc: Tensor, part: &Tensor) -> Result<Tensor, String> {
+    let op = match kind {
+        NodeKind::Reduce { op, .. } => op.as_str(),
+        _ => return Err("combining a non-reduction".into()),
+    };
+    if acc.data.len() != part.data.len() {
+        return Err("partial reductions of different extents".into());
+    }
+    for (a, &b) in acc.data.iter_mut().zip(&part.data) {
+        let v = match op {
+            "sum" | "mean" => *a + b,
+            "max" | "any" => a.max(b),
+            "min" | "all" => a.min(b),
+            _ => *a * b,
+        };
+        *a = autofuse_ir::tensor::round_to_dtype(v, acc.dtype);
+    }
+    Ok(acc)
+}
+
+/// The state of one tile (or one stage of a row group).
+struct Env<'a> {
+    graph: &'a AscGraph,
+    schedule: &'a Schedule,
+    case: &'a autofuse_ascir::kernel::Case,
+    symbols: &'a HashMap<String, i64>,
+    origin: Vec<i64>,
+    ext: Vec<i64>,
+    chunk: i64,
+    looped_index: Vec<i64>,
+    gm_strides: &'a [Vec<i64>],
+    inputs: &'a [Tensor],
+    outputs: &'a mut Vec<Tensor>,
+    writes: &'a mut Vec<Vec<u8>>,
+    stats: &'a mut ImplStats,
+}
+
+impl Env<'_> {
+    /// Computes node `n` of the current tile from `values` (`reduce_as` overrides the
+    /// reduction op: chunk partials of means are sums).
+    fn eval(
+        &mut self,
+        n: usize,
+        values: &[Option<Tensor>],
+        reduce_as: Option<&str>,
+    ) -> Result<Option<Tensor>, String> {
+        let graph = self.graph;
+        let schedule = self.schedule;
+        let case = self.case;
+        let name = &graph.name;
+        let ext = &self.ext;
+        let origin = &self.origin;
+        let node = &graph.nodes[n];
+        let info = &schedule.nodes[n];
+        // The node's box over all normalized axes (1 outside the tile).
+        let mut shape: Vec<usize> = Vec::with_capacity(ext.len());
+        for (k, &e) in ext.iter().enumerate() {
+            shape.push(match &info.partial[k] {
+                // A part of a concat axis (always inside the tile).
+                Some(part) => part
+                    .eval_map(self.symbols)
+                    .map_err(|e| format!("@{name}: node {n}: {e}"))?
+                    .max(0) as usize,
+                None if info.full[k] && case.in_tile.contains(&k) => e as usize,
+                None => 1,
+            });
+        }
+        let operand = |i: usize| -> Result<&Tensor, String> {
+            node.operands
+                .get(i)
+                .and_then(|&o| values.get(o))
+                .and_then(|v| v.as_ref())
+                .ok_or_else(|| format!("@{name}: node {n} misses operand #{i}"))
+        };
+        let gm_strides = self.gm_strides;
+        let offset_of = |source: usize, idx: &[usize]| -> i64 {
+            (0..ext.len())
+                .map(|k| {
+                    let at = if case.in_tile.contains(&k) {
+                        origin[k] + idx[k] as i64
+                    } else {
+                        origin[k]
+                    };
+                    if schedule.nodes[source].full[k] {
+                        at * gm_strides[source][k]
+                    } else {
+                        0
+                    }
+                })
+                .sum()
+        };
+        let value = match &info.kind {
+            NodeKind::Data { .. } | NodeKind::Output { .. } => None,
+            NodeKind::Load => {
+                let source = node.operands.first().copied().unwrap_or(usize::MAX);
+                let Some(NodeKind::Data { input }) =
+                    schedule.nodes.get(source).map(|s| s.kind.clone())
+                else {
+                    return Err(format!("@{name}: load {n} does not read a data node"));
+                };
+                let gm = self
+                    .inputs
+                    .get(input)
+                    .ok_or_else(|| format!("@{name}: no input #{input}"))?;
+                let mut tile =
+                    Tensor::zeros(node.dtype, shape.clone()).map_err(|e| e.to_string())?;
+                let mut error = None;
+                for_each_index(&shape, |idx| {
+                    let at = offset_of(source, idx);
+                    match usize::try_from(at).ok().and_then(|a| gm.data.get(a)) {
+                        Some(&v) => {
+                            tile.set(idx, v);
+                        }
+                        None => {
+                            error = Some(format!(
+                                "load {n} reads GM element {at} of {}",
+                                gm.data.len()
+                            ))
+                        }
+                    }
+                });
+                if let Some(e) = error {
+                    return Err(format!("@{name}: {e}"));
+                }
+                self.stats.gm_elements_read += tile.data.len() as u64;
+                Some(tile)
+            }
+            NodeKind::Broadcast => {
+                let input = operand(0)?;
+                let mut out =
+                    Tensor::zeros(node.dtype, shape.clone()).map_err(|e| e.to_string())?;
+                for_each_index(&shape, |idx| {
+                    let src: Vec<usize> = idx
+                        .iter()
+                        .zip(&input.shape)
+                        .map(|(&i, &s)| if s == 1 { 0 } else { i })
+                        .collect();
+                    if let Some(v) = input.get(&src) {
+                        out.set(idx, v);
+                    }
+                });
+                Some(out)
+            }
+            NodeKind::Scalar { value } => {
+                Some(Tensor::full(node.dtype, shape.clone(), *value).map_err(|e| e.to_string())?)
+            }
+            NodeKind::Arange { start, delta } => {
+                let start = start
+                    .value(self.symbols)
+                    .map_err(|e| format!("@{name}: {e}"))?;
+                let delta = delta
+                    .value(self.symbols)
+                    .map_err(|e| format!("@{name}: {e}"))?;
+                let mut tile =
+                    Tensor::zeros(node.dtype, shape.clone()).map_err(|e| e.to_string())?;
+                for_each_index(&shape, |idx| {
+                    let offset = offset_of(n, idx) as f64;
+                    tile.set(idx, round_to_dtype(start + delta * offset, node.dtype));
+                });
+                Some(tile)
+            }
+            NodeKind::Store => {
+                let stored = operand(0)?.clone();
+                // Guards: a store that does not vary with a looped axis (or the split
+                // axis) writes only from the first tile along it.
+                let repeats = case
+                    .looped
+                    .iter()
+                    .any(|&k| !info.full[k] && self.looped_index[k] != 0)
+                    || case.split.is_some_and(|u| !info.full[u] && self.chunk != 0);
+                if !repeats {
+                    let out_node = graph
+                        .nodes
+                        .iter()
+                        .position(|o| o.op == "output" && o.operands.first() == Some(&n))
+                        .ok_or_else(|| format!("@{name}: store {n} feeds no output"))?;
+                    let index = graph.nodes[out_node].index.unwrap_or(0);
+                    let gm = self
+                        .outputs
+                        .get_mut(index)
+                        .ok_or_else(|| format!("@{name}: no output #{index}"))?;
+                    let counts = &mut self.writes[index];
+                    let mut error = None;
+                    for_each_index(&shape, |idx| {
+                        let at = offset_of(n, idx);
+                        match usize::try_from(at).ok().filter(|&a| a < gm.data.len()) {
+                            Some(a) => {
+                                gm.data[a] = stored.get(idx).unwrap_or(0.0);
+                                counts[a] = counts[a].saturating_add(1);
+                            }
+                            None => {
+                                error = Some(format!(
+                                    "store {n} writes GM element {at} of {}",
+                                    gm.data.len()
+                                ))
+                            }
+                        }
+                    });
+                    if let Some(e) = error {
+                        return Err(format!("@{name}: {e}"));
+                    }
+                    self.stats.gm_elements_written += stored.data.len() as u64;
+                }
+                Some(stored)
+            }
+            NodeKind::Elementwise { .. }
+            | NodeKind::Cast
+            | NodeKind::Reduce { .. }
+            | NodeKind::Concat { .. } => {
+                let operands: Vec<&Tensor> = (0..node.operands.len())
+                    .map(operand)
+                    .collect::<Result<_, _>>()?;
+                let result_ty = TensorType::new(
+                    node.dtype,
+                    shape.iter().map(|&d| Dim::constant(d as i64)).collect(),
+                );
+                let mut attrs: BTreeMap<String, AttrValue> = node
+                    .attrs
+                    .iter()
+                    .filter_map(|(k, v)| parse_attr(v).ok().map(|a| (k.clone(), a)))
+                    .collect();
+                let op = match &info.kind {
+                    NodeKind::Reduce { op, .. } => {
+                        let input = operands.first().copied().ok_or("reduction without input")?;
+                        let axes: Vec<AttrValue> = shape
+                            .iter()
+                            .zip(&input.shape)
+                            .enumerate()
+                            .filter(|(_, (&o, &i))| o == 1 && i != 1)
+                            .map(|(a, _)| AttrValue::Int(a as i64))
+                            .collect();
+                        if axes.is_empty() {
+                            return Ok(Some(input.clone()));
+                        }
+                        attrs.insert("axes".into(), AttrValue::Array(axes));
+                        attrs.insert("keep_dims".into(), AttrValue::Bool(true));
+                        format!("ascend.reduce_{}", reduce_as.unwrap_or(op))
+                    }
+                    NodeKind::Cast => "ascend.cast".to_string(),
+                    NodeKind::Concat { axis } => {
+                        attrs.insert("axis".into(), AttrValue::Int(*axis as i64));
+                        "ascend.concat".to_string()
+                    }
+                    NodeKind::Elementwise { op } if op == "where" => "ascend.select".to_string(),
+                    NodeKind::Elementwise { op } => format!("ascend.{op}"),
+                    _ => return Err(format!("@{name}: node {n} is not computed")),
+                };
+                let mut results = run_node(&op, &attrs, &operands, &[result_ty], self.symbols)
+                    .map_err(|e| format!("@{name}: node {n}: {e}"))?;
+                if results.is_empty() {
+                    return Err(format!("@{name}: node {n} produced no value"));
+                }
+                Some(results.swap_remove(0))
+            }
+        };
+        Ok(value)
+    }
+}

@@ -1,0 +1,287 @@
+//! The tiling model of a scheduled kernel and a solved tiling: per case, the expressions
+//! of the split extent, the looped positions, the UB bytes of every buffer and the
+//! pipe costs of one tile (`TilingModel`, built from the impl-form kernel model), and
+//! what the solver chose for given symbol values (`Tiling`: case, tile size, block dim,
+//! buffer sizes; the tiling-data fields the kernel reads). The solver is the algorithm
+//! of `--auto-tiling` (`passes/src/auto_tiling/solver.rs`); the host tiling function
+//! generated in C++ runs the same steps.
+use autofuse_ascir::kernel::{Case, CostExprs, Schedule};
+use autofuse_symbolic::Expr;
+use std::collections::HashMap;
+
+/// The expressions the solver evaluates for one case.
+#[derive(Clone, Debug)]
+pub struct CaseModel {
+    pub key: u32,
+    pub tile_var: Option<String>,
+    pub block_var: String,
+    pub split_size: Expr,
+    pub outer: Expr,
+    pub tile_align: i64,
+    /// Split-reduction case: a tile is a row group (all passes over all chunks), so
+    /// there are `outer` tiles whatever the tile size.
+    pub reduce_split: bool,
+    /// (name, position, count, bytes per block).
+    pub buffers: Vec<(String, &'static str, u64, Expr)>,
+    pub cost: CostExprs,
+    /// Work done once per block before the tile loop (loads hoisted out of it).
+    pub once: CostExprs,
+}
+
+/// The model of a whole kernel.
+#[derive(Clone, Debug)]
+pub struct TilingModel {
+    pub kernel: String,
+    pub symbols: Vec<String>,
+    pub cases: Vec<CaseModel>,
+}
+
+impl TilingModel {
+    pub fn new(schedule: &Schedule, operands: &[Vec<usize>]) -> TilingModel {
+        let cases = schedule
+            .cases
+            .iter()
+            .map(|case: &Case| CaseModel {
+                key: case.key,
+                tile_var: case.tile_var.clone(),
+                block_var: case.block_var.clone(),
+                split_size: schedule.split_size(case),
+                outer: schedule.outer_expr(case),
+                tile_align: case.tile_align,
+                reduce_split: case.reduce_split,
+                buffers: schedule
+                    .buffers(case, operands)
+                    .into_iter()
+                    .map(|b| (b.name, b.position, b.count, b.bytes))
+                    .collect(),
+                cost: schedule.cost_exprs(case),
+                once: schedule.once_cost(case),
+            })
+            .collect();
+        TilingModel {
+            kernel: schedule.kernel.clone(),
+            symbols: schedule.symbols.clone(),
+            cases,
+        }
+    }
+
+    /// GM bytes a solved tiling moves under the model: every tile's loads and stores
+    /// (the tail tile of the split axis with its own extent) plus the hoisted loads once
+    /// per block. Stores written only from the first tile along an axis they do not vary
+    /// on, and split-reduction tails, are counted as full tiles (an upper bound there).
+    pub fn gm_bytes(&self, tiling: &Tiling) -> Result<i64, String> {
+        let case = self
+            .cases
+            .iter()
+            .find(|c| c.key == tiling.key)
+            .ok_or_else(|| format!("@{}: no case {}", self.kernel, tiling.key))?;
+        let mut env: HashMap<String, i64> = tiling.symbols.iter().cloned().collect();
+        let s = eval(&case.split_size, &env)?;
+        let mut tile_bytes = |t: i64| -> Result<i64, String> {
+            if let Some(v) = &case.tile_var {
+                env.insert(v.clone(), t);
+            }
+            Ok(eval(&case.cost.mte2_bytes, &env)? + eval(&case.cost.mte3_bytes, &env)?)
+        };
+        let full = tile_bytes(tiling.tile)?;
+        let per_tiles = if case.reduce_split || tiling.tiles_total == 0 {
+            tiling.tiles_total * full
+        } else {
+            let t = tiling.tile.max(1);
+            let chunks = ceil_div(s, t);
+            let outer = tiling.tiles_total / chunks.max(1);
+            let tail = tile_bytes(s - (chunks - 1) * t)?;
+            outer * ((chunks - 1) * full + tail)
+        };
+        tile_bytes(tiling.tile)?;
+        let once = eval(&case.once.mte2_bytes, &env)?;
+        Ok(per_tiles + tiling.block_dim.min(tiling.tiles_total) * once)
+    }
+
+    /// Every buffer name (the same in every case).
+    pub fn buffer_names(&self) -> Vec<String> {
+        self.cases
+            .first()
+            .map(|c| c.buffers.iter().map(|b| b.0.clone()).collect())
+            .unwrap_or_default()
+    }
+}
+
+/// Estimated cycles of one tile per pipe.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PipeCost {
+    pub mte2: i64,
+    pub vec: i64,
+    pub mte3: i64,
+}
+
+impl PipeCost {
+    pub fn tile(&self) -> i64 {
+        self.mte2.max(self.vec).max(self.mte3)
+    }
+}
+
+/// A solved tiling.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tiling {
+    pub kernel: String,
+    pub key: u32,
+    pub tile: i64,
+    pub tiles_total: i64,
+    pub tiles_per_block: i64,
+    pub block_dim: i64,
+    pub ub_bytes: i64,
+    pub ub_capacity: i64,
+    pub cores: i64,
+    /// The buffers of the chosen case.
+    pub buffers: Vec<SolvedBuffer>,
+    /// Cycles of one tile per pipe, and the estimated kernel time (cycles).
+    pub per_tile: PipeCost,
+    pub estimate: i64,
+    /// Symbol values the tiling was solved for.
+    pub symbols: Vec<(String, i64)>,
+}
+
+/// A buffer of a solved case: (name, position, count, bytes per block).
+pub type SolvedBuffer = (String, &'static str, u64, i64);
+
+pub fn eval(e: &Expr, env: &HashMap<String, i64>) -> Result<i64, String> {
+    e.eval_map(env)
+        .map_err(|err| format!("cannot evaluate '{e}': {err}"))
+}
+
+pub fn ceil_div(a: i64, b: i64) -> i64 {
+    if b <= 0 {
+        return 0;
+    }
+    (a + b - 1) / b
+}
+
+pub fn align_up(a: i64, b: i64) -> i64 {
+    ceil_div(a, b) * b
+}
+
+impl Tiling {
+    /// A human-readable report (the tiling evaluator's output).
+    pub fn report(&self, model: &TilingModel) -> String {
+        use std::fmt::Write;
+        let mut out = String::new();
+        let case = model.cases.iter().find(|c| c.key == self.key);
+        let syms: Vec<String> = self
+            .symbols
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        let _ = writeln!(out, "kernel @{} ({})", self.kernel, syms.join(", "));
+        let _ = writeln!(
+            out,
+            "  case {} ({}): tile {} = {}",
+            self.key,
+            case.and_then(|c| c.tile_var.as_deref())
+                .map_or("no split".to_string(), |v| format!(
+                    "split {}",
+                    v.trim_end_matches("_size")
+                )),
+            case.and_then(|c| c.tile_var.as_deref()).unwrap_or("-"),
+            self.tile
+        );
+        let _ = writeln!(
+            out,
+            "  tiles {} over block_dim {} ({} per block, {} cores)",
+            self.tiles_total, self.block_dim, self.tiles_per_block, self.cores
+        );
+        let _ = writeln!(
+            out,
+            "  UB {} / {} bytes ({:.1}%)",
+            self.ub_bytes,
+            self.ub_capacity,
+            100.0 * self.ub_bytes as f64 / self.ub_capacity.max(1) as f64
+        );
+        for (name, pos, count, bytes) in &self.buffers {
+            let _ = writeln!(out, "    {name:<8} {pos:<8} x{count} {bytes} B");
+        }
+        let _ = writeln!(
+            out,
+            "  per tile (cycles, estimate): MTE2 {} VEC {} MTE3 {}; kernel ~{} cycles",
+            self.per_tile.mte2, self.per_tile.vec, self.per_tile.mte3, self.estimate
+        );
+        if let Some(c) = case {
+            let mut env: HashMap<String, i64> = self.symbols.iter().cloned().collect();
+            if let Some(v) = &c.tile_var {
+                env.insert(v.clone(), self.tile);
+            }
+            let once = eval(&c.once.mte2_bytes, &env).unwrap_or(0);
+            if let Ok(bytes) = model.gm_bytes(self) {
+                let _ = writeln!(
+                    out,
+                    "  GM bytes (model): {bytes} ({once} B of hoisted loads once per block)"
+                );
+            }
+        }
+        out
+    }
+
+    /// The tiling-data fields as (name, C type, value), in struct order.
+    pub fn fields(&self, model: &TilingModel) -> Vec<(String, &'static str, i64)> {
+        tiling_field_names(model)
+            .into_iter()
+            .map(|(name, ty)| {
+                let value = self.field_value(model, &name);
+                (name, ty, value)
+            })
+            .collect()
+    }
+
+    fn field_value(&self, model: &TilingModel, name: &str) -> i64 {
+        match name {
+            "block_dim" => self.block_dim,
+            "tiling_key" => self.key as i64,
+            "tiles_total" => self.tiles_total,
+            _ => {
+                if let Some((_, v)) = self.symbols.iter().find(|(s, _)| s == name) {
+                    return *v;
+                }
+                let case = model.cases.iter().find(|c| c.key == self.key);
+                if case.and_then(|c| c.tile_var.as_deref()) == Some(name) {
+                    return self.tile;
+                }
+                if case.map(|c| c.block_var.as_str()) == Some(name) {
+                    return self.tiles_per_block;
+                }
+                if let Some(b) = name.strip_suffix("_size") {
+                    if let Some((_, _, _, bytes)) = self.buffers.iter().find(|x| x.0 == b) {
+                        return *bytes;
+                    }
+                }
+                0
+            }
+        }
+    }
+}
+
+/// The fields of a kernel's tiling-data struct, in order: header, symbols, tile and
+/// block sizes of every case, buffer sizes (GE's order, ge_autofuse.md §7.4).
+pub fn tiling_field_names(model: &TilingModel) -> Vec<(String, &'static str)> {
+    let mut out: Vec<(String, &'static str)> = vec![
+        ("block_dim".into(), "uint32_t"),
+        ("tiling_key".into(), "uint32_t"),
+    ];
+    for s in &model.symbols {
+        out.push((s.clone(), "int64_t"));
+    }
+    out.push(("tiles_total".into(), "int64_t"));
+    for case in &model.cases {
+        if let Some(v) = &case.tile_var {
+            if !out.iter().any(|(n, _)| n == v) {
+                out.push((v.clone(), "int64_t"));
+            }
+        }
+        if !out.iter().any(|(n, _)| n == &case.block_var) {
+            out.push((case.block_var.clone(), "int64_t"));
+        }
+    }
+    for b in model.buffer_names() {
+        out.push((format!("{b}_size"), "uint32_t"));
+    }
+    out
+}

@@ -1,0 +1,394 @@
+//! The tiling solver: for a scheduled kernel, runtime symbol values and a chip profile,
+//! picks the tiling case, the tile size and the block dim.
+//!
+//! Per case (GE's AxesReorder solver, simplified, ge_autofuse.md §7.3):
+//! 1. `S` = extent of the split axis, `O` = number of looped positions, `a` = the tile
+//!    alignment. `t_min = min(a, S)`; the case is infeasible if the UB bytes of a
+//!    `t_min` tile exceed the capacity.
+//! 2. `t_max` = the largest multiple of `a` (or `S`) whose UB bytes fit, by binary
+//!    search: UB bytes are non-decreasing in `t` (every buffer size is a sum/max of
+//!    aligned products of extents).
+//! 3. Candidates: `t_max`, its halvings (aligned) down to `t_min`, and the tile that
+//!    gives every core work (`ceil(S / ceil(cores / O))`).
+//! 4. For each candidate: `tiles = O * ceil(S / t)` (split-reduction cases: `O` row
+//!    groups, each all passes over all chunks), `block_dim = min(cores, tiles)`,
+//!    `per = ceil(tiles / block_dim)`, `block_dim = ceil(tiles / per)` (no idle block);
+//!    cost = `per * max(MTE2, VEC, MTE3)` cycles of one tile (ge_autofuse.md §7.2: the
+//!    bottleneck pipe hides the others) plus the MTE2 cycles of the loads hoisted out of
+//!    the tile loop (once per block). The cheapest wins; ties keep the larger tile,
+//!    then the lower case key.
+//!
+//! All arithmetic is on integers, and the host tiling function generated in C++
+//! (`tools/src/ascendc/host.rs`) runs the same steps on the same expressions, so both
+//! choose identically (checked by the end-to-end runner).
+//!
+//! Postconditions of `Ok`: `ub_bytes <= ub_capacity`, `1 <= block_dim <= cores`,
+//! `block_dim * tiles_per_block >= tiles_total`.
+
+use autofuse_ascir::chip::ChipProfile;
+use autofuse_symbolic::Expr;
+use autofuse_tiling::tiling::*;
+use std::collections::HashMap;
+
+struct Eval<'a> {
+    case: &'a CaseModel,
+    env: HashMap<String, i64>,
+}
+
+impl Eval<'_> {
+    fn with_t(&mut self, t: i64) {
+        if let Some(v) = &self.case.tile_var {
+            self.env.insert(v.clone(), t);
+        }
+    }
+
+    fn ub(&mut self, t: i64) -> Result<i64, String> {
+        self.with_t(t);
+        let mut total = 0i64;
+        for (_, _, count, bytes) in &self.case.buffers {
+            total = total.saturating_add(eval(bytes, &self.env)?.saturating_mul(*count as i64));
+        }
+        Ok(total)
+    }
+
+    fn cost(&mut self, t: i64, chip: &ChipProfile) -> Result<PipeCost, String> {
+        self.with_t(t);
+        let c = &self.case.cost;
+        let e = |x: &Expr, env: &HashMap<String, i64>| eval(x, env);
+        Ok(PipeCost {
+            mte2: ceil_div(
+                e(&c.mte2_bytes, &self.env)?,
+                chip.mte2_bytes_per_cycle as i64,
+            ) + chip.dma_head_cycles as i64 * e(&c.load_ops, &self.env)?
+                + e(&c.dma_rows, &self.env)?,
+            vec: ceil_div(e(&c.vec_bytes, &self.env)?, chip.vec_bytes_per_cycle as i64)
+                + chip.vec_head_cycles as i64 * e(&c.vec_ops, &self.env)?,
+            mte3: ceil_div(
+                e(&c.mte3_bytes, &self.env)?,
+                chip.mte3_bytes_per_cycle as i64,
+            ) + chip.dma_head_cycles as i64 * e(&c.store_ops, &self.env)?,
+        })
+    }
+}
+
+impl Eval<'_> {
+    /// MTE2 cycles of the work done once per block (the hoisted loads).
+    fn once(&mut self, t: i64, chip: &ChipProfile) -> Result<i64, String> {
+        self.with_t(t);
+        let w = &self.case.once;
+        Ok(ceil_div(
+            eval(&w.mte2_bytes, &self.env)?,
+            chip.mte2_bytes_per_cycle as i64,
+        ) + chip.dma_head_cycles as i64 * eval(&w.load_ops, &self.env)?
+            + eval(&w.dma_rows, &self.env)?)
+    }
+}
+
+/// One evaluated candidate.
+struct Candidate {
+    t: i64,
+    tiles: i64,
+    per: i64,
+    block_dim: i64,
+    cost: PipeCost,
+    total: i64,
+}
+
+/// Binds the symbols a model needs; errors name a missing one.
+pub fn bind(
+    model: &TilingModel,
+    values: &HashMap<String, i64>,
+) -> Result<HashMap<String, i64>, String> {
+    let mut env = HashMap::new();
+    for s in &model.symbols {
+        match values.get(s) {
+            Some(&v) if v >= 0 => {
+                env.insert(s.clone(), v);
+            }
+            Some(&v) => return Err(format!("symbol {s} = {v} is negative")),
+            None => {
+                return Err(format!(
+                    "no value for symbol {s} of kernel @{}",
+                    model.kernel
+                ))
+            }
+        }
+    }
+    Ok(env)
+}
+
+/// Solves the tiling of `model` for symbol values `values` on `chip`.
+pub fn solve(
+    model: &TilingModel,
+    values: &HashMap<String, i64>,
+    chip: &ChipProfile,
+) -> Result<Tiling, String> {
+    let env = bind(model, values)?;
+    let cap = chip.ub_usable as i64;
+    let cores = chip.vector_cores.max(1) as i64;
+    let mut best: Option<(u32, Candidate, Vec<SolvedBuffer>, i64)> = None;
+    let mut smallest_need: Option<i64> = None;
+    for case in &model.cases {
+        let mut ev = Eval {
+            case,
+            env: env.clone(),
+        };
+        let s = eval(&case.split_size, &ev.env)?;
+        let o = eval(&case.outer, &ev.env)?;
+        let a = case.tile_align.max(1);
+        let t_min = a.min(s).max(1);
+        let need = ev.ub(t_min)?;
+        if need > cap {
+            smallest_need = Some(smallest_need.map_or(need, |m: i64| m.min(need)));
+            continue;
+        }
+        let candidate = if s <= 0 || o <= 0 {
+            // Empty kernel: nothing to tile, one idle block.
+            Candidate {
+                t: t_min,
+                tiles: 0,
+                per: 0,
+                block_dim: 1,
+                cost: PipeCost::default(),
+                total: 0,
+            }
+        } else {
+            // Largest fitting tile.
+            let (mut lo, mut hi) = (1i64, ceil_div(s, a));
+            while lo < hi {
+                let mid = lo + (hi - lo + 1) / 2;
+                if ev.ub((mid * a).min(s))? <= cap {
+                    lo = mid;
+                } else {
+                    hi = mid - 1;
+                }
+            }
+            let t_max = (lo * a).min(s);
+            let mut ts = vec![t_max];
+            let mut t = t_max;
+            while t > t_min {
+                t = align_up(ceil_div(t, 2), a).min(s).max(t_min);
+                if ts.last() != Some(&t) {
+                    ts.push(t);
+                }
+                if t == t_min {
+                    break;
+                }
+            }
+            let spread = ceil_div(cores, o).max(1);
+            let t_bal = align_up(ceil_div(s, spread), a).min(t_max).max(t_min);
+            if !ts.contains(&t_bal) {
+                ts.push(t_bal);
+            }
+            ts.sort_unstable_by(|x, y| y.cmp(x));
+            let mut chosen: Option<Candidate> = None;
+            for t in ts {
+                let tiles = if case.reduce_split {
+                    o
+                } else {
+                    o.saturating_mul(ceil_div(s, t))
+                };
+                let bd = cores.min(tiles).max(1);
+                let per = ceil_div(tiles, bd);
+                let bd = ceil_div(tiles, per).max(1);
+                let cost = ev.cost(t, chip)?;
+                // Hoisted loads: once per block, before its tiles.
+                let total = per
+                    .saturating_mul(cost.tile())
+                    .saturating_add(ev.once(t, chip)?);
+                if chosen.as_ref().is_none_or(|c| total < c.total) {
+                    chosen = Some(Candidate {
+                        t,
+                        tiles,
+                        per,
+                        block_dim: bd,
+                        cost,
+                        total,
+                    });
+                }
+            }
+            match chosen {
+                Some(c) => c,
+                None => continue,
+            }
+        };
+        ev.with_t(candidate.t);
+        let mut buffers = Vec::new();
+        for (name, pos, count, bytes) in &case.buffers {
+            buffers.push((name.clone(), *pos, *count, eval(bytes, &ev.env)?));
+        }
+        let ub = ev.ub(candidate.t)?;
+        if best.as_ref().is_none_or(|b| candidate.total < b.1.total) {
+            best = Some((case.key, candidate, buffers, ub));
+        }
+    }
+    let Some((key, cand, buffers, ub)) = best else {
+        return Err(match smallest_need {
+            Some(need) => format!(
+                "no tiling case of @{} fits UB: the smallest tile needs {need} bytes, {} has {cap}",
+                model.kernel, chip.name
+            ),
+            None => format!("@{} has no tiling case", model.kernel),
+        });
+    };
+    let mut symbols: Vec<(String, i64)> = model
+        .symbols
+        .iter()
+        .map(|s| (s.clone(), env.get(s).copied().unwrap_or(0)))
+        .collect();
+    symbols.sort();
+    Ok(Tiling {
+        kernel: model.kernel.clone(),
+        key,
+        tile: cand.t,
+        tiles_total: cand.tiles,
+        tiles_per_block: cand.per,
+        block_dim: cand.block_dim,
+        ub_bytes: ub,
+        ub_capacity: cap,
+        cores,
+        buffers,
+        per_tile: cand.cost,
+        estimate: cand.total,
+        symbols,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lower_to_ascir::lowering::lower_op;
+    use crate::schedule::build::BuildSchedule;
+    use autofuse_ascir::kernel::Schedule;
+    use autofuse_ir::graph::{DType, TensorType};
+    use std::collections::BTreeMap;
+
+    fn t(dtype: DType, dims: &[&str]) -> TensorType {
+        TensorType::with_dims(dtype, dims).unwrap()
+    }
+
+    fn model(
+        op: &str,
+        ins: &[TensorType],
+        out: TensorType,
+        attrs: BTreeMap<String, autofuse_ir::attr::AttrValue>,
+    ) -> TilingModel {
+        let g = lower_op(op, &attrs, ins, &[out], None, "k").unwrap();
+        let chip = ChipProfile::lookup("ascend910b").unwrap();
+        let s = Schedule::build(&g, &chip).unwrap();
+        TilingModel::new(&s, &Schedule::operands_of(&g))
+    }
+
+    #[test]
+    fn pointwise_tiles_fit_and_spread() {
+        let m = model(
+            "ascend.exp",
+            &[t(DType::F32, &["s0"])],
+            t(DType::F32, &["s0"]),
+            BTreeMap::new(),
+        );
+        let chip = ChipProfile::lookup("ascend910b").unwrap();
+        for n in [1i64, 7, 8, 1000, 123_457, 10_000_000] {
+            let vals = HashMap::from([("s0".to_string(), n)]);
+            let tiling = solve(&m, &vals, &chip).unwrap();
+            assert!(tiling.ub_bytes <= tiling.ub_capacity, "{n}: {tiling:?}");
+            assert!(tiling.block_dim >= 1 && tiling.block_dim <= 48);
+            assert!(tiling.block_dim * tiling.tiles_per_block >= tiling.tiles_total);
+            assert!(tiling.tile == n.min(tiling.tile));
+            if n > 8 {
+                assert_eq!(tiling.tile % 8, 0, "tiles stay 32-byte aligned");
+            }
+        }
+        let big = solve(&m, &HashMap::from([("s0".to_string(), 10_000_000)]), &chip).unwrap();
+        assert_eq!(big.block_dim, 48);
+    }
+
+    /// A broadcast row (`[s0, 64] + [1, 64]`) is invariant along the tile loop: it is
+    /// hoisted (one load per block, its own buffer counted once in UB), the impl-form
+    /// interpreter reads it once per block, and the model's GM bytes equal what it moves.
+    #[test]
+    fn invariant_loads_are_hoisted_once_per_block() {
+        use autofuse_ascir::interp as ascir_interp;
+        use autofuse_ir::tensor::Tensor;
+        use autofuse_tiling::impl_interp as ascir_impl_interp;
+        let g = lower_op(
+            "ascend.add",
+            &BTreeMap::new(),
+            &[t(DType::F32, &["s0", "64"]), t(DType::F32, &["1", "64"])],
+            &[t(DType::F32, &["s0", "64"])],
+            None,
+            "k",
+        )
+        .unwrap();
+        // Small UB and 3 cores: many tiles per block.
+        let chip = ChipProfile::lookup("ascend910b")
+            .unwrap()
+            .with_overrides(8192, 3)
+            .unwrap();
+        let s = Schedule::build(&g, &chip).unwrap();
+        let model = TilingModel::new(&s, &Schedule::operands_of(&g));
+        let bias = (0..g.nodes.len())
+            .filter(|&n| g.nodes[n].op == "load")
+            .nth(1)
+            .unwrap();
+        assert_eq!(s.hoisted(&s.cases[0]), vec![bias]);
+        // Splitting the row axis: the bias varies along the split axis, no hoisting.
+        assert!(s.hoisted(&s.cases[1]).is_empty());
+        assert!(model.buffer_names().contains(&"hoist".to_string()));
+        for rows in [1i64, 7, 1000] {
+            let values = HashMap::from([("s0".to_string(), rows)]);
+            let tiling = solve(&model, &values, &chip).unwrap();
+            assert!(tiling.ub_bytes <= tiling.ub_capacity);
+            let inputs = vec![
+                Tensor::random(DType::F32, vec![rows as usize, 64], 1).unwrap(),
+                Tensor::random(DType::F32, vec![1, 64], 2).unwrap(),
+            ];
+            let (outs, stats) = ascir_impl_interp::run(&g, &s, &tiling, &inputs, &values).unwrap();
+            let expected = ascir_interp::run_with_symbols(&g, &inputs, &values).unwrap();
+            assert_eq!(outs[0].data, expected[0].data);
+            assert_eq!(stats.gm_elements_written, rows as u64 * 64);
+            let moved = (stats.gm_elements_read + stats.gm_elements_written) as i64 * 4;
+            assert_eq!(model.gm_bytes(&tiling).unwrap(), moved, "{tiling:?}");
+            if rows == 1000 {
+                // x and the output once, the bias once per block (of many tiles).
+                assert_eq!(tiling.key, 0, "{tiling:?}");
+                assert!(tiling.tiles_per_block > 1, "{tiling:?}");
+                let blocks = tiling.block_dim as u64;
+                assert_eq!(stats.gm_elements_read, rows as u64 * 64 + blocks * 64);
+            }
+        }
+    }
+
+    #[test]
+    fn long_rows_split_the_reduction() {
+        let mut attrs = BTreeMap::new();
+        attrs.insert(
+            "axes".into(),
+            autofuse_ir::attr::AttrValue::Array(vec![autofuse_ir::attr::AttrValue::Int(1)]),
+        );
+        let m = model(
+            "ascend.reduce_sum",
+            &[t(DType::F32, &["s0", "s1"])],
+            t(DType::F32, &["s0", "1"]),
+            attrs,
+        );
+        let chip = ChipProfile::lookup("ascend910b").unwrap();
+        let ok = solve(
+            &m,
+            &HashMap::from([("s0".into(), 4), ("s1".into(), 1000)]),
+            &chip,
+        )
+        .unwrap();
+        assert_eq!(ok.key, 0);
+        // A row of 10^7 floats: the split-reduction case, row groups over cores.
+        let split = solve(
+            &m,
+            &HashMap::from([("s0".into(), 4), ("s1".into(), 10_000_000)]),
+            &chip,
+        )
+        .unwrap();
+        assert_eq!(split.key, 1);
+        assert_eq!(split.tiles_total, 4);
+        assert!(split.ub_bytes <= split.ub_capacity);
+    }
+}

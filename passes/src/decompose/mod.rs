@@ -1,0 +1,386 @@
+//! `--decompose`: expands composite `ascend` ops into primitives.
+//!
+//! Expansions (numerically careful forms):
+//! - `softmax(x)` = e / sum(e) with e = exp(x - max(x)) (the row max keeps exp finite);
+//! - `log_softmax(x)` = (x - max) - log(sum(exp(x - max)));
+//! - `layer_norm(x, g, b)` = (x - mean) / sqrt(mean((x - mean)^2) + eps) * g + b over the
+//!   axes [axis, rank);
+//! - `rms_norm(x, g)` = x / sqrt(mean(x^2) + eps) * g;
+//! - `gelu` erf form 0.5*x*(1 + erf(x/sqrt(2))), tanh form
+//!   0.5*x*(1 + tanh(sqrt(2/pi)*(x + 0.044715*x^3)));
+//! - `silu(x)` = x*sigmoid(x), `swish(x)` = x*sigmoid(beta*x), `swiglu(g, u)` = silu(g)*u;
+//! - `clip(x, lo, hi)` = minimum(maximum(x, lo), hi);
+//! - `reduce_mean` = reduce_sum / N when N (the reduced element count) is static. With
+//!   a symbolic N it stays `reduce_mean`, a primitive of AscIR (`ascir.mean`), because a
+//!   constant op cannot hold a symbol.
+//!
+//! - `pow(x, c)` with a constant exponent (an `ascend.constant` splat, possibly through a
+//!   `cast`) of 1, 2, 3, 4, 0.5, -0.5, -1 or -2 on a float `x` becomes products, `sqrt`
+//!   and a division (exact forms; AscIR has no translation of `pow`, so a fused kernel
+//!   holding one would run in the interpreter). Other exponents keep `pow`.
+//!
+//! Division and `sqrt` are used instead of `rsqrt`/`reciprocal`, which are approximate on
+//! the device. Normalizations (softmax, log_softmax, layer_norm, rms_norm) of f16/bf16
+//! tensors compute in f32 between two casts.
+//!
+//! Preconditions: the module verifies. Postconditions: no composite op remains except
+//! `reduce_mean` over symbolic extents; results keep their types and uses; new ops carry
+//! the composite's location.
+
+use crate::options::PassOptions;
+use crate::registry::PassInfo;
+use crate::statistics;
+use autofuse_ascend::shape::{normalize_axis, ShapeError};
+use autofuse_ir::attr::AttrValue;
+use autofuse_ir::graph::{DType, Dim, Graph, Node, TensorType, ValueDef};
+use autofuse_mlir::builder::{Emitter, Typed};
+use autofuse_mlir::registry::{lookup, Category};
+use autofuse_mlir::{diagnostics, extract, raw};
+use melior::ir::{operation::OperationLike, OperationRef};
+use std::collections::BTreeMap;
+
+pub const PASS: PassInfo = PassInfo {
+    argument: "decompose",
+    summary: "Expand composite ops (softmax, layer_norm, rms_norm, gelu, silu, ...) into primitives",
+    description: "Rewrites every composite ascend op into primitive ops with numerically careful forms \
+                  (softmax subtracts the row max; divisions and sqrt instead of approximate rsqrt). \
+                  reduce_mean becomes reduce_sum and a division when the reduced extent is static. \
+                  pow with a constant exponent of 1, 2, 3, 4, 0.5, -0.5, -1 or -2 on floats becomes \
+                  products, sqrt and a division (AscIR translates no pow).",
+    options: &[],
+    run,
+};
+
+fn run(module: OperationRef, _options: &PassOptions) -> Result<(), ()> {
+    let body = extract::module_body(module).ok_or(())?;
+    let mut ok = true;
+    let mut expanded = 0u64;
+    for func in extract::functions(body) {
+        let Some(extracted) = extract::extract_function(func) else {
+            continue;
+        };
+        let graph = &extracted.graph;
+        for (node, op) in graph.nodes.iter().zip(&extracted.ops) {
+            let exponent = match node.op.as_str() {
+                "ascend.pow" => constant_exponent(graph, node),
+                _ => None,
+            };
+            if exponent.is_none()
+                && lookup(&node.op).map(|s| s.category) != Some(Category::Composite)
+            {
+                continue;
+            }
+            let operands: Option<Vec<TensorType>> = node
+                .operands
+                .iter()
+                .map(|v| graph.ty(*v).cloned())
+                .collect();
+            let Some(operand_types) = operands else {
+                continue;
+            };
+            let Some(mut emitter) = Emitter::before(*op) else {
+                continue;
+            };
+            let inputs: Vec<Typed> = op
+                .operands()
+                .zip(operand_types)
+                .map(|(value, ty)| Typed { value, ty })
+                .collect();
+            let rewritten = match exponent {
+                Some(c) => {
+                    let result = node.results.first().and_then(|&r| graph.ty(r));
+                    reduce_pow(&mut emitter, &inputs[0], c, result)
+                }
+                None => expand(&mut emitter, node.short_name(), &inputs, &node.attrs),
+            };
+            match rewritten {
+                Ok(None) => {}
+                Ok(Some(result)) => {
+                    if let Ok(old) = op.result(0) {
+                        raw::replace_all_uses(old.into(), result.value);
+                    }
+                    raw::erase_op(*op);
+                    expanded += 1;
+                }
+                Err(e) => {
+                    diagnostics::error(op.location(), format!("cannot decompose: {e}"));
+                    ok = false;
+                }
+            }
+        }
+    }
+    statistics::add(
+        PASS.argument,
+        "expanded",
+        "Number of composite ops expanded and constant-exponent pows reduced",
+        expanded,
+    );
+    if ok {
+        Ok(())
+    } else {
+        Err(())
+    }
+}
+
+/// The exponent of `pow(x, c)` when `c` is one value: an `ascend.constant` whose
+/// elements are all equal, possibly through casts.
+fn constant_exponent(graph: &Graph, pow: &Node) -> Option<f64> {
+    let mut value = *pow.operands.get(1)?;
+    loop {
+        let ValueDef::Result { node, .. } = graph.values.get(value)?.def else {
+            return None;
+        };
+        let producer = graph.nodes.get(node)?;
+        match producer.op.as_str() {
+            "ascend.cast" => value = *producer.operands.first()?,
+            "ascend.constant" => {
+                let AttrValue::Dense { values, .. } = producer.attrs.get("value")? else {
+                    return None;
+                };
+                let first = *values.first()?;
+                return values.iter().all(|&v| v == first).then_some(first);
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// `x^c` by products, `sqrt` and a division for the exponents that have an exact such
+/// form; `None` (keep `pow`) for other exponents, non-float `x`, or when the exponent
+/// broadcasts `x` to another shape.
+fn reduce_pow<'c, 'a>(
+    e: &mut Emitter<'c, 'a>,
+    x: &Typed<'c, 'a>,
+    c: f64,
+    result: Option<&TensorType>,
+) -> Result<Option<Typed<'c, 'a>>, ShapeError> {
+    if !x.ty.dtype.is_float() || result != Some(&x.ty) {
+        return Ok(None);
+    }
+    let square = |e: &mut Emitter<'c, 'a>| e.op("ascend.mul", &[x, x], &[], None);
+    let inverse = |e: &mut Emitter<'c, 'a>, y: &Typed<'c, 'a>| {
+        let one = e.scalar(1.0, x.ty.dtype)?;
+        e.op("ascend.div", &[&one, y], &[], None)
+    };
+    Ok(Some(if c == 1.0 {
+        x.clone()
+    } else if c == 2.0 {
+        square(e)?
+    } else if c == 3.0 {
+        let sq = square(e)?;
+        e.op("ascend.mul", &[&sq, x], &[], None)?
+    } else if c == 4.0 {
+        let sq = square(e)?;
+        e.op("ascend.mul", &[&sq, &sq], &[], None)?
+    } else if c == 0.5 {
+        e.op("ascend.sqrt", &[x], &[], None)?
+    } else if c == -0.5 {
+        let root = e.op("ascend.sqrt", &[x], &[], None)?;
+        inverse(e, &root)?
+    } else if c == -1.0 {
+        inverse(e, x)?
+    } else if c == -2.0 {
+        let sq = square(e)?;
+        inverse(e, &sq)?
+    } else {
+        return Ok(None);
+    }))
+}
+
+fn int_attr(attrs: &BTreeMap<String, AttrValue>, name: &str) -> Result<i64, ShapeError> {
+    attrs
+        .get(name)
+        .and_then(AttrValue::as_int)
+        .ok_or_else(|| ShapeError(format!("missing integer attribute '{name}'")))
+}
+
+fn float_attr(attrs: &BTreeMap<String, AttrValue>, name: &str) -> Result<f64, ShapeError> {
+    attrs
+        .get(name)
+        .and_then(AttrValue::as_float)
+        .ok_or_else(|| ShapeError(format!("missing float attribute '{name}'")))
+}
+
+fn axes_text(axes: &[usize]) -> String {
+    let list: Vec<String> = axes.iter().map(|a| a.to_string()).collect();
+    format!("[{}]", list.join(", "))
+}
+
+/// Mean over `axes` (kept dims): sum / N when N is static, else `reduce_mean`.
+fn mean<'c, 'a>(
+    e: &mut Emitter<'c, 'a>,
+    x: &Typed<'c, 'a>,
+    axes: &[usize],
+) -> Result<Typed<'c, 'a>, ShapeError> {
+    let axes_attr = axes_text(axes);
+    let attrs = [("axes", axes_attr.as_str()), ("keep_dims", "true")];
+    let count = axes.iter().try_fold(1i64, |acc, &a| {
+        x.ty.dims.get(a).and_then(Dim::as_const).map(|n| acc * n)
+    });
+    match count {
+        Some(n) => {
+            let sum = e.op("ascend.reduce_sum", &[x], &attrs, None)?;
+            let divisor = e.scalar(n as f64, x.ty.dtype)?;
+            e.op("ascend.div", &[&sum, &divisor], &[], None)
+        }
+        None => e.op("ascend.reduce_mean", &[x], &attrs, None),
+    }
+}
+
+/// Expands one composite; `None` leaves it in place.
+fn expand<'c, 'a>(
+    e: &mut Emitter<'c, 'a>,
+    name: &str,
+    inputs: &[Typed<'c, 'a>],
+    attrs: &BTreeMap<String, AttrValue>,
+) -> Result<Option<Typed<'c, 'a>>, ShapeError> {
+    let first = inputs
+        .first()
+        .ok_or_else(|| ShapeError("composite without operands".into()))?;
+    // Normalizations of f16/bf16 tensors compute in f32 and round once at the end, as
+    // frameworks do: their statistics lose most of their bits in half precision.
+    let widen = matches!(first.ty.dtype, DType::F16 | DType::BF16)
+        && matches!(name, "softmax" | "log_softmax" | "layer_norm" | "rms_norm");
+    let narrow_to = first.ty.dtype;
+    let widened: Vec<Typed<'c, 'a>>;
+    let inputs: &[Typed<'c, 'a>] = if widen {
+        widened = inputs
+            .iter()
+            .map(|t| e.op("ascend.cast", &[t], &[], Some(DType::F32)))
+            .collect::<Result<_, _>>()?;
+        &widened
+    } else {
+        inputs
+    };
+    let x = &inputs[0];
+    let dtype: DType = x.ty.dtype;
+    let rank = x.ty.rank();
+    let result = match name {
+        "softmax" | "log_softmax" => {
+            let axis = normalize_axis(int_attr(attrs, "axis")?, rank)?;
+            let axes_attr = axes_text(&[axis]);
+            let keep = [("axes", axes_attr.as_str()), ("keep_dims", "true")];
+            let max = e.op("ascend.reduce_max", &[x], &keep, None)?;
+            let shifted = e.op("ascend.sub", &[x, &max], &[], None)?;
+            let exp = e.op("ascend.exp", &[&shifted], &[], None)?;
+            let sum = e.op("ascend.reduce_sum", &[&exp], &keep, None)?;
+            if name == "softmax" {
+                e.op("ascend.div", &[&exp, &sum], &[], None)?
+            } else {
+                let log = e.op("ascend.log", &[&sum], &[], None)?;
+                e.op("ascend.sub", &[&shifted, &log], &[], None)?
+            }
+        }
+        "layer_norm" | "rms_norm" => {
+            let axis = normalize_axis(int_attr(attrs, "axis")?, rank)?;
+            let axes: Vec<usize> = (axis..rank).collect();
+            let eps = e.scalar(float_attr(attrs, "epsilon")?, dtype)?;
+            let gamma = inputs
+                .get(1)
+                .ok_or_else(|| ShapeError("missing gamma".into()))?;
+            if name == "layer_norm" {
+                let mu = mean(e, x, &axes)?;
+                let centered = e.op("ascend.sub", &[x, &mu], &[], None)?;
+                let squared = e.op("ascend.mul", &[&centered, &centered], &[], None)?;
+                let var = mean(e, &squared, &axes)?;
+                let shifted = e.op("ascend.add", &[&var, &eps], &[], None)?;
+                let std = e.op("ascend.sqrt", &[&shifted], &[], None)?;
+                let normed = e.op("ascend.div", &[&centered, &std], &[], None)?;
+                let scaled = e.op("ascend.mul", &[&normed, gamma], &[], None)?;
+                let beta = inputs
+                    .get(2)
+                    .ok_or_else(|| ShapeError("missing beta".into()))?;
+                e.op("ascend.add", &[&scaled, beta], &[], None)?
+            } else {
+                let squared = e.op("ascend.mul", &[x, x], &[], None)?;
+                let ms = mean(e, &squared, &axes)?;
+                let shifted = e.op("ascend.add", &[&ms, &eps], &[], None)?;
+                let rms = e.op("ascend.sqrt", &[&shifted], &[], None)?;
+                let normed = e.op("ascend.div", &[x, &rms], &[], None)?;
+                e.op("ascend.mul", &[&normed, gamma], &[], None)?
+            }
+        }
+        "gelu" => {
+            let half = e.scalar(0.5, dtype)?;
+            let one = e.scalar(1.0, dtype)?;
+            let inner = match attrs.get("approximate").and_then(AttrValue::as_str) {
+                Some("tanh") => {
+                    let cube_coeff = e.scalar(0.044715, dtype)?;
+                    let scale = e.scalar((2.0 / std::f64::consts::PI).sqrt(), dtype)?;
+                    let x2 = e.op("ascend.mul", &[x, x], &[], None)?;
+                    let x3 = e.op("ascend.mul", &[&x2, x], &[], None)?;
+                    let term = e.op("ascend.mul", &[&x3, &cube_coeff], &[], None)?;
+                    let sum = e.op("ascend.add", &[x, &term], &[], None)?;
+                    let arg = e.op("ascend.mul", &[&sum, &scale], &[], None)?;
+                    e.op("ascend.tanh", &[&arg], &[], None)?
+                }
+                _ => {
+                    let inv_sqrt2 = e.scalar(std::f64::consts::FRAC_1_SQRT_2, dtype)?;
+                    let arg = e.op("ascend.mul", &[x, &inv_sqrt2], &[], None)?;
+                    e.op("ascend.erf", &[&arg], &[], None)?
+                }
+            };
+            let one_plus = e.op("ascend.add", &[&inner, &one], &[], None)?;
+            let halfx = e.op("ascend.mul", &[x, &half], &[], None)?;
+            e.op("ascend.mul", &[&halfx, &one_plus], &[], None)?
+        }
+        "silu" => {
+            let s = e.op("ascend.sigmoid", &[x], &[], None)?;
+            e.op("ascend.mul", &[x, &s], &[], None)?
+        }
+        "swish" => {
+            let beta = e.scalar(float_attr(attrs, "beta")?, dtype)?;
+            let scaled = e.op("ascend.mul", &[x, &beta], &[], None)?;
+            let s = e.op("ascend.sigmoid", &[&scaled], &[], None)?;
+            e.op("ascend.mul", &[x, &s], &[], None)?
+        }
+        "swiglu" => {
+            let up = inputs
+                .get(1)
+                .ok_or_else(|| ShapeError("missing 'up'".into()))?;
+            let s = e.op("ascend.sigmoid", &[x], &[], None)?;
+            let silu = e.op("ascend.mul", &[x, &s], &[], None)?;
+            e.op("ascend.mul", &[&silu, up], &[], None)?
+        }
+        "clip" => {
+            let (lo, hi) = match (inputs.get(1), inputs.get(2)) {
+                (Some(lo), Some(hi)) => (lo, hi),
+                _ => return Err(ShapeError("clip needs min and max".into())),
+            };
+            let lower = e.op("ascend.maximum", &[x, lo], &[], None)?;
+            e.op("ascend.minimum", &[&lower, hi], &[], None)?
+        }
+        "reduce_mean" => {
+            let axes_list = attrs
+                .get("axes")
+                .and_then(AttrValue::as_ints)
+                .unwrap_or_default();
+            let axes = autofuse_ascend::shape::reduce_axes(&axes_list, rank)?;
+            let keep = attrs
+                .get("keep_dims")
+                .and_then(AttrValue::as_bool)
+                .unwrap_or(false);
+            let count = axes.iter().try_fold(1i64, |acc, &a| {
+                x.ty.dims.get(a).and_then(Dim::as_const).map(|n| acc * n)
+            });
+            let Some(n) = count else { return Ok(None) };
+            let axes_attr = axes_text(&axes);
+            let keep_attr = if keep { "true" } else { "false" };
+            let sum = e.op(
+                "ascend.reduce_sum",
+                &[x],
+                &[("axes", &axes_attr), ("keep_dims", keep_attr)],
+                None,
+            )?;
+            let divisor = e.scalar(n as f64, dtype)?;
+            e.op("ascend.div", &[&sum, &divisor], &[], None)?
+        }
+        other => return Err(ShapeError(format!("no decomposition for '{other}'"))),
+    };
+    if widen {
+        return e
+            .op("ascend.cast", &[&result], &[], Some(narrow_to))
+            .map(Some);
+    }
+    Ok(Some(result))
+}

@@ -1,0 +1,2645 @@
+//! Fusion of AscGraph kernels into larger kernels (GE's CanFuse, "second-level
+//! fusion"), independent of MLIR.
+//!
+//! What it does:
+//! - [`merge_kernels`] splices two hint-form AscGraphs into one loop nest. Loop axes are
+//!   mapped through the tensors the two kernels share (the producer's stored tensor and
+//!   the consumer's loaded one, or a common input): the GM view of each side names, for
+//!   every axis with a repeat other than 1, the tensor dim it walks (by extent and
+//!   row-major stride). Axes left over on both sides are paired by symbolic size
+//!   (provably equal, or equal under hints with an `expect` guard). One side's loop nest
+//!   must then contain the other's. The consumer's `load` of a tensor the producer
+//!   computes is replaced by the producer's UB value (the GM round trip disappears),
+//!   inputs read by both are shared (`data`/`load` deduplicated), and outputs nobody
+//!   outside needs are dropped. Finally both sides' TilingGroups must merge
+//!   ([`autofuse_ascir::tiling_group::merge`]).
+//! - [`plan`] runs GE's greedy solver over one graph function: candidate pairs are
+//!   kernels sharing a buffer (and, to explain them, siblings reading different results
+//!   of one producer), scored by GM bytes saved, then proximity, then order, fused in
+//!   that order for up to `max_rounds` rounds; every attempt is a [`Decision`] with a
+//!   stable reason code ([`Rule`]) when refused.
+//! - [`lift`] turns a kernel holding one original op back into that `ascend` op.
+//!
+//! Preconditions: kernels are in the hint form `--lower-to-ascir` produces (one loop
+//! nest; every view repeat is its axis size or 1). Postconditions: a merged kernel is in
+//! the same form, computes the same values as the two kernels one after the other (the
+//! differential tests check this with the interpreters), and keeps every node's source
+//! location.
+
+use crate::lower_to_ascir::lowering::camel_name;
+use autofuse_ascir::graph::{AscGraph, AscNode, Axis, AxisKind, View};
+use autofuse_ascir::tiling_group::{self, Mode};
+use autofuse_ir::attr::quote;
+use autofuse_ir::graph::{Dim, TensorType, ValueId};
+use autofuse_mlir::registry::{lookup_in, ops_of, Category, Dialect};
+use autofuse_symbolic::{Expr, Relation, ShapeEnv, Tri};
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::fmt;
+use std::hash::{Hash, Hasher};
+
+/// The rules a candidate pair must pass, one stable reason code each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Rule {
+    NoSharedBuffer,
+    Cycle,
+    SizeCap,
+    InputCap,
+    AxisMismatch,
+    TilingGroupConflict,
+    PeakMemory,
+    TransposePattern,
+    ConcatPattern,
+}
+
+impl Rule {
+    pub const ALL: [Rule; 9] = [
+        Rule::NoSharedBuffer,
+        Rule::Cycle,
+        Rule::SizeCap,
+        Rule::InputCap,
+        Rule::AxisMismatch,
+        Rule::TilingGroupConflict,
+        Rule::PeakMemory,
+        Rule::TransposePattern,
+        Rule::ConcatPattern,
+    ];
+
+    pub fn code(self) -> &'static str {
+        match self {
+            Rule::NoSharedBuffer => "AF-NF001",
+            Rule::Cycle => "AF-NF002",
+            Rule::SizeCap => "AF-NF003",
+            Rule::InputCap => "AF-NF004",
+            Rule::AxisMismatch => "AF-NF005",
+            Rule::TilingGroupConflict => "AF-NF006",
+            Rule::PeakMemory => "AF-NF007",
+            Rule::TransposePattern => "AF-NF008",
+            Rule::ConcatPattern => "AF-NF009",
+        }
+    }
+
+    pub fn slug(self) -> &'static str {
+        match self {
+            Rule::NoSharedBuffer => "no-shared-buffer",
+            Rule::Cycle => "cycle",
+            Rule::SizeCap => "size-cap",
+            Rule::InputCap => "input-cap",
+            Rule::AxisMismatch => "axis-mismatch",
+            Rule::TilingGroupConflict => "tiling-group-conflict",
+            Rule::PeakMemory => "peak-memory",
+            Rule::TransposePattern => "transpose-pattern",
+            Rule::ConcatPattern => "concat-pattern",
+        }
+    }
+
+    /// What the rule demands, for documentation.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Rule::NoSharedBuffer => {
+                "the two kernels must share a GM tensor (one writes what the other reads, or \
+                 both read it); fusing kernels that only have a producer in common saves nothing"
+            }
+            Rule::Cycle => {
+                "no path may leave one kernel and re-enter the other through a third op: the \
+                 fused kernel would depend on itself"
+            }
+            Rule::SizeCap => "the fused kernel may hold at most `max-fusion-size` original ops",
+            Rule::InputCap => "the fused kernel may read at most `max-inputs` GM tensors",
+            Rule::AxisMismatch => {
+                "the loop axes must map onto one loop nest by symbolic size through the shared \
+                 tensors (a reshape that merges or splits dims does not map)"
+            }
+            Rule::TilingGroupConflict => {
+                "the TilingGroups (x/y/r axis groups) of both kernels must merge, e.g. \
+                 reductions over different axes cannot share a loop nest"
+            }
+            Rule::PeakMemory => {
+                "siblings (horizontal fusion) more than `max-proximity` ops apart are not fused, \
+                 so that fusion does not keep tensors alive longer"
+            }
+            Rule::TransposePattern => {
+                "a kernel holding a transpose fuses only vertically (producer to consumer) \
+                 with a pointwise kernel: no reduction, no broadcast, no second transpose, \
+                 no value stored through a transposed view"
+            }
+            Rule::ConcatPattern => {
+                "a kernel holding a concat fuses only vertically with pointwise producers and \
+                 consumers: no second concat, no reduction, no broadcast, no transpose"
+            }
+        }
+    }
+}
+
+/// Why a pair of kernels is not fused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    pub rule: Rule,
+    pub detail: String,
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} {}: {}",
+            self.rule.code(),
+            self.rule.slug(),
+            self.detail
+        )
+    }
+}
+
+fn refuse<T>(rule: Rule, detail: impl Into<String>) -> Result<T, Refusal> {
+    Err(Refusal {
+        rule,
+        detail: detail.into(),
+    })
+}
+
+/// A kernel call of a graph: its AscGraph and the graph values bound to its inputs
+/// (by `data` index) and outputs (by `output` index).
+#[derive(Clone, Debug)]
+pub struct Kernel {
+    pub graph: AscGraph,
+    pub inputs: Vec<ValueId>,
+    pub outputs: Vec<ValueId>,
+}
+
+impl Kernel {
+    /// Number of original ops the kernel holds.
+    pub fn op_count(&self) -> usize {
+        self.graph.source_ops.len()
+    }
+
+    /// GM bytes the kernel moves: every distinct input read once, every output
+    /// written once. `None` if a type has an unknown dim.
+    pub fn gm_bytes(&self) -> Option<Expr> {
+        kernel_gm_bytes(&self.graph, &self.inputs)
+    }
+}
+
+/// GM bytes of a kernel `graph` whose inputs are bound to `inputs`: every distinct input
+/// read once, every output written once. `None` if a type has an unknown dim.
+fn kernel_gm_bytes(graph: &AscGraph, inputs: &[ValueId]) -> Option<Expr> {
+    let mut total = Expr::constant(0);
+    let mut seen = BTreeSet::new();
+    for (value, ty) in inputs.iter().zip(&graph.inputs) {
+        if seen.insert(*value) {
+            total = total + tensor_bytes(ty)?;
+        }
+    }
+    for ty in &graph.outputs {
+        total = total + tensor_bytes(ty)?;
+    }
+    Some(total)
+}
+
+/// Original ops that only re-view data: GE does not count them as compute nodes.
+pub const VIEW_OPS: &[&str] = &["Reshape", "Squeeze", "Unsqueeze", "BroadcastTo"];
+
+/// GE's `kMinComputeNodes`: kernels with fewer compute ops are lifted.
+pub const MIN_COMPUTE_OPS: usize = 2;
+
+/// Original ops of a kernel that compute (everything but view ops).
+pub fn compute_op_count(graph: &AscGraph) -> usize {
+    graph
+        .source_ops
+        .iter()
+        .filter(|op| !VIEW_OPS.contains(&op.as_str()))
+        .count()
+}
+
+/// Bytes of a tensor in GM (`None` for an unknown dim).
+pub fn tensor_bytes(ty: &TensorType) -> Option<Expr> {
+    Some(ty.num_elements()? * Expr::constant(ty.dtype.bytes() as i64))
+}
+
+/// The kind prefix of a kernel name: `reduce` when it holds a reduction.
+pub fn kernel_kind(graph: &AscGraph) -> &'static str {
+    let reduces = graph
+        .nodes
+        .iter()
+        .any(|n| lookup_in("ascir", &n.op).map(|s| s.category) == Some(Category::Reduce));
+    if reduces {
+        "reduce"
+    } else {
+        "pointwise"
+    }
+}
+
+/// Longest kernel name, as GE's `max_op_name_len`.
+pub const MAX_NAME_LEN: usize = 140;
+
+/// `autofuse_<kind>_<number>_<Op>_<Op>...`, cut at an op boundary to at most
+/// [`MAX_NAME_LEN`] characters (the number keeps names unique).
+pub fn kernel_name(kind: &str, number: usize, ops: &[String]) -> String {
+    let mut name = format!("autofuse_{kind}_{number}");
+    for (i, op) in ops.iter().enumerate() {
+        let rest = ops.len() - i;
+        let more = format!("_and{rest}more");
+        if name.len() + 1 + op.len() + if rest > 1 { more.len() } else { 0 } > MAX_NAME_LEN {
+            name.push_str(&more);
+            break;
+        }
+        name.push('_');
+        name.push_str(op);
+    }
+    name
+}
+
+/// The number in `autofuse_<kind>_<number>_...`.
+pub fn kernel_number(name: &str) -> Option<usize> {
+    let rest = name.strip_prefix("autofuse_")?;
+    let (_, rest) = rest.split_once('_')?;
+    rest.split('_').next()?.parse().ok()
+}
+
+fn known_dims(ty: &TensorType) -> Result<Vec<Expr>, String> {
+    ty.dims
+        .iter()
+        .map(|d| match d {
+            Dim::Known(e) => Ok(e.clone()),
+            Dim::Unknown => Err(format!("{ty} has a dim without a symbol")),
+        })
+        .collect()
+}
+
+fn row_major(dims: &[Expr]) -> Vec<Expr> {
+    let mut strides = vec![Expr::constant(1); dims.len()];
+    for i in (0..dims.len().saturating_sub(1)).rev() {
+        strides[i] = strides[i + 1].clone() * dims[i + 1].clone();
+    }
+    strides
+}
+
+fn equal(env: &ShapeEnv, a: &Expr, b: &Expr) -> bool {
+    a == b || env.static_check(a, Relation::Eq, b) == Tri::True
+}
+
+fn is_unit(e: &Expr) -> bool {
+    e.as_const() == Some(1)
+}
+
+/// For every position of a GM `view` of a tensor of `dims`, the dim it walks: the one
+/// whose extent and row-major stride the position has. Positions with repeat 1 walk no
+/// dim. Fails when a position walks no dim (a view that merges or splits dims).
+fn identify(view: &View, dims: &[Expr], env: &ShapeEnv) -> Result<Vec<Option<usize>>, String> {
+    let strides = row_major(dims);
+    let mut out = Vec::new();
+    let mut used = BTreeSet::new();
+    for (repeat, stride) in view.repeats.iter().zip(&view.strides) {
+        if is_unit(repeat) {
+            out.push(None);
+            continue;
+        }
+        let dim = (0..dims.len()).find(|&j| {
+            !used.contains(&j) && equal(env, &dims[j], repeat) && equal(env, &strides[j], stride)
+        });
+        match dim {
+            Some(j) => {
+                used.insert(j);
+                out.push(Some(j));
+            }
+            None => {
+                return Err(format!(
+                    "a loop axis of extent {repeat} and stride {stride} walks no dim of the \
+                     {}-d tensor [{}]",
+                    dims.len(),
+                    dims.iter()
+                        .map(|d| d.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn axis_size(graph: &AscGraph, id: i64) -> Option<&Expr> {
+    graph.axes.iter().find(|a| a.id == id).map(|a| &a.size)
+}
+
+fn nodes_with_index(graph: &AscGraph, op: &str, index: usize) -> Vec<usize> {
+    graph
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.op == op && n.index == Some(index))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// The `store` feeding output `index` and the UB value it stores.
+fn stored_value(graph: &AscGraph, index: usize) -> Option<(usize, usize)> {
+    let output = *nodes_with_index(graph, "output", index).first()?;
+    let store = *graph.nodes[output].operands.first()?;
+    let value = *graph.nodes.get(store)?.operands.first()?;
+    Some((store, value))
+}
+
+/// Axis correspondences between the two kernels of a pair.
+#[derive(Default)]
+struct Pairing {
+    a2b: BTreeMap<i64, i64>,
+    b2a: BTreeMap<i64, i64>,
+}
+
+impl Pairing {
+    fn pair(&mut self, x: i64, y: i64) -> Result<(), String> {
+        match (self.a2b.get(&x), self.b2a.get(&y)) {
+            (Some(&old), _) if old != y => Err(format!(
+                "axis z{x} of the first kernel maps to both z{old} and z{y} of the second"
+            )),
+            (_, Some(&old)) if old != x => Err(format!(
+                "axis z{y} of the second kernel maps to both z{old} and z{x} of the first"
+            )),
+            _ => {
+                self.a2b.insert(x, y);
+                self.b2a.insert(y, x);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Pairs the axes of two views of the same tensor through the dims they walk.
+fn pair_views(
+    pairing: &mut Pairing,
+    va: &View,
+    vb: &View,
+    dims: &[Expr],
+    env: &ShapeEnv,
+) -> Result<(), String> {
+    // Two axes that step through the tensor with the same extent and stride visit the
+    // same elements: they are one loop. Every axis with a repeat other than 1 needs a
+    // partner, or the two kernels walk the tensor differently.
+    let mut used = vec![false; vb.axis.len()];
+    let unmatched = |view: &View, position: usize, other: &View| -> String {
+        // Say which view merges or splits dims (a reshape), if one does.
+        for v in [other, view] {
+            if let Err(e) = identify(v, dims, env) {
+                return e;
+            }
+        }
+        format!(
+            "a loop axis of extent {} and stride {} has no counterpart in the other kernel",
+            view.repeats[position], view.strides[position]
+        )
+    };
+    for (pa, (ra, sa)) in va.repeats.iter().zip(&va.strides).enumerate() {
+        if is_unit(ra) {
+            continue;
+        }
+        let partner = (0..vb.axis.len()).find(|&pb| {
+            !used[pb]
+                && !is_unit(&vb.repeats[pb])
+                && equal(env, ra, &vb.repeats[pb])
+                && equal(env, sa, &vb.strides[pb])
+        });
+        let Some(pb) = partner else {
+            return Err(unmatched(va, pa, vb));
+        };
+        used[pb] = true;
+        pairing.pair(va.axis[pa], vb.axis[pb])?;
+    }
+    if let Some(pb) = (0..vb.axis.len()).find(|&pb| !used[pb] && !is_unit(&vb.repeats[pb])) {
+        return Err(unmatched(vb, pb, va));
+    }
+    Ok(())
+}
+
+/// The merged kernel and the size equalities that only hints decided (to be recorded
+/// as `expect` guards by the caller).
+#[derive(Clone, Debug)]
+pub struct Merged {
+    pub kernel: Kernel,
+    pub hinted: Vec<(Expr, Expr)>,
+}
+
+/// Where a node of the second kernel went in the merged list.
+#[derive(Clone, Copy)]
+enum Placed {
+    Node(usize),
+    /// A `data` node of a tensor the first kernel computes: its loads become that
+    /// UB value (a node of the merged list).
+    Replaced(usize),
+}
+
+fn remap_view(view: &View, map: &HashMap<i64, Option<usize>>, n: usize) -> Result<View, String> {
+    let mut repeats = vec![Expr::constant(1); n];
+    let mut strides = vec![Expr::constant(0); n];
+    for (p, axis) in view.axis.iter().enumerate() {
+        let repeat = view.repeats.get(p).cloned().unwrap_or(Expr::constant(1));
+        match map.get(axis) {
+            Some(Some(m)) => {
+                repeats[*m] = repeat;
+                strides[*m] = view.strides.get(p).cloned().unwrap_or(Expr::constant(0));
+            }
+            _ if is_unit(&repeat) => {}
+            _ => return Err(format!("axis z{axis} has no place in the merged loop nest")),
+        }
+    }
+    Ok(View {
+        axis: (0..n as i64).collect(),
+        repeats,
+        strides,
+    })
+}
+
+/// Whether a node's view is a UB tile (dense over its repeats) rather than a GM view.
+fn is_ub(op: &str) -> bool {
+    // An arange's strides are offsets into the range it computes, not a tile layout.
+    !matches!(op, "data" | "store" | "output" | "workspace" | "arange")
+}
+
+/// A copy of `node` with another view and operands (without cloning the old view, whose
+/// symbolic expressions are the bulk of a node).
+fn node_with(node: &AscNode, view: View, operands: Vec<usize>) -> AscNode {
+    AscNode {
+        op: node.op.clone(),
+        operands,
+        dtype: node.dtype,
+        view,
+        attrs: node.attrs.clone(),
+        index: node.index,
+        loc: node.loc.clone(),
+    }
+}
+
+/// Merges kernel `b` into kernel `a` (`a` first in program order: `b` may read `a`'s
+/// outputs, never the reverse). `keep(v)` says whether an output value must still be
+/// written to GM (someone outside the pair reads it, or the graph returns it).
+/// `number` is the kernel number of the result's name.
+pub fn merge_kernels(
+    a: &Kernel,
+    b: &Kernel,
+    keep: &dyn Fn(ValueId) -> bool,
+    env: &ShapeEnv,
+    number: usize,
+) -> Result<Merged, Refusal> {
+    let mut merged = merge_checked(&mut a.clone(), b, keep, env)?;
+    let graph = &mut merged.kernel.graph;
+    graph.name = kernel_name(kernel_kind(graph), number, &graph.source_ops);
+    Ok(merged)
+}
+
+/// [`merge_kernels`] taking `a`'s nodes and leaving the result unnamed: on success the
+/// nodes have moved into the result (what is left of `a` is to be dropped); a refusal
+/// leaves `a` unchanged. The solver grows kernels by merging them with one op at a time;
+/// moving `a`'s nodes instead of copying them spares a copy of the whole kernel per step
+/// (the checks still read `a`'s nodes once).
+fn merge_checked(
+    a: &mut Kernel,
+    b: &Kernel,
+    keep: &dyn Fn(ValueId) -> bool,
+    env: &ShapeEnv,
+) -> Result<Merged, Refusal> {
+    let mismatch = |detail: String| Refusal {
+        rule: Rule::AxisMismatch,
+        detail,
+    };
+    // 1. Axis pairs through the shared tensors.
+    let mut pairing = Pairing::default();
+    for (j, v) in b.inputs.iter().enumerate() {
+        let Some(ty) = b.graph.inputs.get(j) else {
+            continue;
+        };
+        let dims = known_dims(ty).map_err(mismatch)?;
+        let a_views: Vec<View> = if let Some(k) = a.outputs.iter().position(|o| o == v) {
+            let Some((store, _)) = stored_value(&a.graph, k) else {
+                return refuse(Rule::AxisMismatch, format!("output #{k} is never stored"));
+            };
+            vec![a.graph.nodes[store].view.clone()]
+        } else if let Some(i) = a.inputs.iter().position(|x| x == v) {
+            nodes_with_index(&a.graph, "data", i)
+                .into_iter()
+                .map(|d| a.graph.nodes[d].view.clone())
+                .collect()
+        } else {
+            continue;
+        };
+        for db in nodes_with_index(&b.graph, "data", j) {
+            for va in &a_views {
+                pair_views(&mut pairing, va, &b.graph.nodes[db].view, &dims, env)
+                    .map_err(|e| mismatch(format!("through the shared tensor {ty}: {e}")))?;
+            }
+        }
+    }
+    // 2. Leftover axes of both sides pair by size, in loop order.
+    let mut hinted = Vec::new();
+    let unpaired = |g: &AscGraph, paired: &BTreeMap<i64, i64>| -> Vec<i64> {
+        g.axes
+            .iter()
+            .filter(|x| !is_unit(&x.size) && !paired.contains_key(&x.id))
+            .map(|x| x.id)
+            .collect()
+    };
+    let a_left = unpaired(&a.graph, &pairing.a2b);
+    let b_left = unpaired(&b.graph, &pairing.b2a);
+    let mut start = 0;
+    for x in a_left {
+        let Some(sx) = axis_size(&a.graph, x).cloned() else {
+            continue;
+        };
+        for (k, &y) in b_left.iter().enumerate().skip(start) {
+            let Some(sy) = axis_size(&b.graph, y).cloned() else {
+                continue;
+            };
+            let by_hint = match env.static_check(&sx, Relation::Eq, &sy) {
+                Tri::True => false,
+                Tri::False => continue,
+                Tri::Unknown => match (env.hint_eval(&sx), env.hint_eval(&sy)) {
+                    (Some(p), Some(q)) if p == q => true,
+                    _ => continue,
+                },
+            };
+            pairing.pair(x, y).map_err(mismatch)?;
+            if by_hint {
+                hinted.push((sx.clone(), sy));
+            }
+            start = k + 1;
+            break;
+        }
+    }
+    // 3. One loop nest must contain the other.
+    let all_paired = |g: &AscGraph, paired: &BTreeMap<i64, i64>| {
+        g.axes
+            .iter()
+            .all(|x| is_unit(&x.size) || paired.contains_key(&x.id))
+    };
+    let a_inside = all_paired(&a.graph, &pairing.a2b);
+    let b_inside = all_paired(&b.graph, &pairing.b2a);
+    let base_is_a = match (a_inside, b_inside) {
+        // A concat kernel's nest holds the whole concat axis; the other side walks a part.
+        (true, true) if holds_concat(&a.graph) != holds_concat(&b.graph) => holds_concat(&a.graph),
+        // A transpose kernel's nest is its result's: stores stay contiguous.
+        (true, true) if holds_transpose(&a.graph) != holds_transpose(&b.graph) => {
+            holds_transpose(&a.graph)
+        }
+        (true, true) => a.graph.axes.len() >= b.graph.axes.len(),
+        (false, true) => true,
+        (true, false) => false,
+        (false, false) => {
+            let nest = |g: &AscGraph| {
+                g.axes
+                    .iter()
+                    .map(|x| format!("z{}:{}", x.id, x.size))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            return refuse(
+                Rule::AxisMismatch,
+                format!(
+                    "the loop nests ({}) and ({}) do not map onto one: each has an axis the other lacks",
+                    nest(&a.graph),
+                    nest(&b.graph)
+                ),
+            );
+        }
+    };
+    let (base, other_pairs) = if base_is_a {
+        (&a.graph, &pairing.b2a)
+    } else {
+        (&b.graph, &pairing.a2b)
+    };
+    let axes: Vec<Axis> = base
+        .axes
+        .iter()
+        .enumerate()
+        .map(|(i, x)| Axis {
+            id: i as i64,
+            name: format!("z{i}"),
+            size: x.size.clone(),
+            kind: AxisKind::Original,
+            from: Vec::new(),
+        })
+        .collect();
+    let n = axes.len();
+    let base_pos: HashMap<i64, usize> = base
+        .axes
+        .iter()
+        .enumerate()
+        .map(|(i, x)| (x.id, i))
+        .collect();
+    let other = if base_is_a { &b.graph } else { &a.graph };
+    let other_map: HashMap<i64, Option<usize>> = other
+        .axes
+        .iter()
+        .map(|x| {
+            (
+                x.id,
+                other_pairs
+                    .get(&x.id)
+                    .and_then(|id| base_pos.get(id).copied()),
+            )
+        })
+        .collect();
+    let base_map: HashMap<i64, Option<usize>> =
+        base_pos.iter().map(|(&id, &p)| (id, Some(p))).collect();
+    let (a_map, b_map) = if base_is_a {
+        (base_map, other_map)
+    } else {
+        (other_map, base_map)
+    };
+
+    // 4. The merged node list: a's nodes, then b's, reading a's values directly.
+    // Most UB tiles of a kernel have one shape: their dense strides are computed once.
+    let last_tile: std::cell::RefCell<Option<View>> = std::cell::RefCell::new(None);
+    let dense = |view: View| -> View {
+        let mut last = last_tile.borrow_mut();
+        if let Some(tile) = last.as_ref().filter(|t| t.repeats == view.repeats) {
+            return tile.clone();
+        }
+        let tile = View::contiguous(view.axis, view.repeats);
+        *last = Some(tile.clone());
+        tile
+    };
+    // Whether a UB tile's strides are the dense ones of its repeats (without copying it).
+    let is_dense = |view: &View| -> bool {
+        let mut last = last_tile.borrow_mut();
+        if let Some(tile) = last.as_ref().filter(|t| t.repeats == view.repeats) {
+            return tile.strides == view.strides;
+        }
+        let tile = View::contiguous(view.axis.clone(), view.repeats.clone());
+        let dense = tile.strides == view.strides;
+        *last = Some(tile);
+        dense
+    };
+    let remap = |node: &AscNode, map: &HashMap<i64, Option<usize>>| -> Result<View, Refusal> {
+        let view = remap_view(&node.view, map, n).map_err(mismatch)?;
+        Ok(if is_ub(&node.op) { dense(view) } else { view })
+    };
+    // When `a`'s loop nest is the merged one, axis for axis, and its tiles are already
+    // dense, remapping leaves its nodes unchanged: they move into the result instead of
+    // being copied.
+    let nest: Vec<i64> = (0..n as i64).collect();
+    let a_in_place = base_is_a
+        && a.graph.axes.iter().map(|x| x.id).eq(nest.iter().copied())
+        && a.graph
+            .nodes
+            .iter()
+            .all(|node| node.view.axis == nest && (!is_ub(&node.op) || is_dense(&node.view)));
+    let a_copies: Vec<AscNode> = if a_in_place {
+        Vec::new()
+    } else {
+        let mut copies = Vec::with_capacity(a.graph.nodes.len());
+        for node in &a.graph.nodes {
+            copies.push(node_with(node, remap(node, &a_map)?, node.operands.clone()));
+        }
+        copies
+    };
+    let a_len = a.graph.nodes.len();
+    // The graph value bound to a data or output node; every one must have a value and
+    // a type (checked here, before anything is moved, so that later steps cannot fail).
+    let mut bound: Vec<Option<ValueId>> = Vec::with_capacity(a_len + b.graph.nodes.len());
+    let mut input_types: HashMap<ValueId, TensorType> = HashMap::new();
+    let mut output_types: HashMap<ValueId, TensorType> = HashMap::new();
+    let mut bind = |node: &AscNode, k: &Kernel| -> Result<Option<ValueId>, Refusal> {
+        let (values, types, known) = match node.op.as_str() {
+            "data" => (&k.inputs, &k.graph.inputs, &mut input_types),
+            "output" => (&k.outputs, &k.graph.outputs, &mut output_types),
+            _ => return Ok(None),
+        };
+        let index = node.index.unwrap_or(usize::MAX);
+        match (values.get(index), types.get(index)) {
+            (Some(&v), Some(t)) => {
+                known.entry(v).or_insert_with(|| t.clone());
+                Ok(Some(v))
+            }
+            _ => Err(mismatch(format!(
+                "a {} node without a kernel {} and its type",
+                node.op,
+                if node.op == "data" { "input" } else { "output" }
+            ))),
+        }
+    };
+    for node in &a.graph.nodes {
+        bound.push(bind(node, a)?);
+    }
+    // Nodes of `a` as they appear in the result.
+    let a_node = |i: usize| -> &AscNode {
+        if a_in_place {
+            &a.graph.nodes[i]
+        } else {
+            &a_copies[i]
+        }
+    };
+    let mut b_nodes = Vec::new();
+    let mut b_copies: Vec<AscNode> = Vec::new();
+    let mut b_at: Vec<Placed> = Vec::with_capacity(b.graph.nodes.len());
+    for (i, node) in b.graph.nodes.iter().enumerate() {
+        if let ("data", Some(j)) = (node.op.as_str(), node.index) {
+            let v = b.inputs.get(j).copied();
+            if let Some(k) = v.and_then(|v| a.outputs.iter().position(|o| *o == v)) {
+                let Some((_, value)) = stored_value(&a.graph, k) else {
+                    return refuse(Rule::AxisMismatch, format!("output #{k} is never stored"));
+                };
+                b_at.push(Placed::Replaced(value));
+                continue;
+            }
+        }
+        let mut replaced_operand = None;
+        let mut operands = Vec::new();
+        for &o in &node.operands {
+            match b_at.get(o) {
+                Some(Placed::Node(m)) => operands.push(*m),
+                Some(Placed::Replaced(m)) => {
+                    replaced_operand = Some(*m);
+                    operands.push(*m);
+                }
+                None => return refuse(Rule::AxisMismatch, format!("node {i} has a bad operand")),
+            }
+        }
+        let view = remap(node, &b_map)?;
+        if let Some(value) = replaced_operand {
+            // Only a load may read the producer's tensor, and it must read exactly the
+            // tile the producer computes.
+            let offset_zero = node
+                .attrs
+                .iter()
+                .find(|(k, _)| k == "offset")
+                .is_none_or(|(_, v)| v == "\"0\"");
+            let computed = a_node(value);
+            let same_tile = computed.view.repeats.len() == view.repeats.len()
+                && computed
+                    .view
+                    .repeats
+                    .iter()
+                    .zip(&view.repeats)
+                    .all(|(p, q)| equal(env, p, q));
+            if node.op != "load" || !offset_zero || !same_tile || computed.dtype != node.dtype {
+                return refuse(
+                    Rule::AxisMismatch,
+                    format!(
+                        "the consumer reads the tensor as [{}] but the producer computes [{}]",
+                        view.repeats
+                            .iter()
+                            .map(|e| e.to_string())
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        computed
+                            .view
+                            .repeats
+                            .iter()
+                            .map(|e| e.to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                );
+            }
+            b_at.push(Placed::Node(value));
+            continue;
+        }
+        bound.push(bind(node, b)?);
+        let at = a_len + b_copies.len();
+        b_at.push(Placed::Node(at));
+        b_nodes.push(at);
+        b_copies.push(node_with(node, view, operands));
+    }
+    let a_nodes: Vec<usize> = (0..a_len).collect();
+    let source_ops: Vec<String> = a
+        .graph
+        .source_ops
+        .iter()
+        .chain(&b.graph.source_ops)
+        .cloned()
+        .collect();
+    let mut nodes = if a_in_place {
+        std::mem::take(&mut a.graph.nodes)
+    } else {
+        a_copies
+    };
+    nodes.extend(b_copies);
+    let mut graph = AscGraph {
+        name: String::new(),
+        axes,
+        sizes: Vec::new(),
+        inputs: Vec::new(),
+        outputs: Vec::new(),
+        nodes,
+        source_ops,
+    };
+
+    // 5. TilingGroups of both sides, in the merged loop nest.
+    let group_of = |part: &[usize]| tiling_group::graph_group(&graph, Some(part), Mode::CanFuse);
+    let conflict = match (group_of(&a_nodes), group_of(&b_nodes)) {
+        (Ok(ga), Ok(gb)) => tiling_group::merge(&ga, &gb, Mode::CanFuse).err(),
+        (Err(e), _) | (_, Err(e)) => Some(e),
+    };
+    if let Some(e) = conflict {
+        if a_in_place {
+            // Give `a` its nodes back, unchanged.
+            graph.nodes.truncate(a_len);
+            a.graph.nodes = graph.nodes;
+        }
+        return refuse(Rule::TilingGroupConflict, e.to_string());
+    }
+
+    // 6. Drop outputs nobody outside needs, dead nodes and duplicates. Nothing below can
+    // refuse: `a`'s nodes may have moved into the result.
+    let mut live = vec![false; graph.nodes.len()];
+    let mut stack: Vec<usize> = Vec::new();
+    for (i, node) in graph.nodes.iter().enumerate() {
+        if node.op == "output" && bound[i].is_none_or(keep) {
+            stack.push(i);
+        }
+    }
+    while let Some(i) = stack.pop() {
+        if live[i] {
+            continue;
+        }
+        live[i] = true;
+        stack.extend(graph.nodes[i].operands.iter().copied());
+    }
+    // Common subexpressions (shared data/load of inputs both sides read): the first of
+    // equal pure nodes stands for all. Stores and outputs are never merged.
+    let mut replacement: Vec<usize> = (0..graph.nodes.len()).collect();
+    // Equal nodes are found by a hash of their fields, then compared field by field:
+    // views are canonical (expressions in canonical form), so structural equality is
+    // equality of the printed IR.
+    let data_binding = |i: usize, node: &AscNode| if node.op == "data" { bound[i] } else { None };
+    // First node per hash; nodes whose hash collides with an unequal node go to a list.
+    let mut seen: HashMap<u64, usize> = HashMap::with_capacity(graph.nodes.len());
+    let mut collided: Vec<(u64, usize)> = Vec::new();
+    for i in 0..graph.nodes.len() {
+        if !live[i] {
+            continue;
+        }
+        for o in graph.nodes[i].operands.iter_mut() {
+            *o = replacement[*o];
+        }
+        let node = &graph.nodes[i];
+        if matches!(node.op.as_str(), "store" | "output") {
+            continue;
+        }
+        let binding = data_binding(i, node);
+        // The view is left out of the hash (hashing symbolic expressions is slow);
+        // the field-by-field comparison below still tells views apart.
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        (&node.op, &node.operands, node.dtype, &node.attrs, binding).hash(&mut hasher);
+        let key = hasher.finish();
+        let equal_node = |j: usize| {
+            let other = &graph.nodes[j];
+            other.op == node.op
+                && other.operands == node.operands
+                && other.dtype == node.dtype
+                && other.view == node.view
+                && other.attrs == node.attrs
+                && data_binding(j, other) == binding
+        };
+        let same = match seen.get(&key) {
+            None => None,
+            Some(&j) if equal_node(j) => Some(j),
+            Some(_) => collided
+                .iter()
+                .filter(|(k, _)| *k == key)
+                .map(|&(_, j)| j)
+                .find(|&j| equal_node(j)),
+        };
+        match same {
+            Some(first) => {
+                replacement[i] = first;
+                live[i] = false;
+            }
+            None if seen.contains_key(&key) => collided.push((key, i)),
+            None => {
+                seen.insert(key, i);
+            }
+        }
+    }
+    let mut new_index = vec![usize::MAX; graph.nodes.len()];
+    let mut kept_nodes = Vec::with_capacity(graph.nodes.len());
+    let mut inputs: Vec<ValueId> = Vec::new();
+    let mut outputs: Vec<ValueId> = Vec::new();
+    for (i, mut node) in std::mem::take(&mut graph.nodes).into_iter().enumerate() {
+        if !live[i] {
+            continue;
+        }
+        for o in node.operands.iter_mut() {
+            *o = new_index[*o];
+        }
+        // Data and output nodes have a bound value (checked in step 4).
+        match (node.op.as_str(), bound[i]) {
+            ("data", Some(v)) => {
+                let index = inputs.iter().position(|x| *x == v).unwrap_or_else(|| {
+                    inputs.push(v);
+                    inputs.len() - 1
+                });
+                node.index = Some(index);
+            }
+            ("output", Some(v)) => {
+                outputs.push(v);
+                node.index = Some(outputs.len() - 1);
+            }
+            _ => {}
+        }
+        new_index[i] = kept_nodes.len();
+        kept_nodes.push(node);
+    }
+    graph.nodes = kept_nodes;
+    // Every bound value has a type (checked in step 4).
+    graph.inputs = inputs
+        .iter()
+        .filter_map(|v| input_types.get(v).cloned())
+        .collect();
+    graph.outputs = outputs
+        .iter()
+        .filter_map(|v| output_types.get(v).cloned())
+        .collect();
+    let mut sizes = BTreeSet::new();
+    for axis in &graph.axes {
+        axis.size.collect_symbols(&mut sizes);
+    }
+    for ty in graph.inputs.iter().chain(&graph.outputs) {
+        for dim in &ty.dims {
+            if let Dim::Known(e) = dim {
+                e.collect_symbols(&mut sizes);
+            }
+        }
+    }
+    for node in &graph.nodes {
+        for e in node.view.repeats.iter().chain(&node.view.strides) {
+            e.collect_symbols(&mut sizes);
+        }
+        if node.op == "arange" {
+            if let Ok((start, delta)) = node.arange_terms() {
+                start.collect_symbols(&mut sizes);
+                delta.collect_symbols(&mut sizes);
+            }
+        }
+    }
+    graph.sizes = sizes.into_iter().collect();
+    Ok(Merged {
+        kernel: Kernel {
+            graph,
+            inputs,
+            outputs,
+        },
+        hinted,
+    })
+}
+
+/// One op of a graph function, as the planner sees it.
+#[derive(Clone, Debug)]
+pub struct Unit {
+    /// A readable name: the kernel name, or the op name.
+    pub label: String,
+    pub inputs: Vec<ValueId>,
+    pub outputs: Vec<ValueId>,
+    /// The kernel of a kernel call (its AscGraph bound to `inputs` and `outputs`);
+    /// `None` for every other op (never fused).
+    pub kernel: Option<Kernel>,
+}
+
+/// A graph function: its ops in program order, the values it returns and the type of
+/// every value.
+#[derive(Clone, Debug, Default)]
+pub struct FuncModel {
+    pub units: Vec<Unit>,
+    pub returns: Vec<ValueId>,
+    pub types: Vec<Option<TensorType>>,
+}
+
+/// The limits of the solver (all pass options).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    pub max_fusion_size: usize,
+    pub max_inputs: usize,
+    pub max_rounds: usize,
+    /// Largest distance in program order of two siblings fused horizontally; 0 = none.
+    pub max_proximity: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_fusion_size: 64,
+            max_inputs: 8,
+            max_rounds: 10,
+            max_proximity: 64,
+        }
+    }
+}
+
+/// One attempted pair, in the order the solver tried it.
+#[derive(Clone, Debug)]
+pub struct Decision {
+    pub round: usize,
+    /// Position in the whole sequence of attempts.
+    pub order: usize,
+    /// Units (indices into `FuncModel::units`) of the first and second kernel.
+    pub first: Vec<usize>,
+    pub second: Vec<usize>,
+    pub first_name: String,
+    pub second_name: String,
+    /// Producer-consumer (true) or siblings (false).
+    pub vertical: bool,
+    /// GM bytes the fusion saves, and their value under the hints.
+    pub saved: Expr,
+    pub saved_hint: Option<i64>,
+    /// Distance of the two kernels in program order.
+    pub proximity: usize,
+    /// The fused kernel's name, or why not.
+    pub outcome: Result<String, Refusal>,
+}
+
+/// A kernel of the result: the units it replaces and its AscGraph.
+#[derive(Clone, Debug)]
+pub struct FinalKernel {
+    pub members: Vec<usize>,
+    pub kernel: Kernel,
+}
+
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// Every kernel after fusion (fused or not), in program order of first member.
+    pub kernels: Vec<FinalKernel>,
+    pub decisions: Vec<Decision>,
+    /// Size equalities decided by hints (record as `expect` guards).
+    pub hinted: Vec<(Expr, Expr)>,
+    /// Rounds that ran.
+    pub rounds: usize,
+}
+
+impl Plan {
+    /// Splits kernel `index` back into the kernels of its members as the model has
+    /// them (for lifting a fused kernel that computes too little).
+    pub fn unfuse(&mut self, index: usize, model: &FuncModel) {
+        if index >= self.kernels.len() {
+            return;
+        }
+        let fused = self.kernels.remove(index);
+        for &u in &fused.members {
+            let unit = &model.units[u];
+            if let Some(kernel) = &unit.kernel {
+                self.kernels.push(FinalKernel {
+                    members: vec![u],
+                    kernel: kernel.clone(),
+                });
+            }
+        }
+        self.kernels
+            .sort_by_key(|k| k.members.first().copied().unwrap_or(0));
+    }
+
+    /// Whether two units ended in the same kernel.
+    pub fn together(&self, a: usize, b: usize) -> bool {
+        self.kernels
+            .iter()
+            .any(|k| k.members.contains(&a) && k.members.contains(&b))
+    }
+}
+
+/// GM traffic of all kernels of a function, symbolic.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Traffic {
+    pub before: Expr,
+    pub after: Expr,
+    /// Inputs of the kernels read once, results needed outside them written once.
+    pub minimum: Expr,
+}
+
+struct Group<'m> {
+    members: Vec<usize>,
+    kernel: Option<Cow<'m, Kernel>>,
+    label: String,
+}
+
+struct Solver<'m> {
+    model: &'m FuncModel,
+    /// The GM byte count of every value, as an index into `byte_sizes` (computed once:
+    /// symbolic products are not cheap, and most values of a graph share a few sizes).
+    byte_class: Vec<usize>,
+    byte_sizes: Vec<Expr>,
+    /// `byte_sizes[class] * times`, by (class, times): pair scores repeat these.
+    scaled_sizes: RefCell<HashMap<(usize, i64), Expr>>,
+    /// Position of every group in a topological order of the live groups.
+    order: Vec<usize>,
+    /// The live group at each position of `order` (gaps where groups merged).
+    slots: Vec<Option<usize>>,
+    producer: Vec<Option<usize>>,
+    consumers: Vec<Vec<usize>>,
+    returned: Vec<bool>,
+    group_of: Vec<usize>,
+    groups: Vec<Group<'m>>,
+}
+
+impl Solver<'_> {
+    fn live(&self) -> Vec<usize> {
+        let mut ids: Vec<usize> = self.group_of.clone();
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
+
+    /// The program position of a group: its first member (members are kept sorted).
+    fn pos(&self, g: usize) -> usize {
+        self.groups[g].members.first().copied().unwrap_or(0)
+    }
+
+    /// The graph values a group reads (a group without a kernel lists its members'
+    /// inputs, repeats included).
+    fn inputs(&self, g: usize) -> Cow<'_, [ValueId]> {
+        self.values_of(g, |unit| &unit.inputs, |kernel| &kernel.inputs)
+    }
+
+    /// The graph values a group writes.
+    fn outputs(&self, g: usize) -> Cow<'_, [ValueId]> {
+        self.values_of(g, |unit| &unit.outputs, |kernel| &kernel.outputs)
+    }
+
+    /// A group's values: its kernel's, else its members' (borrowed unless there are
+    /// several members to concatenate: the solver asks for these per candidate pair).
+    fn values_of<'s>(
+        &'s self,
+        g: usize,
+        of_unit: impl Fn(&'s Unit) -> &'s Vec<ValueId>,
+        of_kernel: impl Fn(&'s Kernel) -> &'s Vec<ValueId>,
+    ) -> Cow<'s, [ValueId]> {
+        let group = &self.groups[g];
+        match (&group.kernel, group.members.as_slice()) {
+            (Some(kernel), _) => Cow::Borrowed(of_kernel(kernel)),
+            (None, [unit]) => Cow::Borrowed(of_unit(&self.model.units[*unit])),
+            (None, members) => Cow::Owned(
+                members
+                    .iter()
+                    .flat_map(|&u| of_unit(&self.model.units[u]).iter().copied())
+                    .collect(),
+            ),
+        }
+    }
+
+    fn consumer_groups(&self, v: ValueId) -> Vec<usize> {
+        let mut out: Vec<usize> = self.consumers[v]
+            .iter()
+            .map(|&u| self.group_of[u])
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    fn is_kernel(&self, g: usize) -> bool {
+        self.groups[g].kernel.is_some()
+    }
+
+    /// `times` times the GM bytes of the values of byte class `class`.
+    fn scaled_bytes(&self, class: usize, times: i64) -> Expr {
+        self.scaled_sizes
+            .borrow_mut()
+            .entry((class, times))
+            .or_insert_with(|| self.byte_sizes[class].clone() * times)
+            .clone()
+    }
+
+    /// Values the two groups share, and whether one reads what the other writes.
+    fn shared(&self, a: usize, b: usize) -> (BTreeSet<ValueId>, bool) {
+        let (ia, oa) = (self.inputs(a), self.outputs(a));
+        let (ib, ob) = (self.inputs(b), self.outputs(b));
+        let mut shared = BTreeSet::new();
+        let mut vertical = false;
+        for v in ib.iter() {
+            if oa.contains(v) {
+                vertical = true;
+                shared.insert(*v);
+            } else if ia.contains(v) {
+                shared.insert(*v);
+            }
+        }
+        for v in ia.iter() {
+            if ob.contains(v) {
+                vertical = true;
+                shared.insert(*v);
+            }
+        }
+        (shared, vertical)
+    }
+
+    /// GM bytes saved by fusing `a` and `b`: traffic of both minus that of the union.
+    fn saved(&self, a: usize, b: usize) -> Expr {
+        let (ia, oa) = (self.inputs(a), self.outputs(a));
+        let (ib, ob) = (self.inputs(b), self.outputs(b));
+        let mut values: Vec<ValueId> = ia
+            .iter()
+            .chain(&*oa)
+            .chain(&*ib)
+            .chain(&*ob)
+            .copied()
+            .collect();
+        values.sort_unstable();
+        values.dedup();
+        // How often each value's bytes count before minus after, summed per byte class
+        // (symbolic sums allocate; a pair touches few values and fewer sizes, so the
+        // membership tests scan short lists).
+        let mut terms: Vec<(usize, i64)> = Vec::new();
+        for v in values {
+            let (in_a, out_a) = (ia.contains(&v), oa.contains(&v));
+            let (in_b, out_b) = (ib.contains(&v), ob.contains(&v));
+            let produced = out_a || out_b;
+            let mut times = [in_a, out_a, in_b, out_b].iter().filter(|&&x| x).count() as i64;
+            if (in_a || in_b) && !produced {
+                times -= 1;
+            }
+            if produced && self.needed_outside_pair(v, a, b) {
+                times -= 1;
+            }
+            let Some(&class) = self.byte_class.get(v) else {
+                continue;
+            };
+            match terms.iter_mut().find(|(c, _)| *c == class) {
+                Some((_, total)) => *total += times,
+                None => terms.push((class, times)),
+            }
+        }
+        terms.sort_unstable();
+        // Usually one size is involved: its memoized product is the answer as is.
+        let mut saved: Option<Expr> = None;
+        for (class, times) in terms {
+            if times != 0 {
+                let term = self.scaled_bytes(class, times);
+                saved = Some(match saved {
+                    Some(sum) => sum + term,
+                    None => term,
+                });
+            }
+        }
+        saved.unwrap_or(Expr::constant(0))
+    }
+
+    /// A third group on a path from one of the pair to the other, if any (the first
+    /// group after the start of that path).
+    ///
+    /// Groups are kept in a topological order (`order`), so such a path can only pass
+    /// through groups placed between the two: the search never leaves that stretch,
+    /// which keeps fusion near linear on long graphs.
+    fn cycle_through(&self, a: usize, b: usize) -> Option<usize> {
+        let (from, to) = if self.order[a] < self.order[b] {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        let limit = self.order[to];
+        let mut visited: HashSet<usize> = HashSet::new();
+        for first in self.successor_groups(from) {
+            if first == to || self.order[first] > limit || !visited.insert(first) {
+                continue;
+            }
+            let mut stack = vec![first];
+            while let Some(g) = stack.pop() {
+                for next in self.successor_groups(g) {
+                    if next == to {
+                        return Some(first);
+                    }
+                    if self.order[next] < limit && visited.insert(next) {
+                        stack.push(next);
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// Records that groups `a` and `b` (no path between them through a third group)
+    /// became group `merged`, and restores the topological order (Pearce and Kelly's
+    /// local reordering): of the groups placed between the two, those reachable from the
+    /// earlier one must follow the merged group and those reaching the later one must
+    /// precede it; only these move, into the positions they and the pair held, so a
+    /// merge costs the size of that neighbourhood, not of the stretch between the two.
+    /// Every other group between them is unrelated to both and keeps its position.
+    fn place_merged(&mut self, a: usize, b: usize, merged: usize) {
+        let (early, late) = if self.order[a] < self.order[b] {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        let (lo, hi) = (self.order[early], self.order[late]);
+        let mut before = self.reach_between(late, lo, hi, |s, g| s.predecessor_groups(g));
+        let mut after = self.reach_between(early, lo, hi, |s, g| s.successor_groups(g));
+        before.sort_by_key(|&g| self.order[g]);
+        after.sort_by_key(|&g| self.order[g]);
+        let mut positions: Vec<usize> = before
+            .iter()
+            .chain(&after)
+            .map(|&g| self.order[g])
+            .chain([lo, hi])
+            .collect();
+        positions.sort_unstable();
+        for &p in &positions {
+            self.slots[p] = None;
+        }
+        if self.order.len() <= merged {
+            self.order.resize(merged + 1, usize::MAX);
+        }
+        let sequence = before
+            .into_iter()
+            .chain(std::iter::once(merged))
+            .chain(after);
+        for (&p, g) in positions.iter().zip(sequence) {
+            self.slots[p] = Some(g);
+            self.order[g] = p;
+        }
+    }
+
+    /// The groups placed strictly between positions `lo` and `hi` that `start` reaches
+    /// through `step` (successors or predecessors), each once.
+    fn reach_between(
+        &self,
+        start: usize,
+        lo: usize,
+        hi: usize,
+        step: impl Fn(&Self, usize) -> Vec<usize>,
+    ) -> Vec<usize> {
+        let mut seen: HashSet<usize> = HashSet::new();
+        let mut found = Vec::new();
+        let mut stack = vec![start];
+        while let Some(g) = stack.pop() {
+            for next in step(self, g) {
+                let p = self.order[next];
+                if lo < p && p < hi && seen.insert(next) {
+                    found.push(next);
+                    stack.push(next);
+                }
+            }
+        }
+        found
+    }
+
+    /// Groups producing a value that group `g` reads (other than `g`).
+    fn predecessor_groups(&self, g: usize) -> Vec<usize> {
+        let mut out: Vec<usize> = self.groups[g]
+            .members
+            .iter()
+            .flat_map(|&u| self.model.units[u].inputs.iter())
+            .filter_map(|&v| self.producer.get(v).copied().flatten())
+            .map(|p| self.group_of[p])
+            .filter(|&c| c != g)
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Groups reading a value that group `g` produces (other than `g`).
+    fn successor_groups(&self, g: usize) -> Vec<usize> {
+        let mut out: Vec<usize> = self.groups[g]
+            .members
+            .iter()
+            .flat_map(|&u| self.model.units[u].outputs.iter())
+            .filter(|&&v| v < self.consumers.len())
+            .flat_map(|&v| self.consumers[v].iter().map(|&w| self.group_of[w]))
+            .filter(|&c| c != g)
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// The pair in program order: a producer before its consumer.
+    fn ordered(&self, a: usize, b: usize) -> (usize, usize) {
+        let ob = self.outputs(b);
+        let reads_b = self.inputs(a).iter().any(|v| ob.contains(v));
+        if reads_b
+            || (!self.outputs(a).iter().any(|v| self.inputs(b).contains(v))
+                && self.pos(b) < self.pos(a))
+        {
+            (b, a)
+        } else {
+            (a, b)
+        }
+    }
+
+    fn number(&self, g: usize, fresh: &mut usize) -> usize {
+        let label = &self.groups[g].label;
+        kernel_number(label).unwrap_or_else(|| {
+            *fresh += 1;
+            *fresh - 1
+        })
+    }
+
+    /// Checks every rule for the pair and merges on success.
+    fn evaluate(
+        &mut self,
+        first: usize,
+        second: usize,
+        limits: &Limits,
+        env: &ShapeEnv,
+        fresh: &mut usize,
+    ) -> Result<Merged, Refusal> {
+        let (shared, vertical) = self.shared(first, second);
+        if shared.is_empty() {
+            return refuse(
+                Rule::NoSharedBuffer,
+                "they read different results of a common producer and share no tensor",
+            );
+        }
+        if let Some(via) = self.cycle_through(first, second) {
+            return refuse(
+                Rule::Cycle,
+                format!(
+                    "a path from one to the other passes through '{}'",
+                    self.groups[via].label
+                ),
+            );
+        }
+        let proximity = self.pos(second).abs_diff(self.pos(first));
+        if !vertical && limits.max_proximity > 0 && proximity > limits.max_proximity {
+            return refuse(
+                Rule::PeakMemory,
+                format!(
+                    "siblings {proximity} ops apart (max-proximity is {})",
+                    limits.max_proximity
+                ),
+            );
+        }
+        let (Some(ka), Some(kb)) = (&self.groups[first].kernel, &self.groups[second].kernel) else {
+            return refuse(Rule::NoSharedBuffer, "only kernels fuse");
+        };
+        let size = ka.op_count() + kb.op_count();
+        if size > limits.max_fusion_size {
+            return refuse(
+                Rule::SizeCap,
+                format!(
+                    "{size} ops together (max-fusion-size is {})",
+                    limits.max_fusion_size
+                ),
+            );
+        }
+        let produced: BTreeSet<ValueId> = ka.outputs.iter().chain(&kb.outputs).copied().collect();
+        let inputs: BTreeSet<ValueId> = ka
+            .inputs
+            .iter()
+            .chain(&kb.inputs)
+            .copied()
+            .filter(|v| !produced.contains(v))
+            .collect();
+        if inputs.len() > limits.max_inputs {
+            return refuse(
+                Rule::InputCap,
+                format!(
+                    "{} inputs together (max-inputs is {})",
+                    inputs.len(),
+                    limits.max_inputs
+                ),
+            );
+        }
+        if let Err(detail) = transpose_pattern(ka, kb, vertical) {
+            return refuse(Rule::TransposePattern, detail);
+        }
+        if let Err(detail) = concat_pattern(ka, kb, vertical) {
+            return refuse(Rule::ConcatPattern, detail);
+        }
+        // A fused kernel may not store a transposed view, which only the merged
+        // kernel shows: `first`'s kernel must then survive a refusal after the merge.
+        let move_first = !holds_transpose(&ka.graph) && !holds_transpose(&kb.graph);
+        let number = self.number(first, fresh).min(self.number(second, fresh));
+        let mut merged = if move_first {
+            let Some(mut taken) = self.groups[first].kernel.take() else {
+                return refuse(Rule::NoSharedBuffer, "only kernels fuse");
+            };
+            let result = match &self.groups[second].kernel {
+                Some(kb) => {
+                    let keep = |v: ValueId| self.needed_outside_pair(v, first, second);
+                    // A unit's kernel is copied here, on its first merge as the first of
+                    // a pair (the copy survives a refusal).
+                    merge_checked(taken.to_mut(), kb, &keep, env)
+                }
+                None => refuse(Rule::NoSharedBuffer, "only kernels fuse"),
+            };
+            if result.is_err() {
+                self.groups[first].kernel = Some(taken);
+            }
+            result?
+        } else {
+            let keep = |v: ValueId| self.needed_outside_pair(v, first, second);
+            merge_kernels(ka, kb, &keep, env, number)?
+        };
+        if let Some(detail) = transposed_store(&merged.kernel.graph) {
+            return refuse(Rule::TransposePattern, detail);
+        }
+        // Name the kernel by its original ops in program order (the merge lists
+        // `first`'s ops, then `second`'s: already that order unless they interleave).
+        let (fm, sm) = (&self.groups[first].members, &self.groups[second].members);
+        let in_order = fm.iter().max() < sm.iter().min();
+        if !in_order {
+            let mut members: Vec<usize> = fm.iter().chain(sm).copied().collect();
+            members.sort_unstable();
+            merged.kernel.graph.source_ops = members
+                .iter()
+                .flat_map(|&u| {
+                    self.model.units[u]
+                        .kernel
+                        .as_ref()
+                        .map(|k| k.graph.source_ops.clone())
+                        .unwrap_or_default()
+                })
+                .collect();
+        }
+        let graph = &mut merged.kernel.graph;
+        graph.name = kernel_name(kernel_kind(graph), number, &graph.source_ops);
+        Ok(merged)
+    }
+
+    /// Whether value `v` must stay in GM if groups `a` and `b` become one kernel.
+    fn needed_outside_pair(&self, v: ValueId, a: usize, b: usize) -> bool {
+        self.returned[v]
+            || self.consumers[v].is_empty()
+            || self.consumers[v].iter().any(|&u| {
+                let g = self.group_of[u];
+                g != a && g != b
+            })
+    }
+}
+
+/// GE's transpose strategy (ge_autofuse.md §5.4): a kernel holding a transpose fuses
+/// only vertically with a pointwise kernel (A2/A3: not with broadcasts). A kernel is
+/// pointwise here when it holds no reduction, no broadcast and no transpose.
+fn transpose_pattern(a: &Kernel, b: &Kernel, vertical: bool) -> Result<(), String> {
+    let has_transpose = |k: &Kernel| k.graph.source_ops.iter().any(|o| o == "Transpose");
+    let (ta, tb) = (has_transpose(a), has_transpose(b));
+    if !ta && !tb {
+        return Ok(());
+    }
+    if !vertical {
+        return Err("a transpose fuses only vertically (producer to consumer)".into());
+    }
+    for (k, other_transposes) in [(a, tb), (b, ta)] {
+        let name = &k.graph.name;
+        if other_transposes && has_transpose(k) {
+            return Err("both kernels hold a transpose".into());
+        }
+        if kernel_kind(&k.graph) == "reduce" {
+            return Err(format!(
+                "{name} holds a reduction (a transpose fuses only with pointwise ops)"
+            ));
+        }
+        if k.graph.nodes.iter().any(|n| n.op == "broadcast") {
+            return Err(format!(
+                "{name} broadcasts (a transpose does not fuse with broadcasts)"
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn holds_transpose(g: &AscGraph) -> bool {
+    g.source_ops.iter().any(|o| o == "Transpose")
+}
+
+/// A store of a fused transpose kernel whose GM view is not contiguous along the
+/// innermost non-unit loop axis (a value of the producer side, needed outside, stored
+/// in the transposed nest): kernels only transpose on loads.
+fn transposed_store(g: &AscGraph) -> Option<String> {
+    if !holds_transpose(g) {
+        return None;
+    }
+    g.nodes.iter().enumerate().find_map(|(n, node)| {
+        if node.op != "store" {
+            return None;
+        }
+        let k = (0..node.view.repeats.len())
+            .rev()
+            .find(|&k| node.view.repeats[k].as_const() != Some(1))?;
+        (node.view.strides.get(k)?.as_const() != Some(1)).then(|| {
+            format!(
+                "the fused kernel would store value %{n} with a transposed GM view (only \
+                 loads transpose)"
+            )
+        })
+    })
+}
+
+fn holds_concat(g: &AscGraph) -> bool {
+    g.nodes.iter().any(|n| n.op == "concat")
+}
+
+/// GE's concat strategy (ge_autofuse.md §5.4): no concat + concat, no concat + reduce,
+/// a concat absorbs only pointwise consumers (and here only pointwise producers, without
+/// broadcasts, since the concat axis and every later axis stay whole in the tile).
+fn concat_pattern(a: &Kernel, b: &Kernel, vertical: bool) -> Result<(), String> {
+    let (ca, cb) = (holds_concat(&a.graph), holds_concat(&b.graph));
+    if !ca && !cb {
+        return Ok(());
+    }
+    if ca && cb {
+        return Err("both kernels hold a concat".into());
+    }
+    if !vertical {
+        return Err("a concat fuses only vertically (producer to consumer)".into());
+    }
+    let other = if ca { b } else { a };
+    let name = &other.graph.name;
+    if kernel_kind(&other.graph) == "reduce" {
+        return Err(format!(
+            "{name} holds a reduction (a concat fuses only with pointwise ops)"
+        ));
+    }
+    if other.graph.nodes.iter().any(|n| n.op == "broadcast") {
+        return Err(format!(
+            "{name} broadcasts (a concat fuses only with pointwise ops)"
+        ));
+    }
+    if other.graph.source_ops.iter().any(|o| o == "Transpose") {
+        return Err(format!("{name} holds a transpose"));
+    }
+    Ok(())
+}
+
+/// Compares GM byte counts: under the hints when they decide, else statically.
+pub fn compare_bytes(a: &Expr, b: &Expr, env: &ShapeEnv) -> Ordering {
+    if let (Some(x), Some(y)) = (env.hint_eval(a), env.hint_eval(b)) {
+        return x.cmp(&y);
+    }
+    if env.static_check(a, Relation::Gt, b) == Tri::True {
+        Ordering::Greater
+    } else if env.static_check(a, Relation::Lt, b) == Tri::True {
+        Ordering::Less
+    } else {
+        Ordering::Equal
+    }
+}
+
+struct Candidate {
+    a: usize,
+    b: usize,
+    saved: Expr,
+    proximity: usize,
+    first_pos: usize,
+    second_pos: usize,
+}
+
+/// How many following readers of a tensor each reader is paired with as a horizontal
+/// candidate.
+const SIBLING_WINDOW: usize = 8;
+
+/// Runs the greedy solver on one graph function. `fresh` numbers kernels whose name
+/// carries none (it is advanced past every number used).
+pub fn plan(model: &FuncModel, limits: &Limits, env: &mut ShapeEnv, fresh: &mut usize) -> Plan {
+    let values = model.types.len();
+    let mut producer = vec![None; values];
+    let mut consumers = vec![Vec::new(); values];
+    for (u, unit) in model.units.iter().enumerate() {
+        for &v in &unit.outputs {
+            if v < values {
+                producer[v] = Some(u);
+            }
+        }
+        for &v in &unit.inputs {
+            if v < values && !consumers[v].contains(&u) {
+                consumers[v].push(u);
+            }
+        }
+    }
+    let mut returned = vec![false; values];
+    for &v in &model.returns {
+        if v < values {
+            returned[v] = true;
+        }
+    }
+    let groups: Vec<Group> = model
+        .units
+        .iter()
+        .enumerate()
+        .map(|(u, unit)| Group {
+            members: vec![u],
+            // Borrowed until the group merges: most units join as the second of a pair,
+            // which is only read.
+            kernel: unit.kernel.as_ref().map(Cow::Borrowed),
+            label: unit.label.clone(),
+        })
+        .collect();
+    let mut byte_sizes: Vec<Expr> = Vec::new();
+    let mut class_of_size: HashMap<Expr, usize> = HashMap::new();
+    let byte_class = model
+        .types
+        .iter()
+        .map(|t| {
+            let size = t
+                .as_ref()
+                .and_then(tensor_bytes)
+                .unwrap_or(Expr::constant(0));
+            *class_of_size.entry(size).or_insert_with_key(|size| {
+                byte_sizes.push(size.clone());
+                byte_sizes.len() - 1
+            })
+        })
+        .collect();
+    let mut solver = Solver {
+        model,
+        byte_class,
+        byte_sizes,
+        scaled_sizes: RefCell::new(HashMap::new()),
+        // Units are in program order, which is topological.
+        order: (0..model.units.len()).collect(),
+        slots: (0..model.units.len()).map(Some).collect(),
+        producer,
+        consumers,
+        returned,
+        group_of: (0..model.units.len()).collect(),
+        groups,
+    };
+    let mut decisions = Vec::new();
+    let mut hinted = Vec::new();
+    // Pairs of groups refused so far. A group id names one member set (merging makes a
+    // new group), so a refused pair is tried again only once one side has grown.
+    let mut refused: HashSet<(usize, usize)> = HashSet::new();
+    let mut rounds = 0;
+    for round in 1..=limits.max_rounds {
+        if solver
+            .live()
+            .iter()
+            .filter(|&&g| solver.is_kernel(g))
+            .count()
+            < 2
+        {
+            break;
+        }
+        rounds = round;
+        // Candidate pairs: kernels touching one buffer, and siblings reading different
+        // results of one producer (refused with AF-NF001 unless fused through others).
+        let mut pairs: BTreeSet<(usize, usize)> = BTreeSet::new();
+        let add = |x: usize, y: usize, pairs: &mut BTreeSet<(usize, usize)>| {
+            if x != y {
+                pairs.insert((x.min(y), x.max(y)));
+            }
+        };
+        // Siblings farther apart than max-proximity would be refused (AF-NF007); pairing
+        // only the nearest of them keeps a tensor read by n kernels from making n^2
+        // candidates.
+        let near = |x: usize, y: usize| {
+            limits.max_proximity == 0
+                || solver.pos(x).abs_diff(solver.pos(y)) <= limits.max_proximity
+        };
+        for v in 0..values {
+            let mut readers: Vec<usize> = solver.consumer_groups(v);
+            readers.retain(|&g| solver.is_kernel(g));
+            readers.sort_by_key(|&g| solver.pos(g));
+            if let Some(p) = solver.producer[v] {
+                let pg = solver.group_of[p];
+                if solver.is_kernel(pg) {
+                    for &c in &readers {
+                        add(pg, c, &mut pairs);
+                    }
+                }
+            }
+            // Each reader pairs with its next few siblings only: fusing neighbours
+            // transitively joins all of them, and a tensor read by every op of a long
+            // graph (a shared weight) would otherwise make a quadratic candidate list.
+            for i in 0..readers.len() {
+                for j in i + 1..readers.len().min(i + 1 + SIBLING_WINDOW) {
+                    add(readers[i], readers[j], &mut pairs);
+                    // The first sibling beyond reach is still a candidate, so that its
+                    // refusal (AF-NF007) is explained; farther ones add nothing.
+                    if !near(readers[i], readers[j]) {
+                        break;
+                    }
+                }
+            }
+        }
+        for g in solver.live() {
+            let outs = solver.outputs(g);
+            for (i, u) in outs.iter().enumerate() {
+                for w in &outs[i + 1..] {
+                    for c1 in solver.consumer_groups(*u) {
+                        for c2 in solver.consumer_groups(*w) {
+                            if solver.is_kernel(c1) && solver.is_kernel(c2) && c1 != g && c2 != g {
+                                add(c1, c2, &mut pairs);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let candidates: Vec<Candidate> = pairs
+            .into_iter()
+            .map(|(x, y)| {
+                let (a, b) = solver.ordered(x, y);
+                Candidate {
+                    a,
+                    b,
+                    saved: solver.saved(a, b),
+                    proximity: solver.pos(a).abs_diff(solver.pos(b)),
+                    first_pos: solver.pos(a).min(solver.pos(b)),
+                    second_pos: solver.pos(a).max(solver.pos(b)),
+                }
+            })
+            .collect();
+        // Insertion sort: the byte comparison is not a total order without hints. Few
+        // scores are distinct, so their comparisons are computed once.
+        let mut distinct: Vec<Expr> = Vec::new();
+        let score: Vec<usize> = candidates
+            .iter()
+            .map(|c| {
+                distinct
+                    .iter()
+                    .position(|e| *e == c.saved)
+                    .unwrap_or_else(|| {
+                        distinct.push(c.saved.clone());
+                        distinct.len() - 1
+                    })
+            })
+            .collect();
+        // Rank the distinct scores (insertion sort over the few distinct values, whose
+        // comparison may be undecided), then sort candidates by a total key.
+        let mut ranked: Vec<usize> = Vec::with_capacity(distinct.len());
+        for d in 0..distinct.len() {
+            let mut at = ranked.len();
+            while at > 0
+                && compare_bytes(&distinct[d], &distinct[ranked[at - 1]], env) == Ordering::Greater
+            {
+                at -= 1;
+            }
+            ranked.insert(at, d);
+        }
+        let mut rank_of = vec![0usize; distinct.len()];
+        for (rank, &d) in ranked.iter().enumerate() {
+            rank_of[d] = rank;
+        }
+        let mut order: Vec<usize> = (0..candidates.len()).collect();
+        order.sort_by_key(|&i| {
+            let c = &candidates[i];
+            (rank_of[score[i]], c.proximity, c.first_pos, c.second_pos)
+        });
+        let candidates: Vec<Candidate> = {
+            let mut slots: Vec<Option<Candidate>> = candidates.into_iter().map(Some).collect();
+            order.iter().filter_map(|&i| slots[i].take()).collect()
+        };
+        let mut fused_any = false;
+        for candidate in &candidates {
+            let ga = solver.group_of[solver.groups[candidate.a].members[0]];
+            let gb = solver.group_of[solver.groups[candidate.b].members[0]];
+            if ga == gb {
+                continue;
+            }
+            let key = (ga.min(gb), ga.max(gb));
+            if refused.contains(&key) {
+                continue;
+            }
+            let (first, second) = solver.ordered(ga, gb);
+            let saved = solver.saved(first, second);
+            let (_, vertical) = solver.shared(first, second);
+            let mut decision = Decision {
+                round,
+                order: decisions.len(),
+                first: solver.groups[first].members.clone(),
+                second: solver.groups[second].members.clone(),
+                first_name: solver.groups[first].label.clone(),
+                second_name: solver.groups[second].label.clone(),
+                vertical,
+                saved_hint: env.hint_eval(&saved),
+                saved,
+                proximity: solver.pos(first).abs_diff(solver.pos(second)),
+                outcome: Ok(String::new()),
+            };
+            match solver.evaluate(first, second, limits, env, fresh) {
+                Err(refusal) => {
+                    refused.insert(key);
+                    decision.outcome = Err(refusal);
+                }
+                Ok(merged) => {
+                    for (lhs, rhs) in &merged.hinted {
+                        // Hints decided that these sizes are equal: specialize on it.
+                        let _ = env.expect(lhs, Relation::Eq, rhs);
+                        hinted.push((lhs.clone(), rhs.clone()));
+                    }
+                    let mut members = solver.groups[first].members.clone();
+                    members.extend(solver.groups[second].members.iter().copied());
+                    members.sort_unstable();
+                    let id = solver.groups.len();
+                    // The successors of the pair are read through `group_of` of the old
+                    // groups, so the order is restored before the units move.
+                    solver.place_merged(first, second, id);
+                    for &u in &members {
+                        solver.group_of[u] = id;
+                    }
+                    // The merged groups are dead: only their first member is still read
+                    // (to find the live group of a stale candidate), so free the rest.
+                    for dead in [first, second] {
+                        solver.groups[dead].kernel = None;
+                        solver.groups[dead].members.truncate(1);
+                    }
+                    decision.outcome = Ok(merged.kernel.graph.name.clone());
+                    solver.groups.push(Group {
+                        members,
+                        label: merged.kernel.graph.name.clone(),
+                        kernel: Some(Cow::Owned(merged.kernel)),
+                    });
+                    fused_any = true;
+                }
+            }
+            decisions.push(decision);
+        }
+        if !fused_any {
+            break;
+        }
+    }
+    let mut kernels: Vec<FinalKernel> = solver
+        .live()
+        .into_iter()
+        .filter_map(|g| {
+            let group = &mut solver.groups[g];
+            group.kernel.take().map(|kernel| FinalKernel {
+                members: std::mem::take(&mut group.members),
+                kernel: kernel.into_owned(),
+            })
+        })
+        .collect();
+    kernels.sort_by_key(|k| k.members.first().copied().unwrap_or(0));
+    Plan {
+        kernels,
+        decisions,
+        hinted,
+        rounds,
+    }
+}
+
+/// GM traffic of all kernels before and after `plan`, and the minimum.
+pub fn traffic(model: &FuncModel, plan: &Plan) -> Traffic {
+    let bytes = |v: &ValueId| {
+        model
+            .types
+            .get(*v)
+            .and_then(|t| t.as_ref())
+            .and_then(tensor_bytes)
+            .unwrap_or(Expr::constant(0))
+    };
+    let mut before = Expr::constant(0);
+    let mut produced = BTreeSet::new();
+    let mut read = BTreeSet::new();
+    let mut outside_uses: BTreeSet<ValueId> = model.returns.iter().copied().collect();
+    let mut consumed = BTreeSet::new();
+    for unit in &model.units {
+        match &unit.kernel {
+            Some(kernel) => {
+                before = before + kernel.gm_bytes().unwrap_or(Expr::constant(0));
+                produced.extend(unit.outputs.iter().copied());
+                read.extend(unit.inputs.iter().copied());
+            }
+            None => outside_uses.extend(unit.inputs.iter().copied()),
+        }
+        consumed.extend(unit.inputs.iter().copied());
+    }
+    let mut minimum = Expr::constant(0);
+    for v in read.iter().filter(|v| !produced.contains(v)) {
+        minimum = minimum + bytes(v);
+    }
+    for v in &produced {
+        if outside_uses.contains(v) || !consumed.contains(v) {
+            minimum = minimum + bytes(v);
+        }
+    }
+    let after = plan.kernels.iter().fold(Expr::constant(0), |acc, k| {
+        acc + k.kernel.gm_bytes().unwrap_or(Expr::constant(0))
+    });
+    Traffic {
+        before,
+        after,
+        minimum,
+    }
+}
+
+/// An `ascend` op re-created from a kernel (lifting).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LiftedOp {
+    /// Full op name (`ascend.reduce_sum`).
+    pub op: String,
+    /// Attributes as (name, MLIR text).
+    pub attrs: Vec<(String, String)>,
+}
+
+/// Greedy alignment of `short` inside `long`: positions of `long` left over, which
+/// must all be static 1.
+fn unit_positions(long: &[Dim], short: &[Dim]) -> Option<Vec<usize>> {
+    let mut j = 0;
+    let mut extra = Vec::new();
+    for (i, d) in long.iter().enumerate() {
+        if j < short.len() && short[j] == *d {
+            j += 1;
+        } else if d.as_const() == Some(1) {
+            extra.push(i);
+        } else {
+            return None;
+        }
+    }
+    (j == short.len()).then_some(extra)
+}
+
+fn int_list(list: &[usize]) -> String {
+    format!(
+        "[{}]",
+        list.iter()
+            .map(|i| i.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// The `ascend` op a kernel holding one original op came from (GE's lifting rolls such
+/// kernels back). The op name comes from `ascir.ops`; attributes are read back from
+/// the kernel: reduced axes from the reduction's view, squeezed/unsqueezed axes from
+/// the types, `alpha` from the node.
+pub fn lift(graph: &AscGraph) -> Result<LiftedOp, String> {
+    let [source] = graph.source_ops.as_slice() else {
+        return Err(format!("holds {} ops", graph.source_ops.len()));
+    };
+    let spec = ops_of(Dialect::Ascend)
+        .find(|s| camel_name(s.name) == *source)
+        .ok_or_else(|| format!("no ascend op is named {source}"))?;
+    let (Some(input), [output]) = (graph.inputs.first(), graph.outputs.as_slice()) else {
+        return Err("not a one-result op".into());
+    };
+    let op = spec.full_name();
+    let mut attrs = Vec::new();
+    let reduction = matches!(spec.category, Category::Reduce) || spec.name == "reduce_mean";
+    if reduction {
+        let node = graph
+            .nodes
+            .iter()
+            .find(|n| lookup_in("ascir", &n.op).map(|s| s.category) == Some(Category::Reduce))
+            .ok_or("no reduction node")?;
+        let operand = node
+            .operands
+            .first()
+            .and_then(|&o| graph.nodes.get(o))
+            .ok_or("reduction without operand")?;
+        if node.view.repeats.len() != input.rank() {
+            return Err("the loop nest is not the operand's shape".into());
+        }
+        let reduced: Vec<usize> = (0..input.rank())
+            .filter(|&i| {
+                is_unit(&node.view.repeats[i]) && !operand.view.repeats.get(i).is_some_and(is_unit)
+            })
+            .collect();
+        let keep = output.rank() == input.rank();
+        let axes = if keep {
+            if reduced.is_empty() {
+                // Only extent-1 axes were reduced: reducing them is the identity.
+                let ones: Vec<usize> = (0..input.rank())
+                    .filter(|&i| input.dims[i].as_const() == Some(1))
+                    .collect();
+                if ones.is_empty() {
+                    return Err("cannot tell the reduced axes".into());
+                }
+                ones
+            } else {
+                reduced
+            }
+        } else {
+            let rest: Vec<Dim> = input
+                .dims
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !reduced.contains(i))
+                .map(|(_, d)| d.clone())
+                .collect();
+            let extra = unit_positions(&rest, &output.dims).ok_or("result shape")?;
+            let kept: Vec<usize> = (0..input.rank()).filter(|i| !reduced.contains(i)).collect();
+            let mut axes: Vec<usize> = reduced
+                .iter()
+                .copied()
+                .chain(extra.iter().map(|&e| kept[e]))
+                .collect();
+            axes.sort_unstable();
+            axes
+        };
+        attrs.push(("axes".to_string(), int_list(&axes)));
+        attrs.push(("keep_dims".to_string(), keep.to_string()));
+    } else if spec.name == "squeeze" {
+        let removed = unit_positions(&input.dims, &output.dims).ok_or("squeezed shape")?;
+        attrs.push(("axes".to_string(), int_list(&removed)));
+    } else if spec.name == "unsqueeze" {
+        let inserted = unit_positions(&output.dims, &input.dims).ok_or("unsqueezed shape")?;
+        attrs.push(("axes".to_string(), int_list(&inserted)));
+    } else if spec.name == "concat" {
+        let node = graph
+            .nodes
+            .iter()
+            .position(|n| n.op == "concat")
+            .ok_or("no concat node")?;
+        let axis = graph.concat_axis(node).ok_or("malformed concat")?;
+        if output.rank() != graph.axes.len() {
+            return Err("the loop nest is not the result's shape".into());
+        }
+        attrs.push(("axis".to_string(), format!("{axis} : i64")));
+    } else if spec.name == "transpose" {
+        let perm = lifted_perm(graph, input)?;
+        let list: Vec<String> = perm.iter().map(|p| p.to_string()).collect();
+        attrs.push(("perm".to_string(), format!("[{}]", list.join(", "))));
+    } else if spec.name == "leaky_relu" {
+        let alpha = graph
+            .nodes
+            .iter()
+            .find(|n| n.op == "leaky_relu")
+            .and_then(|n| n.attrs.iter().find(|(k, _)| k == "alpha"))
+            .map(|(_, v)| v.clone())
+            .ok_or("leaky_relu without alpha")?;
+        attrs.push(("alpha".to_string(), alpha));
+    } else if !spec.attrs.is_empty() {
+        return Err(format!("cannot read back the attributes of '{op}'"));
+    }
+    Ok(LiftedOp { op, attrs })
+}
+
+/// The permutation of a transpose kernel, read back from the GM view of its input: loop
+/// axis `i` walks the operand dim with its extent and row-major stride; unit axes take
+/// the unit dims left over, in order.
+fn lifted_perm(graph: &AscGraph, input: &TensorType) -> Result<Vec<usize>, String> {
+    let data = graph
+        .nodes
+        .iter()
+        .find(|n| n.op == "data" && n.index == Some(0))
+        .ok_or("no data node")?;
+    let dims = known_dims(input)?;
+    if data.view.repeats.len() != dims.len() {
+        return Err("the loop nest is not the operand's rank".into());
+    }
+    let walked = identify(&data.view, &dims, &ShapeEnv::new())?;
+    let mut left = (0..dims.len()).filter(|j| !walked.contains(&Some(*j)));
+    walked
+        .iter()
+        .map(|w| {
+            w.or_else(|| left.next())
+                .ok_or_else(|| "cannot tell the permutation".to_string())
+        })
+        .collect()
+}
+
+/// The text of a string list attribute (`["a", "b"]`).
+pub fn string_list(items: &[String]) -> String {
+    format!(
+        "[{}]",
+        items
+            .iter()
+            .map(|s| quote(s))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lower_to_ascir::lowering::lower_op;
+    use autofuse_ascir::interp as ascir_interp;
+    use autofuse_ir::attr::AttrValue;
+    use autofuse_ir::graph::DType;
+    use autofuse_ir::tensor::Tensor;
+
+    fn ty(dtype: DType, dims: &[&str]) -> TensorType {
+        TensorType::with_dims(dtype, dims).unwrap()
+    }
+
+    fn attrs(list: &[(&str, AttrValue)]) -> BTreeMap<String, AttrValue> {
+        list.iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect()
+    }
+
+    fn reduce_attrs(axis: i64) -> BTreeMap<String, AttrValue> {
+        attrs(&[
+            ("axes", AttrValue::Array(vec![AttrValue::Int(axis)])),
+            ("keep_dims", AttrValue::Bool(true)),
+        ])
+    }
+
+    /// Lowers `op` into a kernel bound to graph values `inputs` -> `output`.
+    fn kernel(
+        op: &str,
+        a: BTreeMap<String, AttrValue>,
+        operand_types: &[TensorType],
+        result: TensorType,
+        inputs: &[ValueId],
+        output: ValueId,
+        number: usize,
+    ) -> Kernel {
+        let name = format!("autofuse_k_{number}_{}", camel_name(op));
+        let graph = lower_op(op, &a, operand_types, &[result], None, &name).unwrap();
+        Kernel {
+            graph,
+            inputs: inputs.to_vec(),
+            outputs: vec![output],
+        }
+    }
+
+    /// Softmax over the last axis of [s0, 8], as decompose and lower produce it:
+    /// v0 = x; v1 = max(v0); v2 = v0 - v1; v3 = exp(v2); v4 = sum(v3); v5 = v3 / v4.
+    fn softmax_kernels() -> Vec<Kernel> {
+        let full = ty(DType::F32, &["s0", "8"]);
+        let row = ty(DType::F32, &["s0", "1"]);
+        vec![
+            kernel(
+                "ascend.reduce_max",
+                reduce_attrs(1),
+                std::slice::from_ref(&full),
+                row.clone(),
+                &[0],
+                1,
+                0,
+            ),
+            kernel(
+                "ascend.sub",
+                BTreeMap::new(),
+                &[full.clone(), row.clone()],
+                full.clone(),
+                &[0, 1],
+                2,
+                1,
+            ),
+            kernel(
+                "ascend.exp",
+                BTreeMap::new(),
+                std::slice::from_ref(&full),
+                full.clone(),
+                &[2],
+                3,
+                2,
+            ),
+            kernel(
+                "ascend.reduce_sum",
+                reduce_attrs(1),
+                std::slice::from_ref(&full),
+                row.clone(),
+                &[3],
+                4,
+                3,
+            ),
+            kernel(
+                "ascend.div",
+                BTreeMap::new(),
+                &[full.clone(), row],
+                full,
+                &[3, 4],
+                5,
+                4,
+            ),
+        ]
+    }
+
+    fn model_of(kernels: &[Kernel], values: usize, returns: &[ValueId]) -> FuncModel {
+        let mut types = vec![None; values];
+        for k in kernels {
+            for (v, t) in k.inputs.iter().zip(&k.graph.inputs) {
+                types[*v] = Some(t.clone());
+            }
+            for (v, t) in k.outputs.iter().zip(&k.graph.outputs) {
+                types[*v] = Some(t.clone());
+            }
+        }
+        FuncModel {
+            units: kernels
+                .iter()
+                .map(|k| Unit {
+                    label: k.graph.name.clone(),
+                    inputs: k.inputs.clone(),
+                    outputs: k.outputs.clone(),
+                    kernel: Some(k.clone()),
+                })
+                .collect(),
+            returns: returns.to_vec(),
+            types,
+        }
+    }
+
+    /// Runs kernels one after another on graph values (the unfused reference).
+    fn run_chain(kernels: &[Kernel], values: &mut [Option<Tensor>]) {
+        for k in kernels {
+            let inputs: Vec<Tensor> = k
+                .inputs
+                .iter()
+                .map(|v| values[*v].clone().unwrap())
+                .collect();
+            let outs = ascir_interp::run(&k.graph, &inputs).unwrap();
+            for (v, t) in k.outputs.iter().zip(outs) {
+                values[*v] = Some(t);
+            }
+        }
+    }
+
+    #[test]
+    fn softmax_fuses_into_one_kernel_with_the_same_results() {
+        let kernels = softmax_kernels();
+        let model = model_of(&kernels, 6, &[5]);
+        let mut env = ShapeEnv::new();
+        let mut fresh = 100;
+        let plan = plan(&model, &Limits::default(), &mut env, &mut fresh);
+        assert_eq!(plan.kernels.len(), 1, "{:#?}", plan.decisions);
+        let fused = &plan.kernels[0].kernel;
+        assert_eq!(
+            fused.graph.name,
+            "autofuse_reduce_0_ReduceMax_Sub_Exp_ReduceSum_Div"
+        );
+        assert_eq!(fused.inputs, vec![0]);
+        assert_eq!(fused.outputs, vec![5]);
+        // One GM read of x, one GM write of y: no load of an intermediate.
+        let count = |op: &str| fused.graph.nodes.iter().filter(|n| n.op == op).count();
+        assert_eq!(
+            (
+                count("data"),
+                count("load"),
+                count("store"),
+                count("output")
+            ),
+            (1, 1, 1, 1)
+        );
+        assert_eq!((count("max"), count("sum"), count("exp")), (1, 1, 1));
+        // Same numbers as the five kernels run one by one.
+        let x = Tensor::random(DType::F32, vec![3, 8], 7).unwrap();
+        let mut values = vec![None; 6];
+        values[0] = Some(x.clone());
+        run_chain(&kernels, &mut values);
+        let got = ascir_interp::run(&fused.graph, &[x]).unwrap();
+        let want = values[5].clone().unwrap();
+        assert_eq!(got[0].shape, want.shape);
+        for (p, q) in got[0].data.iter().zip(&want.data) {
+            assert!((p - q).abs() < 1e-6, "{p} vs {q}");
+        }
+        // GM bytes (a row of x is 32 bytes, a row max/sum 4): the five kernels move
+        // (32+4) + (32+4+32) + (32+32) + (32+4) + (32+4+32) = 272 per row; the fused
+        // one reads x and writes y once.
+        let t = traffic(&model, &plan);
+        assert_eq!(t.minimum.to_string(), "64*s0");
+        assert_eq!(t.after, t.minimum);
+        assert_eq!(t.before.to_string(), "272*s0");
+    }
+
+    #[test]
+    fn a_value_needed_outside_stays_an_output() {
+        // v1 = exp(x) is also returned: the fused kernel writes both v1 and v2.
+        let t = ty(DType::F32, &["4"]);
+        let kernels = vec![
+            kernel(
+                "ascend.exp",
+                BTreeMap::new(),
+                std::slice::from_ref(&t),
+                t.clone(),
+                &[0],
+                1,
+                0,
+            ),
+            kernel(
+                "ascend.abs",
+                BTreeMap::new(),
+                std::slice::from_ref(&t),
+                t.clone(),
+                &[1],
+                2,
+                1,
+            ),
+        ];
+        let model = model_of(&kernels, 3, &[2, 1]);
+        let plan = plan(&model, &Limits::default(), &mut ShapeEnv::new(), &mut 10);
+        assert_eq!(plan.kernels.len(), 1);
+        let k = &plan.kernels[0].kernel;
+        assert_eq!(k.outputs, vec![1, 2]);
+        assert_eq!(k.graph.name, "autofuse_pointwise_0_Exp_Abs");
+        let x = Tensor::random(DType::F32, vec![4], 1).unwrap();
+        let outs = ascir_interp::run(&k.graph, std::slice::from_ref(&x)).unwrap();
+        for (i, v) in x.data.iter().enumerate() {
+            assert!((outs[0].data[i] - v.exp()).abs() < 1e-5);
+            assert!((outs[1].data[i] - v.exp().abs()).abs() < 1e-5);
+        }
+    }
+
+    #[test]
+    fn siblings_share_the_load_of_a_common_input() {
+        let t = ty(DType::F32, &["s0"]);
+        let kernels = vec![
+            kernel(
+                "ascend.exp",
+                BTreeMap::new(),
+                std::slice::from_ref(&t),
+                t.clone(),
+                &[0],
+                1,
+                0,
+            ),
+            kernel(
+                "ascend.abs",
+                BTreeMap::new(),
+                std::slice::from_ref(&t),
+                t.clone(),
+                &[0],
+                2,
+                1,
+            ),
+        ];
+        let model = model_of(&kernels, 3, &[1, 2]);
+        let plan = plan(&model, &Limits::default(), &mut ShapeEnv::new(), &mut 10);
+        assert_eq!(plan.kernels.len(), 1);
+        assert!(!plan.decisions[0].vertical);
+        let g = &plan.kernels[0].kernel.graph;
+        assert_eq!(g.nodes.iter().filter(|n| n.op == "load").count(), 1);
+        assert_eq!(plan.decisions[0].saved.to_string(), "4*s0");
+    }
+
+    #[test]
+    fn reshape_that_merges_dims_is_an_axis_mismatch() {
+        let a = kernel(
+            "ascend.abs",
+            BTreeMap::new(),
+            &[ty(DType::F32, &["4", "6"])],
+            ty(DType::F32, &["4", "6"]),
+            &[0],
+            1,
+            0,
+        );
+        let b = kernel(
+            "ascend.reshape",
+            BTreeMap::new(),
+            &[ty(DType::F32, &["4", "6"])],
+            ty(DType::F32, &["24"]),
+            &[1],
+            2,
+            1,
+        );
+        let err = merge_kernels(&a, &b, &|_| true, &ShapeEnv::new(), 0).unwrap_err();
+        assert_eq!(err.rule, Rule::AxisMismatch);
+        assert!(err.detail.contains("walks no dim"), "{}", err.detail);
+    }
+
+    #[test]
+    fn reductions_over_different_axes_conflict() {
+        let a = kernel(
+            "ascend.reduce_sum",
+            reduce_attrs(1),
+            &[ty(DType::F32, &["s0", "8"])],
+            ty(DType::F32, &["s0", "1"]),
+            &[0],
+            1,
+            0,
+        );
+        let b = kernel(
+            "ascend.reduce_max",
+            reduce_attrs(0),
+            &[ty(DType::F32, &["s0", "1"])],
+            ty(DType::F32, &["1", "1"]),
+            &[1],
+            2,
+            1,
+        );
+        let err = merge_kernels(&a, &b, &|_| true, &ShapeEnv::new(), 0).unwrap_err();
+        assert_eq!(err.rule, Rule::TilingGroupConflict, "{err}");
+    }
+
+    #[test]
+    fn unrelated_axes_pair_by_size_under_hints_only_with_a_guard() {
+        // sum over s1 of x[s0, s1], then added to w[s0, s2]: s1 and s2 only match
+        // under hints.
+        let a = kernel(
+            "ascend.reduce_sum",
+            reduce_attrs(1),
+            &[ty(DType::F32, &["s0", "s1"])],
+            ty(DType::F32, &["s0", "1"]),
+            &[0],
+            1,
+            0,
+        );
+        let b = kernel(
+            "ascend.add",
+            BTreeMap::new(),
+            &[ty(DType::F32, &["s0", "1"]), ty(DType::F32, &["s0", "s2"])],
+            ty(DType::F32, &["s0", "s2"]),
+            &[1, 2],
+            3,
+            1,
+        );
+        let env = ShapeEnv::new();
+        assert_eq!(
+            merge_kernels(&a, &b, &|_| true, &env, 0).unwrap_err().rule,
+            Rule::AxisMismatch
+        );
+        let mut hinted = ShapeEnv::new();
+        hinted.set_hint("s1", 16);
+        hinted.set_hint("s2", 16);
+        let merged = merge_kernels(&a, &b, &|_| true, &hinted, 0).unwrap();
+        assert_eq!(
+            merged.hinted,
+            vec![(Expr::symbol("s1"), Expr::symbol("s2"))]
+        );
+    }
+
+    #[test]
+    fn cycles_and_caps_are_refused() {
+        // k0: v1 = exp(v0); an op outside reads v1 and writes v2; k1: v3 = v1 + v2.
+        let t = ty(DType::F32, &["4"]);
+        let k0 = kernel(
+            "ascend.exp",
+            BTreeMap::new(),
+            std::slice::from_ref(&t),
+            t.clone(),
+            &[0],
+            1,
+            0,
+        );
+        let k1 = kernel(
+            "ascend.add",
+            BTreeMap::new(),
+            &[t.clone(), t.clone()],
+            t.clone(),
+            &[1, 2],
+            3,
+            1,
+        );
+        let mut model = model_of(&[k0.clone(), k1.clone()], 4, &[3]);
+        model.types[2] = Some(t.clone());
+        model.units.insert(
+            1,
+            Unit {
+                label: "ascend.matmul".into(),
+                inputs: vec![1],
+                outputs: vec![2],
+                kernel: None,
+            },
+        );
+        let plan1 = plan(&model, &Limits::default(), &mut ShapeEnv::new(), &mut 10);
+        assert_eq!(plan1.kernels.len(), 2);
+        let refusal = plan1.decisions[0].outcome.clone().unwrap_err();
+        assert_eq!(refusal.rule, Rule::Cycle);
+        assert!(refusal.detail.contains("ascend.matmul"));
+
+        let model = model_of(&[k0, k1], 4, &[3]);
+        let tight = Limits {
+            max_fusion_size: 1,
+            ..Limits::default()
+        };
+        let p = plan(&model, &tight, &mut ShapeEnv::new(), &mut 10);
+        assert_eq!(
+            p.decisions[0].outcome.clone().unwrap_err().rule,
+            Rule::SizeCap
+        );
+        let tight = Limits {
+            max_inputs: 1,
+            ..Limits::default()
+        };
+        let p = plan(&model, &tight, &mut ShapeEnv::new(), &mut 10);
+        assert_eq!(
+            p.decisions[0].outcome.clone().unwrap_err().rule,
+            Rule::InputCap
+        );
+    }
+
+    #[test]
+    fn kernel_names_are_capped() {
+        let ops: Vec<String> = (0..40).map(|i| format!("Op{i}")).collect();
+        let name = kernel_name("pointwise", 3, &ops);
+        assert!(name.len() <= MAX_NAME_LEN, "{name}");
+        assert!(name.starts_with("autofuse_pointwise_3_Op0_Op1"));
+        assert!(name.ends_with("more"));
+        assert_eq!(kernel_number(&name), Some(3));
+        assert_eq!(kernel_number("autofuse_reduce_12_ReduceSum"), Some(12));
+    }
+
+    #[test]
+    fn lifting_reads_back_attributes() {
+        let k = kernel(
+            "ascend.reduce_sum",
+            attrs(&[
+                ("axes", AttrValue::Array(vec![AttrValue::Int(1)])),
+                ("keep_dims", AttrValue::Bool(false)),
+            ]),
+            &[ty(DType::F32, &["s0", "8", "4"])],
+            ty(DType::F32, &["s0", "4"]),
+            &[0],
+            1,
+            0,
+        );
+        assert_eq!(
+            lift(&k.graph).unwrap(),
+            LiftedOp {
+                op: "ascend.reduce_sum".into(),
+                attrs: vec![
+                    ("axes".into(), "[1]".into()),
+                    ("keep_dims".into(), "false".into())
+                ]
+            }
+        );
+        let k = kernel(
+            "ascend.unsqueeze",
+            attrs(&[("axes", AttrValue::Array(vec![AttrValue::Int(0)]))]),
+            &[ty(DType::F32, &["s0"])],
+            ty(DType::F32, &["1", "s0"]),
+            &[0],
+            1,
+            0,
+        );
+        assert_eq!(
+            lift(&k.graph).unwrap().attrs,
+            vec![("axes".into(), "[0]".into())]
+        );
+        let k = kernel(
+            "ascend.leaky_relu",
+            attrs(&[("alpha", AttrValue::Float(0.5))]),
+            &[ty(DType::F32, &["4"])],
+            ty(DType::F32, &["4"]),
+            &[0],
+            1,
+            0,
+        );
+        let lifted = lift(&k.graph).unwrap();
+        assert_eq!(lifted.op, "ascend.leaky_relu");
+        assert!(lifted.attrs[0].1.starts_with("5.0"));
+    }
+}

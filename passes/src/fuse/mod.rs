@@ -1,0 +1,978 @@
+//! `--fuse`: fuses the kernel calls of every graph function into larger kernels, with a
+//! reason for every decision.
+//!
+//! What it does, per graph function (a `func.func` without `ascir.axes`):
+//! 1. Reads every `func.call` of an AscGraph (the AscBackend analogue) and every other
+//!    op into the planner's model (`crate::fuse::fusion::FuncModel`), with the
+//!    AscGraphs' node locations.
+//! 2. Runs GE's greedy solver (`crate::fuse::fusion::plan`): candidate pairs share a
+//!    buffer; they are scored by GM bytes saved (compared under the symbol hints the
+//!    function records in `ascend.symbol_hints`, else statically), then proximity, then
+//!    order; each pair must pass the rules (no cycle, `max-fusion-size`, `max-inputs`,
+//!    axis mapping, TilingGroup merge, `max-proximity` for siblings).
+//! 3. Appends each fused AscGraph, named after the ops it holds and located at the fused
+//!    location of its members, and replaces its member calls by one `func.call` (ops are
+//!    reordered topologically where a fused call must move).
+//! 4. Lifting (option `lifting`): a kernel with fewer than 2 compute ops (view ops such
+//!    as reshape do not count) goes back to its original `ascend` ops, as GE rolls back
+//!    AscBackends with fewer than `kMinComputeNodes` = 2 compute nodes.
+//! 5. Emits a remark `AF-NF0xx <slug>` at both kernels of every refused pair that did
+//!    not end up in one kernel anyway; records size equalities decided on hints as
+//!    `expect` guards in `ascend.guards`; adds statistics; writes the JSON report
+//!    (`report=<file>`).
+//!
+//! Preconditions: the module verifies; kernels are in hint form (`--lower-to-ascir`).
+//! Postconditions: the module verifies; graph semantics are unchanged (the differential
+//! test runs random graphs through the interpreters before and after); AscGraphs no
+//! longer called are removed.
+
+pub mod fusion;
+
+use crate::options::PassOptions;
+use crate::registry::{OptionInfo, PassInfo};
+use crate::statistics;
+use autofuse_ascir::graph::AscGraph;
+use autofuse_ir::attr::{quote, AttrValue};
+use autofuse_ir::graph::{Graph, TensorType, ValueDef, ValueId};
+use autofuse_mlir::builder::{Emitter, Typed};
+use autofuse_mlir::extract::ExtractedGraph;
+use autofuse_mlir::{build, diagnostics, extract, raw};
+use autofuse_symbolic::{Expr, Guard, Relation, ShapeEnv, SymbolInfo};
+use fusion::{Decision, FuncModel, Kernel, Limits, Plan, Unit};
+use melior::ir::{
+    attribute::FlatSymbolRefAttribute,
+    block::BlockLike,
+    operation::{OperationBuilder, OperationLike, OperationMutLike, OperationRefMut},
+    Attribute, BlockRef, Identifier, Location, OperationRef, RegionLike, Value, ValueLike,
+};
+use serde_json::{json, Value as Json};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap};
+
+pub const PASS: PassInfo = PassInfo {
+    argument: "fuse",
+    summary: "Fuse kernel calls into larger AscGraphs (GE's CanFuse), with a reason code for every refusal",
+    description: "Greedy, score-sorted fusion of AscGraph calls per graph function: vertical (the GM round trip \
+                  between producer and consumer disappears), horizontal (siblings share the load of a common \
+                  input), elementwise with broadcasts, reductions with their prologue and their broadcast-back \
+                  epilogue, multi-output kernels, transposes and concats with pointwise producers and \
+                  consumers. Pairs must share a buffer, create no cycle, stay within \
+                  max-fusion-size ops and max-inputs inputs, follow GE's transpose and concat rules, map \
+                  their loop axes by symbolic size and merge their TilingGroups. Refused pairs get remarks \
+                  AF-NF001..AF-NF009 (docs/fusion.md). \
+                  Kernels left with one op are lifted back to the ascend op.",
+    options: &[
+        OptionInfo {
+            name: "max-fusion-size",
+            kind: "uint",
+            default: "64",
+            help: "most original ops in one kernel",
+        },
+        OptionInfo {
+            name: "max-inputs",
+            kind: "uint",
+            default: "8",
+            help: "most GM inputs of one kernel",
+        },
+        OptionInfo {
+            name: "max-rounds",
+            kind: "uint",
+            default: "10",
+            help: "rounds of the greedy solver",
+        },
+        OptionInfo {
+            name: "max-proximity",
+            kind: "uint",
+            default: "64",
+            help: "most ops between two siblings fused horizontally (0 = no limit)",
+        },
+        OptionInfo {
+            name: "lifting",
+            kind: "bool",
+            default: "true",
+            help: "turn kernels holding one op back into that ascend op",
+        },
+        OptionInfo {
+            name: "remarks",
+            kind: "bool",
+            default: "true",
+            help: "emit a remark for every refused pair",
+        },
+        OptionInfo {
+            name: "report",
+            kind: "string",
+            default: "",
+            help: "write the decisions and GM traffic as JSON to this file",
+        },
+    ],
+    run,
+};
+
+struct Settings {
+    limits: Limits,
+    lifting: bool,
+    remarks: bool,
+    report: String,
+}
+
+fn settings(options: &PassOptions) -> Result<Settings, String> {
+    Ok(Settings {
+        limits: Limits {
+            max_fusion_size: options.get_usize("max-fusion-size", 64)?,
+            max_inputs: options.get_usize("max-inputs", 8)?,
+            max_rounds: options.get_usize("max-rounds", 10)?,
+            max_proximity: options.get_usize("max-proximity", 64)?,
+        },
+        lifting: options.get_bool("lifting", true)?,
+        remarks: options.get_bool("remarks", true)?,
+        report: options.get("report").unwrap_or("").to_string(),
+    })
+}
+
+/// Counters summed over the module.
+#[derive(Default)]
+struct Totals {
+    kernels_before: u64,
+    kernels_after: u64,
+    fusions: u64,
+    refused: u64,
+    lifted: u64,
+    guards: u64,
+    gm_before: Option<u64>,
+    gm_after: Option<u64>,
+    gm_minimum: Option<u64>,
+    /// False once a function's traffic could not be evaluated.
+    gm_known: bool,
+}
+
+fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
+    let settings = diagnostics::or_error(module.location(), settings(options))?;
+    let body = extract::module_body(module).ok_or(())?;
+    let mut kernels: HashMap<String, AscGraph> = HashMap::new();
+    let mut names: BTreeSet<String> = BTreeSet::new();
+    let mut fresh = 0usize;
+    for func in extract::functions(body) {
+        let name = extract::function_name(&func);
+        if let Some(n) = fusion::kernel_number(&name) {
+            fresh = fresh.max(n + 1);
+        }
+        names.insert(name.clone());
+        if func.has_attribute("ascir.axes") {
+            let graph = diagnostics::or_error(func.location(), read_ascgraph(&func))?;
+            kernels.insert(name, graph);
+        }
+    }
+    // Calls of each AscGraph from graph functions (the only callers of kernels).
+    let mut calls: HashMap<String, usize> = HashMap::new();
+    for func in extract::functions(body) {
+        if !func.has_attribute("ascir.axes") {
+            for callee in extract::callees(&func) {
+                *calls.entry(callee).or_insert(0) += 1;
+            }
+        }
+    }
+    let mut totals = Totals {
+        gm_known: true,
+        ..Totals::default()
+    };
+    let mut reports = Vec::new();
+    let mut retired: BTreeSet<String> = BTreeSet::new();
+    // Fused kernels repeat the same attribute and type texts: parse each once per run.
+    let mut sink = KernelSink {
+        body,
+        cache: build::SpecCache::new(&module),
+    };
+    let mut ok = true;
+    for func in extract::functions(body) {
+        if func.has_attribute("ascir.axes") {
+            continue;
+        }
+        let Some(extracted) = extract::extract_function(func) else {
+            continue;
+        };
+        // A kernel called once moves into the model; one called again is copied.
+        let model = model_with(&extracted.graph, |callee| {
+            let left = calls.get_mut(callee)?;
+            *left = left.saturating_sub(1);
+            if *left == 0 {
+                kernels.remove(callee)
+            } else {
+                kernels.get(callee).cloned()
+            }
+        });
+        if !model.units.iter().any(|u| u.kernel.is_some()) {
+            continue;
+        }
+        let mut env = shape_env(&func, &model);
+        let guards_before = env.guards().len();
+        let mut plan = fusion::plan(&model, &settings.limits, &mut env, &mut fresh);
+        // GE lifts kernels with fewer than 2 compute nodes: a fused kernel of view ops
+        // and one compute op goes back to its original ops.
+        let mut unfused = Vec::new();
+        if settings.lifting {
+            for index in (0..plan.kernels.len()).rev() {
+                let kernel = &plan.kernels[index];
+                let liftable = kernel.members.iter().all(|&u| {
+                    model.units[u]
+                        .kernel
+                        .as_ref()
+                        .is_some_and(|k| fusion::lift(&k.graph).is_ok())
+                });
+                if kernel.members.len() > 1
+                    && fusion::compute_op_count(&kernel.kernel.graph) < fusion::MIN_COMPUTE_OPS
+                    && liftable
+                {
+                    unfused.push(kernel.kernel.graph.name.clone());
+                    plan.unfuse(index, &model);
+                }
+            }
+        }
+        let traffic = fusion::traffic(&model, &plan);
+        if settings.remarks {
+            emit_remarks(&plan, &extracted);
+        }
+        let outcome = match rewrite(
+            func, &mut sink, &extracted, &model, &plan, &mut names, &settings,
+        ) {
+            Ok(outcome) => Outcome { unfused, ..outcome },
+            Err(message) => {
+                diagnostics::error(func.location(), format!("internal error: {message}"));
+                ok = false;
+                continue;
+            }
+        };
+        retired.extend(outcome.retired.iter().cloned());
+        let new_guards: Vec<Guard> = env.guards()[guards_before..].to_vec();
+        if !new_guards.is_empty() {
+            append_guards(&func, &new_guards);
+        }
+        // Statistics.
+        let kernel_units = model.units.iter().filter(|u| u.kernel.is_some()).count() as u64;
+        totals.kernels_before += kernel_units;
+        totals.kernels_after += (plan.kernels.len() - outcome.lifted.len()) as u64;
+        totals.fusions += plan.decisions.iter().filter(|d| d.outcome.is_ok()).count() as u64;
+        totals.refused += final_refusals(&plan).len() as u64;
+        totals.lifted += outcome.lifted.len() as u64;
+        totals.guards += new_guards.len() as u64;
+        let eval = |e: &Expr| env.hint_eval(e).and_then(|v| u64::try_from(v).ok());
+        match (
+            eval(&traffic.before),
+            eval(&traffic.after),
+            eval(&traffic.minimum),
+        ) {
+            (Some(b), Some(a), Some(m)) => {
+                totals.gm_before = Some(totals.gm_before.unwrap_or(0) + b);
+                totals.gm_after = Some(totals.gm_after.unwrap_or(0) + a);
+                totals.gm_minimum = Some(totals.gm_minimum.unwrap_or(0) + m);
+            }
+            _ => totals.gm_known = false,
+        }
+        // The report lists every decision: built only when asked for.
+        if !settings.report.is_empty() {
+            reports.push(function_report(
+                &extracted.graph.name,
+                &model,
+                &plan,
+                &traffic,
+                &env,
+                &outcome,
+                &new_guards,
+            ));
+        }
+    }
+    remove_retired(body, &retired);
+    record_statistics(&totals);
+    if !settings.report.is_empty() {
+        let report = json!({
+            "pass": "fuse",
+            "limits": {
+                "max_fusion_size": settings.limits.max_fusion_size,
+                "max_inputs": settings.limits.max_inputs,
+                "max_rounds": settings.limits.max_rounds,
+                "max_proximity": settings.limits.max_proximity,
+                "lifting": settings.lifting,
+            },
+            "functions": reports,
+        });
+        let text = serde_json::to_string_pretty(&report).unwrap_or_default();
+        if let Err(e) = std::fs::write(&settings.report, text + "\n") {
+            diagnostics::error(
+                module.location(),
+                format!("cannot write the fusion report '{}': {e}", settings.report),
+            );
+            ok = false;
+        }
+    }
+    if ok {
+        Ok(())
+    } else {
+        Err(())
+    }
+}
+
+/// Reads an AscGraph and gives every node the location of its MLIR op.
+fn read_ascgraph(func: &OperationRef) -> Result<AscGraph, String> {
+    let attrs = extract::read_attributes(func);
+    let extracted = extract::extract_function(*func).ok_or("an AscGraph without a body")?;
+    let mut graph = AscGraph::from_graph(&extracted.graph, &attrs)
+        .map_err(|e| format!("AscGraph @{}: {e}", extracted.graph.name))?;
+    for (node, op) in graph.nodes.iter_mut().zip(&extracted.ops) {
+        node.loc = Some(extract::location_text(op.location()));
+    }
+    Ok(graph)
+}
+
+fn callee(node: &autofuse_ir::graph::Node) -> Option<&str> {
+    (node.op == "func.call")
+        .then(|| node.attr("callee").and_then(AttrValue::as_symbol))
+        .flatten()
+}
+
+/// The planner's view of a graph function: its ops in order, the AscGraph of every
+/// kernel call (from `kernels`, by callee), its results and value types.
+pub fn model_of(graph: &Graph, kernels: &HashMap<String, AscGraph>) -> FuncModel {
+    model_with(graph, |callee| kernels.get(callee).cloned())
+}
+
+/// [`model_of`] with the AscGraph of each kernel call given by `kernel_of(callee)`.
+fn model_with(graph: &Graph, mut kernel_of: impl FnMut(&str) -> Option<AscGraph>) -> FuncModel {
+    let units = graph
+        .nodes
+        .iter()
+        .map(|node| {
+            let kernel = callee(node).and_then(&mut kernel_of);
+            let label = match (callee(node), &kernel) {
+                (Some(c), Some(_)) => c.to_string(),
+                (Some(c), None) => format!("func.call @{c}"),
+                _ => node.op.clone(),
+            };
+            Unit {
+                label,
+                inputs: node.operands.clone(),
+                outputs: node.results.clone(),
+                kernel: kernel.map(|graph| Kernel {
+                    graph,
+                    inputs: node.operands.clone(),
+                    outputs: node.results.clone(),
+                }),
+            }
+        })
+        .collect();
+    FuncModel {
+        units,
+        returns: graph.outputs.clone(),
+        types: graph.values.iter().map(|v| v.ty.clone()).collect(),
+    }
+}
+
+/// Symbols of the function's types, its hints, and its guards as facts: the shape
+/// environment the solver decides in.
+pub fn shape_env(func: &OperationRef, model: &FuncModel) -> ShapeEnv {
+    let mut env = ShapeEnv::new();
+    for ty in model.types.iter().flatten() {
+        for dim in &ty.dims {
+            for s in dim.expr().map(Expr::symbols).unwrap_or_default() {
+                if env.info(&s).is_none() {
+                    env.declare(SymbolInfo::new(&s));
+                }
+            }
+        }
+    }
+    let attrs = extract::read_attributes(func);
+    if let Some(hints) = attrs.get("ascend.symbol_hints") {
+        for (name, value) in parse_hints(hints) {
+            env.set_hint(&name, value);
+        }
+    }
+    // Guards the function already relies on hold for every run of its kernels.
+    for text in attrs
+        .get("ascend.guards")
+        .and_then(AttrValue::as_strs)
+        .unwrap_or_default()
+    {
+        if let Ok(guard) = Guard::parse(text) {
+            let _ = env.assert_rel(&guard.lhs, guard.rel, &guard.rhs);
+        }
+    }
+    env
+}
+
+/// `{s0 = 4096 : i64, s1 = 8 : i64}` as printed by MLIR.
+fn parse_hints(value: &AttrValue) -> Vec<(String, i64)> {
+    let text = match value {
+        AttrValue::Other(t) => t.clone(),
+        other => format!("{other:?}"),
+    };
+    text.trim()
+        .trim_start_matches('{')
+        .trim_end_matches('}')
+        .split(',')
+        .filter_map(|entry| {
+            let (name, rest) = entry.split_once('=')?;
+            let number = rest.split(':').next()?.trim().parse().ok()?;
+            Some((name.trim().to_string(), number))
+        })
+        .collect()
+}
+
+/// The refusals worth a remark: per pair of final kernels that stayed apart, the last
+/// refused attempt between them (the one with the largest sides). Attempts whose two
+/// sides ended in one kernel through other merges are only in the report.
+fn final_refusals(plan: &Plan) -> Vec<&Decision> {
+    // Kernel of every unit, indexed once: there may be a refusal per unit.
+    let mut kernel_index: HashMap<usize, usize> = HashMap::new();
+    for (k, kernel) in plan.kernels.iter().enumerate() {
+        for &unit in &kernel.members {
+            kernel_index.entry(unit).or_insert(k);
+        }
+    }
+    let kernel_of = |unit: usize| kernel_index.get(&unit).copied();
+    let mut last: BTreeMap<(Option<usize>, Option<usize>), usize> = BTreeMap::new();
+    for (index, d) in plan.decisions.iter().enumerate() {
+        if d.outcome.is_ok() {
+            continue;
+        }
+        let (Some(&a), Some(&b)) = (d.first.first(), d.second.first()) else {
+            continue;
+        };
+        let (ka, kb) = (kernel_of(a), kernel_of(b));
+        if ka.is_some() && ka == kb {
+            continue;
+        }
+        last.insert((ka.min(kb), ka.max(kb)), index);
+    }
+    let mut chosen: Vec<usize> = last.into_values().collect();
+    chosen.sort_unstable();
+    chosen.into_iter().map(|i| &plan.decisions[i]).collect()
+}
+
+fn emit_remarks(plan: &Plan, extracted: &ExtractedGraph) {
+    for decision in final_refusals(plan) {
+        let Err(refusal) = &decision.outcome else {
+            continue;
+        };
+        let message = format!(
+            "{} {}: {} and {} not fused: {}",
+            refusal.rule.code(),
+            refusal.rule.slug(),
+            decision.first_name,
+            decision.second_name,
+            refusal.detail
+        );
+        let at = |members: &[usize]| {
+            members
+                .iter()
+                .min()
+                .and_then(|&u| extracted.ops.get(u))
+                .map(|op| op.location())
+        };
+        let (Some(first), Some(second)) = (at(&decision.first), at(&decision.second)) else {
+            continue;
+        };
+        diagnostics::remark(first, message.clone());
+        if first.to_string() != second.to_string() {
+            diagnostics::remark(second, message);
+        }
+    }
+}
+
+/// What the rewrite of one function did.
+#[derive(Default)]
+struct Outcome {
+    /// Names of the kernels in the result (fused ones renamed if needed), by plan index.
+    names: Vec<String>,
+    /// Plan indices of kernels lifted back to graph ops, with the op.
+    lifted: BTreeMap<usize, String>,
+    /// Plan indices of kernels that could not be lifted, with why.
+    kept: BTreeMap<usize, String>,
+    /// AscGraphs whose calls this pass removed.
+    retired: Vec<String>,
+    /// Fused kernels split again to be lifted (too few compute ops).
+    unfused: Vec<String>,
+}
+
+/// An SSA value of the extracted function.
+fn value_of<'c, 'a>(
+    extracted: &ExtractedGraph<'c, 'a>,
+    block: BlockRef<'c, 'a>,
+    v: ValueId,
+) -> Option<Value<'c, 'a>> {
+    match extracted.graph.values.get(v)?.def {
+        ValueDef::Argument(i) => block.argument(i).ok().map(Into::into),
+        ValueDef::Result { node, index } => {
+            extracted.ops.get(node)?.result(index).ok().map(Into::into)
+        }
+    }
+}
+
+/// Where fused kernels go: the module body, with the texts already parsed for it.
+struct KernelSink<'c, 'a> {
+    body: BlockRef<'c, 'a>,
+    cache: build::SpecCache<'c>,
+}
+
+fn rewrite<'c, 'a>(
+    func: OperationRef<'c, 'a>,
+    sink: &mut KernelSink<'c, 'a>,
+    extracted: &ExtractedGraph<'c, 'a>,
+    model: &FuncModel,
+    plan: &Plan,
+    names: &mut BTreeSet<String>,
+    settings: &Settings,
+) -> Result<Outcome, String> {
+    let mut outcome = Outcome::default();
+    let block = func
+        .region(0)
+        .ok()
+        .and_then(|r| r.first_block())
+        .ok_or("function without a body")?;
+    let terminator = extracted.terminator.ok_or("function without a return")?;
+    // SAFETY: the context outlives every op and attribute built here.
+    // `to_ref` borrows the ContextRef's own storage: keep it alive while used.
+    let context_ref = func.context();
+    let context = unsafe { context_ref.to_ref() };
+
+    // 1. Names and AscGraphs of the fused kernels.
+    let fused: Vec<usize> = (0..plan.kernels.len())
+        .filter(|&k| plan.kernels[k].members.len() > 1)
+        .collect();
+    let mut locations: HashMap<usize, Location> = HashMap::new();
+    for (index, kernel) in plan.kernels.iter().enumerate() {
+        let mut name = kernel.kernel.graph.name.clone();
+        if kernel.members.len() > 1 {
+            let base = name.clone();
+            let mut suffix = 1;
+            while names.contains(&name) {
+                name = format!("{base}_v{suffix}");
+                suffix += 1;
+            }
+            names.insert(name.clone());
+            for &u in &kernel.members {
+                outcome.retired.push(model.units[u].label.clone());
+            }
+            let member_locs: Vec<Location> = kernel
+                .members
+                .iter()
+                .filter_map(|&u| extracted.ops.get(u).map(|op| op.location()))
+                .collect();
+            let metadata = Attribute::parse(context, &quote(&name))
+                .ok_or("cannot build the location metadata")?;
+            let location = Location::fused(context, &member_locs, metadata);
+            let mut spec = kernel.kernel.graph.to_func_spec();
+            spec.name = name.clone();
+            // The kernel's arguments and return have no source text of their own: like
+            // the kernel, they are located at its members.
+            build::append_func(&mut sink.cache, sink.body, &spec, location)
+                .map_err(|e| format!("the fused AscGraph {e}"))?;
+            locations.insert(index, location);
+        }
+        outcome.names.push(name);
+    }
+
+    // 2. Program order: fused kernels take the place the data flow allows.
+    if !fused.is_empty() {
+        let mut item_of_unit: Vec<usize> = (0..model.units.len()).collect();
+        let mut items: Vec<Vec<usize>> = (0..model.units.len()).map(|u| vec![u]).collect();
+        let mut kernel_of_item: HashMap<usize, usize> = HashMap::new();
+        for &k in &fused {
+            let id = items.len();
+            items.push(plan.kernels[k].members.clone());
+            kernel_of_item.insert(id, k);
+            for &u in &plan.kernels[k].members {
+                item_of_unit[u] = id;
+            }
+        }
+        let mut producer: HashMap<ValueId, usize> = HashMap::new();
+        for (u, unit) in model.units.iter().enumerate() {
+            for &v in &unit.outputs {
+                producer.insert(v, item_of_unit[u]);
+            }
+        }
+        let live: BTreeSet<usize> = item_of_unit.iter().copied().collect();
+        let mut indegree: HashMap<usize, usize> = live.iter().map(|&i| (i, 0)).collect();
+        let mut successors: HashMap<usize, BTreeSet<usize>> = HashMap::new();
+        for &item in &live {
+            let mut preds = BTreeSet::new();
+            for &u in &items[item] {
+                for v in &model.units[u].inputs {
+                    if let Some(&p) = producer.get(v) {
+                        if p != item {
+                            preds.insert(p);
+                        }
+                    }
+                }
+            }
+            for p in preds {
+                if successors.entry(p).or_default().insert(item) {
+                    *indegree.entry(item).or_default() += 1;
+                }
+            }
+        }
+        let first = |item: usize| items[item].iter().copied().min().unwrap_or(0);
+        let mut ready: BinaryHeap<Reverse<(usize, usize)>> = indegree
+            .iter()
+            .filter(|(_, &d)| d == 0)
+            .map(|(&i, _)| Reverse((first(i), i)))
+            .collect();
+        let mut order = Vec::new();
+        while let Some(Reverse((_, item))) = ready.pop() {
+            order.push(item);
+            for &s in successors.get(&item).into_iter().flatten() {
+                let d = indegree.entry(s).or_default();
+                *d -= 1;
+                if *d == 0 {
+                    ready.push(Reverse((first(s), s)));
+                }
+            }
+        }
+        if order.len() != live.len() {
+            return Err("the fused kernels form a cycle".into());
+        }
+        // 3. Move every op into that order before the return; fused calls are built
+        // there; member calls stay behind until their uses are redirected.
+        let mut calls: HashMap<usize, OperationRef> = HashMap::new();
+        for item in order {
+            match kernel_of_item.get(&item) {
+                None => {
+                    let op = extracted.ops[items[item][0]];
+                    // SAFETY: `op` is a live op of this block; moving it keeps it owned
+                    // by the block.
+                    let mut op = unsafe { OperationRefMut::from_raw(op.to_raw()) };
+                    op.move_before(terminator);
+                }
+                Some(&k) => {
+                    let kernel = &plan.kernels[k].kernel;
+                    let operands: Vec<Value> = kernel
+                        .inputs
+                        .iter()
+                        .map(|&v| value_of(extracted, block, v))
+                        .collect::<Option<_>>()
+                        .ok_or("an input of a fused kernel is not a value")?;
+                    let results: Vec<_> = kernel
+                        .outputs
+                        .iter()
+                        .map(|&v| value_of(extracted, block, v).map(|x| x.r#type()))
+                        .collect::<Option<_>>()
+                        .ok_or("an output of a fused kernel is not a value")?;
+                    let location = locations
+                        .get(&k)
+                        .copied()
+                        .unwrap_or_else(|| Location::unknown(context));
+                    let call = OperationBuilder::new("func.call", location)
+                        .add_operands(&operands)
+                        .add_results(&results)
+                        .add_attributes(&[(
+                            Identifier::new(context, "callee"),
+                            FlatSymbolRefAttribute::new(context, &outcome.names[k]).into(),
+                        )])
+                        .build()
+                        .map_err(|e| format!("cannot build the call: {e}"))?;
+                    calls.insert(k, block.insert_operation_before(terminator, call));
+                }
+            }
+        }
+        // 4. Redirect the uses of every kept result, then erase the member calls,
+        // consumers before producers.
+        let mut erased = Vec::new();
+        for &k in &fused {
+            let kernel = &plan.kernels[k].kernel;
+            let call = calls.get(&k).ok_or("a fused call was not built")?;
+            for (index, &v) in kernel.outputs.iter().enumerate() {
+                let old = value_of(extracted, block, v).ok_or("a result is not a value")?;
+                let new = call.result(index).map_err(|e| e.to_string())?;
+                raw::replace_all_uses(old, new.into());
+            }
+            erased.extend(plan.kernels[k].members.iter().copied());
+        }
+        erased.sort_unstable_by(|a, b| b.cmp(a));
+        for u in erased {
+            raw::erase_op(extracted.ops[u]);
+        }
+    }
+
+    // 5. Lifting: kernels holding one op become that op again.
+    for (index, kernel) in plan.kernels.iter().enumerate() {
+        if kernel.members.len() != 1
+            || !settings.lifting
+            || fusion::compute_op_count(&kernel.kernel.graph) >= fusion::MIN_COMPUTE_OPS
+        {
+            continue;
+        }
+        let unit = kernel.members[0];
+        let lifted = match fusion::lift(&kernel.kernel.graph) {
+            Ok(lifted) => lifted,
+            Err(why) => {
+                outcome.kept.insert(index, why);
+                continue;
+            }
+        };
+        let op = extracted.ops[unit];
+        // The call's own operands: producers may have been fused and replaced.
+        let operands: Vec<Typed> = op
+            .operands()
+            .zip(&kernel.kernel.inputs)
+            .map(|(value, &v)| {
+                Some(Typed {
+                    value,
+                    ty: model.types.get(v)?.clone()?,
+                })
+            })
+            .collect::<Option<_>>()
+            .ok_or("an operand of a lifted op has no tensor type")?;
+        let [result] = kernel.kernel.outputs.as_slice() else {
+            outcome.kept.insert(index, "more than one result".into());
+            continue;
+        };
+        let result_ty: TensorType = model
+            .types
+            .get(*result)
+            .cloned()
+            .flatten()
+            .ok_or("the result of a lifted op has no tensor type")?;
+        let mut emitter = Emitter::before(op).ok_or("a kernel call outside a block")?;
+        let refs: Vec<&Typed> = operands.iter().collect();
+        let attrs: Vec<(&str, &str)> = lifted
+            .attrs
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        let value = emitter
+            .build(&lifted.op, &refs, &attrs, &result_ty)
+            .map_err(|e| e.0)?;
+        let old = op.result(0).map_err(|e| e.to_string())?;
+        raw::replace_all_uses(old.into(), value);
+        raw::erase_op(op);
+        outcome.retired.push(model.units[unit].label.clone());
+        outcome.lifted.insert(index, lifted.op);
+    }
+    Ok(outcome)
+}
+
+/// Appends new guards to the function's `ascend.guards`.
+fn append_guards(func: &OperationRef, guards: &[Guard]) {
+    let attrs = extract::read_attributes(func);
+    let mut list: Vec<String> = attrs
+        .get("ascend.guards")
+        .and_then(AttrValue::as_strs)
+        .unwrap_or_default()
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    for guard in guards {
+        let text = guard.to_string();
+        if !list.contains(&text) {
+            list.push(text);
+        }
+    }
+    let quoted: Vec<String> = list.iter().map(|g| quote(g)).collect();
+    raw::set_attribute_text(func, "ascend.guards", &format!("[{}]", quoted.join(", ")));
+}
+
+/// Erases AscGraphs this pass stopped calling (and nothing else calls).
+fn remove_retired(body: BlockRef, retired: &BTreeSet<String>) {
+    if retired.is_empty() {
+        return;
+    }
+    let mut called = BTreeSet::new();
+    for func in extract::functions(body) {
+        called.extend(extract::callees(&func));
+    }
+    for func in extract::functions(body) {
+        let name = extract::function_name(&func);
+        if retired.contains(&name) && !called.contains(&name) {
+            raw::erase_op(func);
+        }
+    }
+}
+
+fn record_statistics(totals: &Totals) {
+    let pass = PASS.argument;
+    statistics::add(
+        pass,
+        "kernels-before",
+        "Number of kernels before fusion",
+        totals.kernels_before,
+    );
+    statistics::add(
+        pass,
+        "kernels-after",
+        "Number of kernels after fusion and lifting",
+        totals.kernels_after,
+    );
+    statistics::add(pass, "fusions", "Number of pairs fused", totals.fusions);
+    statistics::add(
+        pass,
+        "refused",
+        "Number of pairs refused (with a remark)",
+        totals.refused,
+    );
+    statistics::add(
+        pass,
+        "lifted",
+        "Number of one-op kernels lifted back to graph ops",
+        totals.lifted,
+    );
+    statistics::add(pass, "guards", "Number of guards recorded", totals.guards);
+    if totals.gm_known {
+        if let (Some(b), Some(a), Some(m)) = (totals.gm_before, totals.gm_after, totals.gm_minimum)
+        {
+            statistics::add(
+                pass,
+                "gm-bytes-before",
+                "GM bytes moved by all kernels before fusion (under hints)",
+                b,
+            );
+            statistics::add(
+                pass,
+                "gm-bytes-after",
+                "GM bytes moved by all kernels after fusion (under hints)",
+                a,
+            );
+            statistics::add(
+                pass,
+                "gm-bytes-minimum",
+                "GM bytes if inputs are read once and results written once",
+                m,
+            );
+        }
+    }
+}
+
+fn bytes_json(e: &Expr, env: &ShapeEnv) -> Json {
+    json!({ "symbolic": e.to_string(), "hint": env.hint_eval(e) })
+}
+
+fn function_report(
+    name: &str,
+    model: &FuncModel,
+    plan: &Plan,
+    traffic: &fusion::Traffic,
+    env: &ShapeEnv,
+    outcome: &Outcome,
+    guards: &[Guard],
+) -> Json {
+    let label = |members: &[usize]| -> Vec<String> {
+        members
+            .iter()
+            .map(|&u| model.units[u].label.clone())
+            .collect()
+    };
+    let decisions: Vec<Json> = plan
+        .decisions
+        .iter()
+        .map(|d| {
+            let mut entry = json!({
+                "round": d.round,
+                "order": d.order,
+                "first": d.first_name,
+                "second": d.second_name,
+                "first_calls": label(&d.first),
+                "second_calls": label(&d.second),
+                "kind": if d.vertical { "vertical" } else { "horizontal" },
+                "saved_bytes": { "symbolic": d.saved.to_string(), "hint": d.saved_hint },
+                "proximity": d.proximity,
+            });
+            match &d.outcome {
+                Ok(fused) => {
+                    entry["outcome"] = json!("fused");
+                    entry["result"] = json!(fused);
+                }
+                Err(refusal) => {
+                    entry["outcome"] = json!("refused");
+                    entry["code"] = json!(refusal.rule.code());
+                    entry["reason"] = json!(refusal.rule.slug());
+                    entry["detail"] = json!(refusal.detail);
+                    entry["kept_apart"] = json!(!plan.together(d.first[0], d.second[0]));
+                }
+            }
+            entry
+        })
+        .collect();
+    let kernels: Vec<Json> = plan
+        .kernels
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            let mut entry = json!({
+                "name": outcome.names.get(i).cloned().unwrap_or_default(),
+                "ops": k.kernel.graph.source_ops,
+                "calls_replaced": label(&k.members),
+                "inputs": k.kernel.inputs.len(),
+                "outputs": k.kernel.outputs.len(),
+                "gm_bytes": k.kernel.gm_bytes().map(|b| bytes_json(&b, env)),
+            });
+            if let Some(op) = outcome.lifted.get(&i) {
+                entry["lifted_to"] = json!(op);
+            }
+            if let Some(why) = outcome.kept.get(&i) {
+                entry["not_lifted"] = json!(why);
+            }
+            entry
+        })
+        .collect();
+    let hints: BTreeMap<String, i64> = env
+        .symbols()
+        .filter_map(|s| s.hint.map(|h| (s.name.clone(), h)))
+        .collect();
+    let kernel_units = model.units.iter().filter(|u| u.kernel.is_some()).count();
+    json!({
+        "function": name,
+        "hints": hints,
+        "kernels_before": kernel_units,
+        "kernels_after": plan.kernels.len() - outcome.lifted.len(),
+        "lifted": outcome.lifted.len(),
+        "rounds": plan.rounds,
+        "gm_bytes": {
+            "before": bytes_json(&traffic.before, env),
+            "after": bytes_json(&traffic.after, env),
+            "minimum": bytes_json(&traffic.minimum, env),
+            "at_minimum": traffic.after == traffic.minimum
+                || env.static_check(&traffic.after, Relation::Eq, &traffic.minimum)
+                    == autofuse_symbolic::Tri::True,
+        },
+        "guards": guards.iter().map(|g| g.to_string()).collect::<Vec<_>>(),
+        "unfused_for_lifting": outcome.unfused,
+        "decisions": decisions,
+        "kernels": kernels,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// docs/fusion.md lists every reason code with its slug, so remarks stay explained.
+    #[test]
+    fn every_reason_code_is_documented() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/fusion.md");
+        let doc = std::fs::read_to_string(&path).expect("docs/fusion.md exists");
+        for rule in fusion::Rule::ALL {
+            let row = format!("| `{}` | `{}` |", rule.code(), rule.slug());
+            assert!(doc.contains(&row), "docs/fusion.md lacks the row {row}");
+        }
+        let codes: BTreeSet<&str> = fusion::Rule::ALL.iter().map(|r| r.code()).collect();
+        assert_eq!(codes.len(), fusion::Rule::ALL.len(), "codes are unique");
+    }
+
+    #[test]
+    fn hints_are_read_from_the_printed_dictionary() {
+        let value = AttrValue::Other("{s0 = 4096 : i64, s12 = 8 : i64}".into());
+        assert_eq!(
+            parse_hints(&value),
+            vec![("s0".to_string(), 4096), ("s12".to_string(), 8)]
+        );
+    }
+
+    #[test]
+    fn options_have_the_documented_defaults() {
+        let options = PassOptions::parse(&PASS, "").unwrap();
+        let s = settings(&options).unwrap();
+        assert_eq!(s.limits, Limits::default());
+        assert!(s.lifting && s.remarks && s.report.is_empty());
+        let options = PassOptions::parse(&PASS, "max-inputs=3 lifting=false").unwrap();
+        let s = settings(&options).unwrap();
+        assert_eq!(s.limits.max_inputs, 3);
+        assert!(!s.lifting);
+        assert!(PassOptions::parse(&PASS, "max-input=3").is_err());
+    }
+}

@@ -1,0 +1,326 @@
+//! `--infer-symbolic-shapes`: gives every dynamic dim a symbol and every result its
+//! symbolic shape.
+//!
+//! What it does, per `func.func` holding `ascend` ops (AscGraphs are skipped):
+//! 1. Each dynamic dim of a graph argument without a symbolic size becomes a fresh
+//!    symbol `s<N>`, numbered in argument order after any symbol the input already uses;
+//!    static dims stay constants.
+//! 2. Every `ascend` result type is recomputed by the shape rules of
+//!    `autofuse_ascend::shape` and written back with a `#ascend.dims` encoding.
+//! 3. Decisions that depended on a symbol's value are recorded as guards in the
+//!    function attribute `ascend.guards` (`expect(...)` decided by a hint, `assert(...)`
+//!    required with no hint), and the hints used in `ascend.symbol_hints`.
+//! 4. The function type is updated to the new argument and result types.
+//!
+//! Preconditions: the module verifies. Postconditions: every value of an `ascend` graph
+//! has a fully known symbolic shape; a provable mismatch (broadcast of 4 against 3,
+//! hints that contradict a required equality) is an error at the op and the pass fails.
+//! Calls of external functions keep their declared signatures: their operands must
+//! already be fully symbolic or static (a call is a boundary).
+
+use crate::options::PassOptions;
+use crate::registry::{OptionInfo, PassInfo};
+use crate::statistics;
+use autofuse_ascend::shape::{infer, OpShapeQuery};
+use autofuse_ir::graph::{Dim, TensorType, ValueDef};
+use autofuse_mlir::registry::{lookup, Dialect};
+use autofuse_mlir::{diagnostics, extract, raw};
+use autofuse_symbolic::{Expr, ShapeEnv, SymbolInfo};
+use melior::ir::{block::BlockLike, operation::OperationLike, OperationRef, RegionLike, ValueLike};
+use std::collections::BTreeMap;
+
+pub const PASS: PassInfo = PassInfo {
+    argument: "infer-symbolic-shapes",
+    summary: "Give every dynamic dim a symbol and every result its symbolic shape, recording guards",
+    description: "Symbolizes dynamic dims of graph inputs (s0, s1, ... in input order), recomputes every \
+                  ascend result type with the symbolic shape rules, records guards for decisions that \
+                  depended on symbol values (`ascend.guards`), and updates function types. A provable \
+                  mismatch is an error at the op.",
+    options: &[
+        OptionInfo {
+            name: "symbol-hints",
+            kind: "list",
+            default: "",
+            help: "typical values of symbols, e.g. s0=4096,s1=8; decisions taken on hints are recorded as expect guards",
+        },
+        OptionInfo {
+            name: "symbol-ranges",
+            kind: "list",
+            default: "",
+            help: "value ranges of symbols, e.g. s0=1:4096,s1=8:8 (default 1 to unbounded); used to decide comparisons statically",
+        },
+    ],
+    run,
+};
+
+fn parse_hints(text: &str) -> Result<Vec<(String, i64)>, String> {
+    text.split([',', ':'])
+        .filter(|s| !s.trim().is_empty())
+        .map(|pair| {
+            let (name, value) = pair
+                .split_once('=')
+                .ok_or_else(|| format!("symbol hint '{pair}' must look like s0=4096"))?;
+            let value: i64 = value
+                .trim()
+                .parse()
+                .map_err(|_| format!("symbol hint '{pair}' needs an integer value"))?;
+            if value < 1 {
+                return Err(format!("symbol hint '{pair}' must be at least 1"));
+            }
+            Ok((name.trim().to_string(), value))
+        })
+        .collect()
+}
+
+/// Parses `s0=1:4096,s1=8:` into (name, min, max).
+fn parse_ranges(text: &str) -> Result<Vec<(String, i64, Option<i64>)>, String> {
+    text.split(',')
+        .filter(|s| !s.trim().is_empty())
+        .map(|entry| {
+            let (name, range) = entry
+                .split_once('=')
+                .ok_or_else(|| format!("symbol range '{entry}' must look like s0=1:4096"))?;
+            let (low, high) = range.split_once(':').unwrap_or((range, ""));
+            let low: i64 = low
+                .trim()
+                .parse()
+                .map_err(|_| format!("symbol range '{entry}' needs an integer minimum"))?;
+            let high = match high.trim() {
+                "" => None,
+                h => Some(
+                    h.parse::<i64>()
+                        .map_err(|_| format!("symbol range '{entry}' has a bad maximum"))?,
+                ),
+            };
+            if low < 0 || high.is_some_and(|h| h < low) {
+                return Err(format!("symbol range '{entry}' is empty or negative"));
+            }
+            Ok((name.trim().to_string(), low, high))
+        })
+        .collect()
+}
+
+fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
+    let parsed = parse_hints(options.get("symbol-hints").unwrap_or(""))
+        .and_then(|h| parse_ranges(options.get("symbol-ranges").unwrap_or("")).map(|r| (h, r)));
+    let (hints, ranges) = diagnostics::or_error(module.location(), parsed)?;
+    let body = extract::module_body(module).ok_or(())?;
+    let mut ok = true;
+    for func in extract::functions(body) {
+        let attrs = extract::read_attributes(&func);
+        if attrs.contains_key("ascir.axes") {
+            continue;
+        }
+        ok &= infer_function(func, &hints, &ranges);
+    }
+    if ok {
+        Ok(())
+    } else {
+        Err(())
+    }
+}
+
+fn infer_function(
+    func: OperationRef,
+    hints: &[(String, i64)],
+    ranges: &[(String, i64, Option<i64>)],
+) -> bool {
+    let Some(extracted) = extract::extract_function(func) else {
+        return true;
+    };
+    let graph = &extracted.graph;
+    if !graph.nodes.iter().any(|n| n.op.starts_with("ascend.")) {
+        return true;
+    }
+    let mut types: Vec<Option<TensorType>> = graph.values.iter().map(|v| v.ty.clone()).collect();
+
+    // Symbols already present in the input keep their names; new ones continue the count.
+    let mut used = std::collections::BTreeSet::new();
+    for ty in types.iter().flatten() {
+        for dim in &ty.dims {
+            if let Dim::Known(e) = dim {
+                used.extend(e.symbols());
+            }
+        }
+    }
+    let mut next = 0usize;
+    let mut fresh = || loop {
+        let name = format!("s{next}");
+        next += 1;
+        if !used.contains(&name) {
+            return name;
+        }
+    };
+    let mut env = ShapeEnv::new();
+    let mut created = 0u64;
+    for &arg in &graph.arguments {
+        if let Some(ty) = types[arg].as_mut() {
+            for dim in ty.dims.iter_mut() {
+                if *dim == Dim::Unknown {
+                    *dim = Dim::Known(Expr::symbol(&fresh()));
+                    created += 1;
+                }
+            }
+        }
+    }
+    for ty in types.iter().flatten() {
+        for dim in &ty.dims {
+            if let Dim::Known(e) = dim {
+                for s in e.symbols() {
+                    if env.info(&s).is_none() {
+                        env.declare(SymbolInfo {
+                            name: s.clone(),
+                            hint: None,
+                            min: 1,
+                            max: None,
+                        });
+                    }
+                }
+            }
+        }
+    }
+    for (name, min, max) in ranges {
+        let hint = env.info(name).and_then(|i| i.hint);
+        env.declare(SymbolInfo {
+            name: name.clone(),
+            hint,
+            min: *min,
+            max: *max,
+        });
+    }
+    for (name, value) in hints {
+        env.set_hint(name, *value);
+    }
+
+    let mut ok = true;
+    for (node, op) in graph.nodes.iter().zip(&extracted.ops) {
+        let is_ascend = lookup(&node.op).is_some_and(|s| s.dialect == Dialect::Ascend);
+        if !is_ascend {
+            continue;
+        }
+        let operands: Option<Vec<TensorType>> = node
+            .operands
+            .iter()
+            .map(|v| types.get(*v).cloned().flatten())
+            .collect();
+        let declared: Option<Vec<TensorType>> = node
+            .results
+            .iter()
+            .map(|v| types.get(*v).cloned().flatten())
+            .collect();
+        let (Some(operands), Some(declared)) = (operands, declared) else {
+            diagnostics::error(
+                op.location(),
+                "operand or result type is not a supported tensor type",
+            );
+            ok = false;
+            continue;
+        };
+        let query = OpShapeQuery {
+            op: &node.op,
+            operands: &operands,
+            attrs: &node.attrs,
+            declared: &declared,
+        };
+        match infer(&query, &mut env) {
+            Err(e) => {
+                diagnostics::error(op.location(), e.0);
+                ok = false;
+            }
+            Ok(results) => {
+                for (value, ty) in node.results.iter().zip(results) {
+                    types[*value] = Some(ty);
+                }
+            }
+        }
+    }
+    if !ok {
+        return false;
+    }
+
+    // Write the types back: arguments, results, then the function type.
+    let Some(block) = func.region(0).ok().and_then(|r| r.first_block()) else {
+        return false;
+    };
+    for (value_id, value) in graph.values.iter().enumerate() {
+        let Some(ty) = &types[value_id] else { continue };
+        if Some(ty) == value.ty.as_ref() {
+            continue;
+        }
+        let Some(new_type) = raw::parse_type_near(&func, &ty.to_mlir()) else {
+            diagnostics::error(
+                func.location(),
+                format!("internal error: cannot build type {ty}"),
+            );
+            return false;
+        };
+        match value.def {
+            ValueDef::Argument(index) => {
+                if let Ok(arg) = block.argument(index) {
+                    arg.set_type(new_type);
+                }
+            }
+            ValueDef::Result { node, index } => {
+                if let Ok(result) = extracted.ops[node].result(index) {
+                    result.set_type(new_type);
+                }
+            }
+        }
+    }
+    let arg_types: Vec<String> = graph
+        .arguments
+        .iter()
+        .map(|&a| type_text(&types, a))
+        .collect();
+    let result_types: Vec<String> = graph
+        .outputs
+        .iter()
+        .map(|&o| type_text(&types, o))
+        .collect();
+    let function_type = format!(
+        "({}) -> ({})",
+        arg_types.join(", "),
+        result_types.join(", ")
+    );
+    raw::set_attribute_text(&func, "function_type", &function_type);
+
+    let guards: Vec<String> = env
+        .guards()
+        .iter()
+        .map(|g| autofuse_ir::attr::quote(&g.to_string()))
+        .collect();
+    raw::set_attribute_text(&func, "ascend.guards", &format!("[{}]", guards.join(", ")));
+    if !hints.is_empty() {
+        let entries: BTreeMap<&str, i64> = hints.iter().map(|(n, v)| (n.as_str(), *v)).collect();
+        let dict: Vec<String> = entries
+            .iter()
+            .map(|(n, v)| format!("{n} = {v} : i64"))
+            .collect();
+        raw::set_attribute_text(
+            &func,
+            "ascend.symbol_hints",
+            &format!("{{{}}}", dict.join(", ")),
+        );
+    }
+    statistics::add(
+        PASS.argument,
+        "symbols-created",
+        "Number of dynamic dims given a symbol",
+        created,
+    );
+    statistics::add(
+        PASS.argument,
+        "guards",
+        "Number of guards recorded",
+        env.guards().len() as u64,
+    );
+    true
+}
+
+fn type_text(types: &[Option<TensorType>], value: usize) -> String {
+    types
+        .get(value)
+        .and_then(|t| t.as_ref())
+        .map(TensorType::to_mlir)
+        .unwrap_or_else(|| "none".to_string())
+}

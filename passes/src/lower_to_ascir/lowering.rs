@@ -1,0 +1,1041 @@
+//! Lowering of one `ascend` op to an AscGraph in hint form (GE's conventions).
+//!
+//! The loop nest is the op's iteration space: the result shape for elementwise ops, the
+//! input shape for reductions (reduced axes stay, with repeat 1 and stride 0 in the
+//! result view). Each operand is read by `data` + `load` with its GM view aligned to the
+//! loop axes (numpy broadcasting: missing or size-1 dims get repeat 1, stride 0), then
+//! expanded by explicit single-axis `broadcast` nodes, one per broadcast axis. Casts are
+//! inserted where the chip cannot compute a dtype: bf16 arithmetic goes through f32 and
+//! f16 reductions accumulate in f32. The result is `store`d with its GM view and returned
+//! through `output`. A transpose is a `load` with permuted GM strides (one that swaps
+//! the two innermost axes is transposed in UB by the kernel); a binary concat loads each input with its own extent on the concat axis
+//! and joins them with `ascir.concat` (the result's loop nest covers the whole axis).
+
+use autofuse_ascend::shape::reduce_axes;
+use autofuse_ascir::graph::{ArangeTerm, AscGraph, AscNode, Axis, AxisKind, View};
+use autofuse_ir::attr::{quote, AttrValue};
+use autofuse_ir::graph::{DType, Dim, TensorType};
+use autofuse_mlir::registry::{lookup, Category};
+use autofuse_symbolic::Expr;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Why an op stays a graph op; `code` is a stable reason code.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotLowered {
+    pub code: &'static str,
+    pub reason: String,
+}
+
+fn refuse<T>(code: &'static str, reason: impl Into<String>) -> Result<T, NotLowered> {
+    Err(NotLowered {
+        code,
+        reason: reason.into(),
+    })
+}
+
+/// An operand computed by an `ascend.range` (a function of the shape symbols alone).
+/// The kernel that reads it computes it where it reads it, as an `ascir.arange` under
+/// the read's view, instead of loading it from GM: the range costs neither a kernel nor
+/// GM traffic, whatever view (broadcast, reshape, transpose) the consumer reads it
+/// through (XLA duplicates iota into its consumers for the same reason).
+#[derive(Clone, Debug, PartialEq)]
+pub struct InlinedRange {
+    pub start: ArangeTerm,
+    pub delta: ArangeTerm,
+}
+
+impl InlinedRange {
+    /// The start and step of an `ascend.range` (numbers or shape expressions).
+    pub fn from_range_attrs(attrs: &BTreeMap<String, AttrValue>) -> Option<InlinedRange> {
+        let term = |name: &str| -> Option<ArangeTerm> {
+            let attr = attrs.get(name)?;
+            match attr.as_float() {
+                Some(v) => Some(ArangeTerm::Number(v)),
+                None => attr.as_expr().map(ArangeTerm::Expr),
+            }
+        };
+        Some(InlinedRange {
+            start: term("start")?,
+            delta: term("delta")?,
+        })
+    }
+
+    fn attrs(&self) -> Vec<(String, String)> {
+        vec![
+            ("start".into(), quote(&self.start.text())),
+            ("delta".into(), quote(&self.delta.text())),
+        ]
+    }
+}
+
+/// Element types an `ascir.arange` computes in (those of `CreateVecIndex`, `Muls` and
+/// `Adds`).
+pub fn arange_computable(dtype: DType) -> bool {
+    matches!(dtype, DType::I32 | DType::F32 | DType::F16)
+}
+
+/// Reason codes of `--lower-to-ascir` remarks.
+pub const REASON_CODES: &[(&str, &str)] = &[
+    (
+        "AF-LW001",
+        "unsupported-op: no AscIR lowering for this op yet",
+    ),
+    (
+        "AF-LW002",
+        "boundary: the op runs as a library kernel (matmul) and is never fused",
+    ),
+    (
+        "AF-LW003",
+        "unsupported-dtype: the chip cannot compute the op in this element type",
+    ),
+    (
+        "AF-LW004",
+        "unknown-shape: a dynamic dim has no symbol (run --infer-symbolic-shapes first)",
+    ),
+];
+
+/// What kind of kernel an op makes (the prefix of kernel names).
+pub fn kernel_kind(op: &str) -> &'static str {
+    match lookup(op).map(|s| s.category) {
+        Some(Category::Reduce) | Some(Category::Composite) => "reduce",
+        _ => "pointwise",
+    }
+}
+
+/// `reduce_sum` -> `ReduceSum`.
+pub fn camel_name(op: &str) -> String {
+    let short = op.split_once('.').map_or(op, |(_, n)| n);
+    short
+        .split('_')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+fn ascir_reduce(op: &str) -> Option<&'static str> {
+    Some(match op {
+        "reduce_sum" => "sum",
+        "reduce_mean" => "mean",
+        "reduce_max" => "max",
+        "reduce_min" => "min",
+        "reduce_prod" => "prod",
+        "reduce_any" => "any",
+        "reduce_all" => "all",
+        _ => return None,
+    })
+}
+
+/// Element types a v1-chip (Ascend 910B) vector unit computes an op in, after the casts
+/// this lowering inserts (bf16 -> f32).
+fn computable(op: &str, dtype: DType) -> bool {
+    match dtype {
+        DType::F32 | DType::F16 | DType::BF16 => true,
+        DType::I32 => matches!(
+            op,
+            "add"
+                | "sub"
+                | "mul"
+                | "maximum"
+                | "minimum"
+                | "abs"
+                | "relu"
+                | "neg"
+                | "eq"
+                | "ne"
+                | "lt"
+                | "le"
+                | "gt"
+                | "ge"
+                | "select"
+                | "cast"
+                | "broadcast_to"
+                | "reshape"
+                | "squeeze"
+                | "unsqueeze"
+                | "transpose"
+                | "concat"
+                | "reduce_sum"
+                | "reduce_max"
+                | "reduce_min"
+        ),
+        DType::Bool => matches!(
+            op,
+            "logical_and"
+                | "logical_or"
+                | "logical_not"
+                | "logical_xor"
+                | "select"
+                | "cast"
+                | "reduce_any"
+                | "reduce_all"
+                | "broadcast_to"
+                | "reshape"
+                | "squeeze"
+                | "unsqueeze"
+                | "transpose"
+                | "concat"
+                | "eq"
+                | "ne"
+        ),
+        _ => matches!(
+            op,
+            "cast" | "broadcast_to" | "reshape" | "squeeze" | "unsqueeze"
+        ),
+    }
+}
+
+fn known_dims(ty: &TensorType) -> Result<Vec<Expr>, NotLowered> {
+    ty.dims
+        .iter()
+        .map(|d| match d {
+            Dim::Known(e) => Ok(e.clone()),
+            Dim::Unknown => refuse(
+                "AF-LW004",
+                "a dynamic dim has no symbol; run --infer-symbolic-shapes first",
+            ),
+        })
+        .collect()
+}
+
+/// Row-major strides of a GM tensor of `dims`.
+fn gm_strides(dims: &[Expr]) -> Vec<Expr> {
+    let mut strides = vec![Expr::constant(1); dims.len()];
+    for i in (0..dims.len().saturating_sub(1)).rev() {
+        strides[i] = strides[i + 1].clone() * dims[i + 1].clone();
+    }
+    strides
+}
+
+/// The GM view of an operand of `dims` read under a loop nest of `loop_dims`.
+fn aligned_view(axis: &[i64], loop_dims: &[Expr], dims: &[Expr]) -> View {
+    let offset = loop_dims.len() - dims.len().min(loop_dims.len());
+    let strides = gm_strides(dims);
+    let mut repeats = Vec::new();
+    let mut view_strides = Vec::new();
+    for (i, loop_dim) in loop_dims.iter().enumerate() {
+        match i
+            .checked_sub(offset)
+            .and_then(|j| dims.get(j).map(|d| (j, d)))
+        {
+            Some((j, d)) if !(d.as_const() == Some(1) && loop_dim.as_const() != Some(1)) => {
+                repeats.push(loop_dim.clone());
+                view_strides.push(strides[j].clone());
+            }
+            _ => {
+                repeats.push(Expr::constant(1));
+                view_strides.push(Expr::constant(0));
+            }
+        }
+    }
+    View {
+        axis: axis.to_vec(),
+        repeats,
+        strides: view_strides,
+    }
+}
+
+struct Builder {
+    axis: Vec<i64>,
+    loop_dims: Vec<Expr>,
+    nodes: Vec<AscNode>,
+    loc: Option<String>,
+    /// Per operand of the op: the range the kernel computes in place of loading it.
+    inlined: Vec<Option<InlinedRange>>,
+}
+
+impl Builder {
+    fn push(
+        &mut self,
+        op: &str,
+        operands: Vec<usize>,
+        dtype: DType,
+        view: View,
+        attrs: Vec<(String, String)>,
+    ) -> usize {
+        self.nodes.push(AscNode {
+            op: op.to_string(),
+            operands,
+            dtype,
+            view,
+            attrs,
+            index: None,
+            loc: self.loc.clone(),
+        });
+        self.nodes.len() - 1
+    }
+
+    fn cast(&mut self, node: usize, dtype: DType) -> usize {
+        if self.nodes[node].dtype == dtype {
+            return node;
+        }
+        let view = self.nodes[node].view.clone();
+        self.push("cast", vec![node], dtype, view, Vec::new())
+    }
+
+    /// The kernel input an operand of the op is bound to: inlined ranges take none.
+    fn input_index(&self, operand: usize) -> usize {
+        self.inlined[..operand.min(self.inlined.len())]
+            .iter()
+            .filter(|r| r.is_none())
+            .count()
+    }
+
+    /// An inlined range read under `gm_view` (the element offsets the read visits).
+    fn arange(&mut self, operand: usize, dtype: DType, gm_view: View) -> Option<usize> {
+        let range = self.inlined.get(operand)?.clone()?;
+        Some(self.push("arange", Vec::new(), dtype, gm_view, range.attrs()))
+    }
+
+    /// data + load of a GM view that covers the whole loop nest (no broadcasts).
+    fn read_view(&mut self, operand: usize, dtype: DType, gm_view: View) -> usize {
+        if let Some(computed) = self.arange(operand, dtype, gm_view.clone()) {
+            return computed;
+        }
+        let index = self.input_index(operand);
+        self.nodes.push(AscNode {
+            op: "data".into(),
+            operands: Vec::new(),
+            dtype,
+            view: gm_view.clone(),
+            attrs: Vec::new(),
+            index: Some(index),
+            loc: self.loc.clone(),
+        });
+        let data = self.nodes.len() - 1;
+        let load_view = View::contiguous(self.axis.clone(), gm_view.repeats);
+        self.push(
+            "load",
+            vec![data],
+            dtype,
+            load_view,
+            vec![("offset".into(), "\"0\"".into())],
+        )
+    }
+
+    /// data + load + single-axis broadcasts up to the full loop nest.
+    fn read(
+        &mut self,
+        operand: usize,
+        ty: &TensorType,
+        dims: &[Expr],
+        view_dims: Option<&[Expr]>,
+    ) -> usize {
+        let gm_view = match view_dims {
+            // A reshape reads the operand's bytes under the result's shape.
+            Some(reshaped) => aligned_view(&self.axis, &self.loop_dims, reshaped),
+            None => aligned_view(&self.axis, &self.loop_dims, dims),
+        };
+        if self.inlined.get(operand).is_some_and(Option::is_some) {
+            // Computed over the whole loop nest: broadcast axes repeat with offset
+            // stride 0, so no broadcast nodes follow.
+            let mut view = gm_view.clone();
+            view.repeats = self.loop_dims.clone();
+            if let Some(computed) = self.arange(operand, ty.dtype, view) {
+                return computed;
+            }
+        }
+        let index = self.input_index(operand);
+        self.nodes.push(AscNode {
+            op: "data".into(),
+            operands: Vec::new(),
+            dtype: ty.dtype,
+            view: gm_view.clone(),
+            attrs: Vec::new(),
+            index: Some(index),
+            loc: self.loc.clone(),
+        });
+        let data = self.nodes.len() - 1;
+        let load_view = View::contiguous(self.axis.clone(), gm_view.repeats.clone());
+        let mut current = self.push(
+            "load",
+            vec![data],
+            ty.dtype,
+            load_view,
+            vec![("offset".into(), "\"0\"".into())],
+        );
+        for i in 0..self.loop_dims.len() {
+            let repeats = self.nodes[current].view.repeats.clone();
+            if repeats[i].as_const() == Some(1) && self.loop_dims[i].as_const() != Some(1) {
+                let mut expanded = repeats;
+                expanded[i] = self.loop_dims[i].clone();
+                let view = View::contiguous(self.axis.clone(), expanded);
+                let dtype = self.nodes[current].dtype;
+                current = self.push("broadcast", vec![current], dtype, view, Vec::new());
+            }
+        }
+        current
+    }
+}
+
+/// Lowers one op. `operand_types`/`result_types` are its (symbolized) types, `loc` the
+/// MLIR location text of the op, `name` the kernel name to give.
+pub fn lower_op(
+    op: &str,
+    attrs: &BTreeMap<String, AttrValue>,
+    operand_types: &[TensorType],
+    result_types: &[TensorType],
+    loc: Option<String>,
+    name: &str,
+) -> Result<AscGraph, NotLowered> {
+    lower_op_with(op, attrs, operand_types, result_types, loc, name, &[])
+}
+
+/// [`lower_op`] with some operands computed by the kernel itself: `inlined[i]` is the
+/// range operand `i` holds (it then becomes no kernel input; the kernel's inputs are the
+/// other operands, in order).
+pub fn lower_op_with(
+    op: &str,
+    attrs: &BTreeMap<String, AttrValue>,
+    operand_types: &[TensorType],
+    result_types: &[TensorType],
+    loc: Option<String>,
+    name: &str,
+    inlined: &[Option<InlinedRange>],
+) -> Result<AscGraph, NotLowered> {
+    let Some(spec) = lookup(op) else {
+        return refuse("AF-LW001", format!("'{op}' is not an ascend op"));
+    };
+    let short = spec.name;
+    if short == "range" {
+        return lower_range(attrs, result_types, loc, name);
+    }
+    match spec.category {
+        Category::Unary
+        | Category::Binary
+        | Category::Compare
+        | Category::Select
+        | Category::Cast
+        | Category::Reduce => {}
+        Category::Layout
+            if matches!(
+                short,
+                "broadcast_to" | "reshape" | "squeeze" | "unsqueeze" | "transpose"
+            ) => {}
+        Category::Composite if short == "reduce_mean" => {}
+        Category::Structural if short == "concat" => {}
+        Category::Boundary => {
+            return refuse(
+                "AF-LW002",
+                format!("'{short}' is a boundary op and runs as a library kernel"),
+            )
+        }
+        Category::Constant => {
+            return refuse("AF-LW001", "constants stay graph values (kernel inputs)")
+        }
+        Category::Composite => {
+            return refuse(
+                "AF-LW001",
+                format!("composite '{short}' must be decomposed first (--decompose)"),
+            )
+        }
+        _ => return refuse("AF-LW001", format!("no AscIR lowering for '{short}' yet")),
+    }
+    let result = result_types.first().ok_or(NotLowered {
+        code: "AF-LW001",
+        reason: "op without results".into(),
+    })?;
+    let operand_dims: Vec<Vec<Expr>> = operand_types
+        .iter()
+        .map(known_dims)
+        .collect::<Result<_, _>>()?;
+    let result_dims = known_dims(result)?;
+    // The dtype the op computes in, before our casts (select computes in its branches').
+    let compute_input = match spec.category {
+        Category::Select => operand_types
+            .get(1)
+            .map(|t| t.dtype)
+            .unwrap_or(result.dtype),
+        _ => operand_types
+            .first()
+            .map(|t| t.dtype)
+            .unwrap_or(result.dtype),
+    };
+    if !computable(short, compute_input) {
+        return refuse(
+            "AF-LW003",
+            format!(
+                "'{short}' on {compute_input} is not computable on the vector unit of ascend910b"
+            ),
+        );
+    }
+    // The vector unit has no 64-bit integer arithmetic and the schedule no 64-bit
+    // buffers: such results stay outside kernels (`--narrow-index-types` first makes
+    // index arithmetic 32-bit where it fits).
+    if matches!(result.dtype, DType::I64) {
+        return refuse(
+            "AF-LW003",
+            format!("'{short}' produces i64, which the vector unit of ascend910b does not compute"),
+        );
+    }
+
+    let is_reduce = ascir_reduce(short).is_some();
+    let loop_dims = if is_reduce {
+        operand_dims[0].clone()
+    } else {
+        result_dims.clone()
+    };
+    let axis: Vec<i64> = (0..loop_dims.len() as i64).collect();
+    let axes = axis_list(&loop_dims);
+    let mut inlined = inlined.to_vec();
+    inlined.resize(operand_types.len(), None);
+    let mut b = Builder {
+        axis: axis.clone(),
+        loop_dims: loop_dims.clone(),
+        nodes: Vec::new(),
+        loc,
+        inlined,
+    };
+
+    let reshape_like = matches!(short, "reshape" | "squeeze" | "unsqueeze");
+    let mut reads = Vec::new();
+    if short == "transpose" {
+        let (Some(ty), Some(dims)) = (operand_types.first(), operand_dims.first()) else {
+            return refuse("AF-LW001", "transpose without an operand");
+        };
+        let perm = attrs
+            .get("perm")
+            .and_then(AttrValue::as_ints)
+            .unwrap_or_default();
+        let view = transpose_view(&axis, &perm, dims, &result_dims, ty.dtype)?;
+        reads.push(b.read_view(0, ty.dtype, view));
+    } else if short == "concat" {
+        let axis = attrs.get("axis").and_then(AttrValue::as_int).unwrap_or(0);
+        let axis = usize::try_from(if axis < 0 {
+            axis + loop_dims.len() as i64
+        } else {
+            axis
+        })
+        .ok()
+        .filter(|&a| a < loop_dims.len())
+        .ok_or(NotLowered {
+            code: "AF-LW001",
+            reason: format!("concat axis {axis} is out of range"),
+        })?;
+        if operand_types.len() != 2 {
+            return refuse("AF-LW001", "only binary concats are lowered");
+        }
+        // The concat axis and every later axis stay whole in a tile (GE's n_group): an
+        // outer axis must be left to split, and a static slab must fit UB comfortably.
+        if result_dims[..axis].iter().all(|d| d.as_const() == Some(1)) {
+            return refuse(
+                "AF-LW001",
+                "a concat along the outermost non-unit axis leaves no axis to tile (not lowered)",
+            );
+        }
+        let slab = result_dims[axis..]
+            .iter()
+            .try_fold(1i64, |acc, d| d.as_const().map(|v| acc.saturating_mul(v)));
+        if slab.is_some_and(|elems| elems > MAX_CONCAT_SLAB) {
+            return refuse(
+                "AF-LW001",
+                format!(
+                    "a concat slab of {} elements (the concat axis and later axes) exceeds \
+                     {MAX_CONCAT_SLAB}, more than a UB tile holds",
+                    slab.unwrap_or_default()
+                ),
+            );
+        }
+        for (index, (ty, dims)) in operand_types.iter().zip(&operand_dims).enumerate() {
+            let view = concat_operand_view(&axis_ids(&loop_dims), axis, dims, &result_dims)?;
+            reads.push(b.read_view(index, ty.dtype, view));
+        }
+    } else {
+        for (index, (ty, dims)) in operand_types.iter().zip(&operand_dims).enumerate() {
+            let view_dims = reshape_like.then_some(result_dims.as_slice());
+            reads.push(b.read(index, ty, dims, view_dims));
+        }
+    }
+
+    // bf16 is storage-only on the v1 chip; f16 reductions accumulate in f32.
+    let upcast = |dtype: DType| match dtype {
+        DType::BF16 => DType::F32,
+        DType::F16
+            if is_reduce && matches!(short, "reduce_sum" | "reduce_mean" | "reduce_prod") =>
+        {
+            DType::F32
+        }
+        other => other,
+    };
+    let full_view = View::contiguous(axis.clone(), loop_dims.clone());
+    let mut value = match spec.category {
+        Category::Layout => reads[0],
+        Category::Structural => {
+            let dtype = b.nodes[reads[0]].dtype;
+            b.push(
+                "concat",
+                reads.clone(),
+                dtype,
+                full_view.clone(),
+                Vec::new(),
+            )
+        }
+        Category::Cast => {
+            let source = reads[0];
+            if operand_types[0].dtype == DType::BF16 && result.dtype != DType::F32 {
+                let wide = b.cast(source, DType::F32);
+                b.cast(wide, result.dtype)
+            } else if result.dtype == DType::BF16 && operand_types[0].dtype != DType::F32 {
+                let wide = b.cast(source, DType::F32);
+                b.cast(wide, DType::BF16)
+            } else {
+                b.cast(source, result.dtype)
+            }
+        }
+        Category::Reduce | Category::Composite => {
+            let compute = upcast(operand_types[0].dtype);
+            let input = b.cast(reads[0], compute);
+            let axes_list = attrs
+                .get("axes")
+                .and_then(AttrValue::as_ints)
+                .unwrap_or_default();
+            let reduced: BTreeSet<usize> = reduce_axes(&axes_list, loop_dims.len())
+                .map_err(|e| NotLowered {
+                    code: "AF-LW001",
+                    reason: e.0,
+                })?
+                .into_iter()
+                .collect();
+            let repeats: Vec<Expr> = loop_dims
+                .iter()
+                .enumerate()
+                .map(|(i, d)| {
+                    if reduced.contains(&i) {
+                        Expr::constant(1)
+                    } else {
+                        d.clone()
+                    }
+                })
+                .collect();
+            let view = View::contiguous(axis.clone(), repeats);
+            let op_name = ascir_reduce(short).unwrap_or("sum");
+            b.push(op_name, vec![input], compute, view, Vec::new())
+        }
+        _ => {
+            let mut inputs = Vec::new();
+            for (i, &r) in reads.iter().enumerate() {
+                // The condition of select stays i1.
+                if spec.category == Category::Select && i == 0 {
+                    inputs.push(r);
+                } else {
+                    let dtype = upcast(b.nodes[r].dtype);
+                    inputs.push(b.cast(r, dtype));
+                }
+            }
+            let compute_dtype = match spec.category {
+                Category::Compare => DType::Bool,
+                _ => upcast(result.dtype),
+            };
+            let mut extra = Vec::new();
+            if let Some(alpha) = attrs.get("alpha").and_then(AttrValue::as_float) {
+                extra.push(("alpha".to_string(), format!("{alpha:.17e} : f32")));
+            }
+            b.push(short, inputs, compute_dtype, full_view.clone(), extra)
+        }
+    };
+    value = b.cast(value, result.dtype);
+
+    // Store with the GM view of the result over the loop axes.
+    let store_view = if is_reduce {
+        let keep_repeats = b.nodes[value].view.repeats.clone();
+        let kept: Vec<Expr> = keep_repeats.clone();
+        View {
+            axis: axis.clone(),
+            repeats: keep_repeats,
+            strides: reduced_gm_strides(&kept),
+        }
+    } else {
+        View {
+            axis: axis.clone(),
+            repeats: loop_dims.clone(),
+            strides: gm_strides(&loop_dims),
+        }
+    };
+    let stored = b.push(
+        "store",
+        vec![value],
+        result.dtype,
+        store_view.clone(),
+        vec![("offset".into(), "\"0\"".into())],
+    );
+    b.nodes.push(AscNode {
+        op: "output".into(),
+        operands: vec![stored],
+        dtype: result.dtype,
+        view: store_view,
+        attrs: Vec::new(),
+        index: Some(0),
+        loc: b.loc.clone(),
+    });
+
+    let mut sizes = BTreeSet::new();
+    for dims in operand_dims.iter().chain(std::iter::once(&result_dims)) {
+        for d in dims {
+            sizes.extend(d.symbols());
+        }
+    }
+    for range in b.inlined.iter().flatten() {
+        range.start.collect_symbols(&mut sizes);
+        range.delta.collect_symbols(&mut sizes);
+    }
+    let inputs = operand_types
+        .iter()
+        .zip(&b.inlined)
+        .filter(|(_, r)| r.is_none())
+        .map(|(t, _)| t.clone())
+        .collect();
+    Ok(AscGraph {
+        name: name.to_string(),
+        axes,
+        sizes: sizes.into_iter().collect(),
+        inputs,
+        outputs: vec![result.clone()],
+        nodes: b.nodes,
+        // The kernel computes its inlined ranges too (so it is never lifted back to
+        // the one op, whose range operand it no longer reads).
+        source_ops: b
+            .inlined
+            .iter()
+            .flatten()
+            .map(|_| camel_name("range"))
+            .chain(std::iter::once(camel_name(short)))
+            .collect(),
+    })
+}
+
+/// An `ascend.range` of its own (what a consumer that is no kernel reads): one `arange`
+/// over the result, stored.
+fn lower_range(
+    attrs: &BTreeMap<String, AttrValue>,
+    result_types: &[TensorType],
+    loc: Option<String>,
+    name: &str,
+) -> Result<AscGraph, NotLowered> {
+    let Some(result) = result_types.first() else {
+        return refuse("AF-LW001", "range without a result");
+    };
+    if !arange_computable(result.dtype) {
+        return refuse(
+            "AF-LW003",
+            format!(
+                "'range' produces {}; ascir.arange computes i32, f32 and f16",
+                result.dtype
+            ),
+        );
+    }
+    let range = InlinedRange::from_range_attrs(attrs).ok_or(NotLowered {
+        code: "AF-LW001",
+        reason: "range whose start or delta is neither a number nor a shape expression".into(),
+    })?;
+    let dims = known_dims(result)?;
+    let axis: Vec<i64> = (0..dims.len() as i64).collect();
+    let view = View {
+        axis: axis.clone(),
+        repeats: dims.clone(),
+        strides: gm_strides(&dims),
+    };
+    let mut b = Builder {
+        axis: axis.clone(),
+        loop_dims: dims.clone(),
+        nodes: Vec::new(),
+        loc,
+        inlined: vec![Some(range.clone())],
+    };
+    let value = b.read_view(0, result.dtype, view.clone());
+    let stored = b.push(
+        "store",
+        vec![value],
+        result.dtype,
+        view.clone(),
+        vec![("offset".into(), "\"0\"".into())],
+    );
+    b.nodes.push(AscNode {
+        op: "output".into(),
+        operands: vec![stored],
+        dtype: result.dtype,
+        view,
+        attrs: Vec::new(),
+        index: Some(0),
+        loc: b.loc.clone(),
+    });
+    let mut sizes = BTreeSet::new();
+    for d in &dims {
+        d.collect_symbols(&mut sizes);
+    }
+    range.start.collect_symbols(&mut sizes);
+    range.delta.collect_symbols(&mut sizes);
+    Ok(AscGraph {
+        name: name.to_string(),
+        axes: axis_list(&dims),
+        sizes: sizes.into_iter().collect(),
+        inputs: Vec::new(),
+        outputs: vec![result.clone()],
+        nodes: b.nodes,
+        source_ops: vec![camel_name("range")],
+    })
+}
+
+fn axis_list(loop_dims: &[Expr]) -> Vec<Axis> {
+    loop_dims
+        .iter()
+        .enumerate()
+        .map(|(i, size)| Axis {
+            id: i as i64,
+            name: format!("z{i}"),
+            size: size.clone(),
+            kind: AxisKind::Original,
+            from: Vec::new(),
+        })
+        .collect()
+}
+
+/// The GM view of a transpose's operand over the loop nest of its result (GE carries
+/// a transpose as the strides of a load): result axis `i` walks operand dim `perm[i]`.
+/// Lowered permutations either keep the innermost non-unit dim innermost (every GM row
+/// stays contiguous: a strided copy, DataCopyPad), or swap the two innermost non-unit
+/// dims (any order of the outer ones) on f32/f16: the kernel then loads source blocks
+/// and transposes them in UB with the Ascend C `Transpose` API (`docs/fusion.md`).
+/// Other permutations that move the innermost dim stay graph ops (`AF-LW001`).
+fn transpose_view(
+    axis: &[i64],
+    perm: &[i64],
+    dims: &[Expr],
+    result_dims: &[Expr],
+    dtype: DType,
+) -> Result<View, NotLowered> {
+    let rank = dims.len();
+    let perm: Vec<usize> = perm
+        .iter()
+        .filter_map(|&p| usize::try_from(p).ok().filter(|&p| p < rank))
+        .collect();
+    let mut seen = vec![false; rank];
+    for &p in &perm {
+        seen[p] = true;
+    }
+    if perm.len() != rank || result_dims.len() != rank || seen.iter().any(|s| !s) {
+        return refuse(
+            "AF-LW001",
+            "transpose 'perm' is not a permutation of the axes",
+        );
+    }
+    let unit = |e: &Expr| e.as_const() == Some(1);
+    // Non-unit operand dims, innermost first, and the result's (as operand dims).
+    let inner_in: Vec<usize> = (0..rank)
+        .rev()
+        .filter(|&j| !unit(&dims[j]))
+        .take(2)
+        .collect();
+    let inner_out: Vec<usize> = (0..rank)
+        .rev()
+        .map(|i| perm[i])
+        .filter(|&j| !unit(&dims[j]))
+        .take(2)
+        .collect();
+    if inner_in.first() != inner_out.first() {
+        let swaps_last_two = inner_in.len() == 2
+            && inner_out.len() == 2
+            && inner_in[0] == inner_out[1]
+            && inner_in[1] == inner_out[0];
+        if !swaps_last_two {
+            return refuse(
+                "AF-LW001",
+                "a transpose that moves the innermost axis is lowered only when it swaps \
+                 the two innermost non-unit axes (UB Transpose of 2-D blocks)",
+            );
+        }
+        if !matches!(dtype, DType::F32 | DType::F16) {
+            return refuse(
+                "AF-LW001",
+                format!(
+                    "a transpose of {dtype} that moves the innermost axis is not lowered \
+                     (the UB Transpose is used for f32 and f16 only)"
+                ),
+            );
+        }
+    }
+    let strides = gm_strides(dims);
+    let mut repeats = Vec::new();
+    let mut view_strides = Vec::new();
+    for (&p, size) in perm.iter().zip(result_dims) {
+        if unit(&dims[p]) {
+            repeats.push(Expr::constant(1));
+            view_strides.push(Expr::constant(0));
+        } else {
+            repeats.push(size.clone());
+            view_strides.push(strides[p].clone());
+        }
+    }
+    Ok(View {
+        axis: axis.to_vec(),
+        repeats,
+        strides: view_strides,
+    })
+}
+
+/// Largest static concat slab (elements from the concat axis on) that is lowered: the
+/// slab of one outer position sits in UB about five times (both inputs and the output
+/// of the concat, double-buffered or in slots): 2048 f32 elements take 40 KiB of the
+/// 184 KiB of an A2 core, leaving room for the slots of fused pointwise ops.
+pub const MAX_CONCAT_SLAB: i64 = 2048;
+
+fn axis_ids(loop_dims: &[Expr]) -> Vec<i64> {
+    (0..loop_dims.len() as i64).collect()
+}
+
+/// The GM view of a concat operand over the result's loop nest: its own extent (a part
+/// of the axis) on the concat axis, the result's elsewhere, its own row-major strides.
+fn concat_operand_view(
+    axis_list: &[i64],
+    axis: usize,
+    dims: &[Expr],
+    result_dims: &[Expr],
+) -> Result<View, NotLowered> {
+    if dims.len() != result_dims.len() {
+        return refuse("AF-LW001", "concat operands must have the result's rank");
+    }
+    if dims[axis].as_const() == Some(0) {
+        return refuse("AF-LW001", "a concat operand is empty along the axis");
+    }
+    let strides = gm_strides(dims);
+    let mut repeats = Vec::new();
+    let mut view_strides = Vec::new();
+    for (i, (d, r)) in dims.iter().zip(result_dims).enumerate() {
+        if i == axis {
+            repeats.push(d.clone());
+            view_strides.push(strides[i].clone());
+        } else if d.as_const() == Some(1) {
+            repeats.push(Expr::constant(1));
+            view_strides.push(Expr::constant(0));
+        } else {
+            repeats.push(r.clone());
+            view_strides.push(strides[i].clone());
+        }
+    }
+    Ok(View {
+        axis: axis_list.to_vec(),
+        repeats,
+        strides: view_strides,
+    })
+}
+
+/// GM strides of a kept-dim reduction result: reduced axes (repeat 1) get stride 0, the
+/// others the row-major strides of the remaining extents.
+fn reduced_gm_strides(repeats: &[Expr]) -> Vec<Expr> {
+    View::contiguous(Vec::new(), repeats.to_vec()).strides
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(dtype: DType, dims: &[&str]) -> TensorType {
+        TensorType::with_dims(dtype, dims).unwrap()
+    }
+
+    #[test]
+    fn binary_broadcast_gets_single_axis_broadcasts() {
+        let g = lower_op(
+            "ascend.add",
+            &BTreeMap::new(),
+            &[t(DType::F32, &["s0", "16"]), t(DType::F32, &["1", "16"])],
+            &[t(DType::F32, &["s0", "16"])],
+            None,
+            "k",
+        )
+        .unwrap();
+        let ops: Vec<&str> = g.nodes.iter().map(|n| n.op.as_str()).collect();
+        assert_eq!(
+            ops,
+            [
+                "data",
+                "load",
+                "data",
+                "load",
+                "broadcast",
+                "add",
+                "store",
+                "output"
+            ]
+        );
+        // The broadcast operand's GM view: repeat 1 / stride 0 on the broadcast axis.
+        assert_eq!(g.nodes[2].view.repeats[0], Expr::constant(1));
+        assert_eq!(g.nodes[2].view.strides[0], Expr::constant(0));
+        assert_eq!(g.nodes[4].view.repeats[0], Expr::symbol("s0"));
+        assert_eq!(g.sizes, vec!["s0".to_string()]);
+    }
+
+    #[test]
+    fn reductions_keep_dims_and_accumulate_f16_in_f32() {
+        let mut attrs = BTreeMap::new();
+        attrs.insert("axes".into(), AttrValue::Array(vec![AttrValue::Int(1)]));
+        attrs.insert("keep_dims".into(), AttrValue::Bool(false));
+        let g = lower_op(
+            "ascend.reduce_sum",
+            &attrs,
+            &[t(DType::F16, &["s0", "s1"])],
+            &[t(DType::F16, &["s0"])],
+            None,
+            "k",
+        )
+        .unwrap();
+        let ops: Vec<&str> = g.nodes.iter().map(|n| n.op.as_str()).collect();
+        assert_eq!(
+            ops,
+            ["data", "load", "cast", "sum", "cast", "store", "output"]
+        );
+        let sum = &g.nodes[3];
+        assert_eq!(sum.dtype, DType::F32);
+        assert_eq!(
+            sum.view.repeats,
+            vec![Expr::symbol("s0"), Expr::constant(1)]
+        );
+        assert_eq!(sum.view.strides, vec![Expr::constant(1), Expr::constant(0)]);
+    }
+
+    #[test]
+    fn bf16_arithmetic_goes_through_f32() {
+        let g = lower_op(
+            "ascend.exp",
+            &BTreeMap::new(),
+            &[t(DType::BF16, &["8"])],
+            &[t(DType::BF16, &["8"])],
+            None,
+            "k",
+        )
+        .unwrap();
+        let ops: Vec<(&str, DType)> = g.nodes.iter().map(|n| (n.op.as_str(), n.dtype)).collect();
+        assert_eq!(ops[2], ("cast", DType::F32));
+        assert_eq!(ops[3], ("exp", DType::F32));
+        assert_eq!(ops[4], ("cast", DType::BF16));
+    }
+
+    #[test]
+    fn refusals_carry_reason_codes() {
+        let e = lower_op("ascend.matmul", &BTreeMap::new(), &[], &[], None, "k").unwrap_err();
+        assert_eq!(e.code, "AF-LW002");
+        let e = lower_op(
+            "ascend.exp",
+            &BTreeMap::new(),
+            &[t(DType::I64, &["8"])],
+            &[t(DType::I64, &["8"])],
+            None,
+            "k",
+        )
+        .unwrap_err();
+        assert_eq!(e.code, "AF-LW003");
+        let unknown = TensorType::new(DType::F32, vec![Dim::Unknown]);
+        let e = lower_op(
+            "ascend.abs",
+            &BTreeMap::new(),
+            std::slice::from_ref(&unknown),
+            std::slice::from_ref(&unknown),
+            None,
+            "k",
+        )
+        .unwrap_err();
+        assert_eq!(e.code, "AF-LW004");
+    }
+}

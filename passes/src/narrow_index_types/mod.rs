@@ -1,0 +1,525 @@
+//! `--narrow-index-types`: computes 64-bit integer index arithmetic in 32 bits where the
+//! values provably fit.
+//!
+//! Why: exported models compute position ids, causal and padding masks and segment ids
+//! in int64 (`Range`, `CumSum`, compares, `Where`), but the Ascend vector unit has no
+//! 64-bit integer arithmetic (AF-LW003), so those ops would stay outside every kernel.
+//! Their values are bounded by tensor dims, which is what this pass proves.
+//!
+//! What it does, per `func.func` holding `ascend` ops:
+//! 1. A forward interval analysis gives every integer value the range of its elements:
+//!    constants exactly, `symbolic_constant`/`range` from their shape expressions with
+//!    every symbol in `[1, 2^31 - 1]` (a dim the device can index), casts from narrower
+//!    types by the source type, and add/sub/mul/neg/abs/max/min/select, data movement
+//!    (broadcast, reshape, slice, gather, concat, ...), `cumsum` and max/min reductions
+//!    by interval arithmetic. Graph arguments and boundary results of i64 type are
+//!    unbounded.
+//! 2. An i64 op result whose range fits in i32 is retyped to i32 when the op computes
+//!    the same in i32, all its same-typed operands fit too, and a 32-bit reader follows
+//!    (a narrowed op, a compare of fitting operands, a cast to another type): a value
+//!    read only at 64 bits keeps its type. Constants are rewritten.
+//! 3. Uses that need the other type get an `ascend.cast`: an i32 value read where i64 is
+//!    needed (a graph result, a boundary call, an op that stays 64-bit) is widened; an
+//!    i64 value whose range fits but whose producer stays 64-bit is narrowed where a
+//!    32-bit op (or a compare whose operands all fit) reads it. Both casts are exact.
+//!
+//! Preconditions: the module verifies; shapes are symbolic (run after
+//! `--infer-symbolic-shapes`). Postconditions: function signatures and the values every
+//! op computes are unchanged (only integer widths); the module verifies.
+
+use crate::options::PassOptions;
+use crate::registry::PassInfo;
+use crate::statistics;
+use autofuse_ir::attr::AttrValue;
+use autofuse_ir::graph::{DType, Dim, Graph, Node, TensorType};
+use autofuse_mlir::builder::{Emitter, Typed};
+use autofuse_mlir::registry::{lookup, Category};
+use autofuse_mlir::{diagnostics, extract, raw};
+use autofuse_symbolic::{Expr, ShapeEnv, SymbolInfo};
+use melior::ir::{operation::OperationLike, ValueLike};
+
+pub const PASS: PassInfo = PassInfo {
+    argument: "narrow-index-types",
+    summary: "Compute int64 index arithmetic (positions, masks, segment ids) in int32 where the values provably fit",
+    description: "A forward interval analysis bounds every integer value (constants, shape expressions with \
+                  dims below 2^31, ranges, casts, arithmetic, data movement, cumsum); i64 results that fit \
+                  in i32 are retyped to i32 when their op computes the same in 32 bits, with exact casts \
+                  where a use needs the other width. The Ascend vector unit has no 64-bit integer \
+                  arithmetic, so this lets position ids and masks fuse into kernels.",
+    options: &[],
+    run,
+};
+
+/// Largest dim the analysis assumes (the device indexes tensors with 32-bit offsets).
+const DIM_MAX: i64 = i32::MAX as i64;
+
+type Interval = (i128, i128);
+
+fn fits_i32((lo, hi): Interval) -> bool {
+    lo >= i32::MIN as i128 && hi <= i32::MAX as i128
+}
+
+fn union(a: Interval, b: Interval) -> Interval {
+    (a.0.min(b.0), a.1.max(b.1))
+}
+
+fn dtype_range(dtype: DType) -> Option<Interval> {
+    Some(match dtype {
+        DType::Bool => (0, 1),
+        DType::I8 => (i8::MIN as i128, i8::MAX as i128),
+        DType::U8 => (0, u8::MAX as i128),
+        DType::I16 => (i16::MIN as i128, i16::MAX as i128),
+        DType::I32 => (i32::MIN as i128, i32::MAX as i128),
+        _ => return None,
+    })
+}
+
+/// The shape env the analysis bounds expressions in: every symbol of the graph in
+/// `[1, DIM_MAX]`.
+fn dim_env(graph: &Graph) -> ShapeEnv {
+    let mut env = ShapeEnv::new();
+    let mut add = |e: &Expr| {
+        for s in e.symbols() {
+            if env.info(&s).is_none() {
+                env.declare(SymbolInfo::new(&s).with_range(1, Some(DIM_MAX)));
+            }
+        }
+    };
+    for value in &graph.values {
+        for dim in value.ty.iter().flat_map(|t| &t.dims) {
+            if let Dim::Known(e) = dim {
+                add(e);
+            }
+        }
+    }
+    for node in &graph.nodes {
+        for attr in node.attrs.values() {
+            for e in attr.as_exprs().unwrap_or_default() {
+                add(&e);
+            }
+            if let Some(e) = attr.as_expr() {
+                add(&e);
+            }
+        }
+    }
+    env
+}
+
+fn expr_bounds(env: &ShapeEnv, e: &Expr) -> Option<Interval> {
+    match env.bounds(e) {
+        (Some(lo), Some(hi)) => Some((lo as i128, hi as i128)),
+        _ => None,
+    }
+}
+
+/// The element range of every value, `None` when unbounded or not an integer.
+fn analyze(graph: &Graph, env: &ShapeEnv) -> Vec<Option<Interval>> {
+    let mut ranges: Vec<Option<Interval>> = vec![None; graph.values.len()];
+    for &arg in &graph.arguments {
+        ranges[arg] = graph.ty(arg).and_then(|t| dtype_range(t.dtype));
+    }
+    for node in &graph.nodes {
+        let Some(&result) = node.results.first() else {
+            continue;
+        };
+        let Some(ty) = graph.ty(result) else {
+            continue;
+        };
+        if ty.dtype.is_float() {
+            continue;
+        }
+        let range = node_range(graph, env, node, &ranges).map(|r| match dtype_range(ty.dtype) {
+            // A narrower result type wraps: its own range is the safe bound.
+            Some(own) if !fits(r, own) => own,
+            _ => r,
+        });
+        ranges[result] = range.or_else(|| dtype_range(ty.dtype));
+    }
+    ranges
+}
+
+fn fits(inner: Interval, outer: Interval) -> bool {
+    inner.0 >= outer.0 && inner.1 <= outer.1
+}
+
+fn node_range(
+    graph: &Graph,
+    env: &ShapeEnv,
+    node: &Node,
+    ranges: &[Option<Interval>],
+) -> Option<Interval> {
+    let operand = |i: usize| -> Option<Interval> { ranges[*node.operands.get(i)?] };
+    let name = node.op.strip_prefix("ascend.")?;
+    match name {
+        "constant" => {
+            let AttrValue::Dense { values, .. } = node.attr("value")? else {
+                return None;
+            };
+            let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            (lo.is_finite() && hi.is_finite()).then_some((lo as i128, hi as i128))
+        }
+        "symbolic_constant" => node
+            .attr("values")?
+            .as_exprs()?
+            .iter()
+            .map(|e| expr_bounds(env, e))
+            .try_fold(None, |acc: Option<Interval>, r| {
+                let r = r?;
+                Some(Some(acc.map_or(r, |a| union(a, r))))
+            })?,
+        "range" => {
+            let start = node.attr("start")?;
+            let start = match start.as_int() {
+                Some(v) => (v as i128, v as i128),
+                None => expr_bounds(env, &start.as_expr()?)?,
+            };
+            let delta = node.attr("delta")?.as_int()? as i128;
+            let ty = graph.ty(*node.results.first()?)?;
+            let count = expr_bounds(env, ty.dims.first()?.expr()?)?;
+            let last = delta * (count.1 - 1).max(0);
+            Some((start.0 + last.min(0), start.1 + last.max(0)))
+        }
+        "cast" => {
+            let from = graph.ty(*node.operands.first()?)?.dtype;
+            if from.is_float() {
+                None
+            } else {
+                operand(0)
+            }
+        }
+        "add" | "sub" | "mul" | "maximum" | "minimum" => {
+            let (a, b) = (operand(0)?, operand(1)?);
+            Some(match name {
+                "add" => (a.0 + b.0, a.1 + b.1),
+                "sub" => (a.0 - b.1, a.1 - b.0),
+                "mul" => {
+                    let p = [a.0 * b.0, a.0 * b.1, a.1 * b.0, a.1 * b.1];
+                    (*p.iter().min()?, *p.iter().max()?)
+                }
+                "maximum" => (a.0.max(b.0), a.1.max(b.1)),
+                _ => (a.0.min(b.0), a.1.min(b.1)),
+            })
+        }
+        "neg" => operand(0).map(|(lo, hi)| (-hi, -lo)),
+        "abs" => operand(0).map(|(lo, hi)| {
+            let m = lo.abs().max(hi.abs());
+            if lo >= 0 {
+                (lo, hi)
+            } else if hi <= 0 {
+                (-hi, -lo)
+            } else {
+                (0, m)
+            }
+        }),
+        "select" => Some(union(operand(1)?, operand(2)?)),
+        "concat" => Some(union(operand(0)?, operand(1)?)),
+        "broadcast_to" | "reshape" | "squeeze" | "unsqueeze" | "transpose" | "slice" | "gather"
+        | "gather_nd" | "gather_elements" | "reduce_max" | "reduce_min" => operand(0),
+        "cumsum" => {
+            let (lo, hi) = operand(0)?;
+            let x = graph.ty(*node.operands.first()?)?;
+            let axis =
+                autofuse_ascend::shape::normalize_axis(node.attr("axis")?.as_int()?, x.rank())
+                    .ok()?;
+            let n = expr_bounds(env, x.dims.get(axis)?.expr()?)?.1;
+            Some((lo.min(0) * n, hi.max(0) * n))
+        }
+        _ => None,
+    }
+}
+
+/// Operand positions that must have the result's element type.
+fn same_typed_operands(node: &Node) -> Option<Vec<usize>> {
+    let spec = lookup(&node.op)?;
+    let n = node.operands.len();
+    Some(match (spec.category, spec.name) {
+        (Category::Constant, _) => vec![],
+        (Category::Cast, _) => vec![],
+        (Category::Unary | Category::Binary | Category::Layout, _) => (0..n).collect(),
+        (Category::Select, _) => vec![1, 2],
+        (Category::Reduce, "reduce_max" | "reduce_min") => vec![0],
+        (Category::Structural, "concat" | "slice" | "cumsum") => (0..n).collect(),
+        (Category::Structural, "gather" | "gather_nd" | "gather_elements") => vec![0],
+        _ => return None,
+    })
+}
+
+/// Ops that compute the same on i32 as on i64 for values that fit (wrapping aside).
+fn computes_in_i32(node: &Node) -> bool {
+    let Some(name) = node.op.strip_prefix("ascend.") else {
+        return false;
+    };
+    matches!(
+        name,
+        "constant"
+            | "symbolic_constant"
+            | "range"
+            | "cast"
+            | "add"
+            | "sub"
+            | "mul"
+            | "neg"
+            | "abs"
+            | "maximum"
+            | "minimum"
+            | "select"
+            | "broadcast_to"
+            | "reshape"
+            | "squeeze"
+            | "unsqueeze"
+            | "transpose"
+            | "slice"
+            | "concat"
+            | "gather"
+            | "gather_nd"
+            | "gather_elements"
+            | "cumsum"
+            | "reduce_max"
+            | "reduce_min"
+    )
+}
+
+/// Operands that an op reads correctly at either integer width: the source of a cast,
+/// the indices of a gather.
+fn either_width(node: &Node, operand: usize) -> bool {
+    match node.op.as_str() {
+        "ascend.cast" => operand == 0,
+        "ascend.gather" | "ascend.gather_nd" | "ascend.gather_elements" => operand == 1,
+        _ => false,
+    }
+}
+
+fn is_compare(node: &Node) -> bool {
+    lookup(&node.op).is_some_and(|s| s.category == Category::Compare)
+}
+
+/// The i32 form of a dense attribute text of an i64 constant.
+fn dense_i32(values: &[f64], splat: bool, ty: &TensorType) -> String {
+    let body = if splat || values.len() == 1 {
+        format!("{}", values.first().copied().unwrap_or(0.0) as i64)
+    } else {
+        format!(
+            "[{}]",
+            values
+                .iter()
+                .map(|v| (*v as i64).to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    // A flat list is valid for a tensor of any rank only when it is rank <= 1; nested
+    // literals are rebuilt row-major.
+    let body = if ty.rank() > 1 && !(splat || values.len() == 1) {
+        let shape: Vec<usize> = ty
+            .dims
+            .iter()
+            .map(|d| d.as_const().unwrap_or(0) as usize)
+            .collect();
+        nest(values, &shape)
+    } else {
+        body
+    };
+    format!("dense<{body}> : {}", ty.to_mlir())
+}
+
+fn nest(values: &[f64], shape: &[usize]) -> String {
+    match shape.split_first() {
+        None => format!("{}", values.first().copied().unwrap_or(0.0) as i64),
+        Some((&n, rest)) => {
+            let inner: usize = rest.iter().product();
+            let parts: Vec<String> = (0..n)
+                .map(|i| nest(&values[i * inner..(i + 1) * inner], rest))
+                .collect();
+            format!("[{}]", parts.join(", "))
+        }
+    }
+}
+
+/// Makes operand `index` of `op` read its value (of type `from`) cast to `to`, with the
+/// cast inserted right before `op`.
+fn cast_operand(
+    op: melior::ir::OperationRef,
+    index: usize,
+    from: TensorType,
+    to: DType,
+) -> Result<(), String> {
+    let current = op.operand(index).map_err(|e| e.to_string())?;
+    let mut emitter = Emitter::before(op).ok_or("the op is not in a block")?;
+    let source = Typed {
+        value: current,
+        ty: from,
+    };
+    let cast = emitter
+        .op("ascend.cast", &[&source], &[], Some(to))
+        .map_err(|e| e.0)?;
+    raw::set_operand(op, index, cast.value);
+    Ok(())
+}
+
+fn run(module: melior::ir::OperationRef, _options: &PassOptions) -> Result<(), ()> {
+    let body = extract::module_body(module).ok_or(())?;
+    let mut narrowed = 0u64;
+    let mut casts = 0u64;
+    let mut ok = true;
+    for func in extract::functions(body) {
+        let Some(extracted) = extract::extract_function(func) else {
+            continue;
+        };
+        let graph = &extracted.graph;
+        if !graph.nodes.iter().any(|n| n.op.starts_with("ascend.")) {
+            continue;
+        }
+        let env = dim_env(graph);
+        let ranges = analyze(graph, &env);
+        let is_i64 = |v: usize| graph.ty(v).is_some_and(|t| t.dtype == DType::I64);
+        let fits_value = |v: usize| is_i64(v) && ranges[v].is_some_and(fits_i32);
+        // Which results become i32 (decided in program order: operands first).
+        let mut retyped = vec![false; graph.values.len()];
+        for node in &graph.nodes {
+            let [result] = node.results.as_slice() else {
+                continue;
+            };
+            if !fits_value(*result) || !computes_in_i32(node) {
+                continue;
+            }
+            let Some(same) = same_typed_operands(node) else {
+                continue;
+            };
+            if same.iter().all(|&i| fits_value(node.operands[i])) {
+                retyped[*result] = true;
+            }
+        }
+        // Narrowing pays only where a 32-bit reader follows (a narrowed op that pays, a
+        // compare of fitting operands, a cast to another type); a value read only at
+        // 64 bits would just gain a widening cast. Decided backwards from the readers.
+        let mut readers: Vec<Vec<(usize, usize)>> = vec![Vec::new(); graph.values.len()];
+        for (n, node) in graph.nodes.iter().enumerate() {
+            for (i, &v) in node.operands.iter().enumerate() {
+                readers[v].push((n, i));
+            }
+        }
+        for node in graph.nodes.iter().rev() {
+            for &result in &node.results {
+                if !retyped[result] {
+                    continue;
+                }
+                let pays = readers[result].iter().any(|&(n, _)| {
+                    let reader = &graph.nodes[n];
+                    let narrowed_reader = reader.results.first().is_some_and(|&r| retyped[r]);
+                    let compare = is_compare(reader)
+                        && reader
+                            .operands
+                            .iter()
+                            .filter(|&&v| is_i64(v))
+                            .all(|&v| fits_value(v));
+                    let cast_away = reader.op == "ascend.cast"
+                        && reader.results.first().is_some_and(|&r| !is_i64(r));
+                    narrowed_reader || compare || cast_away
+                });
+                retyped[result] = pays;
+            }
+        }
+        // Rewrite: results first, then the operands that need a cast.
+        for (node, op) in graph.nodes.iter().zip(&extracted.ops) {
+            let wanted_i32: Vec<bool> = {
+                let mut wanted = vec![false; node.operands.len()];
+                if node.results.first().is_some_and(|&r| retyped[r]) {
+                    for i in same_typed_operands(node).unwrap_or_default() {
+                        wanted[i] = true;
+                    }
+                } else if is_compare(node) {
+                    let i64_operands: Vec<usize> = (0..node.operands.len())
+                        .filter(|&i| is_i64(node.operands[i]))
+                        .collect();
+                    if !i64_operands.is_empty()
+                        && i64_operands.iter().all(|&i| fits_value(node.operands[i]))
+                    {
+                        for i in i64_operands {
+                            wanted[i] = true;
+                        }
+                    }
+                }
+                wanted
+            };
+            let operand_op = *op;
+            for (i, &value) in node.operands.iter().enumerate() {
+                if !is_i64(value) || wanted_i32[i] == retyped[value] || either_width(node, i) {
+                    continue;
+                }
+                let Some(ty) = graph.ty(value).cloned() else {
+                    continue;
+                };
+                let (from, to) = if wanted_i32[i] {
+                    (ty.clone(), DType::I32)
+                } else {
+                    (TensorType::new(DType::I32, ty.dims.clone()), DType::I64)
+                };
+                match cast_operand(operand_op, i, from, to) {
+                    Ok(()) => casts += 1,
+                    Err(e) => {
+                        diagnostics::error(op.location(), format!("cannot insert a cast: {e}"));
+                        ok = false;
+                    }
+                }
+            }
+            for &result in &node.results {
+                if !retyped[result] {
+                    continue;
+                }
+                let Some(ty) = graph.ty(result) else { continue };
+                let narrow = TensorType::new(DType::I32, ty.dims.clone());
+                let Some(new_type) = raw::parse_type_near(&func, &narrow.to_mlir()) else {
+                    ok = false;
+                    continue;
+                };
+                if let Ok(value) = op.result(0) {
+                    value.set_type(new_type);
+                }
+                if node.op == "ascend.constant" {
+                    if let Some(AttrValue::Dense { values, splat, .. }) = node.attr("value") {
+                        let text = dense_i32(values, *splat, &narrow);
+                        raw::set_attribute_text(op, "value", &text);
+                    }
+                }
+                narrowed += 1;
+            }
+        }
+        // Graph results keep their declared types.
+        if let Some(ret) = extracted.terminator {
+            for (i, &value) in graph.outputs.iter().enumerate() {
+                if !retyped[value] {
+                    continue;
+                }
+                let Some(ty) = graph.ty(value).cloned() else {
+                    continue;
+                };
+                let narrow = TensorType::new(DType::I32, ty.dims.clone());
+                match cast_operand(ret, i, narrow, DType::I64) {
+                    Ok(()) => casts += 1,
+                    Err(e) => {
+                        diagnostics::error(ret.location(), format!("cannot insert a cast: {e}"));
+                        ok = false;
+                    }
+                }
+            }
+        }
+    }
+    statistics::add(
+        PASS.argument,
+        "narrowed",
+        "Number of i64 results computed in i32",
+        narrowed,
+    );
+    statistics::add(
+        PASS.argument,
+        "casts",
+        "Number of exact casts inserted between i32 and i64",
+        casts,
+    );
+    if ok {
+        Ok(())
+    } else {
+        Err(())
+    }
+}

@@ -1,0 +1,1235 @@
+//! The algorithm of `--schedule`: from an AscGraph in GE's hint form to the impl-form
+//! kernel model (`autofuse_ascir::kernel::Schedule`) the tiling solver, the impl-form
+//! interpreter and the Ascend C translation read.
+//!
+//! Steps (GE `optimize::Optimizer`, ge_autofuse.md §6):
+//! 1. **Normalize axes**: drop axes of static size 1 and axes no node iterates on; merge
+//!    adjacent axes that every node sees the same way (both extents full and contiguous in
+//!    every GM view, or both broadcast/reduced). Each result is a [`NormAxis`].
+//! 2. **TilingGroup**: per node, axes it reduces go to R, the rest to Y (X, transposes,
+//!    is empty: no op of the hint form transposes); the kernel's group is the union.
+//! 3. **Tiling cases**: one per Y axis `u` (the UB-split axis, GE's `ub_tiling_id_y`).
+//!    A tile is a box: looped axes (Y axes before `u`) have extent 1, `u` has the tile
+//!    size `t` (`<u>t_size`, the `zT`/`zt` split), every later axis and every R axis is
+//!    whole (R axes stay in UB: GE's all-load reduce template). The tiles of all looped
+//!    axes and `zT` are merged and block-split over cores (`<M>TB`/`<M>Tb`).
+//!    A kernel without Y axes has one case without split: one tile, one block. Then one
+//!    split-reduction case per R axis, for rows longer than UB: the tile is a chunk of
+//!    the reduced axis, blocks take row groups, and each row group runs passes over the
+//!    chunks ([`SplitPlan`]): reductions accumulate chunk by chunk, what depends on them
+//!    is recomputed in later passes.
+//! 4. **Layout**: a value in UB is the row-major box of its extents (1 where its view is
+//!    broadcast or reduced) with the innermost extent padded to `align` elements, where
+//!    `align = 32 B / smallest element size` of the kernel: every row starts 32-byte
+//!    aligned for every dtype, so casts keep the layout. Buffers are rounded to 256 B so
+//!    `Compare` (count*sizeof(T) % 256 == 0 on 2201) may run over whole buffers.
+//! 5. **Buffers**: each load gets a VECIN queue and each store a VECOUT queue, double
+//!    buffered (queues beyond the chip's per-position budget share one queue block);
+//!    values computed and consumed by the vector unit get VECCALC TBuf slots, reused by
+//!    lifetime (an elementwise op may write over an operand that dies at it); one work
+//!    buffer for reductions, one mask buffer for compares and selects, one scratch buffer
+//!    for ops that need a temporary.
+//!
+//! Booleans live in UB as half 0.0/1.0 (`Compare` + `Select`), as u8 in GM.
+//!
+//! Preconditions: a verified AscGraph in hint form (every view names all axes in order,
+//! repeats are 1 or the axis size). Postconditions: `Schedule::check` holds (buffer
+//! counts within the chip's limits); every R axis is inside the tile of every case.
+//! Kernels the schedule cannot express are refused with a reason (the caller leaves them
+//! in hint form).
+
+use autofuse_ascir::chip::ChipProfile;
+use autofuse_ascir::graph::{AscGraph, AscNode};
+use autofuse_ascir::kernel::*;
+use autofuse_ir::graph::DType;
+use autofuse_symbolic::Expr;
+
+fn c(v: i64) -> Expr {
+    Expr::constant(v)
+}
+
+fn refuse<T>(message: impl Into<String>) -> Result<T, String> {
+    Err(message.into())
+}
+
+/// Builds the impl-form model of a kernel (`Schedule::build`).
+pub trait BuildSchedule: Sized {
+    /// Schedules `graph` for `chip`. Errors explain why the kernel stays in hint form.
+    fn build(graph: &AscGraph, chip: &ChipProfile) -> Result<Self, String>;
+}
+
+impl BuildSchedule for Schedule {
+    /// Schedules `graph` for `chip`. Errors explain why the kernel stays in hint form.
+    fn build(graph: &AscGraph, chip: &ChipProfile) -> Result<Schedule, String> {
+        let hint_ids = graph.sched_axis();
+        if hint_ids.is_empty() && graph.nodes.iter().any(|n| !n.view.axis.is_empty()) {
+            return refuse("views name axes the kernel does not have");
+        }
+        // Per node: full/broadcast per hint axis; GM strides.
+        let mut full_hint: Vec<Vec<bool>> = Vec::new();
+        // Concat axes (hint positions): views may cover part of them.
+        let concat_axes: Vec<usize> = (0..graph.nodes.len())
+            .filter(|&n| graph.nodes[n].op == "concat")
+            .map(|n| {
+                graph
+                    .concat_axis(n)
+                    .ok_or_else(|| format!("concat node {n} has malformed views"))
+            })
+            .collect::<Result<_, _>>()?;
+        let mut partial_hint: Vec<Vec<Option<Expr>>> = Vec::new();
+        for (i, node) in graph.nodes.iter().enumerate() {
+            if node.view.axis != hint_ids {
+                return refuse(format!(
+                    "node {i} ('{}') has a view over axes {:?}, not the loop nest {:?}",
+                    node.op, node.view.axis, hint_ids
+                ));
+            }
+            if node.view.repeats.len() != hint_ids.len()
+                || node.view.strides.len() != hint_ids.len()
+            {
+                return refuse(format!("node {i} has a malformed view"));
+            }
+            let mut f = Vec::new();
+            let mut part = Vec::new();
+            for (k, rep) in node.view.repeats.iter().enumerate() {
+                let size = &graph.axes[k].size;
+                part.push(None);
+                if rep == size && rep.as_const() != Some(1) {
+                    f.push(true);
+                } else if rep.as_const() == Some(1) && !concat_axes.contains(&k) {
+                    f.push(false);
+                } else if concat_axes.contains(&k) {
+                    // A part of a concat axis (an operand of the concat).
+                    f.push(true);
+                    part[k] = Some(rep.clone());
+                } else {
+                    return refuse(format!(
+                        "node {i} ('{}') has repeat '{rep}' on axis {} of size '{size}' \
+                         (only 1 or the whole axis are scheduled)",
+                        node.op, graph.axes[k].name
+                    ));
+                }
+            }
+            full_hint.push(f);
+            partial_hint.push(part);
+        }
+        // Nodes whose view strides are offsets into a tensor (an arange's are offsets into
+        // the range it computes), not the dense strides of a UB tile.
+        let is_gm = |n: &AscNode| matches!(n.op.as_str(), "data" | "store" | "output" | "arange");
+
+        // 1. Keep axes: not static 1, iterated by some node.
+        let kept: Vec<usize> = (0..hint_ids.len())
+            .filter(|&k| {
+                concat_axes.contains(&k)
+                    || (graph.axes[k].size.as_const() != Some(1) && full_hint.iter().any(|f| f[k]))
+            })
+            .collect();
+        // Merge runs of adjacent kept axes.
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        for &k in &kept {
+            let mergeable = groups.last().is_some_and(|g: &Vec<usize>| {
+                let a = *g.last().unwrap_or(&k);
+                // Concat axes stay axes of their own.
+                if concat_axes.contains(&a) || concat_axes.contains(&k) {
+                    return false;
+                }
+                // Only adjacent hint axes (a dropped axis in between is size 1: fine).
+                graph.nodes.iter().enumerate().all(|(n, node)| {
+                    let (fa, fb) = (full_hint[n][a], full_hint[n][k]);
+                    if fa != fb {
+                        return false;
+                    }
+                    if !fa || !is_gm(node) {
+                        return true;
+                    }
+                    node.view.strides[a]
+                        == node.view.strides[k].clone() * graph.axes[k].size.clone()
+                })
+            });
+            if mergeable {
+                if let Some(g) = groups.last_mut() {
+                    g.push(k);
+                }
+            } else {
+                groups.push(vec![k]);
+            }
+        }
+        let mut next_id = hint_ids.iter().copied().max().map_or(0, |m| m + 1);
+        let mut axes = Vec::new();
+        for g in &groups {
+            if g.len() == 1 {
+                let a = &graph.axes[g[0]];
+                axes.push(NormAxis {
+                    id: a.id,
+                    name: a.name.clone(),
+                    size: a.size.clone(),
+                    from: vec![a.id],
+                });
+            } else {
+                let size = g
+                    .iter()
+                    .fold(c(1), |acc, &k| acc * graph.axes[k].size.clone());
+                axes.push(NormAxis {
+                    id: next_id,
+                    name: g.iter().map(|&k| graph.axes[k].name.as_str()).collect(),
+                    size,
+                    from: g.iter().map(|&k| graph.axes[k].id).collect(),
+                });
+                next_id += 1;
+            }
+        }
+        let scalar_kernel = axes.is_empty();
+        if scalar_kernel {
+            // Everything has extent 1: one axis of size 1 keeps the tile rank >= 1.
+            axes.push(NormAxis {
+                id: next_id,
+                name: "zs".into(),
+                size: c(1),
+                from: Vec::new(),
+            });
+            next_id += 1;
+        }
+
+        // Node infos over normalized axes.
+        let mut nodes = Vec::new();
+        for (n, node) in graph.nodes.iter().enumerate() {
+            let mut full = Vec::new();
+            let mut partial = Vec::new();
+            let mut strides = Vec::new();
+            if scalar_kernel {
+                full.push(false);
+                partial.push(None);
+                strides.push(c(0));
+            }
+            for g in &groups {
+                let inner = *g.last().unwrap_or(&0);
+                full.push(full_hint[n][g[0]]);
+                partial.push(partial_hint[n][g[0]].clone());
+                strides.push(if is_gm(node) && full_hint[n][g[0]] {
+                    node.view.strides[inner].clone()
+                } else {
+                    c(0)
+                });
+            }
+            let mut kind = node_kind(graph, n)?;
+            if let NodeKind::Concat { axis } = &mut kind {
+                // Hint position -> normalized axis (concat axes are never merged).
+                *axis = groups
+                    .iter()
+                    .position(|g| g.contains(axis))
+                    .ok_or_else(|| format!("concat node {n} concatenates a dropped axis"))?
+                    + usize::from(scalar_kernel);
+            }
+            nodes.push(NodeInfo {
+                kind,
+                full,
+                partial,
+                gm_strides: strides,
+                dtype: node.dtype,
+                value: Place::None,
+                raw: Place::None,
+                direct: false,
+                transpose: false,
+                loc: node.loc.clone(),
+            });
+        }
+        // Reduced axes and structural checks.
+        let rank = axes.len();
+        // The first concat axis: it and every later axis stay whole in every tile (GE's
+        // n_group); kernels with a concat compute pointwise only.
+        let n_from = nodes
+            .iter()
+            .filter_map(|x| match x.kind {
+                NodeKind::Concat { axis } => Some(axis),
+                _ => None,
+            })
+            .min();
+        if n_from.is_some()
+            && nodes
+                .iter()
+                .any(|x| matches!(x.kind, NodeKind::Broadcast | NodeKind::Reduce { .. }))
+        {
+            return refuse("a kernel with a concat may not broadcast or reduce");
+        }
+        let mut r_set = vec![false; rank];
+        let partials: Vec<Vec<Option<Expr>>> = nodes.iter().map(|x| x.partial.clone()).collect();
+        for n in 0..nodes.len() {
+            let node = &graph.nodes[n];
+            let operand_full: Vec<Vec<bool>> = node
+                .operands
+                .iter()
+                .map(|&o| nodes.get(o).map(|x| x.full.clone()).unwrap_or_default())
+                .collect();
+            let me = nodes[n].full.clone();
+            match &mut nodes[n].kind {
+                NodeKind::Reduce { reduced, op } => {
+                    let Some(input) = operand_full.first() else {
+                        return refuse(format!("reduction node {n} has no operand"));
+                    };
+                    for k in 0..rank {
+                        if me[k] && !input[k] {
+                            return refuse(format!("reduction node {n} expands an axis"));
+                        }
+                        if input[k] && !me[k] {
+                            reduced.push(k);
+                            r_set[k] = true;
+                        }
+                    }
+                    if op == "prod" && reduced.last() == Some(&(rank - 1)) && input[rank - 1] {
+                        return refuse("prod over the innermost axis has no Ascend C reduction");
+                    }
+                }
+                NodeKind::Broadcast => {
+                    let Some(input) = operand_full.first() else {
+                        return refuse(format!("broadcast node {n} has no operand"));
+                    };
+                    if (0..rank).any(|k| input[k] && !me[k]) {
+                        return refuse(format!("broadcast node {n} shrinks an axis"));
+                    }
+                }
+                NodeKind::Concat { axis } => {
+                    let axis = *axis;
+                    let [l, r] = node.operands.as_slice() else {
+                        return refuse(format!("concat node {n} is not binary"));
+                    };
+                    let (pl, pr) = (&partials[*l], &partials[*r]);
+                    let mine = &partials[n];
+                    let fits = operand_full.iter().all(|f| *f == me)
+                        && (0..rank).all(|k| k == axis || (pl[k] == mine[k] && pr[k] == mine[k]));
+                    if !fits {
+                        return refuse(format!(
+                            "concat node {n}: operands differ outside the concat axis"
+                        ));
+                    }
+                }
+                NodeKind::Elementwise { .. } | NodeKind::Cast | NodeKind::Store
+                    if node
+                        .operands
+                        .iter()
+                        .any(|&o| partials.get(o).is_some_and(|x| *x != partials[n])) =>
+                {
+                    return refuse(format!(
+                        "node {n} ('{}') has an operand covering another part of a concat axis",
+                        node.op
+                    ));
+                }
+                NodeKind::Elementwise { .. } | NodeKind::Cast | NodeKind::Store => {
+                    if let Some(bad) = operand_full.iter().position(|f| *f != me) {
+                        return refuse(format!(
+                            "node {n} ('{}') has operand #{bad} with a different extent \
+                             (broadcasts must be explicit nodes)",
+                            node.op
+                        ));
+                    }
+                }
+                NodeKind::Load
+                    if operand_full.first() != Some(&me)
+                        || node
+                            .operands
+                            .first()
+                            .is_some_and(|&o| partials.get(o) != partials.get(n)) =>
+                {
+                    return refuse(format!("load {n} changes the extent of its data"));
+                }
+                _ => {}
+            }
+            // Contiguous innermost GM rows: DataCopyPad moves whole rows. A data node
+            // whose two innermost axes are swapped (stride 1 on the second-to-last) is a
+            // transposed load: rows of the source block, transposed in UB.
+            let swapped = rank >= 2
+                && matches!(nodes[n].kind, NodeKind::Data { .. })
+                && nodes[n].full[rank - 1]
+                && nodes[n].full[rank - 2]
+                && nodes[n].gm_strides[rank - 2] == c(1)
+                && nodes[n].partial[rank - 1].is_none()
+                && nodes[n].partial[rank - 2].is_none();
+            if swapped {
+                nodes[n].transpose = true;
+            } else if matches!(nodes[n].kind, NodeKind::Data { .. } | NodeKind::Store)
+                && nodes[n].full[rank - 1]
+                && nodes[n].gm_strides[rank - 1] != c(1)
+                && nodes[n].partial[rank - 1].as_ref().and_then(Expr::as_const) != Some(1)
+            {
+                return refuse(format!(
+                    "GM view of node {n} is not contiguous along the innermost axis (stride '{}')",
+                    nodes[n].gm_strides[rank - 1]
+                ));
+            }
+        }
+        let y: Vec<usize> = (0..rank).filter(|&k| !r_set[k]).collect();
+        let r: Vec<usize> = (0..rank).filter(|&k| r_set[k]).collect();
+        // Loads of swapped data transpose in UB (2-D blocks of the two innermost axes).
+        for n in 0..nodes.len() {
+            let data = graph.nodes[n].operands.first().copied();
+            if nodes[n].kind == NodeKind::Load
+                && data.is_some_and(|d| nodes.get(d).is_some_and(|x| x.transpose))
+            {
+                nodes[n].transpose = true;
+            }
+        }
+        let transposes = nodes
+            .iter()
+            .any(|x| x.transpose && x.kind == NodeKind::Load);
+        if transposes {
+            if n_from.is_some() || !r.is_empty() {
+                return refuse(
+                    "a kernel whose loads transpose the innermost axis computes pointwise only",
+                );
+            }
+            if nodes.iter().any(|x| x.kind == NodeKind::Broadcast) {
+                return refuse(
+                    "a kernel whose loads transpose the innermost axis may not broadcast",
+                );
+            }
+            if let Some(bad) = nodes.iter().find(|x| {
+                x.transpose
+                    && x.kind == NodeKind::Load
+                    && !matches!(x.dtype, DType::F32 | DType::F16)
+            }) {
+                return refuse(format!(
+                    "a load of {} that transposes the innermost axis is not supported (Transpose \
+                     is used on f32 and f16)",
+                    bad.dtype
+                ));
+            }
+        }
+
+        // Element sizes: the alignment unit covers every UB and raw GM type.
+        let mut min_size = 4i64;
+        let mut max_size = 1i64;
+        for node in &nodes {
+            let s = ub_size(node.dtype).min(gm_size(node.dtype));
+            min_size = min_size.min(s);
+            max_size = max_size.max(ub_size(node.dtype));
+        }
+        if max_size > 4 {
+            return refuse("64-bit element types are not scheduled");
+        }
+        let align = 32 / min_size.max(1);
+
+        // 3. Cases.
+        let mut cases = Vec::new();
+        let case_for = |split: Option<usize>, key: u32| -> Case {
+            let mut in_tile = Vec::new();
+            let mut looped = Vec::new();
+            for (k, &reduced) in r_set.iter().enumerate() {
+                match split {
+                    Some(u) if k < u && !reduced => looped.push(k),
+                    _ => in_tile.push(k),
+                }
+            }
+            let (tile_var, tile_align, block_name) = match split {
+                Some(u) => {
+                    let name = &axes[u].name;
+                    let last = in_tile.last() == Some(&u);
+                    let merged: String = looped
+                        .iter()
+                        .map(|&k| axes[k].name.as_str())
+                        .chain(std::iter::once(name.as_str()))
+                        .collect();
+                    (
+                        Some(format!("{name}t_size")),
+                        if last { align } else { 1 },
+                        format!("{merged}T"),
+                    )
+                }
+                None => (None, 1, "zT".to_string()),
+            };
+            Case {
+                key,
+                split,
+                in_tile,
+                looped,
+                tile_var,
+                tile_align,
+                block_var: format!("{block_name}b_size"),
+                block_name,
+                reduce_split: split.is_some_and(|u| r_set[u]),
+                inner_block: None,
+            }
+        };
+        // Axes from the first concat axis on are never split (GE's n_group).
+        let splittable: Vec<usize> = y
+            .iter()
+            .copied()
+            .filter(|&u| n_from.is_none_or(|first| u < first))
+            .collect();
+        if transposes {
+            // One case (GE's x_group): the second-to-last axis is split by `t`, the
+            // innermost axis in blocks of TRANSPOSE_BLOCK elements (or whole when
+            // statically smaller); every outer axis is looped.
+            let mut case = case_for(Some(rank - 2), 0);
+            let inner = &axes[rank - 1].size;
+            let block = match inner.as_const() {
+                Some(v) if v < TRANSPOSE_BLOCK => inner.clone(),
+                _ => c(TRANSPOSE_BLOCK),
+            };
+            case.tile_align = align;
+            case.inner_block = Some((rank - 1, block));
+            case.block_name = format!(
+                "{}{}T",
+                case.block_name.trim_end_matches('T'),
+                axes[rank - 1].name
+            );
+            case.block_var = format!("{}b_size", case.block_name);
+            cases.push(case);
+        } else if splittable.is_empty() {
+            cases.push(case_for(None, 0));
+        } else {
+            for (key, &u) in splittable.iter().enumerate() {
+                cases.push(case_for(Some(u), key as u32));
+            }
+        }
+        // Split-reduction cases, for rows too long to stay in UB.
+        for &u in &r {
+            let key = cases.len() as u32;
+            cases.push(case_for(Some(u), key));
+        }
+
+        let mut schedule = Schedule {
+            kernel: graph.name.clone(),
+            axes,
+            y,
+            r,
+            cases,
+            nodes,
+            queues: Vec::new(),
+            slots: Vec::new(),
+            extras: Extras::default(),
+            align,
+            symbols: graph.sizes.clone(),
+            inputs: graph.inputs.clone(),
+            outputs: graph.outputs.clone(),
+            source_ops: graph.source_ops.clone(),
+            next_axis_id: next_id,
+            operands: graph.nodes.iter().map(|n| n.operands.clone()).collect(),
+            persistent: Vec::new(),
+            node_groups: (0..graph.nodes.len())
+                .map(|n| autofuse_ascir::tiling_group::node_group(graph, n).map(|g| g.to_string()))
+                .collect(),
+            hint_group: autofuse_ascir::tiling_group::graph_group(
+                graph,
+                None,
+                autofuse_ascir::tiling_group::Mode::Schedule,
+            )
+            .or_else(|_| {
+                autofuse_ascir::tiling_group::graph_group(
+                    graph,
+                    None,
+                    autofuse_ascir::tiling_group::Mode::CanFuse,
+                )
+            })
+            .map(|g| g.to_string())
+            .unwrap_or_else(|conflict| format!("conflict: {conflict}")),
+        };
+        schedule.persistent = vec![false; schedule.nodes.len()];
+        for case in schedule.cases.clone().iter().filter(|c| c.reduce_split) {
+            if let Some(plan) = schedule.split_plan(case) {
+                for (p, &x) in schedule.persistent.iter_mut().zip(&plan.persistent) {
+                    *p |= x;
+                }
+            }
+        }
+        schedule.check_ops(graph, chip)?;
+        schedule.allocate(graph, chip)?;
+        if n_from.is_some() {
+            schedule.check_concat_slabs_fit(chip)?;
+        }
+        if transposes {
+            schedule.fit_transpose_block(chip)?;
+        }
+        Ok(schedule)
+    }
+}
+
+/// The steps of `build` after the axes and cases are known.
+trait Steps {
+    fn fit_transpose_block(&mut self, chip: &ChipProfile) -> Result<(), String>;
+    fn check_concat_slabs_fit(&self, chip: &ChipProfile) -> Result<(), String>;
+    fn check_ops(&self, graph: &AscGraph, chip: &ChipProfile) -> Result<(), String>;
+    fn allocate(&mut self, graph: &AscGraph, chip: &ChipProfile) -> Result<(), String>;
+}
+
+impl Steps for Schedule {
+    /// The innermost block of a transpose case: TRANSPOSE_BLOCK elements, or 32, 16, 8
+    /// (multiples of the layout alignment) when the smallest tile would take more than
+    /// half of the chip's UB (the `Transpose` temporary alone is `(c + 2) * 512` bytes).
+    /// Refuses the kernel when not even the smallest block fits, rather than hand the
+    /// tiling an infeasible kernel (only a shrunken `ub-bytes` does that).
+    fn fit_transpose_block(&mut self, chip: &ChipProfile) -> Result<(), String> {
+        let operands = self.operands.clone();
+        let Some(case) = self.cases.first().cloned() else {
+            return Ok(());
+        };
+        let Some((b, _)) = case.inner_block.clone() else {
+            return Ok(());
+        };
+        let inner = self.axes[b].size.clone();
+        let ub = chip.ub_usable as i64;
+        let mut fitting: Option<(Case, i64)> = None;
+        for block in [TRANSPOSE_BLOCK, 32, 16, 8] {
+            if block % self.align != 0 {
+                continue;
+            }
+            let extent = match inner.as_const() {
+                Some(v) if v < block => inner.clone(),
+                _ => c(block),
+            };
+            let mut trial = case.clone();
+            trial.inner_block = Some((b, extent));
+            let mut env = std::collections::HashMap::new();
+            if let Some(var) = &trial.tile_var {
+                env.insert(var.clone(), trial.tile_align.max(1));
+            }
+            let Ok(bytes) = self.ub_expr(&trial, &operands).eval_map(&env) else {
+                return Ok(());
+            };
+            if bytes <= ub && fitting.is_none() {
+                fitting = Some((trial.clone(), bytes));
+            }
+            if bytes * 2 <= ub {
+                fitting = Some((trial, bytes));
+                break;
+            }
+        }
+        match fitting {
+            Some((trial, _)) => {
+                self.cases[0] = trial;
+                Ok(())
+            }
+            None => refuse(format!(
+                "the smallest tile of this transposing kernel does not fit the {} bytes of UB of {}",
+                ub, chip.name
+            )),
+        }
+    }
+
+    /// A concat kernel's tiles hold whole slabs (the concat axis and later axes), so its
+    /// smallest tile has a fixed size when the slab is static: refuse the kernel when no
+    /// case's smallest tile fits the chip's UB (only a shrunken `ub-bytes` does that to a
+    /// kernel `--lower-to-ascir` built), rather than hand the tiling an infeasible kernel.
+    fn check_concat_slabs_fit(&self, chip: &ChipProfile) -> Result<(), String> {
+        let operands = self.operands.clone();
+        let mut smallest: Option<i64> = None;
+        for case in &self.cases {
+            let mut env = std::collections::HashMap::new();
+            if let Some(var) = &case.tile_var {
+                env.insert(var.clone(), case.tile_align.max(1));
+            }
+            // Symbolic slabs are decided at run time by the tiling function.
+            let Ok(bytes) = self.ub_expr(case, &operands).eval_map(&env) else {
+                return Ok(());
+            };
+            smallest = Some(smallest.map_or(bytes, |m: i64| m.min(bytes)));
+        }
+        match smallest {
+            Some(bytes) if bytes > chip.ub_usable as i64 => refuse(format!(
+                "the smallest tile of this concat kernel (whole concat slabs) needs {bytes} bytes \
+                 of UB, {} has {}",
+                chip.name, chip.ub_usable
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// Checks every node is emitted by the generator in its element types.
+    fn check_ops(&self, graph: &AscGraph, chip: &ChipProfile) -> Result<(), String> {
+        for (n, info) in self.nodes.iter().enumerate() {
+            let node = &graph.nodes[n];
+            let operand_dtype = node.operands.first().map(|&o| graph.nodes[o].dtype);
+            match &info.kind {
+                NodeKind::Elementwise { op } => {
+                    let arith = match op.as_str() {
+                        "select" | "where" => graph
+                            .nodes
+                            .get(node.operands.get(1).copied().unwrap_or(usize::MAX))
+                            .map(|x| ub_dtype(x.dtype))
+                            .unwrap_or(info.dtype),
+                        _ => ub_dtype(operand_dtype.unwrap_or(info.dtype)),
+                    };
+                    let known = unary_supported(op)
+                        || binary_supported(op)
+                        || compare_supported(op)
+                        || matches!(op.as_str(), "select" | "where");
+                    if !known {
+                        return refuse(format!("no Ascend C lowering for ascir.{op} yet"));
+                    }
+                    // Rounding is a float -> float Cast (f32, or f16 staged in f32).
+                    if matches!(op.as_str(), "floor" | "ceil" | "round")
+                        && !matches!(arith, DType::F32 | DType::F16)
+                    {
+                        return refuse(format!("ascir.{op} on {arith} is not supported"));
+                    }
+                    if compare_supported(op) {
+                        let ok = matches!(arith, DType::F32 | DType::F16 | DType::I32);
+                        if !ok {
+                            return refuse(format!("ascir.{op} on {arith} is not supported"));
+                        }
+                        continue;
+                    }
+                    // int32 abs is emitted as max(-x, x).
+                    let apis = if op == "abs" && arith == DType::I32 {
+                        &["Muls", "Max"][..]
+                    } else {
+                        apis_of(op)
+                    };
+                    for api in apis {
+                        let d = if *api == "Compares" {
+                            DType::F16
+                        } else {
+                            arith
+                        };
+                        if !chip.api_supports(api, d) {
+                            return refuse(format!(
+                                "ascir.{op} needs {api} on {d}, which {} does not support",
+                                chip.name
+                            ));
+                        }
+                    }
+                }
+                NodeKind::Reduce { op, .. } => {
+                    let d = ub_dtype(info.dtype);
+                    let ok = match op.as_str() {
+                        "sum" | "mean" | "prod" => matches!(d, DType::F32 | DType::F16),
+                        "max" | "min" | "any" | "all" => matches!(d, DType::F32 | DType::F16),
+                        _ => false,
+                    };
+                    if !ok {
+                        return refuse(format!(
+                            "reduction ascir.{op} on {} is not supported",
+                            info.dtype
+                        ));
+                    }
+                }
+                NodeKind::Cast => {
+                    let from = operand_dtype.unwrap_or(info.dtype);
+                    if !cast_supported(from, info.dtype) {
+                        return refuse(format!("cast {from} -> {} is not supported", info.dtype));
+                    }
+                }
+                NodeKind::Broadcast => {
+                    let s = ub_size(info.dtype);
+                    if s != 2 && s != 4 {
+                        return refuse(format!("broadcast of {} is not supported", info.dtype));
+                    }
+                }
+                NodeKind::Scalar { .. } => {
+                    let s = ub_size(info.dtype);
+                    if s != 2 && s != 4 {
+                        return refuse(format!("scalar of {} is not supported", info.dtype));
+                    }
+                }
+                NodeKind::Arange { .. }
+                    if !crate::lower_to_ascir::lowering::arange_computable(info.dtype) =>
+                {
+                    return refuse(format!("arange of {} is not supported", info.dtype));
+                }
+                NodeKind::Concat { .. } => {
+                    let s = ub_size(info.dtype);
+                    if s != 2 && s != 4 {
+                        return refuse(format!("concat of {} is not supported", info.dtype));
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Queue, slot and extra-buffer assignment (lifetimes in node order).
+    fn allocate(&mut self, graph: &AscGraph, chip: &ChipProfile) -> Result<(), String> {
+        let count = self.nodes.len();
+        // Last use of each value (stores count as a use at their own position).
+        let mut last_use = vec![0usize; count];
+        for (n, node) in graph.nodes.iter().enumerate() {
+            for &o in &node.operands {
+                if o < count {
+                    last_use[o] = last_use[o].max(n);
+                }
+            }
+        }
+        // Queues.
+        let loads: Vec<usize> = (0..count)
+            .filter(|&n| self.nodes[n].kind == NodeKind::Load)
+            .collect();
+        let stores: Vec<usize> = (0..count)
+            .filter(|&n| self.nodes[n].kind == NodeKind::Store)
+            .collect();
+        let max_q = chip.max_queues_per_position.max(1) as usize;
+        let per_pos_buffers = chip.max_queue_buffers_per_position;
+        for (position, members) in [(Position::VecIn, &loads), (Position::VecOut, &stores)] {
+            if members.is_empty() {
+                continue;
+            }
+            let queues = members.len().min(max_q);
+            let first = self.queues.len();
+            for _ in 0..queues {
+                self.queues.push(Queue {
+                    position,
+                    count: 2,
+                    members: Vec::new(),
+                });
+            }
+            // Spread round-robin: each queue gets members in node order.
+            for (i, &n) in members.iter().enumerate() {
+                let q = first + i % queues;
+                let member = self.queues[q].members.len();
+                self.queues[q].members.push(n);
+                let place = Place::Queue { queue: q, member };
+                if position == Position::VecIn {
+                    self.nodes[n].raw = place;
+                } else {
+                    self.nodes[n].value = place;
+                }
+            }
+            if queues as u64 * 2 > per_pos_buffers {
+                for q in &mut self.queues[first..] {
+                    q.count = 1;
+                }
+            }
+        }
+        // Direct stores: a compute producer, not bool, stored once.
+        let mut stored_once = vec![false; count];
+        for &s in &stores {
+            let Some(&p) = graph.nodes[s].operands.first() else {
+                return refuse(format!("store {s} without operand"));
+            };
+            let producer = &self.nodes[p];
+            let computes = matches!(
+                producer.kind,
+                NodeKind::Elementwise { .. }
+                    | NodeKind::Cast
+                    | NodeKind::Reduce { .. }
+                    | NodeKind::Broadcast
+                    | NodeKind::Scalar { .. }
+                    | NodeKind::Arange { .. }
+                    | NodeKind::Concat { .. }
+            );
+            // Only a value used by nothing but its store may live in the store's queue
+            // (a split-reduction pass may recompute it without the store).
+            let only_use = (0..count)
+                .filter(|&x| self.operands[x].contains(&p))
+                .count()
+                == 1;
+            if computes
+                && producer.dtype != DType::Bool
+                && !stored_once[p]
+                && only_use
+                && !self.persistent[p]
+            {
+                stored_once[p] = true;
+                self.nodes[s].direct = true;
+                self.nodes[p].value = self.nodes[s].value;
+            }
+        }
+        // Loads of non-bool values are used straight from their queue tensor (except
+        // transposing loads: `Transpose` writes a VECCALC slot).
+        for &l in &loads {
+            if self.nodes[l].dtype != DType::Bool && !self.nodes[l].transpose {
+                self.nodes[l].value = self.nodes[l].raw;
+            }
+        }
+        // Slots by lifetime.
+        let mut slot_members: Vec<Vec<usize>> = Vec::new();
+        let mut free: Vec<usize> = Vec::new();
+        let mut live_until: Vec<(usize, usize)> = Vec::new(); // (slot, last use)
+        for n in 0..count {
+            // Release slots whose value died before this node.
+            let mut i = 0;
+            while i < live_until.len() {
+                if live_until[i].1 < n {
+                    free.push(live_until[i].0);
+                    live_until.swap_remove(i);
+                } else {
+                    i += 1;
+                }
+            }
+            let needs_slot = self.nodes[n].value == Place::None
+                && matches!(
+                    self.nodes[n].kind,
+                    NodeKind::Load
+                        | NodeKind::Elementwise { .. }
+                        | NodeKind::Cast
+                        | NodeKind::Reduce { .. }
+                        | NodeKind::Broadcast
+                        | NodeKind::Scalar { .. }
+                        | NodeKind::Arange { .. }
+                        | NodeKind::Concat { .. }
+                );
+            if !needs_slot {
+                continue;
+            }
+            if self.persistent[n] {
+                // Lives across chunks and passes: a slot of its own.
+                slot_members.push(vec![n]);
+                self.nodes[n].value = Place::Slot {
+                    slot: slot_members.len() - 1,
+                };
+                continue;
+            }
+            // In place over an operand that dies here (same extent and element type).
+            let mut chosen = None;
+            if let NodeKind::Elementwise { op } = &self.nodes[n].kind {
+                if !compare_supported(op) {
+                    for &o in &graph.nodes[n].operands {
+                        if last_use[o] != n
+                            || self.nodes[o].full != self.nodes[n].full
+                            || ub_dtype(self.nodes[o].dtype) != ub_dtype(self.nodes[n].dtype)
+                        {
+                            continue;
+                        }
+                        if let Place::Slot { slot } = self.nodes[o].value {
+                            // Still in live_until: take it over.
+                            if let Some(pos) = live_until.iter().position(|&(s, _)| s == slot) {
+                                live_until.swap_remove(pos);
+                                chosen = Some(slot);
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+            let slot = match chosen {
+                Some(s) => s,
+                None => {
+                    // Prefer a free slot whose members have this node's extent and size.
+                    let same = free.iter().position(|&s| {
+                        slot_members[s].iter().all(|&m| {
+                            self.nodes[m].full == self.nodes[n].full
+                                && ub_size(self.nodes[m].dtype) == ub_size(self.nodes[n].dtype)
+                        })
+                    });
+                    match same.or(if free.is_empty() { None } else { Some(0) }) {
+                        Some(i) => free.swap_remove(i),
+                        None => {
+                            slot_members.push(Vec::new());
+                            slot_members.len() - 1
+                        }
+                    }
+                }
+            };
+            slot_members[slot].push(n);
+            self.nodes[n].value = Place::Slot { slot };
+            live_until.push((slot, last_use[n].max(n)));
+        }
+        self.slots = slot_members;
+        // Extras.
+        for (n, info) in self.nodes.iter().enumerate() {
+            let operand_dtype = graph.nodes[n]
+                .operands
+                .first()
+                .map(|&o| graph.nodes[o].dtype);
+            match &info.kind {
+                NodeKind::Reduce { reduced, .. } => {
+                    let last = self.axes.len() - 1;
+                    if reduced.contains(&last) {
+                        self.extras.work = true;
+                        if reduced.len() > 1 {
+                            self.extras.scratch = true;
+                        }
+                    }
+                    if matches!(info.kind, NodeKind::Reduce { ref op, .. } if op == "mean") {
+                        // Muls by 1/N needs nothing extra.
+                    }
+                }
+                NodeKind::Elementwise { op } => {
+                    if compare_supported(op) || matches!(op.as_str(), "select" | "where") {
+                        self.extras.mask = true;
+                    }
+                    if scratch_factor(&info.kind, info.dtype, operand_dtype) > 0 {
+                        self.extras.scratch = true;
+                    }
+                }
+                NodeKind::Cast => {
+                    let from = operand_dtype.unwrap_or(info.dtype);
+                    if info.dtype == DType::Bool || from == DType::Bool {
+                        self.extras.mask = true;
+                    }
+                    if scratch_factor(&info.kind, info.dtype, operand_dtype) > 0 {
+                        self.extras.scratch = true;
+                    }
+                }
+                NodeKind::Load if info.transpose => self.extras.scratch = true,
+                NodeKind::Store if !info.direct && info.dtype == DType::Bool => {}
+                _ => {}
+            }
+        }
+        self.extras.part = self.cases.iter().any(|c| c.reduce_split);
+        let buffers =
+            buffer_count(&self.queues, self.slots.len(), &self.extras) + u64::from(self.hoists());
+        if buffers > chip.max_buffers {
+            return refuse(format!(
+                "{buffers} buffers exceed the TPipe limit of {}",
+                chip.max_buffers
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn node_kind(graph: &AscGraph, n: usize) -> Result<NodeKind, String> {
+    let node = &graph.nodes[n];
+    let op = node.op.as_str();
+    Ok(match op {
+        "data" => NodeKind::Data {
+            input: node.index.unwrap_or(0),
+        },
+        "output" => NodeKind::Output {
+            index: node.index.unwrap_or(0),
+        },
+        "load" => {
+            let offset = attr_text(node, "offset");
+            if offset.is_some_and(|o| o.trim_matches('"') != "0") {
+                return refuse("loads with a non-zero offset are not scheduled");
+            }
+            NodeKind::Load
+        }
+        "store" => {
+            let offset = attr_text(node, "offset");
+            if offset.is_some_and(|o| o.trim_matches('"') != "0") {
+                return refuse("stores with a non-zero offset are not scheduled");
+            }
+            NodeKind::Store
+        }
+        "broadcast" => NodeKind::Broadcast,
+        "cast" => NodeKind::Cast,
+        "arange" => {
+            let (start, delta) = node.arange_terms()?;
+            NodeKind::Arange { start, delta }
+        }
+        "scalar" | "fill" => {
+            let value = attr_text(node, "value")
+                .and_then(|v| v.trim_matches('"').parse::<f64>().ok())
+                .ok_or_else(|| format!("{op} node {n} without a numeric value"))?;
+            NodeKind::Scalar { value }
+        }
+        r if REDUCE_OPS.contains(&r) => NodeKind::Reduce {
+            op: r.to_string(),
+            reduced: Vec::new(),
+        },
+        "concat" => NodeKind::Concat {
+            // The hint position; `build` turns it into the normalized axis.
+            axis: graph
+                .concat_axis(n)
+                .ok_or_else(|| format!("concat node {n} has malformed views"))?,
+        },
+        "workspace" | "transpose" | "split" | "gather" => {
+            return refuse(format!("ascir.{op} is not scheduled yet"))
+        }
+        other => NodeKind::Elementwise {
+            op: other.to_string(),
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lower_to_ascir::lowering::lower_op;
+    use autofuse_ir::attr::AttrValue;
+    use autofuse_ir::graph::TensorType;
+    use std::collections::BTreeMap as Map;
+
+    fn t(dtype: DType, dims: &[&str]) -> TensorType {
+        TensorType::with_dims(dtype, dims).unwrap()
+    }
+
+    fn chip() -> ChipProfile {
+        ChipProfile::lookup("ascend910b").unwrap()
+    }
+
+    #[test]
+    fn pointwise_axes_merge_into_one() {
+        let g = lower_op(
+            "ascend.add",
+            &Map::new(),
+            &[
+                t(DType::F32, &["s0", "s1", "8"]),
+                t(DType::F32, &["s0", "s1", "8"]),
+            ],
+            &[t(DType::F32, &["s0", "s1", "8"])],
+            None,
+            "k",
+        )
+        .unwrap();
+        let s = Schedule::build(&g, &chip()).unwrap();
+        assert_eq!(s.axes.len(), 1);
+        assert_eq!(s.axes[0].name, "z0z1z2");
+        assert_eq!(s.axes[0].size, Expr::parse("s0*s1*8").unwrap());
+        assert_eq!(s.cases.len(), 1);
+        assert_eq!(s.cases[0].tile_align, 8);
+        assert_eq!(s.queues.len(), 3);
+        assert!(s.queues.iter().all(|q| q.count == 2));
+        // The add writes straight into the store's queue.
+        assert!(s.slots.is_empty());
+    }
+
+    #[test]
+    fn concat_axes_stay_whole_and_apart() {
+        let mut attrs = Map::new();
+        attrs.insert("axis".to_string(), AttrValue::Int(1));
+        let g = lower_op(
+            "ascend.concat",
+            &attrs,
+            &[
+                t(DType::F32, &["s0", "3", "8"]),
+                t(DType::F32, &["s0", "5", "8"]),
+            ],
+            &[t(DType::F32, &["s0", "8", "8"])],
+            None,
+            "k",
+        )
+        .unwrap();
+        let s = Schedule::build(&g, &chip()).unwrap();
+        // The concat axis merges with nothing; only the axis before it is split.
+        assert_eq!(s.axes.len(), 3);
+        assert_eq!(s.cases.len(), 1);
+        assert_eq!(s.cases[0].split, Some(0));
+        assert_eq!(s.cases[0].in_tile, vec![0, 1, 2]);
+        let concat = g.nodes.iter().position(|n| n.op == "concat").unwrap();
+        assert_eq!(s.nodes[concat].kind, NodeKind::Concat { axis: 1 });
+        // Each input's load covers its part of the axis; the concat's value is a slot.
+        let ext = s.tile_extents(&s.cases[0], &Expr::symbol("t"));
+        let loads: Vec<usize> = (0..g.nodes.len())
+            .filter(|&n| s.nodes[n].kind == NodeKind::Load)
+            .collect();
+        assert_eq!(
+            s.node_box(&s.cases[0], loads[0], &ext)[1],
+            Expr::constant(3)
+        );
+        assert_eq!(
+            s.node_box(&s.cases[0], loads[1], &ext)[1],
+            Expr::constant(5)
+        );
+        assert_eq!(s.node_box(&s.cases[0], concat, &ext)[1], Expr::constant(8));
+        assert!(matches!(
+            s.nodes[concat].value,
+            Place::Slot { .. } | Place::Queue { .. }
+        ));
+        // A shrunken UB that cannot hold one tile of whole slabs refuses the kernel.
+        let tiny = chip().with_overrides(1024, 4).unwrap();
+        let err = Schedule::build(&g, &tiny).unwrap_err();
+        assert!(err.contains("whole concat slabs"), "{err}");
+    }
+
+    #[test]
+    fn transposed_loads_keep_their_axes() {
+        let mut attrs = Map::new();
+        attrs.insert(
+            "perm".to_string(),
+            AttrValue::Array(vec![
+                AttrValue::Int(1),
+                AttrValue::Int(0),
+                AttrValue::Int(2),
+            ]),
+        );
+        let g = lower_op(
+            "ascend.transpose",
+            &attrs,
+            &[t(DType::F16, &["s0", "6", "20"])],
+            &[t(DType::F16, &["6", "s0", "20"])],
+            None,
+            "k",
+        )
+        .unwrap();
+        let s = Schedule::build(&g, &chip()).unwrap();
+        // The permuted GM strides keep the three axes apart; rows stay contiguous.
+        assert_eq!(s.axes.len(), 3);
+        let data = g.nodes.iter().position(|n| n.op == "data").unwrap();
+        assert_eq!(
+            s.nodes[data].gm_strides,
+            vec![Expr::constant(20), Expr::constant(120), Expr::constant(1)]
+        );
+    }
+
+    #[test]
+    fn innermost_transposes_tile_both_axes() {
+        let mut attrs = Map::new();
+        attrs.insert(
+            "perm".to_string(),
+            AttrValue::Array(vec![
+                AttrValue::Int(0),
+                AttrValue::Int(2),
+                AttrValue::Int(1),
+            ]),
+        );
+        let g = lower_op(
+            "ascend.transpose",
+            &attrs,
+            &[t(DType::F32, &["s0", "s1", "s2"])],
+            &[t(DType::F32, &["s0", "s2", "s1"])],
+            None,
+            "k",
+        )
+        .unwrap();
+        let s = Schedule::build(&g, &chip()).unwrap();
+        let load = g.nodes.iter().position(|n| n.op == "load").unwrap();
+        assert!(s.nodes[load].transpose);
+        // The Transpose writes a VECCALC slot from the raw queue tensor.
+        assert!(matches!(s.nodes[load].value, Place::Slot { .. }));
+        assert!(s.extras.scratch);
+        // One case: z1 split by t, z2 in blocks of 64, the batch axis looped.
+        assert_eq!(s.cases.len(), 1);
+        let case = &s.cases[0];
+        assert_eq!(case.split, Some(1));
+        assert_eq!(case.looped, vec![0]);
+        assert_eq!(case.tile_align, 8);
+        assert_eq!(case.inner_block, Some((2, Expr::constant(TRANSPOSE_BLOCK))));
+        assert_eq!(
+            s.outer_expr(case),
+            Expr::symbol("s0") * Expr::symbol("s1").ceil_div(&Expr::constant(64))
+        );
+        assert!(s.hoisted(case).is_empty());
+        // Both layouts padded: t rows x 64.
+        let t = Expr::symbol("z1t_size");
+        assert_eq!(
+            s.elems(case, load),
+            t.align(&Expr::constant(8)) * Expr::constant(64)
+        );
+    }
+
+    #[test]
+    fn broadcast_keeps_axes_apart() {
+        let g = lower_op(
+            "ascend.add",
+            &Map::new(),
+            &[t(DType::F32, &["s0", "16"]), t(DType::F32, &["1", "16"])],
+            &[t(DType::F32, &["s0", "16"])],
+            None,
+            "k",
+        )
+        .unwrap();
+        let s = Schedule::build(&g, &chip()).unwrap();
+        assert_eq!(s.axes.len(), 2);
+        assert_eq!(s.cases.len(), 2);
+        assert_eq!(s.cases[0].in_tile, vec![0, 1]);
+        assert_eq!(s.cases[1].looped, vec![0]);
+        assert_eq!(s.slots.len(), 1, "the broadcast gets one VECCALC slot");
+    }
+
+    #[test]
+    fn reductions_stay_in_the_tile() {
+        let mut attrs = Map::new();
+        attrs.insert("axes".into(), AttrValue::Array(vec![AttrValue::Int(1)]));
+        let g = lower_op(
+            "ascend.reduce_sum",
+            &attrs,
+            &[t(DType::F32, &["s0", "s1"])],
+            &[t(DType::F32, &["s0", "1"])],
+            None,
+            "k",
+        )
+        .unwrap();
+        let s = Schedule::build(&g, &chip()).unwrap();
+        assert_eq!(s.y, vec![0]);
+        assert_eq!(s.r, vec![1]);
+        // All-load (split rows) and split reduction (chunks of a row, in passes).
+        assert_eq!(s.cases.len(), 2);
+        assert!(!s.cases[0].reduce_split && s.cases[1].reduce_split);
+        let plan = s.split_plan(&s.cases[1]).unwrap();
+        assert_eq!(plan.passes, 1);
+        assert!(s.extras.work && s.extras.part);
+        let recs = s.records(&Schedule::operands_of(&g));
+        assert!(recs.lines[0].contains("y = [0], r = [1]"));
+    }
+}
