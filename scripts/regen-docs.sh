@@ -5,7 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --quiet --bin autofuse-opt
 opt=target/debug/autofuse-opt
-$opt --emit-irdl -o dialects/irdl/autofuse.irdl.mlir
+for d in ascend ascir tiling; do
+  $opt --emit-irdl=$d -o dialects/$d/$d.irdl.mlir
+done
 $opt --emit-pass-docs -o docs/passes.md
 for d in ascend ascir tiling; do
   $opt --emit-dialect-docs=$d -o docs/dialects/$d.md

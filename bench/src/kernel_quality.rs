@@ -3,7 +3,7 @@
 //!
 //! For every graph (`examples/*.mlir`, `bench/quality/graphs/*.mlir`) at one or two
 //! concrete shapes, in-process through the library crates:
-//! 1. the pipeline with `fuse` (`autofuse_tools::ascendc::run::prepare_module`), one g++
+//! 1. the pipeline with `fuse` (`autofuse_tools::run::prepare_module`), one g++
 //!    build of the kernels against the emulation (cached), and one run of the entry graph
 //!    whose kernel calls go through a hook that solves each call's tiling for the chip
 //!    profile (`tiling_solver::solve`) and launches it on the emulation. Per kernel call:
@@ -26,8 +26,8 @@ use autofuse_ir::tensor::Tensor;
 use autofuse_mlir::context::create_context;
 use autofuse_passes::auto_tiling::solver;
 use autofuse_tiling::tiling::Tiling;
-use autofuse_tools::ascendc::run::{self, PreparedKernel, PreparedModule, RunOptions, SimBuild};
 use autofuse_tools::input::parse_symbol_values as parse_symbols;
+use autofuse_tools::run::{self, PreparedKernel, PreparedModule, RunOptions, SimBuild};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -36,7 +36,7 @@ use std::time::Instant;
 
 /// Clock used to turn cycles into microseconds. The chip profile's bandwidth constant
 /// (18 B/cycle per core) was derived from ~1.6 TB/s over 48 cores at this clock; neither
-/// number is documented (`dialects/core/src/chip.rs`).
+/// number is documented (`dialects/ascir/src/chip.rs`).
 pub const CLOCK_HZ: f64 = 1.85e9;
 
 /// An estimate further than this factor from the roofline (either way) is flagged.
@@ -558,7 +558,7 @@ fn bench_graph(
                 .iter()
                 .zip(&u.outputs)
                 .try_fold(0.0f64, |worst, (a, b)| {
-                    autofuse_tools::execute::compare(b, a).map(|e| worst.max(e))
+                    autofuse_tools::run::execute::compare(b, a).map(|e| worst.max(e))
                 })
         };
         eprintln!(

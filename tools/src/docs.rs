@@ -16,8 +16,9 @@ pub fn dialect_doc(dialect: Dialect) -> String {
     let _ = writeln!(out, "{}\n", dialect.summary());
     let _ = writeln!(
         out,
-        "Defined in IRDL generated from `dialects/core/src/catalogue.rs`; ops print in generic form \
-         (`\"{}.op\"(...) {{...}} : (...) -> ...`). Checks beyond IRDL are in `dialects/mlir/src/verify.rs`.\n",
+        "Defined in IRDL generated from `dialects/{}/src/ops.rs`; ops print in generic form \
+         (`\"{}.op\"(...) {{...}} : (...) -> ...`). Checks beyond IRDL are in `lib/mlir/src/verify.rs`.\n",
+        dialect.name(),
         dialect.name()
     );
     let attrs: Vec<_> = dialect_attrs().filter(|a| a.dialect == dialect).collect();

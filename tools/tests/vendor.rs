@@ -7,9 +7,9 @@
 //! the repository (where CI has them); without them these tests say so and pass.
 
 use autofuse_ir::tensor::Tensor;
-use autofuse_tools::ascendc::run::{self, PreparedKernel, PreparedModule, RunOptions, SimBuild};
-use autofuse_tools::ascendc::vendor::{self, VendorHeaders};
-use autofuse_tools::execute::compare;
+use autofuse_tools::run::execute::compare;
+use autofuse_tools::run::vendor::{self, VendorHeaders};
+use autofuse_tools::run::{self, PreparedKernel, PreparedModule, RunOptions, SimBuild};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -205,9 +205,9 @@ fn vendor_path_bundled_examples() {
                 }
             }
             module.complete_symbols(&entry, &mut symbols);
-            let types = autofuse_tools::execute::argument_types(graph).expect("types");
+            let types = autofuse_tools::run::execute::argument_types(graph).expect("types");
             let inputs =
-                autofuse_tools::execute::random_tensors(&types, &symbols, 17).expect("inputs");
+                autofuse_tools::run::execute::random_tensors(&types, &symbols, 17).expect("inputs");
             let (f, n) = run_both(
                 module,
                 &builds,
@@ -273,7 +273,7 @@ fn vendor_path_random_graphs() {
     for (seed, graph, module) in &prepared {
         for trial in 0..3u64 {
             let symbols = graph.trial_symbols(*seed, trial);
-            let inputs = autofuse_tools::execute::random_tensors(
+            let inputs = autofuse_tools::run::execute::random_tensors(
                 &graph.inputs,
                 &symbols,
                 seed * 1000 + trial,

@@ -1,4 +1,4 @@
-//! Reads `func.func` bodies into the Rust graph model of `autofuse-core`.
+//! Reads `func.func` bodies into the Rust graph model of `autofuse-ir`.
 //!
 //! Preconditions: the module verified. Only the entry block of a function is read (our
 //! graphs have one block). Types and attributes are read from their printed form (see

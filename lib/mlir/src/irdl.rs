@@ -13,7 +13,8 @@ pub fn dialect_irdl(dialect: Dialect) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "// Generated from dialects/core/src/catalogue.rs by `autofuse-opt --emit-irdl`; do not edit."
+        "// Generated from dialects/{}/src/ops.rs by `autofuse-opt --emit-irdl`; do not edit.",
+        dialect.name()
     );
     let _ = writeln!(out, "irdl.dialect @{} {{", dialect.name());
     for attr in dialect_attrs().filter(|a| a.dialect == dialect) {

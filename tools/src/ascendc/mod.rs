@@ -20,8 +20,6 @@
 
 pub mod host;
 pub mod kernel;
-pub mod run;
-pub mod vendor;
 
 use autofuse_ascir::chip::ChipProfile;
 use autofuse_ascir::graph::AscGraph;

@@ -9,7 +9,8 @@ use autofuse_mlir::{
     context::create_context, diagnostics, parse::parse_module, raw, verify::verify_module,
 };
 use autofuse_passes::{options::PassOptions, pipeline, registry, statistics};
-use autofuse_tools::{docs, execute, expected, input};
+use autofuse_tools::run::execute;
+use autofuse_tools::{docs, expected, input};
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use melior::{
     ir::operation::{OperationLike, OperationPrintingFlags},
@@ -100,7 +101,15 @@ fn command() -> Command {
         )
         .arg(Arg::new("output-dir").long("output-dir").help("Write --interpret outputs as out<N>.npy into this directory"))
         .arg(flag("show-dialects", "List the loaded dialects and exit"))
-        .arg(flag("emit-irdl", "Print the IRDL definition of the autofuse dialects and exit"))
+        .arg(
+            Arg::new("emit-irdl")
+                .long("emit-irdl")
+                .num_args(0..=1)
+                .require_equals(true)
+                .default_missing_value("all")
+                .value_parser(["all", "ascend", "ascir", "tiling"])
+                .help("Print the IRDL definition of the autofuse dialects (or of one: =ascend) and exit"),
+        )
         .arg(flag("emit-pass-docs", "Print the pass reference (Markdown) and exit"))
         .arg(
             Arg::new("emit-dialect-docs")
@@ -366,8 +375,11 @@ fn main() -> ExitCode {
         .unwrap_or_else(|| "-".into());
     let emitted = if matches.get_flag("list-passes") {
         Some(list_passes())
-    } else if matches.get_flag("emit-irdl") {
-        Some(autofuse_mlir::context::irdl_source().to_string())
+    } else if let Some(name) = matches.get_one::<String>("emit-irdl") {
+        match Dialect::ALL.into_iter().find(|d| d.name() == name) {
+            Some(dialect) => Some(autofuse_mlir::irdl::dialect_irdl(dialect)),
+            None => Some(autofuse_mlir::context::irdl_source().to_string()),
+        }
     } else if matches.get_flag("emit-pass-docs") {
         Some(docs::passes_doc())
     } else if let Some(name) = matches.get_one::<String>("emit-dialect-docs") {

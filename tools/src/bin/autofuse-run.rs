@@ -26,11 +26,11 @@ use autofuse_ir::attr::AttrValue;
 use autofuse_ir::graph::{Dim, TensorType};
 use autofuse_ir::tensor::Tensor;
 use autofuse_mlir::context::create_context;
-use autofuse_tools::ascendc::run::{self, RunOptions};
-use autofuse_tools::ascendc::vendor::{self, VendorHeaders};
 use autofuse_tools::ascendc::{self, KernelInput};
-use autofuse_tools::execute::compare;
 use autofuse_tools::input;
+use autofuse_tools::run::execute::compare;
+use autofuse_tools::run::vendor::{self, VendorHeaders};
+use autofuse_tools::run::{self, RunOptions};
 use clap::{Arg, ArgAction, Command};
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -666,10 +666,10 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
         let symbols = &completed;
         let inputs: Vec<Tensor> = if !files.is_empty() {
             let files: Vec<&String> = files.iter().collect();
-            autofuse_tools::execute::read_inputs(graph, &files)?
+            autofuse_tools::run::execute::read_inputs(graph, &files)?
         } else {
-            autofuse_tools::execute::random_tensors(
-                &autofuse_tools::execute::argument_types(graph)?,
+            autofuse_tools::run::execute::random_tensors(
+                &autofuse_tools::run::execute::argument_types(graph)?,
                 symbols,
                 seed,
             )?

@@ -1058,7 +1058,7 @@ fn empty_reduction(b: &mut Builder, x: &Val, op: &str, reduced: &[usize], keep: 
         {
             // Infinities and NaN are computed from zeros rather than written as dense
             // literals: MLIR prints them as hex bit patterns, which the attribute reader
-            // of autofuse-core takes for integers.
+            // of autofuse-ascend takes for integers.
             let zero = fill(b, 0.0);
             match op {
                 "ReduceMean" => bin(b, "div", &zero, &zero)?,

@@ -12,7 +12,7 @@ use super::proto::{
     TensorShapeProto, TypeProto, TypeTensor, TypeValue, ValueInfoProto, DATA_LOCATION_EXTERNAL,
 };
 use super::*;
-use crate::execute::{compare, run_pipeline, Program};
+use crate::run::execute::{compare, run_pipeline, Program};
 use autofuse_ir::graph::DType;
 use autofuse_ir::tensor::{SplitMix64, Tensor};
 use melior::ir::operation::OperationLike;

@@ -16,8 +16,10 @@
 //!
 //! An emulation violation (exit status 3) is an error naming kernel, API and line.
 
-use super::{translate_kernel, KernelInput, KernelSources};
-use crate::execute::Program;
+pub mod execute;
+pub mod vendor;
+
+use crate::ascendc::{translate_kernel, KernelInput, KernelSources};
 use autofuse_ascend::interp::bind_symbols;
 use autofuse_ascir::chip::ChipProfile;
 use autofuse_ascir::graph::AscGraph;
@@ -35,6 +37,7 @@ use autofuse_passes::{pipeline, registry};
 use autofuse_symbolic::Expr;
 use autofuse_tiling::tiling as tiling_solver;
 use autofuse_tiling::tiling::{Tiling, TilingModel};
+use execute::Program;
 use melior::ir::{operation::OperationLike, Module};
 use melior::pass::PassManager;
 use std::collections::HashMap;
@@ -346,7 +349,7 @@ pub fn prepare_module(
 }
 
 /// The byte size of a tensor of type `ty`, as a C++ `size_t` expression.
-fn bytes_c(ty: &TensorType, names: &super::CNames) -> Result<String, String> {
+fn bytes_c(ty: &TensorType, names: &crate::ascendc::CNames) -> Result<String, String> {
     Ok(format!(
         "static_cast<size_t>({}) * {}",
         dims_c(ty, names)?,
@@ -354,7 +357,7 @@ fn bytes_c(ty: &TensorType, names: &super::CNames) -> Result<String, String> {
     ))
 }
 
-fn dims_c(ty: &TensorType, names: &super::CNames) -> Result<String, String> {
+fn dims_c(ty: &TensorType, names: &crate::ascendc::CNames) -> Result<String, String> {
     let mut e = Expr::constant(1);
     for d in &ty.dims {
         match d {
@@ -371,7 +374,7 @@ fn launcher(k: &PreparedKernel) -> Result<String, String> {
     let mut o = String::new();
     let _ = writeln!(o, "static int run_{sym}(const Request& rq) {{");
     let _ = writeln!(o, "    af_{sym}::TilingData t{{}};");
-    let names = super::CNames::new(&k.schedule.symbols);
+    let names = crate::ascendc::CNames::new(&k.schedule.symbols);
     for (i, s) in k.schedule.symbols.iter().enumerate() {
         let _ = writeln!(
             o,
@@ -538,7 +541,7 @@ pub fn sim_headers_hash(sim_include: &Path) -> Result<Vec<u8>, String> {
 }
 
 /// How a driver is compiled: the CPU emulation (`sim/include`) or the vendor's Ascend C
-/// headers over autofuse's ISA model (`sim/vendor`, see [`super::vendor`]).
+/// headers over autofuse's ISA model (`sim/vendor`, see [`vendor`]).
 #[derive(Clone, Debug)]
 pub struct Toolchain {
     /// Compiler flags (standard, optimisation, defines).
@@ -576,7 +579,7 @@ pub fn driver_files(kernels: &[&PreparedKernel]) -> Result<Vec<(String, String)>
         seen.entry(k.symbol.clone()).or_insert(*k);
     }
     let mut driver = String::from(DRIVER_PRELUDE);
-    let mut files: Vec<(String, String)> = super::shared_files()
+    let mut files: Vec<(String, String)> = crate::ascendc::shared_files()
         .into_iter()
         .filter(|(n, _)| n.starts_with("include/"))
         .map(|(n, c)| (n.trim_start_matches("include/").to_string(), c))
@@ -661,7 +664,7 @@ pub fn build_with(
         RUN_COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     );
     let src = dir.join(format!("src.{unique}"));
-    super::write_files(&src, &files)?;
+    crate::ascendc::write_files(&src, &files)?;
     let tmp = dir.join(format!("driver.{unique}"));
     let pch = if toolchain.pch {
         precompiled_header(options, toolchain, &flags, &headers_hash)
