@@ -1,7 +1,7 @@
 // af_tiling_host.h - the host side of generated tiling functions: the solver that
 // picks the tiling case, the tile size and the block dim from runtime symbol values.
 //
-// It performs exactly the steps of autofuse_core::tiling_solver::solve (Rust), on the
+// It performs exactly the steps of autofuse_passes::auto_tiling::solver::solve (Rust), on the
 // same integer expressions, so host and compiler choose the same tiling (the runner
 // compares both):
 //   per case: S = split extent, O = looped count, a = tile alignment,
@@ -39,7 +39,7 @@ inline int64_t af_max(int64_t a, int64_t b) { return a > b ? a : b; }
 
 namespace af_host {
 
-// Chip numbers the solver uses (autofuse_core::chip::ChipProfile).
+// Chip numbers the solver uses (autofuse_ascir::chip::ChipProfile).
 struct Chip {
     int64_t cores;
     int64_t ub_bytes;
