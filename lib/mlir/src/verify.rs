@@ -3,10 +3,10 @@
 //! Run by the tools after parsing and after every pass. Checks, each reported as an
 //! error at the op's location:
 //! 1. `ascend` ops: element types supported, broadcast compatibility, result shapes and
-//!    dtypes equal to those the shape rules compute, axes and permutations in range.
-//! 2. AscGraphs (`func.func` with `ascir.axes`): axis ids unique and defined, axis kinds
-//!    known, sizes parse and use only declared symbols, every node's `sched_axis` and
-//!    view name defined axes, view lists have one entry per axis.
+//!    dtypes equal to those the shape rules compute (`autofuse_ascend::shape`), axes and
+//!    permutations in range.
+//! 2. AscGraphs (`func.func` with `ascir.axes`): the rules of `autofuse_ascir::verify`
+//!    (axes, sizes, `sched_axis` and views).
 //!
 //! Every check is a function of uniqued MLIR storage (op name, types, attributes), and
 //! large modules repeat the same few combinations thousands of times (one kernel per op
@@ -16,16 +16,16 @@
 
 use crate::diagnostics;
 use crate::extract::{attribute_value, functions, read_attributes, type_text};
-use crate::registry::{lookup, Dialect, AXIS_KINDS};
+use crate::registry::{lookup, Dialect};
 use autofuse_ascend::shape::{infer, OpShapeQuery};
-use autofuse_ir::attr::AttrValue;
+use autofuse_ascir::verify::{axis_table, verify_sched_axis, verify_view, AxisTable};
 use autofuse_ir::graph::{Dim, TensorType};
-use autofuse_symbolic::{Expr, Relation, ShapeEnv, Tri};
+use autofuse_symbolic::{Relation, ShapeEnv, Tri};
 use melior::ir::{
     attribute::AttributeLike, block::BlockLike, operation::OperationLike, r#type::TypeLike,
     BlockRef, Location, OperationRef, RegionLike, ValueLike,
 };
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 /// Address of uniqued MLIR storage (an identifier, type or attribute); unique while the
@@ -203,12 +203,6 @@ fn compare_types(want: &TensorType, have: &TensorType, env: &ShapeEnv) -> Option
     None
 }
 
-/// The axes of an AscGraph and the size symbols its expressions may use.
-struct AxisTable {
-    ids: BTreeSet<i64>,
-    symbols: BTreeSet<String>,
-}
-
 fn verify_ascgraph<'c, 'a>(
     func: &OperationRef<'c, 'a>,
     block: BlockRef<'c, 'a>,
@@ -223,7 +217,7 @@ fn verify_ascgraph<'c, 'a>(
         None => {
             let location = func.location();
             let Some((table, valid)) = axis_table(
-                location,
+                &mut |message| error_at(location, message),
                 sizes.map(attribute_value),
                 axes.map(attribute_value),
             ) else {
@@ -249,9 +243,9 @@ fn verify_ascgraph<'c, 'a>(
             }
             let value = attribute_value(attr);
             let valid = if kind == 0 {
-                verify_sched_axis(op.location(), &value, &table)
+                verify_sched_axis(&mut |m| error_at(op.location(), m), &value, &table)
             } else {
-                verify_view(op.location(), &value, &table)
+                verify_view(&mut |m| error_at(op.location(), m), &value, &table)
             };
             match (valid, key) {
                 (true, Some(key)) => {
@@ -261,181 +255,6 @@ fn verify_ascgraph<'c, 'a>(
                 (false, _) => ok = false,
             }
         }
-    }
-    ok
-}
-
-/// Reads the axis table of an AscGraph, reporting what is wrong at `location`; `None`
-/// when the table cannot be read at all, else the table and whether it is valid.
-fn axis_table(
-    location: Location,
-    sizes: Option<AttrValue>,
-    axes: Option<AttrValue>,
-) -> Option<(AxisTable, bool)> {
-    let mut ok = true;
-    let mut symbols: BTreeSet<String> = BTreeSet::new();
-    match sizes.as_ref().and_then(AttrValue::as_strs) {
-        Some(list) => {
-            for s in list {
-                match Expr::parse(s) {
-                    Ok(e) if e.as_symbol().is_some() => {
-                        symbols.insert(s.to_string());
-                    }
-                    _ => {
-                        error_at(
-                            location,
-                            format!("'ascir.sizes' entry '{s}' is not a symbol name"),
-                        );
-                        ok = false;
-                    }
-                }
-            }
-        }
-        None => {
-            error_at(
-                location,
-                "AscGraph needs 'ascir.sizes', an array of symbol names",
-            );
-            return None;
-        }
-    }
-    let Some(axes) = axes.as_ref().and_then(AttrValue::as_array) else {
-        error_at(location, "'ascir.axes' must be an array of #ascir.axis");
-        return None;
-    };
-    // Tile and block splits introduce size variables named after their inner axis.
-    for axis in axes {
-        if let Some(params) = axis.dialect_params("ascir.axis") {
-            if let Some(name) = params.get(1).and_then(AttrValue::as_str) {
-                symbols.insert(format!("{name}_size"));
-            }
-        }
-    }
-    let mut ids = BTreeSet::new();
-    for axis in axes {
-        let Some(params) = axis.dialect_params("ascir.axis") else {
-            error_at(
-                location,
-                "'ascir.axes' must contain only #ascir.axis attributes",
-            );
-            ok = false;
-            continue;
-        };
-        let id = params.first().and_then(AttrValue::as_int);
-        let kind = params.get(3).and_then(AttrValue::as_str);
-        let size = params.get(2).and_then(AttrValue::as_str);
-        let Some(id) = id else {
-            error_at(location, "axis id must be an integer");
-            ok = false;
-            continue;
-        };
-        if !ids.insert(id) {
-            error_at(location, format!("axis id {id} is defined twice"));
-            ok = false;
-        }
-        if !kind.is_some_and(|k| AXIS_KINDS.contains(&k)) {
-            error_at(
-                location,
-                format!(
-                    "axis {id} has kind {kind:?}; expected one of {}",
-                    AXIS_KINDS.join(", ")
-                ),
-            );
-            ok = false;
-        }
-        if let Some(size) = size {
-            ok &= check_expr(location, &format!("size of axis {id}"), size, &symbols);
-        }
-    }
-    Some((AxisTable { ids, symbols }, ok))
-}
-
-fn verify_sched_axis(location: Location, sched: &AttrValue, table: &AxisTable) -> bool {
-    let Some(ids) = sched.as_ints() else {
-        error_at(location, "'sched_axis' must be an array of axis ids");
-        return false;
-    };
-    let mut ok = true;
-    for id in ids {
-        if !table.ids.contains(&id) {
-            error_at(location, format!("sched_axis names undefined axis {id}"));
-            ok = false;
-        }
-    }
-    ok
-}
-
-fn check_expr(location: Location, what: &str, text: &str, symbols: &BTreeSet<String>) -> bool {
-    match Expr::parse(text) {
-        Err(e) => {
-            error_at(
-                location,
-                format!("{what}: '{text}' is not an expression ({e})"),
-            );
-            false
-        }
-        Ok(expr) => {
-            let undefined: Vec<String> = expr
-                .symbols()
-                .into_iter()
-                .filter(|s| !symbols.contains(s))
-                .collect();
-            if undefined.is_empty() {
-                true
-            } else {
-                error_at(
-                    location,
-                    format!(
-                        "{what} uses undefined symbol(s) {}; declare them in 'ascir.sizes'",
-                        undefined.join(", ")
-                    ),
-                );
-                false
-            }
-        }
-    }
-}
-
-fn verify_view(location: Location, view: &AttrValue, table: &AxisTable) -> bool {
-    let Some(params) = view.dialect_params("ascir.view") else {
-        error_at(location, "expected a #ascir.view attribute");
-        return false;
-    };
-    let (Some(axis), Some(repeats), Some(strides)) = (
-        params.first().and_then(AttrValue::as_ints),
-        params.get(1).and_then(AttrValue::as_strs),
-        params.get(2).and_then(AttrValue::as_strs),
-    ) else {
-        error_at(
-            location,
-            "#ascir.view needs three arrays: axis ids, repeat expressions, stride expressions",
-        );
-        return false;
-    };
-    let mut ok = true;
-    if repeats.len() != axis.len() || strides.len() != axis.len() {
-        error_at(
-            location,
-            format!(
-                "view has {} axes but {} repeats and {} strides",
-                axis.len(),
-                repeats.len(),
-                strides.len()
-            ),
-        );
-        ok = false;
-    }
-    for id in &axis {
-        if !table.ids.contains(id) {
-            error_at(location, format!("view names undefined axis {id}"));
-            ok = false;
-        }
-    }
-    for r in repeats {
-        ok &= check_expr(location, "view repeat", r, &table.symbols);
-    }
-    for s in strides {
-        ok &= check_expr(location, "view stride", s, &table.symbols);
     }
     ok
 }
