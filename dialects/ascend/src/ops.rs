@@ -2,7 +2,7 @@
 //! encoding (see `docs/dialects/ascend.md`, generated from them).
 
 use autofuse_ir::catalogue::{
-    a, v, AttrKind, AttrSpec, Category, Dialect, DialectAttrSpec, OpSpec, ValueSpec, NONE,
+    a, v, AttrKind, AttrSpec, Category, Dialect, DialectAttrSpec, OpIndex, OpSpec, ValueSpec, NONE,
     NO_ATTRS, X, XY, Y,
 };
 use autofuse_ir::{binary_ops, unary_ops};
@@ -410,17 +410,8 @@ pub fn lookup(full_name: &str) -> Option<&'static OpSpec> {
     lookup_short(full_name.strip_prefix("ascend.")?)
 }
 
-/// Looks up an op by its name without the dialect prefix. Passes ask for every node of
-/// every kernel, so the rows are indexed once.
+/// Looks up an op by its name without the dialect prefix.
 pub fn lookup_short(name: &str) -> Option<&'static OpSpec> {
-    static INDEX: std::sync::OnceLock<std::collections::HashMap<&'static str, &'static OpSpec>> =
-        std::sync::OnceLock::new();
-    let index = INDEX.get_or_init(|| {
-        let mut index = std::collections::HashMap::new();
-        for op in ops() {
-            index.entry(op.name).or_insert(op);
-        }
-        index
-    });
-    index.get(name).copied()
+    static INDEX: OpIndex = OpIndex::new();
+    INDEX.get(ops, name)
 }

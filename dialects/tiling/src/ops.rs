@@ -2,7 +2,7 @@
 //! `docs/dialects/tiling.md`).
 
 use autofuse_ir::catalogue::{
-    a, AttrKind, AttrSpec, Category, Dialect, DialectAttrSpec, OpSpec, NONE,
+    a, AttrKind, AttrSpec, Category, Dialect, DialectAttrSpec, OpIndex, OpSpec, NONE,
 };
 
 const fn tiling(name: &'static str, attrs: &'static [AttrSpec], summary: &'static str) -> OpSpec {
@@ -120,17 +120,8 @@ pub fn lookup(full_name: &str) -> Option<&'static OpSpec> {
     lookup_short(full_name.strip_prefix("tiling.")?)
 }
 
-/// Looks up an op by its name without the dialect prefix. Passes ask for every node of
-/// every kernel, so the rows are indexed once.
+/// Looks up an op by its name without the dialect prefix.
 pub fn lookup_short(name: &str) -> Option<&'static OpSpec> {
-    static INDEX: std::sync::OnceLock<std::collections::HashMap<&'static str, &'static OpSpec>> =
-        std::sync::OnceLock::new();
-    let index = INDEX.get_or_init(|| {
-        let mut index = std::collections::HashMap::new();
-        for op in ops() {
-            index.entry(op.name).or_insert(op);
-        }
-        index
-    });
-    index.get(name).copied()
+    static INDEX: OpIndex = OpIndex::new();
+    INDEX.get(ops, name)
 }

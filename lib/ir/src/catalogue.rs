@@ -206,3 +206,38 @@ macro_rules! binary_ops {
         [ $( $ctor($name, $cat, $crate::catalogue::XY, $attrs, $doc) ),* ]
     };
 }
+
+/// One dialect's rows indexed by op name, built on first use: passes ask for every node of
+/// every kernel, so a dialect keeps one of these in a `static`.
+pub struct OpIndex {
+    index: std::sync::OnceLock<std::collections::HashMap<&'static str, &'static OpSpec>>,
+}
+
+impl OpIndex {
+    pub const fn new() -> OpIndex {
+        OpIndex {
+            index: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The row named `name` among `rows` (the first of a name wins).
+    pub fn get<I>(&self, rows: impl FnOnce() -> I, name: &str) -> Option<&'static OpSpec>
+    where
+        I: Iterator<Item = &'static OpSpec>,
+    {
+        let index = self.index.get_or_init(|| {
+            let mut index = std::collections::HashMap::new();
+            for op in rows() {
+                index.entry(op.name).or_insert(op);
+            }
+            index
+        });
+        index.get(name).copied()
+    }
+}
+
+impl Default for OpIndex {
+    fn default() -> OpIndex {
+        OpIndex::new()
+    }
+}

@@ -2224,6 +2224,19 @@ mod tests {
         }
     }
 
+    /// A kernel of one unary op reading value `input` of type `t` and writing `output`.
+    fn unary(op: &str, t: &TensorType, input: ValueId, output: ValueId, number: usize) -> Kernel {
+        kernel(
+            op,
+            BTreeMap::new(),
+            std::slice::from_ref(t),
+            t.clone(),
+            &[input],
+            output,
+            number,
+        )
+    }
+
     /// Softmax over the last axis of [s0, 8], as decompose and lower produce it:
     /// v0 = x; v1 = max(v0); v2 = v0 - v1; v3 = exp(v2); v4 = sum(v3); v5 = v3 / v4.
     fn softmax_kernels() -> Vec<Kernel> {
@@ -2248,15 +2261,7 @@ mod tests {
                 2,
                 1,
             ),
-            kernel(
-                "ascend.exp",
-                BTreeMap::new(),
-                std::slice::from_ref(&full),
-                full.clone(),
-                &[2],
-                3,
-                2,
-            ),
+            unary("ascend.exp", &full, 2, 3, 2),
             kernel(
                 "ascend.reduce_sum",
                 reduce_attrs(1),
@@ -2370,24 +2375,8 @@ mod tests {
         // v1 = exp(x) is also returned: the fused kernel writes both v1 and v2.
         let t = ty(DType::F32, &["4"]);
         let kernels = vec![
-            kernel(
-                "ascend.exp",
-                BTreeMap::new(),
-                std::slice::from_ref(&t),
-                t.clone(),
-                &[0],
-                1,
-                0,
-            ),
-            kernel(
-                "ascend.abs",
-                BTreeMap::new(),
-                std::slice::from_ref(&t),
-                t.clone(),
-                &[1],
-                2,
-                1,
-            ),
+            unary("ascend.exp", &t, 0, 1, 0),
+            unary("ascend.abs", &t, 1, 2, 1),
         ];
         let model = model_of(&kernels, 3, &[2, 1]);
         let plan = plan(&model, &Limits::default(), &mut ShapeEnv::new(), &mut 10);
@@ -2407,24 +2396,8 @@ mod tests {
     fn siblings_share_the_load_of_a_common_input() {
         let t = ty(DType::F32, &["s0"]);
         let kernels = vec![
-            kernel(
-                "ascend.exp",
-                BTreeMap::new(),
-                std::slice::from_ref(&t),
-                t.clone(),
-                &[0],
-                1,
-                0,
-            ),
-            kernel(
-                "ascend.abs",
-                BTreeMap::new(),
-                std::slice::from_ref(&t),
-                t.clone(),
-                &[0],
-                2,
-                1,
-            ),
+            unary("ascend.exp", &t, 0, 1, 0),
+            unary("ascend.abs", &t, 0, 2, 1),
         ];
         let model = model_of(&kernels, 3, &[1, 2]);
         let plan = plan(&model, &Limits::default(), &mut ShapeEnv::new(), &mut 10);
@@ -2525,15 +2498,7 @@ mod tests {
     fn cycles_and_caps_are_refused() {
         // k0: v1 = exp(v0); an op outside reads v1 and writes v2; k1: v3 = v1 + v2.
         let t = ty(DType::F32, &["4"]);
-        let k0 = kernel(
-            "ascend.exp",
-            BTreeMap::new(),
-            std::slice::from_ref(&t),
-            t.clone(),
-            &[0],
-            1,
-            0,
-        );
+        let k0 = unary("ascend.exp", &t, 0, 1, 0);
         let k1 = kernel(
             "ascend.add",
             BTreeMap::new(),

@@ -268,6 +268,26 @@ impl Builder {
         self.nodes.len() - 1
     }
 
+    /// `store` of `value` with the result's GM view, returned as kernel output 0.
+    fn store_output(&mut self, value: usize, dtype: DType, view: View) {
+        let stored = self.push(
+            "store",
+            vec![value],
+            dtype,
+            view.clone(),
+            vec![("offset".into(), "\"0\"".into())],
+        );
+        self.nodes.push(AscNode {
+            op: "output".into(),
+            operands: vec![stored],
+            dtype,
+            view,
+            attrs: Vec::new(),
+            index: Some(0),
+            loc: self.loc.clone(),
+        });
+    }
+
     fn cast(&mut self, node: usize, dtype: DType) -> usize {
         if self.nodes[node].dtype == dtype {
             return node;
@@ -654,22 +674,7 @@ pub fn lower_op_with(
             strides: gm_strides(&loop_dims),
         }
     };
-    let stored = b.push(
-        "store",
-        vec![value],
-        result.dtype,
-        store_view.clone(),
-        vec![("offset".into(), "\"0\"".into())],
-    );
-    b.nodes.push(AscNode {
-        op: "output".into(),
-        operands: vec![stored],
-        dtype: result.dtype,
-        view: store_view,
-        attrs: Vec::new(),
-        index: Some(0),
-        loc: b.loc.clone(),
-    });
+    b.store_output(value, result.dtype, store_view);
 
     let mut sizes = BTreeSet::new();
     for dims in operand_dims.iter().chain(std::iter::once(&result_dims)) {
@@ -745,22 +750,7 @@ fn lower_range(
         inlined: vec![Some(range.clone())],
     };
     let value = b.read_view(0, result.dtype, view.clone());
-    let stored = b.push(
-        "store",
-        vec![value],
-        result.dtype,
-        view.clone(),
-        vec![("offset".into(), "\"0\"".into())],
-    );
-    b.nodes.push(AscNode {
-        op: "output".into(),
-        operands: vec![stored],
-        dtype: result.dtype,
-        view,
-        attrs: Vec::new(),
-        index: Some(0),
-        loc: b.loc.clone(),
-    });
+    b.store_output(value, result.dtype, view);
     let mut sizes = BTreeSet::new();
     for d in &dims {
         d.collect_symbols(&mut sizes);
