@@ -563,6 +563,22 @@ fn emit_stage(ctx: &Ctx, stage: &Stage, indent: &str) -> Result<String, String> 
         );
     }
     let member_offset = |q: usize, m: usize| cx(s, &s.queue_offset(case, q, m));
+    // A queue tensor taken with `take` (AllocTensor / DeQue): a queue of one member hands
+    // out that member's tensor; a shared queue hands out one block (`block_decl`), which
+    // holds each member at its offset.
+    let member_decl = |q: usize, m: usize, n: usize, name: &str, take: &str| -> String {
+        let t = gm_type(s.nodes[n].dtype);
+        if s.queues[q].members.len() == 1 {
+            format!("LocalTensor<{t}> {name} = q{q}.{take}<{t}>();")
+        } else {
+            format!(
+                "LocalTensor<{t}> {name} = q{q}_blk[static_cast<uint32_t>({})].ReinterpretCast<{t}>();",
+                member_offset(q, m)
+            )
+        }
+    };
+    let block_decl =
+        |q: usize, take: &str| format!("LocalTensor<uint8_t> q{q}_blk = q{q}.{take}<uint8_t>();");
     let stage_queues = |position: autofuse_ascir::kernel::Position| -> Vec<usize> {
         (0..s.queues.len())
             .filter(|&q| {
@@ -580,24 +596,12 @@ fn emit_stage(ctx: &Ctx, stage: &Stage, indent: &str) -> Result<String, String> 
             let queue = &s.queues[q];
             let single = queue.members.len() == 1;
             if !single {
-                let _ = writeln!(
-                    o,
-                    "{indent}    LocalTensor<uint8_t> q{q}_blk = q{q}.AllocTensor<uint8_t>();"
-                );
+                let _ = writeln!(o, "{indent}    {}", block_decl(q, "AllocTensor"));
             }
             for (m, &n) in queue.members.iter().enumerate() {
-                let t = gm_type(s.nodes[n].dtype);
-                if single {
-                    let _ = writeln!(
-                        o,
-                        "{indent}    LocalTensor<{t}> r{n} = q{q}.AllocTensor<{t}>();"
-                    );
-                } else if in_stage(n) {
-                    let _ = writeln!(
-                        o,
-                        "{indent}    LocalTensor<{t}> r{n} = q{q}_blk[static_cast<uint32_t>({})].ReinterpretCast<{t}>();",
-                        member_offset(q, m)
-                    );
+                if single || in_stage(n) {
+                    let decl = member_decl(q, m, n, &format!("r{n}"), "AllocTensor");
+                    let _ = writeln!(o, "{indent}    {decl}");
                 }
                 if !in_stage(n) {
                     continue;
@@ -639,54 +643,27 @@ fn emit_stage(ctx: &Ctx, stage: &Stage, indent: &str) -> Result<String, String> 
     // ---- Compute
     let _ = writeln!(o, "{indent}// Compute: vector unit\n{indent}{{");
     let ind = format!("{indent}    ");
-    for &q in &vin {
+    // VECIN members this stage reads, and every VECOUT member (a shared block is
+    // allocated whole).
+    for (&q, take, only_read) in vin
+        .iter()
+        .map(|q| (q, "DeQue", true))
+        .chain(vout.iter().map(|q| (q, "AllocTensor", false)))
+    {
         let queue = &s.queues[q];
-        if queue.members.len() == 1 {
-            let n = queue.members[0];
-            let t = gm_type(s.nodes[n].dtype);
-            let _ = writeln!(o, "{ind}LocalTensor<{t}> r{n} = q{q}.DeQue<{t}>();");
-        } else {
-            let _ = writeln!(
-                o,
-                "{ind}LocalTensor<uint8_t> q{q}_blk = q{q}.DeQue<uint8_t>();"
-            );
-            for (m, &n) in queue.members.iter().enumerate() {
-                if !in_stage(n) {
-                    continue;
-                }
-                let t = gm_type(s.nodes[n].dtype);
-                let _ = writeln!(
-                    o,
-                    "{ind}LocalTensor<{t}> r{n} = q{q}_blk[static_cast<uint32_t>({})].ReinterpretCast<{t}>();",
-                    member_offset(q, m)
-                );
-            }
+        if queue.members.len() != 1 {
+            let _ = writeln!(o, "{ind}{}", block_decl(q, take));
         }
-    }
-    for &q in &vout {
-        let queue = &s.queues[q];
-        if queue.members.len() == 1 {
-            let n = queue.members[0];
-            let t = gm_type(s.nodes[n].dtype);
-            let _ = writeln!(
-                o,
-                "{ind}LocalTensor<{t}> {} = q{q}.AllocTensor<{t}>();",
-                ctx.store_tensor(n)
-            );
-        } else {
-            let _ = writeln!(
-                o,
-                "{ind}LocalTensor<uint8_t> q{q}_blk = q{q}.AllocTensor<uint8_t>();"
-            );
-            for (m, &n) in queue.members.iter().enumerate() {
-                let t = gm_type(s.nodes[n].dtype);
-                let _ = writeln!(
-                    o,
-                    "{ind}LocalTensor<{t}> {} = q{q}_blk[static_cast<uint32_t>({})].ReinterpretCast<{t}>();",
-                    ctx.store_tensor(n),
-                    member_offset(q, m)
-                );
+        for (m, &n) in queue.members.iter().enumerate() {
+            if queue.members.len() != 1 && only_read && !in_stage(n) {
+                continue;
             }
+            let name = if only_read {
+                format!("r{n}")
+            } else {
+                ctx.store_tensor(n)
+            };
+            let _ = writeln!(o, "{ind}{}", member_decl(q, m, n, &name, take));
         }
     }
     // Hoisted loads: in the `hoist` buffer for the whole block.
@@ -776,30 +753,18 @@ fn emit_stage(ctx: &Ctx, stage: &Stage, indent: &str) -> Result<String, String> 
             let single = queue.members.len() == 1;
             if single {
                 let n = queue.members[0];
-                let t = gm_type(s.nodes[n].dtype);
-                let _ = writeln!(
-                    o,
-                    "{ind}LocalTensor<{t}> {} = q{q}.DeQue<{t}>();",
-                    ctx.store_tensor(n)
-                );
+                let decl = member_decl(q, 0, n, &ctx.store_tensor(n), "DeQue");
+                let _ = writeln!(o, "{ind}{decl}");
             } else {
-                let _ = writeln!(
-                    o,
-                    "{ind}LocalTensor<uint8_t> q{q}_blk = q{q}.DeQue<uint8_t>();"
-                );
+                let _ = writeln!(o, "{ind}{}", block_decl(q, "DeQue"));
             }
             for (m, &n) in queue.members.iter().enumerate() {
                 if !in_stage(n) {
                     continue;
                 }
-                let t = gm_type(s.nodes[n].dtype);
                 if !single {
-                    let _ = writeln!(
-                        o,
-                        "{ind}LocalTensor<{t}> {} = q{q}_blk[static_cast<uint32_t>({})].ReinterpretCast<{t}>();",
-                        ctx.store_tensor(n),
-                        member_offset(q, m)
-                    );
+                    let decl = member_decl(q, m, n, &ctx.store_tensor(n), "DeQue");
+                    let _ = writeln!(o, "{ind}{decl}");
                 }
                 let output = g
                     .nodes
