@@ -8,7 +8,7 @@
 //! Ascend IR interpreter (`interp::run_node`), so both levels share one definition of
 //! every operation.
 
-use crate::graph::{AscGraph, View};
+use crate::graph::{AscGraph, AscNode, View};
 use autofuse_ascend::interp::{run_node, InterpError};
 use autofuse_ir::attr::{parse_attr, AttrValue};
 use autofuse_ir::graph::{Dim, TensorType};
@@ -97,6 +97,25 @@ fn bind_type(
         }
     }
     Ok(())
+}
+
+/// The values of an `arange` node over `shape`: `start + delta * offset(index)`, rounded
+/// to its element type (`offset` is the element offset of an index in the range, which
+/// each interpreter derives from its own view of the tile).
+pub fn arange_tile(
+    node: &AscNode,
+    symbols: &HashMap<String, i64>,
+    shape: &[usize],
+    offset: impl Fn(&[usize]) -> i64,
+) -> Result<Tensor, String> {
+    let (start, delta) = node.arange_terms()?;
+    let (start, delta) = (start.value(symbols)?, delta.value(symbols)?);
+    let mut tile = Tensor::zeros(node.dtype, shape.to_vec()).map_err(|e| e.to_string())?;
+    for_each_index(shape, |idx| {
+        let value = start + delta * offset(idx) as f64;
+        tile.set(idx, round_to_dtype(value, node.dtype));
+    });
+    Ok(tile)
 }
 
 /// Calls `f` with every multi-index of `shape`, in row-major order (none when a dim
@@ -259,19 +278,10 @@ pub fn run_with_symbols(
                 gm
             }
             "arange" => {
-                let (start, delta) = node
-                    .arange_terms()
-                    .and_then(|(a, d)| Ok((a.value(&symbols)?, d.value(&symbols)?)))
-                    .or_else(|m| fail(graph, n, m))?;
                 let strides =
                     eval_all(&node.view.strides, &symbols).or_else(|m| fail(graph, n, m))?;
-                let mut tile = Tensor::zeros(node.dtype, shape.clone())
-                    .map_err(|e| malformed(graph, e.to_string()))?;
-                for_each_index(&shape, |idx| {
-                    let offset = gm_offset(idx, &strides) as f64;
-                    tile.set(idx, round_to_dtype(start + delta * offset, node.dtype));
-                });
-                tile
+                arange_tile(node, &symbols, &shape, |idx| gm_offset(idx, &strides))
+                    .or_else(|m| fail(graph, n, m))?
             }
             "scalar" | "fill" => {
                 let value = node

@@ -22,11 +22,11 @@
 use crate::tiling::Tiling;
 use autofuse_ascend::interp::run_node;
 use autofuse_ascir::graph::AscGraph;
-use autofuse_ascir::interp::{bind_kernel_symbols, for_each_index};
+use autofuse_ascir::interp::{arange_tile, bind_kernel_symbols, for_each_index};
 use autofuse_ascir::kernel::{NodeKind, Schedule};
 use autofuse_ir::attr::{parse_attr, AttrValue};
 use autofuse_ir::graph::{Dim, TensorType};
-use autofuse_ir::tensor::{round_to_dtype, Tensor};
+use autofuse_ir::tensor::Tensor;
 use std::collections::{BTreeMap, HashMap};
 
 /// What one run did.
@@ -414,21 +414,10 @@ impl Env<'_> {
             NodeKind::Scalar { value } => {
                 Some(Tensor::full(node.dtype, shape.clone(), *value).map_err(|e| e.to_string())?)
             }
-            NodeKind::Arange { start, delta } => {
-                let start = start
-                    .value(self.symbols)
-                    .map_err(|e| format!("@{name}: {e}"))?;
-                let delta = delta
-                    .value(self.symbols)
-                    .map_err(|e| format!("@{name}: {e}"))?;
-                let mut tile =
-                    Tensor::zeros(node.dtype, shape.clone()).map_err(|e| e.to_string())?;
-                for_each_index(&shape, |idx| {
-                    let offset = offset_of(n, idx) as f64;
-                    tile.set(idx, round_to_dtype(start + delta * offset, node.dtype));
-                });
-                Some(tile)
-            }
+            NodeKind::Arange { .. } => Some(
+                arange_tile(node, self.symbols, &shape, |idx| offset_of(n, idx))
+                    .map_err(|e| format!("@{name}: {e}"))?,
+            ),
             NodeKind::Store => {
                 let stored = operand(0)?.clone();
                 // Guards: a store that does not vary with a looped axis (or the split
