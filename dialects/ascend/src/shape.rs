@@ -697,7 +697,7 @@ pub const SLICE_TO_END: i64 = i32::MAX as i64;
 
 /// One numpy-style bound clamped to `[0, size]`, symbolically: exact where the shape env
 /// decides the comparison, a `min`/`max` expression where it cannot.
-fn slice_bound(bound: &Expr, size: &Expr, env: &ShapeEnv) -> Result<Expr, ShapeError> {
+pub fn slice_bound(bound: &Expr, size: &Expr, env: &ShapeEnv) -> Result<Expr, ShapeError> {
     let zero = Expr::constant(0);
     if let Some(v) = bound.as_const() {
         if v >= SLICE_TO_END {

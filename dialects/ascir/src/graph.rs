@@ -209,6 +209,19 @@ impl AscNode {
         };
         Ok((term("start")?, term("delta")?))
     }
+
+    /// The element offset a `load` (or `store`) view starts at in its GM tensor: the
+    /// `offset` attribute, a shape expression; absent means 0.
+    pub fn gm_offset(&self) -> Result<Expr, String> {
+        match self.attrs.iter().find(|(k, _)| k == "offset") {
+            None => Ok(Expr::constant(0)),
+            Some((_, text)) => {
+                let inner = text.trim().trim_matches('"');
+                Expr::parse(inner)
+                    .map_err(|e| format!("offset '{inner}' is not a shape expression: {e}"))
+            }
+        }
+    }
 }
 
 #[derive(Clone, Debug)]

@@ -79,6 +79,9 @@ pub struct NodeInfo {
     pub partial: Vec<Option<Expr>>,
     /// GM strides per normalized axis (data, store, output); zeros elsewhere.
     pub gm_strides: Vec<Expr>,
+    /// Loads: the element offset of the view's origin in its GM tensor (a slice starts
+    /// there); zero elsewhere.
+    pub gm_offset: Expr,
     /// The node's element type (bool is u8 in GM, half in UB).
     pub dtype: DType,
     /// Where its value is computed / lives during Compute.

@@ -375,8 +375,12 @@ impl Env<'_> {
                 let mut tile =
                     Tensor::zeros(node.dtype, shape.clone()).map_err(|e| e.to_string())?;
                 let mut error = None;
+                let start = info
+                    .gm_offset
+                    .eval_map(self.symbols)
+                    .map_err(|e| format!("@{name}: load {n} offset: {e}"))?;
                 for_each_index(&shape, |idx| {
-                    let at = offset_of(source, idx);
+                    let at = start + offset_of(source, idx);
                     match usize::try_from(at).ok().and_then(|a| gm.data.get(a)) {
                         Some(&v) => {
                             tile.set(idx, v);

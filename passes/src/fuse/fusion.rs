@@ -965,6 +965,11 @@ fn merge_checked(
         for e in node.view.repeats.iter().chain(&node.view.strides) {
             e.collect_symbols(&mut sizes);
         }
+        if node.op == "load" {
+            if let Ok(offset) = node.gm_offset() {
+                offset.collect_symbols(&mut sizes);
+            }
+        }
         if node.op == "arange" {
             if let Ok((start, delta)) = node.arange_terms() {
                 start.collect_symbols(&mut sizes);

@@ -158,6 +158,7 @@ fn computable(op: &str, dtype: DType) -> bool {
                 | "unsqueeze"
                 | "transpose"
                 | "concat"
+                | "slice"
                 | "reduce_sum"
                 | "reduce_max"
                 | "reduce_min"
@@ -178,12 +179,13 @@ fn computable(op: &str, dtype: DType) -> bool {
                 | "unsqueeze"
                 | "transpose"
                 | "concat"
+                | "slice"
                 | "eq"
                 | "ne"
         ),
         _ => matches!(
             op,
-            "cast" | "broadcast_to" | "reshape" | "squeeze" | "unsqueeze"
+            "cast" | "broadcast_to" | "reshape" | "squeeze" | "unsqueeze" | "slice"
         ),
     }
 }
@@ -312,6 +314,17 @@ impl Builder {
 
     /// data + load of a GM view that covers the whole loop nest (no broadcasts).
     fn read_view(&mut self, operand: usize, dtype: DType, gm_view: View) -> usize {
+        self.read_view_at(operand, dtype, gm_view, &Expr::constant(0))
+    }
+
+    /// [`Builder::read_view`] starting `offset` elements into the operand (a slice).
+    fn read_view_at(
+        &mut self,
+        operand: usize,
+        dtype: DType,
+        gm_view: View,
+        offset: &Expr,
+    ) -> usize {
         if let Some(computed) = self.arange(operand, dtype, gm_view.clone()) {
             return computed;
         }
@@ -332,7 +345,7 @@ impl Builder {
             vec![data],
             dtype,
             load_view,
-            vec![("offset".into(), "\"0\"".into())],
+            vec![("offset".into(), quote(&offset.to_string()))],
         )
     }
 
@@ -436,7 +449,7 @@ pub fn lower_op_with(
                 "broadcast_to" | "reshape" | "squeeze" | "unsqueeze" | "transpose"
             ) => {}
         Category::Composite if short == "reduce_mean" => {}
-        Category::Structural if short == "concat" => {}
+        Category::Structural if matches!(short, "concat" | "slice") => {}
         Category::Boundary => {
             return refuse(
                 "AF-LW002",
@@ -522,6 +535,12 @@ pub fn lower_op_with(
             .unwrap_or_default();
         let view = transpose_view(&axis, &perm, dims, &result_dims, ty.dtype)?;
         reads.push(b.read_view(0, ty.dtype, view));
+    } else if short == "slice" {
+        let (Some(ty), Some(dims)) = (operand_types.first(), operand_dims.first()) else {
+            return refuse("AF-LW001", "slice without an operand");
+        };
+        let (view, offset) = slice_view(&axis, attrs, dims, &result_dims)?;
+        reads.push(b.read_view_at(0, ty.dtype, view, &offset));
     } else if short == "concat" {
         let axis = attrs.get("axis").and_then(AttrValue::as_int).unwrap_or(0);
         let axis = usize::try_from(if axis < 0 {
@@ -583,6 +602,7 @@ pub fn lower_op_with(
     let full_view = View::contiguous(axis.clone(), loop_dims.clone());
     let mut value = match spec.category {
         Category::Layout => reads[0],
+        Category::Structural if short == "slice" => reads[0],
         Category::Structural => {
             let dtype = b.nodes[reads[0]].dtype;
             b.push(
@@ -680,6 +700,11 @@ pub fn lower_op_with(
     for dims in operand_dims.iter().chain(std::iter::once(&result_dims)) {
         for d in dims {
             sizes.extend(d.symbols());
+        }
+    }
+    for node in b.nodes.iter().filter(|n| n.op == "load") {
+        if let Ok(offset) = node.gm_offset() {
+            offset.collect_symbols(&mut sizes);
         }
     }
     for range in b.inlined.iter().flatten() {
@@ -863,6 +888,101 @@ fn transpose_view(
         repeats,
         strides: view_strides,
     })
+}
+
+/// The GM view and element offset of a slice's operand over the loop nest of its
+/// result (GE carries a slice as the offset and strides of a load, no kernel of its
+/// own): result axis `i` walks operand dim `i` from its clamped start, `step` elements
+/// at a time. The innermost non-unit dim must keep step 1 (DataCopyPad copies
+/// contiguous rows); bounds may be shape expressions.
+fn slice_view(
+    axis: &[i64],
+    attrs: &BTreeMap<String, AttrValue>,
+    dims: &[Expr],
+    result_dims: &[Expr],
+) -> Result<(View, Expr), NotLowered> {
+    let malformed = |what: &str| NotLowered {
+        code: "AF-LW001",
+        reason: format!("slice attribute '{what}' is missing or malformed"),
+    };
+    let exprs = |name: &str| {
+        attrs
+            .get(name)
+            .and_then(AttrValue::as_exprs)
+            .ok_or_else(|| malformed(name))
+    };
+    let (starts, ends) = (exprs("starts")?, exprs("ends")?);
+    let axes = attrs
+        .get("axes")
+        .and_then(AttrValue::as_ints)
+        .ok_or_else(|| malformed("axes"))?;
+    let steps = attrs
+        .get("steps")
+        .and_then(AttrValue::as_ints)
+        .ok_or_else(|| malformed("steps"))?;
+    let rank = dims.len();
+    if result_dims.len() != rank
+        || [starts.len(), ends.len(), steps.len()]
+            .iter()
+            .any(|&n| n != axes.len())
+    {
+        return Err(malformed("axes"));
+    }
+    let env = autofuse_symbolic::ShapeEnv::new();
+    let strides = gm_strides(dims);
+    let mut begin = vec![Expr::constant(0); rank];
+    let mut step = vec![1i64; rank];
+    for (i, &a) in axes.iter().enumerate() {
+        let d = usize::try_from(if a < 0 { a + rank as i64 } else { a })
+            .ok()
+            .filter(|&d| d < rank)
+            .ok_or_else(|| malformed("axes"))?;
+        if steps[i] <= 0 {
+            return refuse("AF-LW001", "slices with negative steps are not lowered");
+        }
+        begin[d] =
+            autofuse_ascend::shape::slice_bound(&starts[i], &dims[d], &env).map_err(|e| {
+                NotLowered {
+                    code: "AF-LW001",
+                    reason: e.0,
+                }
+            })?;
+        step[d] = steps[i];
+    }
+    let unit = |e: &Expr| e.as_const() == Some(1);
+    if let Some(inner) = (0..rank).rev().find(|&d| !unit(&result_dims[d])) {
+        if step[inner] != 1 {
+            return refuse(
+                "AF-LW001",
+                format!(
+                    "a slice with step {} on the innermost axis is not lowered (DataCopyPad \
+                     copies contiguous rows)",
+                    step[inner]
+                ),
+            );
+        }
+    }
+    let mut offset = Expr::constant(0);
+    let mut repeats = Vec::new();
+    let mut view_strides = Vec::new();
+    for d in 0..rank {
+        offset = offset + begin[d].clone() * strides[d].clone();
+        if unit(&result_dims[d]) {
+            repeats.push(Expr::constant(1));
+            view_strides.push(Expr::constant(0));
+        } else {
+            repeats.push(result_dims[d].clone());
+            view_strides.push(strides[d].clone() * Expr::constant(step[d]));
+        }
+    }
+    Ok((
+        View {
+            axis: axis.to_vec(),
+            repeats,
+            strides: view_strides,
+        },
+        offset,
+    ))
 }
 
 /// Largest static concat slab (elements from the concat axis on) that is lowered: the

@@ -220,11 +220,16 @@ impl BuildSchedule for Schedule {
                     .ok_or_else(|| format!("concat node {n} concatenates a dropped axis"))?
                     + usize::from(scalar_kernel);
             }
+            let gm_offset = match node.op.as_str() {
+                "load" => node.gm_offset().map_err(|e| format!("load {n}: {e}"))?,
+                _ => c(0),
+            };
             nodes.push(NodeInfo {
                 kind,
                 full,
                 partial,
                 gm_strides: strides,
+                gm_offset,
                 dtype: node.dtype,
                 value: Place::None,
                 raw: Place::None,
@@ -977,16 +982,9 @@ fn node_kind(graph: &AscGraph, n: usize) -> Result<NodeKind, String> {
         "output" => NodeKind::Output {
             index: node.index.unwrap_or(0),
         },
-        "load" => {
-            let offset = attr_text(node, "offset");
-            if offset.is_some_and(|o| o.trim_matches('"') != "0") {
-                return refuse("loads with a non-zero offset are not scheduled");
-            }
-            NodeKind::Load
-        }
+        "load" => NodeKind::Load,
         "store" => {
-            let offset = attr_text(node, "offset");
-            if offset.is_some_and(|o| o.trim_matches('"') != "0") {
+            if node.gm_offset()? != c(0) {
                 return refuse("stores with a non-zero offset are not scheduled");
             }
             NodeKind::Store

@@ -109,6 +109,19 @@ impl Ctx<'_> {
         }
     }
 
+    /// GM element offset of load `n`'s tile origin in the tensor its `data` node binds.
+    fn load_base(&self, n: usize, data: usize) -> String {
+        let base = self.base_of(data);
+        let offset = &self.s.nodes[n].gm_offset;
+        if *offset == Expr::constant(0) {
+            base
+        } else if base == "0" {
+            format!("({})", cx(self.s, offset))
+        } else {
+            format!("({}) + {base}", cx(self.s, offset))
+        }
+    }
+
     fn comment(&self, n: usize) -> String {
         let node = &self.input.graph.nodes[n];
         let loc = node
@@ -455,7 +468,7 @@ fn emit_hoisted_loads(ctx: &Ctx) -> Result<String, String> {
             cx(s, &s.hoist_offset(case, n)),
             ctx.box_of(n),
             ctx.strides_of(data),
-            ctx.base_of(data)
+            ctx.load_base(n, data)
         );
     }
     o.push_str("        af::SyncLoadToVector();\n    }\n");
@@ -618,7 +631,7 @@ fn emit_stage(ctx: &Ctx, stage: &Stage, indent: &str) -> Result<String, String> 
                         "{indent}    {}\n{indent}    {{\n{indent}        const int64_t gs[{r}] = {{{}}};\n{indent}        af::LoadBoxSwapped(r{n}, gm_in{input}, {}, x{n}, gs, kAlign);\n{indent}    }}",
                         ctx.comment(n),
                         ctx.strides_of(data),
-                        ctx.base_of(data)
+                        ctx.load_base(n, data)
                     );
                 } else {
                     let _ = writeln!(
@@ -626,7 +639,7 @@ fn emit_stage(ctx: &Ctx, stage: &Stage, indent: &str) -> Result<String, String> 
                         "{indent}    {}\n{indent}    {{\n{indent}        const int64_t gs[{r}] = {{{}}};\n{indent}        af::LoadBox(r{n}, gm_in{input}, {}, x{n}, gs, kAlign);\n{indent}    }}",
                         ctx.comment(n),
                         ctx.strides_of(data),
-                        ctx.base_of(data)
+                        ctx.load_base(n, data)
                     );
                 }
                 if single {
