@@ -598,6 +598,17 @@ irdl.dialect @ascir {
     irdl.results(y: %2)
     irdl.attributes { "sched_axis" = %3, "view" = %4 }
   }
+  irdl.operation @extract_slice {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base @ascir::@view
+    %4 = irdl.base "#builtin.integer"
+    %5 = irdl.base "#builtin.string"
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "sched_axis" = %2, "view" = %3, "axis" = %4, "offset" = %5 }
+  }
   irdl.operation @split {
     %0 = irdl.any
     %1 = irdl.any

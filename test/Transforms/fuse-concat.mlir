@@ -61,15 +61,30 @@ func.func @concat_reduce(%x: tensor<4x3xf32>, %y: tensor<4x5xf32>) -> tensor<4x1
 
 // -----
 
-// A concat absorbs only pointwise consumers (no broadcast).
+// A concat absorbs consumers that broadcast (a bias over the joined axis).
 // CHECK-LABEL: func.func @concat_broadcast
-// CHECK: "ascend.concat"
-// CHECK: "ascend.add"
+// CHECK: call @autofuse_pointwise_0_Concat_Add
+// CHECK-LABEL: func.func @autofuse_pointwise_0_Concat_Add
+// CHECK: %[[C:.*]] = "ascir.concat"
+// CHECK: %[[B:.*]] = "ascir.broadcast"
+// CHECK: "ascir.add"(%[[C]], %[[B]])
 func.func @concat_broadcast(%x: tensor<4x3xf32>, %y: tensor<4x5xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
-  // expected-remark@+1 {{AF-NF009 concat-pattern: autofuse_pointwise_0_Concat and autofuse_pointwise_1_Add not fused: autofuse_pointwise_1_Add broadcasts (a concat fuses only with pointwise ops)}}
   %0 = "ascend.concat"(%x, %y) {axis = 1 : i64} : (tensor<4x3xf32>, tensor<4x5xf32>) -> tensor<4x8xf32>
-  // expected-remark@+1 {{AF-NF009 concat-pattern}}
   %1 = "ascend.add"(%0, %b) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  return %1 : tensor<4x8xf32>
+}
+
+// -----
+
+// A producer of a part of the concat axis may not broadcast.
+// CHECK-LABEL: func.func @producer_broadcast
+// CHECK: "ascend.add"
+// CHECK: "ascend.concat"
+func.func @producer_broadcast(%x: tensor<4x3xf32>, %b: tensor<3xf32>, %y: tensor<4x5xf32>) -> tensor<4x8xf32> {
+  // expected-remark@+1 {{AF-NF009 concat-pattern: autofuse_pointwise_0_Add and autofuse_pointwise_1_Concat not fused: autofuse_pointwise_0_Add broadcasts and computes a part of the concat (only producers of whole concat axes may broadcast)}}
+  %0 = "ascend.add"(%x, %b) : (tensor<4x3xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+  // expected-remark@+1 {{AF-NF009 concat-pattern}}
+  %1 = "ascend.concat"(%0, %y) {axis = 1 : i64} : (tensor<4x3xf32>, tensor<4x5xf32>) -> tensor<4x8xf32>
   return %1 : tensor<4x8xf32>
 }
 

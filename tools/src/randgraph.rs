@@ -1,7 +1,7 @@
 //! A generator of random well-typed `ascend` graphs for differential testing.
 //!
 //! Graphs mix elementwise ops, compares with select, cast round trips, broadcasts,
-//! reductions, reshapes, transposes, concats, ranges and composites over random static and
+//! reductions, reshapes, transposes, concats, slices, ranges and composites over random static and
 //! symbolic shapes and
 //! random float dtypes. Result types are computed with the same shape rules the
 //! verifier uses, and printed with `#ascend.dims` encodings. Values are kept in ranges
@@ -320,6 +320,61 @@ impl Gen {
 }
 
 impl Gen {
+    /// A slice step on `x` (its own random stream, like the layout step):
+    /// - rotate_half along the static innermost dim: the two parts (split at the
+    ///   middle, the first part the shorter when the dim is odd), the second negated,
+    ///   concatenated before the first, plus `x` (a rotary embedding's shape);
+    /// - `x[1:]` (or `x[:-1]`, or every second element) along a static outer dim, then
+    ///   abs.
+    fn slice_step(&mut self, x: &Val) -> Option<Val> {
+        let rank = x.ty.rank();
+        if rank == 0 {
+            return None;
+        }
+        let slice = |g: &mut Gen, x: &Val, axis: usize, start: i64, end: i64, step: i64| {
+            let (starts, ends) = (format!("[{start}]"), format!("[{end}]"));
+            let (axes, steps) = (format!("[{axis}]"), format!("[{step}]"));
+            g.op(
+                "ascend.slice",
+                &[x],
+                &[
+                    ("starts", &starts),
+                    ("ends", &ends),
+                    ("axes", &axes),
+                    ("steps", &steps),
+                ],
+                None,
+                None,
+            )
+        };
+        let last = rank - 1;
+        if self.chance(50) {
+            let n = x.ty.dims[last].as_const().filter(|&n| n >= 2)?;
+            let h = n / 2;
+            let first = slice(self, x, last, 0, h, 1)?;
+            let second = slice(self, x, last, h, i64::from(i32::MAX), 1)?;
+            let negated = self.op("ascend.neg", &[&second], &[], None, None)?;
+            let attr = format!("{last} : i64");
+            let rotated = self.op(
+                "ascend.concat",
+                &[&negated, &first],
+                &[("axis", &attr)],
+                None,
+                None,
+            )?;
+            return self.op("ascend.add", &[&rotated, x], &[], None, None);
+        }
+        let axis = self.below(rank as u64) as usize;
+        let n = x.ty.dims[axis].as_const().filter(|&n| n >= 2)?;
+        let part = match self.below(3) {
+            0 => slice(self, x, axis, 1, n, 1)?,
+            1 => slice(self, x, axis, 0, -1, 1)?,
+            _ if axis != last => slice(self, x, axis, 0, n, 2)?,
+            _ => slice(self, x, axis, -n, n, 1)?,
+        };
+        self.op("ascend.abs", &[&part], &[], None, None)
+    }
+
     /// Adds a position-dependent ramp to `x` along one of its axes: an i32 range of that
     /// dim (random start and step), unsqueezed to `x`'s rank, cast to `x`'s type,
     /// scaled by 1/64 and added (what position ids and masks look like to the compiler).
@@ -450,6 +505,15 @@ pub fn generate(seed: u64, max_ops: usize) -> RandomGraph {
             outputs.push(values.len() - 1);
         }
     }
+    // A quarter also return slices of one of their values.
+    g.rng = SplitMix64::new(seed ^ 0x51ce_d00d_6a2b_1c93);
+    if g.chance(25) {
+        let x = values[g.below(values.len() as u64) as usize].clone();
+        if let Some(v) = g.slice_step(&x) {
+            values.push(v);
+            outputs.push(values.len() - 1);
+        }
+    }
     let result_types: Vec<String> = outputs.iter().map(|&o| values[o].ty.to_mlir()).collect();
     let result_names: Vec<String> = outputs.iter().map(|&o| values[o].name.clone()).collect();
     let mut text = String::new();
@@ -492,5 +556,6 @@ mod tests {
         );
         assert!(count("\"ascend.concat\"") >= 10, "too few concats");
         assert!(count("\"ascend.range\"") >= 30, "too few ranges");
+        assert!(count("\"ascend.slice\"") >= 20, "too few slices");
     }
 }

@@ -234,6 +234,41 @@ pub fn run_with_symbols(
                 });
                 out
             }
+            "extract_slice" => {
+                let input = operand(0)?;
+                let axis = node
+                    .attrs
+                    .iter()
+                    .find(|(k, _)| k == "axis")
+                    .and_then(|(_, v)| v.split(':').next()?.trim().parse::<usize>().ok())
+                    .filter(|&a| a < shape.len())
+                    .ok_or_else(|| {
+                        malformed(graph, format!("node {n}: extract_slice without 'axis'"))
+                    })?;
+                let start = node
+                    .gm_offset()
+                    .and_then(|e| e.eval_map(&symbols).map_err(|e| e.to_string()))
+                    .map_err(|e| malformed(graph, format!("node {n}: {e}")))?;
+                let start = usize::try_from(start)
+                    .map_err(|_| malformed(graph, format!("node {n}: starts at {start}")))?;
+                let mut out = Tensor::zeros(node.dtype, shape.clone())
+                    .map_err(|e| malformed(graph, e.to_string()))?;
+                let mut error = None;
+                for_each_index(&shape, |idx| {
+                    let mut src = idx.to_vec();
+                    src[axis] += start;
+                    match input.get(&src) {
+                        Some(v) => {
+                            out.set(idx, v);
+                        }
+                        None => error = Some("extract_slice reads past its operand".to_string()),
+                    }
+                });
+                if let Some(message) = error {
+                    return fail(graph, n, message);
+                }
+                out
+            }
             "store" => operand(0)?.clone(),
             "output" => {
                 let stored = operand(0)?;

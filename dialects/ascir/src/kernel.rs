@@ -51,6 +51,12 @@ pub enum NodeKind {
     Concat {
         axis: usize,
     },
+    /// The part of its operand's tile from index `start` along normalized axis `axis`
+    /// (a concat axis, whole in every tile), copied in UB.
+    ExtractSlice {
+        axis: usize,
+        start: Expr,
+    },
     Store,
     Output {
         index: usize,
@@ -817,6 +823,7 @@ impl Schedule {
                 NodeKind::Broadcast
                 | NodeKind::Reduce { .. }
                 | NodeKind::Concat { .. }
+                | NodeKind::ExtractSlice { .. }
                 | NodeKind::Arange { .. } => {
                     // One instruction per row.
                     cost.vec_bytes = cost.vec_bytes + rows.clone() * pitch * ub_size(info.dtype);

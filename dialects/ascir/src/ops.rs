@@ -192,7 +192,7 @@ const ASCIR_COMPARE: [OpSpec; 6] = binary_ops!(ascir, Category::Compare, NODE_AT
     "ge" => "Compare GE",
 );
 
-const ASCIR_OTHER: [OpSpec; 16] = [
+const ASCIR_OTHER: [OpSpec; 17] = [
     ascir(
         "leaky_relu",
         Category::Unary,
@@ -287,6 +287,27 @@ const ASCIR_OTHER: [OpSpec; 16] = [
         XY,
         NODE_ATTRS,
         "concatenate two views along the axis where their repeats differ from the result",
+    ),
+    ascir(
+        "extract_slice",
+        Category::Structural,
+        X,
+        &[
+            a("sched_axis", AttrKind::Array, "loop axes"),
+            a("view", AttrKind::View, "the view of the part"),
+            a(
+                "axis",
+                AttrKind::Integer,
+                "the loop axis (position) along which the part is taken",
+            ),
+            a(
+                "offset",
+                AttrKind::String,
+                "index along `axis` where the part starts (expression)",
+            ),
+        ],
+        "a part of a UB tile along one axis (UB -> UB DataCopy): a slice of an input the \
+         kernel also loads whole, read from that tile instead of from GM again",
     ),
     ascir(
         "split",

@@ -415,6 +415,31 @@ impl Env<'_> {
                 });
                 Some(out)
             }
+            NodeKind::ExtractSlice { axis, start } => {
+                let input = operand(0)?;
+                let start = start
+                    .eval_map(self.symbols)
+                    .map_err(|e| format!("@{name}: node {n} start: {e}"))?;
+                let start = usize::try_from(start)
+                    .map_err(|_| format!("@{name}: node {n} starts at {start}"))?;
+                let mut out =
+                    Tensor::zeros(node.dtype, shape.clone()).map_err(|e| e.to_string())?;
+                let mut error = None;
+                for_each_index(&shape, |idx| {
+                    let mut src = idx.to_vec();
+                    src[*axis] += start;
+                    match input.get(&src) {
+                        Some(v) => {
+                            out.set(idx, v);
+                        }
+                        None => error = Some(format!("node {n} reads past its operand tile")),
+                    }
+                });
+                if let Some(e) = error {
+                    return Err(format!("@{name}: {e}"));
+                }
+                Some(out)
+            }
             NodeKind::Scalar { value } => {
                 Some(Tensor::full(node.dtype, shape.clone(), *value).map_err(|e| e.to_string())?)
             }

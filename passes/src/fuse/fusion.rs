@@ -127,7 +127,8 @@ impl Rule {
             }
             Rule::ConcatPattern => {
                 "a kernel holding a concat fuses only vertically with pointwise producers and \
-                 consumers: no second concat, no reduction, no broadcast, no transpose"
+                 consumers: no second concat, no reduction, no transpose, no broadcast in a \
+                 producer (consumers may broadcast)"
             }
         }
     }
@@ -373,6 +374,7 @@ fn pair_views(
     vb: &View,
     dims: &[Expr],
     env: &ShapeEnv,
+    parts: &PartAxes,
 ) -> Result<(), String> {
     // Two axes that step through the tensor with the same extent and stride visit the
     // same elements: they are one loop. Every axis with a repeat other than 1 needs a
@@ -394,11 +396,21 @@ fn pair_views(
         if is_unit(ra) {
             continue;
         }
-        let partner = (0..vb.axis.len()).find(|&pb| {
+        let exact = (0..vb.axis.len()).find(|&pb| {
             !used[pb]
                 && !is_unit(&vb.repeats[pb])
                 && equal(env, ra, &vb.repeats[pb])
                 && equal(env, sa, &vb.strides[pb])
+        });
+        // Slices of an input both kernels read walk a dim with its stride over a part of
+        // it: they pair with a concat axis of the other side, which holds the parts.
+        let partner = exact.or_else(|| {
+            (0..vb.axis.len()).find(|&pb| {
+                !used[pb]
+                    && !is_unit(&vb.repeats[pb])
+                    && equal(env, sa, &vb.strides[pb])
+                    && (parts.a.contains(&va.axis[pa]) || parts.b.contains(&vb.axis[pb]))
+            })
         });
         let Some(pb) = partner else {
             return Err(unmatched(va, pa, vb));
@@ -410,6 +422,20 @@ fn pair_views(
         return Err(unmatched(vb, pb, va));
     }
     Ok(())
+}
+
+/// Concat axis ids of both kernels of a pair: where views of a shared input may cover
+/// different parts of a dim (empty when the views are of a tensor one side computes).
+#[derive(Default)]
+struct PartAxes {
+    a: Vec<i64>,
+    b: Vec<i64>,
+}
+
+fn concat_axis_ids(g: &AscGraph) -> Vec<i64> {
+    (0..g.nodes.len())
+        .filter_map(|n| Some(g.nodes[n].view.axis[g.concat_axis(n)?]))
+        .collect()
 }
 
 /// The merged kernel and the size equalities that only hints decided (to be recorded
@@ -509,12 +535,17 @@ fn merge_checked(
             continue;
         };
         let dims = known_dims(ty).map_err(mismatch)?;
+        let mut parts = PartAxes::default();
         let a_views: Vec<View> = if let Some(k) = a.outputs.iter().position(|o| o == v) {
             let Some((store, _)) = stored_value(&a.graph, k) else {
                 return refuse(Rule::AxisMismatch, format!("output #{k} is never stored"));
             };
             vec![a.graph.nodes[store].view.clone()]
         } else if let Some(i) = a.inputs.iter().position(|x| x == v) {
+            parts = PartAxes {
+                a: concat_axis_ids(&a.graph),
+                b: concat_axis_ids(&b.graph),
+            };
             nodes_with_index(&a.graph, "data", i)
                 .into_iter()
                 .map(|d| a.graph.nodes[d].view.clone())
@@ -524,8 +555,15 @@ fn merge_checked(
         };
         for db in nodes_with_index(&b.graph, "data", j) {
             for va in &a_views {
-                pair_views(&mut pairing, va, &b.graph.nodes[db].view, &dims, env)
-                    .map_err(|e| mismatch(format!("through the shared tensor {ty}: {e}")))?;
+                pair_views(
+                    &mut pairing,
+                    va,
+                    &b.graph.nodes[db].view,
+                    &dims,
+                    env,
+                    &parts,
+                )
+                .map_err(|e| mismatch(format!("through the shared tensor {ty}: {e}")))?;
             }
         }
     }
@@ -978,6 +1016,7 @@ fn merge_checked(
         }
     }
     graph.sizes = sizes.into_iter().collect();
+    extract_shared_slices(&mut graph);
     Ok(Merged {
         kernel: Kernel {
             graph,
@@ -986,6 +1025,157 @@ fn merge_checked(
         },
         hinted,
     })
+}
+
+/// Loads of a part of an input that the kernel also loads whole along the part's axis
+/// (a concat axis: whole in every tile) take the part from the whole tile in UB
+/// (`ascir.extract_slice`) instead of reading GM again: rotary embeddings read `x` whole
+/// and as two halves, and the halves then cost no GM traffic. A part that starts inside
+/// a 32-byte block of the innermost axis keeps its load (UB copies start at blocks).
+fn extract_shared_slices(graph: &mut AscGraph) {
+    let concat_axes: Vec<usize> = (0..graph.nodes.len())
+        .filter_map(|n| graph.concat_axis(n))
+        .collect();
+    if concat_axes.is_empty() {
+        return;
+    }
+    let innermost = graph.axes.iter().rposition(|a| !is_unit(&a.size));
+    let mut changed = false;
+    for part in 0..graph.nodes.len() {
+        let Some(found) = (0..graph.nodes.len()).find_map(|whole| {
+            shared_slice(graph, part, whole, &concat_axes, innermost).map(|s| (whole, s))
+        }) else {
+            continue;
+        };
+        let (whole, (axis, start)) = found;
+        let node = &graph.nodes[part];
+        graph.nodes[part] = AscNode {
+            op: "extract_slice".into(),
+            operands: vec![whole],
+            dtype: node.dtype,
+            view: node.view.clone(),
+            attrs: vec![
+                ("axis".into(), format!("{axis} : i64")),
+                ("offset".into(), quote(&start.to_string())),
+            ],
+            index: None,
+            loc: node.loc.clone(),
+        };
+        changed = true;
+    }
+    if changed {
+        reorder_operands_first(graph);
+    }
+}
+
+/// Whether load `part` reads a part of what load `whole` reads, along one concat axis
+/// and nowhere else: the axis position and the index the part starts at.
+fn shared_slice(
+    graph: &AscGraph,
+    part: usize,
+    whole: usize,
+    concat_axes: &[usize],
+    innermost: Option<usize>,
+) -> Option<(usize, Expr)> {
+    let (p, w) = (graph.nodes.get(part)?, graph.nodes.get(whole)?);
+    if part == whole || p.op != "load" || w.op != "load" || p.dtype != w.dtype {
+        return None;
+    }
+    let (dp, dw) = (
+        graph.nodes.get(*p.operands.first()?)?,
+        graph.nodes.get(*w.operands.first()?)?,
+    );
+    if dp.op != "data" || dw.op != "data" || dp.index != dw.index || dp.index.is_none() {
+        return None;
+    }
+    let (vp, vw) = (&dp.view, &dw.view);
+    if vp.strides != vw.strides || vp.repeats.len() != vw.repeats.len() {
+        return None;
+    }
+    let differing: Vec<usize> = (0..vp.repeats.len())
+        .filter(|&k| vp.repeats[k] != vw.repeats[k])
+        .collect();
+    let [axis] = differing.as_slice() else {
+        return None;
+    };
+    let axis = *axis;
+    if !concat_axes.contains(&axis) || vw.repeats[axis] != graph.axes.get(axis)?.size {
+        return None;
+    }
+    let distance = p.gm_offset().ok()? - w.gm_offset().ok()?;
+    let stride = &vw.strides[axis];
+    let start = if is_unit(stride) {
+        distance
+    } else {
+        let (d, s) = (distance.as_const()?, stride.as_const()?);
+        if s == 0 || d % s != 0 {
+            return None;
+        }
+        Expr::constant(d / s)
+    };
+    if start.as_const().is_some_and(|v| v < 0) {
+        return None;
+    }
+    if Some(axis) == innermost {
+        // UB rows start at 32-byte blocks; bool tiles are half in UB, u8 in GM.
+        let bytes = start.as_const()? * p.dtype.bytes() as i64;
+        if p.dtype == autofuse_ir::graph::DType::Bool || bytes % 32 != 0 {
+            return None;
+        }
+    }
+    Some((axis, start))
+}
+
+/// Puts every node after its operands (a rewrite may have made a node read a later
+/// one), keeping the order otherwise, and drops `data` nodes nothing reads any more.
+fn reorder_operands_first(graph: &mut AscGraph) {
+    let count = graph.nodes.len();
+    let mut used = vec![false; count];
+    for node in &graph.nodes {
+        for &o in &node.operands {
+            if let Some(u) = used.get_mut(o) {
+                *u = true;
+            }
+        }
+    }
+    let mut placed = vec![false; count];
+    let mut order = Vec::with_capacity(count);
+    fn place(n: usize, graph: &AscGraph, placed: &mut [bool], order: &mut Vec<usize>) {
+        if placed[n] {
+            return;
+        }
+        placed[n] = true;
+        for &o in &graph.nodes[n].operands {
+            if o < placed.len() {
+                place(o, graph, placed, order);
+            }
+        }
+        order.push(n);
+    }
+    for n in 0..count {
+        if graph.nodes[n].op == "data" && !used[n] {
+            placed[n] = true;
+        }
+        place(n, graph, &mut placed, &mut order);
+    }
+    let mut new_index = vec![usize::MAX; count];
+    for (i, &n) in order.iter().enumerate() {
+        new_index[n] = i;
+    }
+    let mut old: Vec<Option<AscNode>> = std::mem::take(&mut graph.nodes)
+        .into_iter()
+        .map(Some)
+        .collect();
+    graph.nodes = order
+        .iter()
+        .filter_map(|&n| old[n].take())
+        .map(|mut node| {
+            for o in node.operands.iter_mut() {
+                *o = new_index[*o];
+            }
+            node
+        })
+        .collect();
 }
 
 /// One op of a graph function, as the planner sees it.
@@ -1622,8 +1812,9 @@ fn holds_concat(g: &AscGraph) -> bool {
 }
 
 /// GE's concat strategy (ge_autofuse.md §5.4): no concat + concat, no concat + reduce,
-/// a concat absorbs only pointwise consumers (and here only pointwise producers, without
-/// broadcasts, since the concat axis and every later axis stay whole in the tile).
+/// a concat absorbs only pointwise consumers, which may broadcast (a table shared by
+/// the outer axes, as rotary embeddings multiply by), and pointwise producers without
+/// broadcasts (a producer computes a part of the concat axis, whole in the tile).
 fn concat_pattern(a: &Kernel, b: &Kernel, vertical: bool) -> Result<(), String> {
     let (ca, cb) = (holds_concat(&a.graph), holds_concat(&b.graph));
     if !ca && !cb {
@@ -1642,15 +1833,38 @@ fn concat_pattern(a: &Kernel, b: &Kernel, vertical: bool) -> Result<(), String> 
             "{name} holds a reduction (a concat fuses only with pointwise ops)"
         ));
     }
-    if other.graph.nodes.iter().any(|n| n.op == "broadcast") {
+    if cb && other.graph.nodes.iter().any(|n| n.op == "broadcast") && feeds_concat_part(a, b) {
         return Err(format!(
-            "{name} broadcasts (a concat fuses only with pointwise ops)"
+            "{name} broadcasts and computes a part of the concat (only producers of whole \
+             concat axes may broadcast)"
         ));
     }
     if other.graph.source_ops.iter().any(|o| o == "Transpose") {
         return Err(format!("{name} holds a transpose"));
     }
     Ok(())
+}
+
+/// Whether producer `a` computes a tensor concat kernel `b` reads as a part of its
+/// concat axis (an operand of the concat) rather than over the whole axis.
+fn feeds_concat_part(a: &Kernel, b: &Kernel) -> bool {
+    let g = &b.graph;
+    let axes: Vec<usize> = (0..g.nodes.len())
+        .filter_map(|n| g.concat_axis(n))
+        .collect();
+    g.nodes.iter().any(|node| {
+        node.op == "data"
+            && node
+                .index
+                .and_then(|j| b.inputs.get(j))
+                .is_some_and(|v| a.outputs.contains(v))
+            && axes
+                .iter()
+                .any(|&k| match (node.view.repeats.get(k), g.axes.get(k)) {
+                    (Some(repeat), Some(axis)) => *repeat != axis.size,
+                    _ => true,
+                })
+    })
 }
 
 /// Compares GM byte counts: under the hints when they decide, else statically.

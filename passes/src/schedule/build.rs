@@ -212,6 +212,14 @@ impl BuildSchedule for Schedule {
                 });
             }
             let mut kind = node_kind(graph, n)?;
+            if let NodeKind::ExtractSlice { axis, .. } = &mut kind {
+                // Hint position -> normalized axis (it is a concat axis: never merged).
+                *axis = groups
+                    .iter()
+                    .position(|g| g.contains(axis))
+                    .ok_or_else(|| format!("extract_slice node {n} takes a dropped axis"))?
+                    + usize::from(scalar_kernel);
+            }
             if let NodeKind::Concat { axis } = &mut kind {
                 // Hint position -> normalized axis (concat axes are never merged).
                 *axis = groups
@@ -241,7 +249,8 @@ impl BuildSchedule for Schedule {
         // Reduced axes and structural checks.
         let rank = axes.len();
         // The first concat axis: it and every later axis stay whole in every tile (GE's
-        // n_group); kernels with a concat compute pointwise only.
+        // n_group); kernels with a concat do not reduce, and broadcast only what covers
+        // whole axes (consumers of the concat, not the parts it joins).
         let n_from = nodes
             .iter()
             .filter_map(|x| match x.kind {
@@ -249,12 +258,21 @@ impl BuildSchedule for Schedule {
                 _ => None,
             })
             .min();
-        if n_from.is_some()
-            && nodes
+        if n_from.is_some() {
+            if nodes
                 .iter()
-                .any(|x| matches!(x.kind, NodeKind::Broadcast | NodeKind::Reduce { .. }))
-        {
-            return refuse("a kernel with a concat may not broadcast or reduce");
+                .any(|x| matches!(x.kind, NodeKind::Reduce { .. }))
+            {
+                return refuse("a kernel with a concat may not reduce");
+            }
+            if nodes
+                .iter()
+                .any(|x| x.kind == NodeKind::Broadcast && x.partial.iter().any(Option::is_some))
+            {
+                return refuse(
+                    "a kernel with a concat may not broadcast a part of the concat axis",
+                );
+            }
         }
         let mut r_set = vec![false; rank];
         let partials: Vec<Vec<Option<Expr>>> = nodes.iter().map(|x| x.partial.clone()).collect();
@@ -809,6 +827,7 @@ impl Steps for Schedule {
                     | NodeKind::Scalar { .. }
                     | NodeKind::Arange { .. }
                     | NodeKind::Concat { .. }
+                    | NodeKind::ExtractSlice { .. }
             );
             // Only a value used by nothing but its store may live in the store's queue
             // (a split-reduction pass may recompute it without the store).
@@ -860,6 +879,7 @@ impl Steps for Schedule {
                         | NodeKind::Scalar { .. }
                         | NodeKind::Arange { .. }
                         | NodeKind::Concat { .. }
+                        | NodeKind::ExtractSlice { .. }
                 );
             if !needs_slot {
                 continue;
@@ -1011,6 +1031,17 @@ fn node_kind(graph: &AscGraph, n: usize) -> Result<NodeKind, String> {
                 .concat_axis(n)
                 .ok_or_else(|| format!("concat node {n} has malformed views"))?,
         },
+        "extract_slice" => {
+            let axis = attr_text(node, "axis")
+                .and_then(|v| v.split(':').next())
+                .and_then(|v| v.trim().parse::<usize>().ok())
+                .filter(|&a| a < node.view.repeats.len())
+                .ok_or_else(|| format!("extract_slice node {n} without a valid 'axis'"))?;
+            NodeKind::ExtractSlice {
+                axis,
+                start: node.gm_offset()?,
+            }
+        }
         "workspace" | "transpose" | "split" | "gather" => {
             return refuse(format!("ascir.{op} is not scheduled yet"))
         }

@@ -1101,6 +1101,20 @@ fn emit_node(ctx: &Ctx, n: usize, first_vec: &mut bool) -> Result<Vec<String>, S
             let v = value_decl(ctx, n, &mut l);
             l.push(format!("af::BroadcastBox({v}, v{a}, x{n}, x{a}, kAlign);"));
         }
+        NodeKind::ExtractSlice { axis, start } => {
+            let a = operand(0)?;
+            let dim = ctx
+                .case
+                .in_tile
+                .iter()
+                .position(|k| k == axis)
+                .ok_or_else(|| format!("extract_slice node {n}: its axis is split"))?;
+            let v = value_decl(ctx, n, &mut l);
+            l.push(format!(
+                "af::ExtractSliceBox({v}, v{a}, x{n}, x{a}, {dim}, {}, kAlign);",
+                cx(s, start)
+            ));
+        }
         NodeKind::Concat { axis } => {
             let (a, b) = (operand(0)?, operand(1)?);
             let dim = ctx

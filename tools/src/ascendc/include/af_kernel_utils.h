@@ -262,6 +262,45 @@ __aicore__ inline void ConcatBox(const LocalTensor<T>& dst, const LocalTensor<T>
     SyncScalarToVector();
 }
 
+// dst (extents dext) = the part of src (extents sext) from index `start` along `axis`;
+// the extents agree elsewhere. Along the innermost axis `start` is a whole number of
+// 32-byte blocks (the schedule keeps other parts as GM loads): every row is one block
+// copy of a strided UB -> UB DataCopy; along an outer axis the part is contiguous rows.
+template <typename T, int R>
+__aicore__ inline void ExtractSliceBox(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                                       const int64_t (&dext)[R], const int64_t (&sext)[R], int axis,
+                                       int64_t start, int64_t align) {
+    const int64_t dpitch = af_align(dext[R - 1], align);
+    const int64_t spitch = af_align(sext[R - 1], align);
+    int64_t outer = 1;
+    for (int k = 0; k < axis; ++k) outer *= dext[k];
+    if (outer == 0 || dext[R - 1] == 0 || dext[axis] == 0) return;
+    constexpr int64_t kBlock = 32 / static_cast<int64_t>(sizeof(T));
+    if (axis + 1 < R) {
+        int64_t inner_rows = 1;
+        for (int k = axis + 1; k + 1 < R; ++k) inner_rows *= dext[k];
+        const int64_t rows = dext[axis] * inner_rows;
+        for (int64_t o = 0; o < outer; ++o)
+            DataCopy(dst[static_cast<uint32_t>(o * rows * dpitch)],
+                     src[static_cast<uint32_t>((o * sext[axis] + start) * inner_rows * spitch)],
+                     static_cast<uint32_t>(rows * dpitch));
+        return;
+    }
+    // Rows of dpitch elements out of rows of spitch elements, `start` elements in.
+    DataCopyParams p;
+    p.blockCount = static_cast<uint16_t>(outer);
+    p.blockLen = static_cast<uint16_t>(dpitch / kBlock);
+    p.srcStride = static_cast<uint16_t>((spitch - dpitch) / kBlock);
+    p.dstStride = 0;
+    if (outer <= 4095) {
+        DataCopy(dst, src[static_cast<uint32_t>(start)], p);
+        return;
+    }
+    for (int64_t o = 0; o < outer; ++o)
+        DataCopy(dst[static_cast<uint32_t>(o * dpitch)], src[static_cast<uint32_t>(o * spitch + start)],
+                 static_cast<uint32_t>(dpitch));
+}
+
 // dst (extents dext) = src (extents sext, 1 where broadcast) expanded.
 template <typename T, int R>
 __aicore__ inline void BroadcastBox(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int64_t (&dext)[R],
