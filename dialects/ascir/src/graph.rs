@@ -210,8 +210,9 @@ impl AscNode {
         Ok((term("start")?, term("delta")?))
     }
 
-    /// The element offset a `load` (or `store`) view starts at in its GM tensor: the
-    /// `offset` attribute, a shape expression; absent means 0.
+    /// The `offset` attribute, a shape expression (absent means 0): the element where a
+    /// `load`'s or `store`'s view starts in its GM tensor, or the index along its axis
+    /// where an `extract_slice` part starts.
     pub fn gm_offset(&self) -> Result<Expr, String> {
         match self.attrs.iter().find(|(k, _)| k == "offset") {
             None => Ok(Expr::constant(0)),
