@@ -18,11 +18,11 @@
 // CHECK:          "inputs": {{\[\[}}8, 64], [8, 16], [16, 64]],
 // CHECK-NEXT:     "input_dtypes": ["f32", "f32", "f32"],
 // CHECK-NEXT:     "kernels": [
-// CHECK-NEXT:       {"name": "ascend.matmul", "kind": "boundary", "ops": ["ascend.matmul"], "blocks": null, "gm_read": 4608, "gm_written": 2048, "minimum": 6656, "ub_peak": null},
-// CHECK-NEXT:       {"name": "autofuse_pointwise_0_Exp_Add_Abs", "kind": "emulated", "ops": ["Exp", "Add", "Abs"], "blocks": {{[1-9][0-9]*}}, "gm_read": 4096, "gm_written": 2048, "minimum": 6144, "ub_peak": {{[1-9][0-9]*}}}
+// CHECK-NEXT:       {"name": "ascend.matmul", "kind": "boundary", "ops": ["ascend.matmul"], "blocks": null, "gm_read": 4608, "gm_written": 2048, "minimum": 6656, "per_core_minimum": 6656, "ub_peak": null},
+// CHECK-NEXT:       {"name": "autofuse_pointwise_0_Exp_Add_Abs", "kind": "emulated", "ops": ["Exp", "Add", "Abs"], "blocks": {{[1-9][0-9]*}}, "gm_read": 4096, "gm_written": 2048, "minimum": 6144, "per_core_minimum": 6144, "ub_peak": {{[1-9][0-9]*}}}
 // CHECK-NEXT:     ],
 // CHECK-NEXT:     "kernel_count": 2,
-// CHECK-NEXT:     "gm_bytes": {"measured": 6144, "not_measured": 6656, "total": 12800, "unfused": 14336, "minimum": 8704},
+// CHECK-NEXT:     "gm_bytes": {"measured": 6144, "not_measured": 6656, "total": 12800, "unfused": 14336, "minimum": 8704, "kernels_minimum": 6144, "kernels_per_core_minimum": 6144},
 // CHECK:          "error": null,
 // CHECK-NEXT:     "pass": true
 // CHECK:        "pass": true

@@ -33,30 +33,48 @@ func.func @producers(%x: tensor<4x5x9xf16>, %y: tensor<4x2x9xf16>) -> tensor<4x7
 
 // -----
 
-// No concat + concat.
+// A chain of concats along one axis (an n-ary concat) is one kernel.
 // CHECK-LABEL: func.func @concat_concat
-// CHECK: "ascend.concat"(%arg0, %arg1) {axis = 1 : i64}
-// CHECK: "ascend.concat"
+// CHECK: call @autofuse_pointwise_0_Concat_Concat(%arg0, %arg1, %arg2)
+// CHECK-LABEL: func.func @autofuse_pointwise_0_Concat_Concat
+// CHECK: %[[AB:.*]] = "ascir.concat"{{.*}}view = #ascir.view<[0, 1], ["4", "8"], ["8", "1"]>}
+// CHECK: "ascir.concat"(%[[AB]], {{.*}}view = #ascir.view<[0, 1], ["4", "10"], ["10", "1"]>}
 func.func @concat_concat(%x: tensor<4x3xf32>, %y: tensor<4x5xf32>, %z: tensor<4x2xf32>) -> tensor<4x10xf32> {
-  // expected-remark@+1 {{AF-NF009 concat-pattern: autofuse_pointwise_0_Concat and autofuse_pointwise_1_Concat not fused: both kernels hold a concat}}
   %0 = "ascend.concat"(%x, %y) {axis = 1 : i64} : (tensor<4x3xf32>, tensor<4x5xf32>) -> tensor<4x8xf32>
-  // expected-remark@+1 {{AF-NF009 concat-pattern}}
   %1 = "ascend.concat"(%0, %z) {axis = 1 : i64} : (tensor<4x8xf32>, tensor<4x2xf32>) -> tensor<4x10xf32>
   return %1 : tensor<4x10xf32>
 }
 
 // -----
 
-// No concat + reduce.
-// CHECK-LABEL: func.func @concat_reduce
+// Concats along two axes do not share a kernel.
+// CHECK-LABEL: func.func @two_axes
 // CHECK: "ascend.concat"(%arg0, %arg1) {axis = 1 : i64}
-// CHECK: "ascend.reduce_sum"
-func.func @concat_reduce(%x: tensor<4x3xf32>, %y: tensor<4x5xf32>) -> tensor<4x1xf32> {
-  // expected-remark@+1 {{AF-NF009 concat-pattern: autofuse_pointwise_0_Concat and autofuse_reduce_1_ReduceSum not fused: autofuse_reduce_1_ReduceSum holds a reduction (a concat fuses only with pointwise ops)}}
-  %0 = "ascend.concat"(%x, %y) {axis = 1 : i64} : (tensor<4x3xf32>, tensor<4x5xf32>) -> tensor<4x8xf32>
+// CHECK: "ascend.concat"
+func.func @two_axes(%x: tensor<4x3x8xf32>, %y: tensor<4x5x8xf32>, %z: tensor<4x8x2xf32>) -> tensor<4x8x10xf32> {
+  // expected-remark@+1 {{AF-NF009 concat-pattern: autofuse_pointwise_0_Concat and autofuse_pointwise_1_Concat not fused: the fused kernel would concatenate along two axes}}
+  %0 = "ascend.concat"(%x, %y) {axis = 1 : i64} : (tensor<4x3x8xf32>, tensor<4x5x8xf32>) -> tensor<4x8x8xf32>
   // expected-remark@+1 {{AF-NF009 concat-pattern}}
+  %1 = "ascend.concat"(%0, %z) {axis = 2 : i64} : (tensor<4x8x8xf32>, tensor<4x8x2xf32>) -> tensor<4x8x10xf32>
+  return %1 : tensor<4x8x10xf32>
+}
+
+// -----
+
+// A concat feeds a reducing consumer (a norm over concatenated features) in one kernel;
+// a producer's reduction does not feed a concat.
+// CHECK-LABEL: func.func @concat_reduce
+// CHECK: call @autofuse_reduce_0_Concat_ReduceSum(%arg0, %arg1)
+// CHECK: "ascend.reduce_max"
+// CHECK: "ascend.concat"
+func.func @concat_reduce(%x: tensor<4x3xf32>, %y: tensor<4x5xf32>, %z: tensor<4x6xf32>, %w: tensor<4x5xf32>) -> (tensor<4x1xf32>, tensor<4x6xf32>) {
+  %0 = "ascend.concat"(%x, %y) {axis = 1 : i64} : (tensor<4x3xf32>, tensor<4x5xf32>) -> tensor<4x8xf32>
   %1 = "ascend.reduce_sum"(%0) {axes = [1], keep_dims = true} : (tensor<4x8xf32>) -> tensor<4x1xf32>
-  return %1 : tensor<4x1xf32>
+  // expected-remark@+1 {{AF-NF009 concat-pattern: autofuse_reduce_2_ReduceMax and autofuse_pointwise_3_Concat not fused: autofuse_reduce_2_ReduceMax holds a reduction (a concat fuses only with reducing consumers)}}
+  %2 = "ascend.reduce_max"(%z) {axes = [1], keep_dims = true} : (tensor<4x6xf32>) -> tensor<4x1xf32>
+  // expected-remark@+1 {{AF-NF009 concat-pattern}}
+  %3 = "ascend.concat"(%2, %w) {axis = 1 : i64} : (tensor<4x1xf32>, tensor<4x5xf32>) -> tensor<4x6xf32>
+  return %1, %3 : tensor<4x1xf32>, tensor<4x6xf32>
 }
 
 // -----

@@ -121,14 +121,17 @@ impl Rule {
                  so that fusion does not keep tensors alive longer"
             }
             Rule::TransposePattern => {
-                "a kernel holding a transpose fuses only vertically (producer to consumer) \
-                 with a pointwise kernel: no reduction, no broadcast, no second transpose, \
-                 no value stored through a transposed view"
+                "a kernel holding a transpose that moves the innermost axis (transposed in \
+                 UB) fuses only vertically (producer to consumer) with a pointwise kernel: \
+                 no reduction, no broadcast, no second such transpose, no value stored \
+                 through a transposed view; a transpose that keeps the innermost axis is a \
+                 strided load and fuses like one"
             }
             Rule::ConcatPattern => {
                 "a kernel holding a concat fuses only vertically with pointwise producers and \
-                 consumers: no second concat, no reduction, no transpose, no broadcast in a \
-                 producer (consumers may broadcast)"
+                 consumers and with concats along the same axis (an n-ary concat): no \
+                 concats along two axes, no reduction, no transpose, no broadcast in a \
+                 producer of a part of the concat axis (consumers may broadcast)"
             }
         }
     }
@@ -612,6 +615,8 @@ fn merge_checked(
     let a_inside = all_paired(&a.graph, &pairing.a2b);
     let b_inside = all_paired(&b.graph, &pairing.b2a);
     let base_is_a = match (a_inside, b_inside) {
+        // A chain of concats: the consumer's joins the producer's result with more.
+        (true, true) if holds_concat(&a.graph) && holds_concat(&b.graph) => false,
         // A concat kernel's nest holds the whole concat axis; the other side walks a part.
         (true, true) if holds_concat(&a.graph) != holds_concat(&b.graph) => holds_concat(&a.graph),
         // A transpose kernel's nest is its result's: stores stay contiguous.
@@ -1687,9 +1692,13 @@ impl Solver<'_> {
         if let Err(detail) = concat_pattern(ka, kb, vertical) {
             return refuse(Rule::ConcatPattern, detail);
         }
-        // A fused kernel may not store a transposed view, which only the merged
-        // kernel shows: `first`'s kernel must then survive a refusal after the merge.
-        let move_first = !holds_transpose(&ka.graph) && !holds_transpose(&kb.graph);
+        // A fused kernel may not store a transposed view nor concatenate along two axes,
+        // which only the merged kernel shows: `first`'s kernel must then survive a
+        // refusal after the merge.
+        let checked_after_merge = holds_transpose(&ka.graph)
+            || holds_transpose(&kb.graph)
+            || (holds_concat(&ka.graph) && holds_concat(&kb.graph));
+        let move_first = !checked_after_merge;
         let number = self.number(first, fresh).min(self.number(second, fresh));
         let mut merged = if move_first {
             let Some(mut taken) = self.groups[first].kernel.take() else {
@@ -1714,6 +1723,9 @@ impl Solver<'_> {
         };
         if let Some(detail) = transposed_store(&merged.kernel.graph) {
             return refuse(Rule::TransposePattern, detail);
+        }
+        if let Some(detail) = mixed_concat_axes(&merged.kernel.graph) {
+            return refuse(Rule::ConcatPattern, detail);
         }
         // Name the kernel by its original ops in program order (the merge lists
         // `first`'s ops, then `second`'s: already that order unless they interleave).
@@ -1753,7 +1765,9 @@ impl Solver<'_> {
 /// only vertically with a pointwise kernel (A2/A3: not with broadcasts). A kernel is
 /// pointwise here when it holds no reduction, no broadcast and no transpose.
 fn transpose_pattern(a: &Kernel, b: &Kernel, vertical: bool) -> Result<(), String> {
-    let has_transpose = |k: &Kernel| k.graph.source_ops.iter().any(|o| o == "Transpose");
+    // A transpose that keeps the innermost axis is a strided load and fuses like one;
+    // the rules hold for transposes in UB (the innermost axis moves).
+    let has_transpose = |k: &Kernel| holds_transpose(&k.graph) && transposes_in_ub(&k.graph);
     let (ta, tb) = (has_transpose(a), has_transpose(b));
     if !ta && !tb {
         return Ok(());
@@ -1784,6 +1798,18 @@ fn holds_transpose(g: &AscGraph) -> bool {
     g.source_ops.iter().any(|o| o == "Transpose")
 }
 
+/// Whether a GM view of the kernel walks its innermost non-unit loop axis with a stride
+/// other than 1: a load that the kernel transposes in UB.
+fn transposes_in_ub(g: &AscGraph) -> bool {
+    g.nodes.iter().any(|node| {
+        node.op == "data"
+            && (0..node.view.repeats.len())
+                .rev()
+                .find(|&k| !is_unit(&node.view.repeats[k]))
+                .is_some_and(|k| !is_unit(&node.view.strides[k]))
+    })
+}
+
 /// A store of a fused transpose kernel whose GM view is not contiguous along the
 /// innermost non-unit loop axis (a value of the producer side, needed outside, stored
 /// in the transposed nest): kernels only transpose on loads.
@@ -1811,6 +1837,16 @@ fn holds_concat(g: &AscGraph) -> bool {
     g.nodes.iter().any(|n| n.op == "concat")
 }
 
+/// Concats of a fused kernel along more than one axis (GE's n group is one axis and
+/// everything after it, whole in every tile).
+fn mixed_concat_axes(g: &AscGraph) -> Option<String> {
+    let axes: BTreeSet<Option<usize>> = (0..g.nodes.len())
+        .filter(|&n| g.nodes[n].op == "concat")
+        .map(|n| g.concat_axis(n))
+        .collect();
+    (axes.len() > 1).then(|| "the fused kernel would concatenate along two axes".to_string())
+}
+
 /// GE's concat strategy (ge_autofuse.md §5.4): no concat + concat, no concat + reduce,
 /// a concat absorbs only pointwise consumers, which may broadcast (a table shared by
 /// the outer axes, as rotary embeddings multiply by), and pointwise producers without
@@ -1820,17 +1856,24 @@ fn concat_pattern(a: &Kernel, b: &Kernel, vertical: bool) -> Result<(), String> 
     if !ca && !cb {
         return Ok(());
     }
-    if ca && cb {
+    if ca && cb && !vertical {
         return Err("both kernels hold a concat".into());
     }
     if !vertical {
         return Err("a concat fuses only vertically (producer to consumer)".into());
     }
+    if ca && cb {
+        // A chain of concats (an n-ary concat): fused when they join one axis, which
+        // only the merged kernel shows (`mixed_concat_axes`).
+        return Ok(());
+    }
     let other = if ca { b } else { a };
     let name = &other.graph.name;
-    if kernel_kind(&other.graph) == "reduce" {
+    // A consumer may reduce the joined tile (layer_norm over concatenated features);
+    // a producer's reduction would compute a part of the concat axis.
+    if cb && kernel_kind(&other.graph) == "reduce" {
         return Err(format!(
-            "{name} holds a reduction (a concat fuses only with pointwise ops)"
+            "{name} holds a reduction (a concat fuses only with reducing consumers)"
         ));
     }
     if cb && other.graph.nodes.iter().any(|n| n.op == "broadcast") && feeds_concat_part(a, b) {

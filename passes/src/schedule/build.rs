@@ -77,6 +77,18 @@ impl BuildSchedule for Schedule {
             })
             .collect::<Result<_, _>>()?;
         let mut partial_hint: Vec<Vec<Option<Expr>>> = Vec::new();
+        // Nodes a concat reads (transitively): only they may cover a part of a concat
+        // axis. Below the concats a repeat of 1 there is a reduced or broadcast axis.
+        let mut feeds_concat = vec![false; graph.nodes.len()];
+        for n in (0..graph.nodes.len()).rev() {
+            if graph.nodes[n].op == "concat" || feeds_concat[n] {
+                for &o in &graph.nodes[n].operands {
+                    if let Some(f) = feeds_concat.get_mut(o) {
+                        *f = true;
+                    }
+                }
+            }
+        }
         for (i, node) in graph.nodes.iter().enumerate() {
             if node.view.axis != hint_ids {
                 return refuse(format!(
@@ -96,7 +108,9 @@ impl BuildSchedule for Schedule {
                 part.push(None);
                 if rep == size && rep.as_const() != Some(1) {
                     f.push(true);
-                } else if rep.as_const() == Some(1) && !concat_axes.contains(&k) {
+                } else if rep.as_const() == Some(1)
+                    && (!concat_axes.contains(&k) || !feeds_concat[i])
+                {
                     f.push(false);
                 } else if concat_axes.contains(&k) {
                     // A part of a concat axis (an operand of the concat).
@@ -259,11 +273,10 @@ impl BuildSchedule for Schedule {
             })
             .min();
         if n_from.is_some() {
-            if nodes
-                .iter()
-                .any(|x| matches!(x.kind, NodeKind::Reduce { .. }))
-            {
-                return refuse("a kernel with a concat may not reduce");
+            if nodes.iter().any(|x| {
+                matches!(x.kind, NodeKind::Reduce { .. }) && x.partial.iter().any(Option::is_some)
+            }) {
+                return refuse("a kernel with a concat may not reduce a part of the concat axis");
             }
             if nodes
                 .iter()
@@ -503,8 +516,9 @@ impl BuildSchedule for Schedule {
                 cases.push(case_for(Some(u), key as u32));
             }
         }
-        // Split-reduction cases, for rows too long to stay in UB.
-        for &u in &r {
+        // Split-reduction cases, for rows too long to stay in UB (not with a concat,
+        // whose axis and every later one stay whole in the tile).
+        for &u in r.iter().filter(|_| n_from.is_none()) {
             let key = cases.len() as u32;
             cases.push(case_for(Some(u), key));
         }

@@ -17,6 +17,7 @@ namespace ascendc_sim {
 
 struct LaunchStats {
     uint64_t gm_bytes_read = 0;
+    uint64_t gm_bytes_read_per_core = 0;  // distinct bytes per block, summed (read_set.h)
     uint64_t gm_bytes_written = 0;
     uint32_t blocks = 0;
     uint32_t vector_cores = 0;          // of the profile
@@ -86,6 +87,8 @@ LaunchStats launch(const char* kernel_name, void (*kernel)(Args...), uint32_t bl
                           std::source_location::current());
     s.gm_read = 0;
     s.gm_written = 0;
+    s.gm_read_per_core = 0;
+    s.block_reads.take();
     s.ub_peak = 0;
     s.pipe_buffers_peak = 0;
     for (uint32_t b = 0; b < block_dim; ++b) {
@@ -98,9 +101,11 @@ LaunchStats launch(const char* kernel_name, void (*kernel)(Args...), uint32_t bl
         s.pad_value_set = false;
         s.deq_scale = 1.0f;
         kernel(args...);
+        s.gm_read_per_core += s.block_reads.take();
     }
     LaunchStats st;
     st.gm_bytes_read = s.gm_read;
+    st.gm_bytes_read_per_core = s.gm_read_per_core;
     st.gm_bytes_written = s.gm_written;
     st.blocks = block_dim;
     st.vector_cores = prof.vector_cores;

@@ -24,6 +24,8 @@
 #include <cstring>
 #include <memory>
 #include <source_location>
+
+#include "read_set.h"
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -180,6 +182,9 @@ struct SimState {
     std::vector<GmRegion> gm_regions;
     uint64_t gm_read = 0;
     uint64_t gm_written = 0;
+    // GM spans the current block read, and the distinct bytes of the blocks so far.
+    ReadSet block_reads;
+    uint64_t gm_read_per_core = 0;
 
     // Vector mask register (SetVectorMask / SetMaskCount / SetMaskNorm).
     AscendC::MaskMode mask_mode = AscendC::MaskMode::NORMAL;
@@ -330,8 +335,12 @@ inline void gm_access(const char* api, uintptr_t root_begin, uintptr_t root_end,
                           kind, static_cast<unsigned long long>(bytes), p),
                       loc);
     }
-    if (write) st().gm_written += bytes;
-    else st().gm_read += bytes;
+    if (write) {
+        st().gm_written += bytes;
+    } else {
+        st().gm_read += bytes;
+        st().block_reads.add(a, bytes);
+    }
 }
 
 inline constexpr uint32_t round_up(uint64_t v, uint32_t a) { return static_cast<uint32_t>((v + a - 1) / a * a); }

@@ -31,6 +31,7 @@ inline ChipProfile profile(const std::string& name) { return ChipProfile{name}; 
 // GM traffic, counted by the copy intrinsics (af_isa::core().gm_*).
 struct LaunchStats {
     uint64_t gm_bytes_read = 0, gm_bytes_written = 0;
+    uint64_t gm_bytes_read_per_core = 0;  // distinct bytes per block, summed
     uint32_t blocks = 0;
     uint32_t ub_peak_bytes = 0;
 };
@@ -81,6 +82,7 @@ LaunchStats launch(const char*, void (*kernel)(P...), uint32_t block_dim, const 
     std::signal(SIGABRT, af_vendor_on_abort);
     af_isa::core().gm_read = 0;
     af_isa::core().gm_written = 0;
+    af_isa::core().block_reads.take();
     uint64_t peak = 0;
     for (uint32_t b = 0; b < block_dim; ++b) {
         block_idx = b;
@@ -96,6 +98,7 @@ LaunchStats launch(const char*, void (*kernel)(P...), uint32_t block_dim, const 
         std::memset(c.flags, 0, sizeof c.flags);
         af_isa::buffers().reset();
         kernel(args...);
+        st.gm_bytes_read_per_core += af_isa::core().block_reads.take();
         peak = std::max<uint64_t>(peak, af_isa::buffers().peak);
     }
     st.gm_bytes_read = af_isa::core().gm_read;

@@ -199,6 +199,11 @@ struct KernelRecord {
     ub_peak: Option<u64>,
     /// The kernel's own minimum: its distinct operands and its results, each once.
     minimum: u64,
+    /// The same with every core's copy of what it reads: the distinct bytes each block
+    /// read (summed over the blocks of the launch) and the results once. Operands that
+    /// every block needs (broadcast tables, biases) count once per block, as the chip
+    /// must fetch them; re-reads within a block do not count.
+    per_core_minimum: u64,
 }
 
 /// Ops that only reinterpret a buffer (no data moves on the device), and constants,
@@ -264,6 +269,7 @@ fn run_kernels(
                     gm_written: l.gm_written,
                     ub_peak: Some(l.ub_peak),
                     minimum,
+                    per_core_minimum: l.gm_read_per_core + size(&node.results),
                 });
                 continue;
             }
@@ -289,6 +295,7 @@ fn run_kernels(
             gm_written: size(&node.results),
             ub_peak: None,
             minimum,
+            per_core_minimum: minimum,
         });
     }
     Ok(records)
@@ -329,7 +336,7 @@ fn run_json(
         .map(|k| {
             let ops: Vec<String> = k.ops.iter().map(|o| json_str(o)).collect();
             format!(
-                "        {{\"name\": {}, \"kind\": \"{}\", \"ops\": [{}], \"blocks\": {}, \"gm_read\": {}, \"gm_written\": {}, \"minimum\": {}, \"ub_peak\": {}}}",
+                "        {{\"name\": {}, \"kind\": \"{}\", \"ops\": [{}], \"blocks\": {}, \"gm_read\": {}, \"gm_written\": {}, \"minimum\": {}, \"per_core_minimum\": {}, \"ub_peak\": {}}}",
                 json_str(&k.name),
                 k.kind,
                 ops.join(", "),
@@ -337,6 +344,7 @@ fn run_json(
                 k.gm_read,
                 k.gm_written,
                 k.minimum,
+                k.per_core_minimum,
                 json_opt(k.ub_peak)
             )
         })
@@ -346,9 +354,10 @@ fn run_json(
         .filter(|k| k.kind != "emulated")
         .map(|k| k.gm_read + k.gm_written)
         .sum();
+    let (kernels_minimum, per_core_minimum) = emulated_minimums(kernels);
     let gm = match traffic {
         Some(t) => format!(
-            "{{\"measured\": {}, \"not_measured\": {not_measured}, \"total\": {}, \"unfused\": {}, \"minimum\": {}}}",
+            "{{\"measured\": {}, \"not_measured\": {not_measured}, \"total\": {}, \"unfused\": {}, \"minimum\": {}, \"kernels_minimum\": {kernels_minimum}, \"kernels_per_core_minimum\": {per_core_minimum}}}",
             t.measured,
             t.measured + not_measured,
             t.unfused,
@@ -371,6 +380,17 @@ fn run_json(
         notes.join(", "),
         error.map(json_str).unwrap_or_else(|| "null".into()),
     )
+}
+
+/// The emulated kernels' own minimum and the same with per-core copies (the figures
+/// their measured GM bytes compare with).
+fn emulated_minimums(kernels: &[KernelRecord]) -> (u64, u64) {
+    kernels
+        .iter()
+        .filter(|k| k.kind == "emulated")
+        .fold((0, 0), |(own, per_core), k| {
+            (own + k.minimum, per_core + k.per_core_minimum)
+        })
 }
 
 /// One shape run: its symbols, its input files and its expected outputs.
@@ -416,6 +436,7 @@ struct ModelSummary {
     boundary: usize,
     measured: u64,
     minimum: u64,
+    per_core_minimum: u64,
 }
 
 impl ModelSummary {
@@ -430,6 +451,7 @@ impl ModelSummary {
         for k in records.iter().filter(|k| k.kind == "emulated") {
             self.measured += k.gm_read + k.gm_written;
             self.minimum += k.minimum;
+            self.per_core_minimum += k.per_core_minimum;
         }
     }
 
@@ -440,19 +462,24 @@ impl ModelSummary {
         let nodes = onnx_nodes
             .map(|n| format!("{n} ONNX nodes | "))
             .unwrap_or_default();
-        let ratio = if self.minimum > 0 {
-            format!(" ({:.3}x)", self.measured as f64 / self.minimum as f64)
-        } else {
-            String::new()
+        let ratio = |minimum: u64| {
+            if minimum > 0 {
+                format!(" ({:.3}x)", self.measured as f64 / minimum as f64)
+            } else {
+                String::new()
+            }
         };
         Some(format!(
-            "model: {nodes}{} kernels ({} left to the interpreter) | {} boundary ops | GM bytes of the emulated kernels {} vs their own minimum {}{ratio} over {} run(s)",
+            "model: {nodes}{} kernels ({} left to the interpreter) | {} boundary ops | GM bytes of the emulated kernels {} vs their own minimum {}{} over {} run(s) | with per-core copies {}{}",
             self.kernels,
             self.interpreted,
             self.boundary,
             run::human_bytes(self.measured),
             run::human_bytes(self.minimum),
-            self.runs
+            ratio(self.minimum),
+            self.runs,
+            run::human_bytes(self.per_core_minimum),
+            ratio(self.per_core_minimum)
         ))
     }
 }
@@ -705,12 +732,13 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
                         .unwrap_or_default();
                     let _ = writeln!(
                         out,
-                        "   {}: blocks {}{tile}, GM read {} written {}, UB peak {} B",
+                        "   {}: blocks {}{tile}, GM read {} written {}, UB peak {} B, distinct reads per core {}",
                         l.kernel,
                         l.blocks,
                         run::human_bytes(l.gm_read),
                         run::human_bytes(l.gm_written),
-                        l.ub_peak
+                        l.ub_peak,
+                        run::human_bytes(l.gm_read_per_core)
                     );
                 }
                 for n in &run.notes {
@@ -771,12 +799,16 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
                     }
                 }
                 let t = &run.traffic;
+                let kernels = run_kernels(&module, &entry, &inputs, &run.launches)?;
+                let (own, per_core) = emulated_minimums(&kernels);
                 let _ = writeln!(
                     out,
-                    "   GM bytes: measured {} | unfused {} | minimum {}{}",
+                    "   GM bytes: measured {} | unfused {} | minimum {} | kernels' minimum {}, with per-core copies {}{}",
                     run::human_bytes(t.measured),
                     run::human_bytes(t.unfused),
                     run::human_bytes(t.minimum),
+                    run::human_bytes(own),
+                    run::human_bytes(per_core),
                     if t.interpreted_calls > 0 {
                         format!(
                             " ({} interpreted kernel call(s) not measured)",
@@ -798,7 +830,6 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
                     let _ = writeln!(out, "{line}");
                     pass &= matched;
                 }
-                let kernels = run_kernels(&module, &entry, &inputs, &run.launches)?;
                 summary.add(&kernels);
                 if matches.get_one::<String>("report-json").is_some() {
                     reports.push(run_json(

@@ -438,7 +438,7 @@ fn launcher(k: &PreparedKernel) -> Result<String, String> {
     }
     let _ = writeln!(
         o,
-        "    std::printf(\"stats gm_read %llu gm_written %llu blocks %u ub_peak %u\\n\", static_cast<unsigned long long>(st.gm_bytes_read), static_cast<unsigned long long>(st.gm_bytes_written), st.blocks, st.ub_peak_bytes);\n    return 0;\n}}\n"
+        "    std::printf(\"stats gm_read %llu gm_read_per_core %llu gm_written %llu blocks %u ub_peak %u\\n\", static_cast<unsigned long long>(st.gm_bytes_read), static_cast<unsigned long long>(st.gm_bytes_read_per_core), static_cast<unsigned long long>(st.gm_bytes_written), st.blocks, st.ub_peak_bytes);\n    return 0;\n}}\n"
     );
     Ok(o)
 }
@@ -833,6 +833,9 @@ pub fn decode(dtype: DType, shape: Vec<usize>, bytes: &[u8]) -> Result<Tensor, S
 pub struct Launch {
     pub kernel: String,
     pub gm_read: u64,
+    /// Distinct GM bytes each block read, summed over the blocks: what the launch must
+    /// read at least with its block split (a table every block uses counts per block).
+    pub gm_read_per_core: u64,
     pub gm_written: u64,
     pub blocks: u64,
     pub ub_peak: u64,
@@ -920,8 +923,10 @@ pub fn launch(
                 ["field", name, value] => launch
                     .fields
                     .push((name.to_string(), value.parse().unwrap_or(-1))),
-                ["stats", "gm_read", r, "gm_written", w, "blocks", b, "ub_peak", u] => {
+                ["stats", "gm_read", r, "gm_read_per_core", p, "gm_written", w, "blocks", b, "ub_peak", u] =>
+                {
                     launch.gm_read = r.parse().unwrap_or(0);
+                    launch.gm_read_per_core = p.parse().unwrap_or(0);
                     launch.gm_written = w.parse().unwrap_or(0);
                     launch.blocks = b.parse().unwrap_or(0);
                     launch.ub_peak = u.parse().unwrap_or(0);

@@ -20,6 +20,7 @@
 #include <cstring>
 #include <type_traits>
 #include <vector>
+#include "../../../include/ascendc_sim/read_set.h"  // shared with the sim launcher
 
 namespace af_isa {
 
@@ -43,6 +44,7 @@ struct Core {
     uint64_t ub_len = 0;
     int flags[16][16][8] = {};
     uint64_t gm_read = 0, gm_written = 0;  // bytes the MTE copies moved from / to GM
+    ascendc_sim::ReadSet block_reads;       // GM spans the current block read
     std::vector<std::pair<const uint8_t*, uint64_t>> gm;  // the host's GM allocations
 };
 inline Core& core() {
@@ -671,6 +673,7 @@ inline void gm_to_ub_align(const char* name, T* dst, T* src, uint64_t n, uint64_
         check_gm(in, len, name);
         std::memcpy(out + lp * es, in, len);
         core().gm_read += len;
+        core().block_reads.add(reinterpret_cast<uintptr_t>(in), len);
         for (uint64_t pos = lp * es + len; pos + es <= row; pos += es) std::memcpy(out + pos, fill, es);
     }
 }
@@ -705,7 +708,10 @@ inline void block_copy(const char* name, void* dst, const void* src, uint64_t n,
         if (src_ub) check_ub(in, len * kBlock, name);
         else check_gm(in, len * kBlock, name);
         std::memmove(out, in, len * kBlock);
-        if (!src_ub) core().gm_read += len * kBlock;
+        if (!src_ub) {
+            core().gm_read += len * kBlock;
+            core().block_reads.add(reinterpret_cast<uintptr_t>(in), len * kBlock);
+        }
         if (!dst_ub) core().gm_written += len * kBlock;
     }
 }
