@@ -294,7 +294,8 @@ impl Gen {
     ///   load), rank 2 swaps the two axes (f32/f16: UB `Transpose` of 2-D blocks; bf16:
     ///   a graph op); each fuses with the neg on one side, the other transpose stays a
     ///   graph op (a kernel holds at most one transpose);
-    /// - concat of `abs(x)` and `x` on an axis other than the first, then relu. The slab
+    /// - concat of `abs(x)` and `x` (and sometimes `-x`: a chain) on an axis other than
+    ///   the first, then relu, sometimes summed over the concat axis. The slab
     ///   (the concat axis and later dims) must be static: a symbolic slab may outgrow UB
     ///   for the large symbol values of the property test and run on the interpreter.
     fn layout_step(&mut self, x: &Val) -> Option<Val> {
@@ -314,8 +315,25 @@ impl Gen {
         }
         let attr = format!("{axis} : i64");
         let a = self.op("ascend.abs", &[x], &[], None, None)?;
-        let c = self.op("ascend.concat", &[&a, x], &[("axis", &attr)], None, None)?;
-        self.op("ascend.relu", &[&c], &[], None, None)
+        let mut c = self.op("ascend.concat", &[&a, x], &[("axis", &attr)], None, None)?;
+        if self.chance(40) {
+            // A third part: an n-ary concat as exporters write it (a chain).
+            let n = self.op("ascend.neg", &[x], &[], None, None)?;
+            c = self.op("ascend.concat", &[&c, &n], &[("axis", &attr)], None, None)?;
+        }
+        let r = self.op("ascend.relu", &[&c], &[], None, None)?;
+        if self.chance(40) {
+            // A reduction over the joined axis (a norm over concatenated features).
+            let axes = format!("[{axis}]");
+            return self.op(
+                "ascend.reduce_sum",
+                &[&r],
+                &[("axes", &axes), ("keep_dims", "true")],
+                None,
+                None,
+            );
+        }
+        Some(r)
     }
 }
 
