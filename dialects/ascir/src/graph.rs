@@ -261,6 +261,44 @@ impl AscGraph {
         agree.then_some(axis)
     }
 
+    /// The gathered dim's size and its row-major stride in the table of `gather` node
+    /// `n` (what an index selects and how far apart the selected rows are), from the
+    /// type of the kernel input its first operand binds and its `axis`.
+    pub fn gather_geometry(&self, n: usize) -> Result<(Expr, Expr), String> {
+        let node = self
+            .nodes
+            .get(n)
+            .filter(|x| x.op == "gather")
+            .ok_or_else(|| format!("node {n} is not a gather"))?;
+        let table = node
+            .operands
+            .first()
+            .and_then(|&t| self.nodes.get(t))
+            .filter(|t| t.op == "data")
+            .ok_or_else(|| format!("gather {n} does not read a kernel input"))?;
+        let ty = table
+            .index
+            .and_then(|i| self.inputs.get(i))
+            .ok_or_else(|| format!("gather {n} reads no kernel input"))?;
+        let axis = node
+            .attrs
+            .iter()
+            .find(|(k, _)| k == "axis")
+            .and_then(|(_, v)| v.split(':').next()?.trim().parse::<usize>().ok())
+            .filter(|&a| a < ty.rank())
+            .ok_or_else(|| format!("gather {n} without a valid 'axis'"))?;
+        let dim = |d: &autofuse_ir::graph::Dim| {
+            d.expr()
+                .cloned()
+                .ok_or_else(|| format!("gather {n}: a table dim has no symbol"))
+        };
+        let bound = dim(&ty.dims[axis])?;
+        let stride = ty.dims[axis + 1..]
+            .iter()
+            .try_fold(Expr::constant(1), |acc, d| Ok::<_, String>(acc * dim(d)?))?;
+        Ok((bound, stride))
+    }
+
     /// The value type MLIR shows for a node: its repeats as dims (`?` when symbolic).
     fn node_type(node: &AscNode) -> TensorType {
         TensorType::new(

@@ -234,6 +234,54 @@ pub fn run_with_symbols(
                 });
                 out
             }
+            "gather" => {
+                // Operand 0 is the GM table (a data node), 1 the index tile; the table's
+                // view gives the strides of the outer and inner axes (0 on index axes).
+                let table = operand(0)?;
+                let indices = operand(1)?;
+                let table_node = node.operands.first().copied().unwrap_or(usize::MAX);
+                let table_view = &graph.nodes[table_node].view;
+                let strides =
+                    eval_all(&table_view.strides, &symbols).or_else(|m| fail(graph, n, m))?;
+                let (bound, index_stride) = graph
+                    .gather_geometry(n)
+                    .and_then(|(b, s)| {
+                        Ok((
+                            b.eval_map(&symbols).map_err(|e| e.to_string())?,
+                            s.eval_map(&symbols).map_err(|e| e.to_string())?,
+                        ))
+                    })
+                    .map_err(|m| malformed(graph, m))?;
+                let mut out = Tensor::zeros(node.dtype, shape.clone())
+                    .map_err(|e| malformed(graph, e.to_string()))?;
+                let mut error = None;
+                for_each_index(&shape, |idx| {
+                    let at: Vec<usize> = idx
+                        .iter()
+                        .zip(&indices.shape)
+                        .map(|(&i, &s)| if s == 1 { 0 } else { i })
+                        .collect();
+                    let raw = indices.get(&at).unwrap_or(0.0) as i64;
+                    let row = if raw < 0 { raw + bound } else { raw };
+                    if !(0..bound).contains(&row) {
+                        error = Some(format!(
+                            "gather index {raw} is out of range [-{bound}, {bound})"
+                        ));
+                        return;
+                    }
+                    let offset = gm_offset(idx, &strides) + row * index_stride;
+                    match usize::try_from(offset).ok().and_then(|o| table.data.get(o)) {
+                        Some(&v) => {
+                            out.set(idx, v);
+                        }
+                        None => error = Some(format!("gather reads GM element {offset}")),
+                    }
+                });
+                if let Some(message) = error {
+                    return fail(graph, n, message);
+                }
+                out
+            }
             "extract_slice" => {
                 let input = operand(0)?;
                 let axis = node

@@ -51,6 +51,13 @@ pub enum NodeKind {
     Concat {
         axis: usize,
     },
+    /// Rows of a GM table (operand 0, a data node) picked by an index tile (operand 1):
+    /// element `p` of the tile is the table element at the table view's offset of `p`
+    /// plus `index(p) * index_stride`, negative indices counting from `bound`.
+    Gather {
+        bound: Expr,
+        index_stride: Expr,
+    },
     /// The part of its operand's tile from index `start` along normalized axis `axis`
     /// (a concat axis, whole in every tile), copied in UB.
     ExtractSlice {
@@ -814,6 +821,12 @@ impl Schedule {
                 NodeKind::Store => {
                     cost.mte3_bytes = cost.mte3_bytes + real * gm_size(info.dtype);
                     cost.store_ops = cost.store_ops + 1;
+                    cost.dma_rows = cost.dma_rows + rows;
+                }
+                NodeKind::Gather { .. } => {
+                    // One DataCopyPad per row, the rows picked by the scalar unit.
+                    cost.mte2_bytes = cost.mte2_bytes + real * gm_size(info.dtype);
+                    cost.load_ops = cost.load_ops + rows.clone();
                     cost.dma_rows = cost.dma_rows + rows;
                 }
                 NodeKind::Elementwise { .. } | NodeKind::Cast | NodeKind::Scalar { .. } => {

@@ -415,6 +415,55 @@ impl Env<'_> {
                 });
                 Some(out)
             }
+            NodeKind::Gather {
+                bound,
+                index_stride,
+            } => {
+                let table_node = node.operands.first().copied().unwrap_or(usize::MAX);
+                let Some(NodeKind::Data { input }) =
+                    schedule.nodes.get(table_node).map(|s| s.kind.clone())
+                else {
+                    return Err(format!("@{name}: gather {n} does not read a data node"));
+                };
+                let table = self
+                    .inputs
+                    .get(input)
+                    .ok_or_else(|| format!("@{name}: no input #{input}"))?;
+                let indices = operand(1)?;
+                let eval = |e: &autofuse_symbolic::Expr| {
+                    e.eval_map(self.symbols)
+                        .map_err(|e| format!("@{name}: gather {n}: {e}"))
+                };
+                let (bound, index_stride) = (eval(bound)?, eval(index_stride)?);
+                let mut out =
+                    Tensor::zeros(node.dtype, shape.clone()).map_err(|e| e.to_string())?;
+                let mut error = None;
+                for_each_index(&shape, |idx| {
+                    let at: Vec<usize> = idx
+                        .iter()
+                        .zip(&indices.shape)
+                        .map(|(&i, &s)| if s == 1 { 0 } else { i })
+                        .collect();
+                    let raw = indices.get(&at).unwrap_or(0.0) as i64;
+                    let row = if raw < 0 { raw + bound } else { raw };
+                    if !(0..bound).contains(&row) {
+                        error = Some(format!("gather index {raw} is out of range"));
+                        return;
+                    }
+                    let offset = offset_of(table_node, idx) + row * index_stride;
+                    match usize::try_from(offset).ok().and_then(|o| table.data.get(o)) {
+                        Some(&v) => {
+                            out.set(idx, v);
+                        }
+                        None => error = Some(format!("gather {n} reads GM element {offset}")),
+                    }
+                });
+                if let Some(e) = error {
+                    return Err(format!("@{name}: {e}"));
+                }
+                self.stats.gm_elements_read += out.data.len() as u64;
+                Some(out)
+            }
             NodeKind::ExtractSlice { axis, start } => {
                 let input = operand(0)?;
                 let start = start

@@ -107,7 +107,10 @@ impl Rule {
                  fused kernel would depend on itself"
             }
             Rule::SizeCap => "the fused kernel may hold at most `max-fusion-size` original ops",
-            Rule::InputCap => "the fused kernel may read at most `max-inputs` GM tensors",
+            Rule::InputCap => {
+                "the fused kernel may read at most `max-inputs` GM tensors (one-element \
+                 scalars such as epsilon do not count)"
+            }
             Rule::AxisMismatch => {
                 "the loop axes must map onto one loop nest by symbolic size through the shared \
                  tensors (a reshape that merges or splits dims does not map)"
@@ -1669,12 +1672,23 @@ impl Solver<'_> {
             );
         }
         let produced: BTreeSet<ValueId> = ka.outputs.iter().chain(&kb.outputs).copied().collect();
+        // Scalars (one element: a constant such as epsilon) are read once per block, not
+        // streamed: like GE's Scalar nodes they do not count as inputs.
+        let scalar = |v: &ValueId| {
+            self.model
+                .types
+                .get(*v)
+                .and_then(Option::as_ref)
+                .and_then(TensorType::num_elements)
+                .and_then(|n| n.as_const())
+                == Some(1)
+        };
         let inputs: BTreeSet<ValueId> = ka
             .inputs
             .iter()
             .chain(&kb.inputs)
             .copied()
-            .filter(|v| !produced.contains(v))
+            .filter(|v| !produced.contains(v) && !scalar(v))
             .collect();
         if inputs.len() > limits.max_inputs {
             return refuse(

@@ -450,6 +450,9 @@ pub fn lower_op_with(
             ) => {}
         Category::Composite if short == "reduce_mean" => {}
         Category::Structural if matches!(short, "concat" | "slice") => {}
+        Category::Structural if short == "gather" => {
+            return lower_gather(attrs, operand_types, result_types, loc, name)
+        }
         Category::Boundary => {
             return refuse(
                 "AF-LW002",
@@ -733,6 +736,139 @@ pub fn lower_op_with(
             .map(|_| camel_name("range"))
             .chain(std::iter::once(camel_name(short)))
             .collect(),
+    })
+}
+
+/// `ascend.gather` (an embedding lookup when `axis` is 0): the loop nest is the
+/// result's, `[data dims before axis] + [index dims] + [data dims after axis]`. The
+/// indices are loaded as a tile over their own loop axes (repeat 1 elsewhere); the data
+/// stays in GM (`data` with its strides on the outer and inner axes, stride 0 on the
+/// index axes) and `ascir.gather` copies one contiguous row of the inner dims per index
+/// into UB (DataCopyPad at `index * stride`). The inner dims must be non-empty (a gather
+/// along the innermost axis would copy single elements) and the indices i32
+/// (`--narrow-index-types` makes i64 index arithmetic i32 where it fits).
+fn lower_gather(
+    attrs: &BTreeMap<String, AttrValue>,
+    operand_types: &[TensorType],
+    result_types: &[TensorType],
+    loc: Option<String>,
+    name: &str,
+) -> Result<AscGraph, NotLowered> {
+    let ([data_ty, index_ty], [result]) = (operand_types, result_types) else {
+        return refuse(
+            "AF-LW001",
+            "gather takes data and indices and has one result",
+        );
+    };
+    if index_ty.dtype != DType::I32 {
+        return refuse(
+            "AF-LW003",
+            format!(
+                "gather indices of {} are not lowered (i32 only; --narrow-index-types narrows \
+                 i64 index arithmetic that fits)",
+                index_ty.dtype
+            ),
+        );
+    }
+    if matches!(data_ty.dtype, DType::I64 | DType::Bool) || data_ty.dtype.bytes() > 4 {
+        return refuse(
+            "AF-LW003",
+            format!("a gather of {} is not lowered", data_ty.dtype),
+        );
+    }
+    let data_dims = known_dims(data_ty)?;
+    let index_dims = known_dims(index_ty)?;
+    let result_dims = known_dims(result)?;
+    let rank = data_dims.len();
+    let axis = attrs.get("axis").and_then(AttrValue::as_int).unwrap_or(0);
+    let axis = usize::try_from(if axis < 0 { axis + rank as i64 } else { axis })
+        .ok()
+        .filter(|&a| a < rank)
+        .ok_or(NotLowered {
+            code: "AF-LW001",
+            reason: format!("gather axis {axis} is out of range"),
+        })?;
+    if axis + 1 == rank {
+        return refuse(
+            "AF-LW001",
+            "a gather along the innermost axis is not lowered (it would copy single elements)",
+        );
+    }
+    if result_dims.len() != axis + index_dims.len() + (rank - axis - 1) {
+        return refuse("AF-LW001", "gather result rank does not match its operands");
+    }
+    let loop_axes: Vec<i64> = (0..result_dims.len() as i64).collect();
+    let strides = gm_strides(&data_dims);
+    let index_strides = gm_strides(&index_dims);
+    let unit = |e: &Expr| e.as_const() == Some(1);
+    let (mut data_view, mut index_view) = (
+        View {
+            axis: loop_axes.clone(),
+            repeats: Vec::new(),
+            strides: Vec::new(),
+        },
+        View {
+            axis: loop_axes.clone(),
+            repeats: Vec::new(),
+            strides: Vec::new(),
+        },
+    );
+    for (k, size) in result_dims.iter().enumerate() {
+        let index_position = k.checked_sub(axis).filter(|&j| j < index_dims.len());
+        let data_dim = match index_position {
+            Some(_) => None,
+            None if k < axis => Some(k),
+            None => Some(k - index_dims.len() + 1),
+        };
+        let (repeat, stride) = match data_dim {
+            Some(d) if !unit(size) => (size.clone(), strides[d].clone()),
+            _ => (Expr::constant(1), Expr::constant(0)),
+        };
+        data_view.repeats.push(repeat);
+        data_view.strides.push(stride);
+        let (repeat, stride) = match index_position {
+            Some(j) if !unit(size) => (size.clone(), index_strides[j].clone()),
+            _ => (Expr::constant(1), Expr::constant(0)),
+        };
+        index_view.repeats.push(repeat);
+        index_view.strides.push(stride);
+    }
+    let mut b = Builder {
+        axis: loop_axes.clone(),
+        loop_dims: result_dims.clone(),
+        nodes: Vec::new(),
+        loc,
+        inlined: vec![None, None],
+    };
+    let table = b.push("data", Vec::new(), data_ty.dtype, data_view, Vec::new());
+    b.nodes[table].index = Some(0);
+    let indices = b.read_view(1, DType::I32, index_view);
+    let full = View::contiguous(loop_axes, result_dims.clone());
+    let gathered = b.push(
+        "gather",
+        vec![table, indices],
+        data_ty.dtype,
+        full.clone(),
+        vec![("axis".into(), format!("{axis} : i64"))],
+    );
+    let store_view = View {
+        axis: full.axis.clone(),
+        repeats: result_dims.clone(),
+        strides: gm_strides(&result_dims),
+    };
+    b.store_output(gathered, result.dtype, store_view);
+    let mut sizes = BTreeSet::new();
+    for d in data_dims.iter().chain(&index_dims).chain(&result_dims) {
+        d.collect_symbols(&mut sizes);
+    }
+    Ok(AscGraph {
+        name: name.to_string(),
+        axes: axis_list(&result_dims),
+        sizes: sizes.into_iter().collect(),
+        inputs: operand_types.to_vec(),
+        outputs: vec![result.clone()],
+        nodes: b.nodes,
+        source_ops: vec![camel_name("gather")],
     })
 }
 

@@ -894,6 +894,7 @@ impl Steps for Schedule {
                         | NodeKind::Arange { .. }
                         | NodeKind::Concat { .. }
                         | NodeKind::ExtractSlice { .. }
+                        | NodeKind::Gather { .. }
                 );
             if !needs_slot {
                 continue;
@@ -1056,7 +1057,17 @@ fn node_kind(graph: &AscGraph, n: usize) -> Result<NodeKind, String> {
                 start: node.gm_offset()?,
             }
         }
-        "workspace" | "transpose" | "split" | "gather" => {
+        "gather" => {
+            let (bound, index_stride) = graph.gather_geometry(n)?;
+            if !matches!(node.dtype, DType::F32 | DType::F16 | DType::I32) {
+                return refuse(format!("a gather of {} is not scheduled", node.dtype));
+            }
+            NodeKind::Gather {
+                bound,
+                index_stride,
+            }
+        }
+        "workspace" | "transpose" | "split" => {
             return refuse(format!("ascir.{op} is not scheduled yet"))
         }
         other => NodeKind::Elementwise {

@@ -1101,6 +1101,27 @@ fn emit_node(ctx: &Ctx, n: usize, first_vec: &mut bool) -> Result<Vec<String>, S
             let v = value_decl(ctx, n, &mut l);
             l.push(format!("af::BroadcastBox({v}, v{a}, x{n}, x{a}, kAlign);"));
         }
+        NodeKind::Gather {
+            bound,
+            index_stride,
+        } => {
+            let (table, indices) = (operand(0)?, operand(1)?);
+            let NodeKind::Data { input } = s.nodes[table].kind else {
+                return Err(format!("gather {n} does not read a kernel input"));
+            };
+            let v = value_decl(ctx, n, &mut l);
+            l.push(format!(
+                "const int64_t gs{n}[{}] = {{{}}};",
+                ctx.rank(),
+                ctx.strides_of(table)
+            ));
+            l.push(format!(
+                "af::GatherRows({v}, gm_in{input}, v{indices}, {}, x{n}, x{indices}, gs{n}, {}, {}, kAlign);",
+                ctx.base_of(table),
+                cx(s, bound),
+                cx(s, index_stride)
+            ));
+        }
         NodeKind::ExtractSlice { axis, start } => {
             let a = operand(0)?;
             let dim = ctx

@@ -257,7 +257,18 @@ fn run_kernels(
                 .map(|t| bytes_of(t, &symbols))
                 .sum()
         };
-        let minimum = size(&operands) + size(&node.results);
+        let mut minimum = size(&operands) + size(&node.results);
+        if let Some(k) = callee.and_then(|c| module.kernels.get(c)) {
+            // A table only gathers read needs no more than the rows they pick.
+            for (j, &value) in node.operands.iter().enumerate() {
+                if let Some(rows) = gathered_bytes(&k.graph, j, &symbols) {
+                    let whole = graph.ty(value).map(|t| bytes_of(t, &symbols)).unwrap_or(0);
+                    if operands.contains(&value) && rows < whole {
+                        minimum -= whole - rows;
+                    }
+                }
+            }
+        }
         if let Some(k) = callee.and_then(|c| module.kernels.get(c)) {
             if let Some(l) = pending.next_if(|l| l.kernel == k.name) {
                 records.push(KernelRecord {
@@ -299,6 +310,35 @@ fn run_kernels(
         });
     }
     Ok(records)
+}
+
+/// Bytes the gathers of kernel `graph` pick from kernel input `input` when nothing but
+/// gathers read it (`None` otherwise): the elements of every gather's result.
+fn gathered_bytes(
+    graph: &autofuse_ascir::graph::AscGraph,
+    input: usize,
+    symbols: &HashMap<String, i64>,
+) -> Option<u64> {
+    let tables: Vec<usize> = (0..graph.nodes.len())
+        .filter(|&n| graph.nodes[n].op == "data" && graph.nodes[n].index == Some(input))
+        .collect();
+    let readers: Vec<&autofuse_ascir::graph::AscNode> = graph
+        .nodes
+        .iter()
+        .filter(|x| x.operands.iter().any(|o| tables.contains(o)))
+        .collect();
+    if tables.is_empty() || readers.is_empty() || readers.iter().any(|x| x.op != "gather") {
+        return None;
+    }
+    let mut total = 0u64;
+    for gather in readers {
+        let mut elements = 1u64;
+        for r in &gather.view.repeats {
+            elements = elements.saturating_mul(r.eval_map(symbols).ok()?.max(0) as u64);
+        }
+        total += elements * gather.dtype.bytes() as u64;
+    }
+    Some(total)
 }
 
 /// The JSON object of one shape run.

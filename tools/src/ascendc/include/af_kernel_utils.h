@@ -262,6 +262,57 @@ __aicore__ inline void ConcatBox(const LocalTensor<T>& dst, const LocalTensor<T>
     SyncScalarToVector();
 }
 
+// dst (extents dext) = rows of the GM table `src` picked by the index tile `idx`
+// (extents iext: 1 on the axes the indices do not vary along): row element (i0, ..) is
+// at base + sum(i_k * gs[k]) + index * istride, where index is idx at (i0, ..) with the
+// unit axes of iext at 0 and negative indices count from `bound` (ONNX Gather). The
+// innermost axis is a table axis (gs[R-1] == 1): every row is one DataCopyPad. The
+// scalar unit reads the indices after their load and picks the rows; the vector unit
+// waits for the copies.
+template <typename T, typename I, int R>
+__aicore__ inline void GatherRows(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const LocalTensor<I>& idx,
+                                  int64_t base, const int64_t (&dext)[R], const int64_t (&iext)[R],
+                                  const int64_t (&gs)[R], int64_t bound, int64_t istride, int64_t align) {
+    for (int k = 0; k < R; ++k)
+        if (dext[k] <= 0) return;
+    const int64_t len = dext[R - 1];
+    const int64_t dpitch = af_align(len, align);
+    const int64_t ipitch = af_align(iext[R - 1], align);
+    int64_t rows = 1;
+    for (int k = 0; k + 1 < R; ++k) rows *= dext[k];
+    // The vector unit may still read dst (an earlier tile) and the index tile was
+    // written by MTE2 and read by V only so far.
+    SyncVectorToScalar();
+    {
+        event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::V_MTE2));
+        SetFlag<HardEvent::V_MTE2>(e);
+        WaitFlag<HardEvent::V_MTE2>(e);
+    }
+    {
+        event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::MTE2_S));
+        SetFlag<HardEvent::MTE2_S>(e);
+        WaitFlag<HardEvent::MTE2_S>(e);
+    }
+    const DataCopyPadExtParams<T> pad(false, 0, 0, T(0));
+    const DataCopyExtParams p(1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0);
+    for (int64_t r = 0; r < rows; ++r) {
+        // Row r's position on the row axes, its table offset and its index element.
+        int64_t rest = r, g = base, at = 0, istep = ipitch;
+        for (int k = R - 2; k >= 0; --k) {
+            const int64_t i = rest % dext[k];
+            rest /= dext[k];
+            g += i * gs[k];
+            if (iext[k] != 1) at += i * istep;
+            istep *= iext[k];
+        }
+        if (iext[R - 1] != 1) at = at;  // the innermost axis is a table axis
+        int64_t index = static_cast<int64_t>(idx.GetValue(static_cast<uint32_t>(at)));
+        if (index < 0) index += bound;
+        DataCopyPad(dst[static_cast<uint32_t>(r * dpitch)], src[g + index * istride], p, pad);
+    }
+    SyncLoadToVector();
+}
+
 // dst (extents dext) = the part of src (extents sext) from index `start` along `axis`;
 // the extents agree elsewhere. Along the innermost axis `start` is a whole number of
 // 32-byte blocks (the schedule keeps other parts as GM loads): every row is one block
