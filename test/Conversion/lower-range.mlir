@@ -51,22 +51,25 @@ func.func @float_steps(%x: tensor<?xf16, #ascend.dims<["s0"]>>) -> tensor<?xf16>
 
 // -----
 
-// A range that a graph op reads (the indices of an embedding gather, a boundary op) or
-// the function returns becomes a kernel of its own: an arange over its result, stored.
+// A range that a graph op reads or the function returns becomes a kernel of its own: an
+// arange over its result, stored. A gather by position ids computes them in its kernel.
 // An i64 range stays a graph op: the vector unit computes no 64-bit integers.
 // CHECK-LABEL: func.func @position_embedding
-// CHECK: %[[IDS:.*]] = call @autofuse_pointwise_{{[0-9]+}}_Range() : () -> tensor<?xi32
-// CHECK: "ascend.gather"(%arg0, %[[IDS]])
+// CHECK-DAG: call @autofuse_pointwise_{{[0-9]+}}_Gather(%arg0) : (tensor<64x16xf32>)
+// CHECK-DAG: call @autofuse_pointwise_{{[0-9]+}}_Range() : () -> tensor<?xi32
 // CHECK: "ascend.range"() {{.*}} -> tensor<?xi64
+// CHECK-LABEL: func.func @autofuse_pointwise_{{[0-9]+}}_Gather
+// CHECK-SAME: ascir.ops = ["Range", "Gather"]
+// CHECK: %[[I:.*]] = "ascir.arange"() {delta = "1", sched_axis = [0, 1], start = "0", view = #ascir.view<[0, 1], ["s0", "1"], ["1", "0"]>}
+// CHECK: "ascir.gather"(%{{.*}}, %[[I]])
 // CHECK-LABEL: func.func @autofuse_pointwise_{{[0-9]+}}_Range()
 // CHECK-SAME: ascir.ops = ["Range"]
 // CHECK: %[[A:.*]] = "ascir.arange"() {delta = "1", sched_axis = [0], start = "0", view = #ascir.view<[0], ["s0"], ["1"]>}
 // CHECK: "ascir.store"(%[[A]])
-func.func @position_embedding(%table: tensor<64x16xf32>) -> (tensor<?x16xf32>, tensor<?xi64, #ascend.dims<["s0"]>>) {
+func.func @position_embedding(%table: tensor<64x16xf32>) -> (tensor<?x16xf32>, tensor<?xi32, #ascend.dims<["s0"]>>, tensor<?xi64, #ascend.dims<["s0"]>>) {
   %ids = "ascend.range"() {delta = 1 : i64, start = 0 : i64} : () -> tensor<?xi32, #ascend.dims<["s0"]>>
-  // expected-remark@+1 {{AF-LW001 not lowered: no AscIR lowering for 'gather' yet}}
   %rows = "ascend.gather"(%table, %ids) {axis = 0 : i64} : (tensor<64x16xf32>, tensor<?xi32, #ascend.dims<["s0"]>>) -> tensor<?x16xf32>
   // expected-remark@+1 {{AF-LW003 not lowered: 'range' produces i64; ascir.arange computes i32, f32 and f16}}
   %wide = "ascend.range"() {delta = 1 : i64, start = 0 : i64} : () -> tensor<?xi64, #ascend.dims<["s0"]>>
-  return %rows, %wide : tensor<?x16xf32>, tensor<?xi64, #ascend.dims<["s0"]>>
+  return %rows, %ids, %wide : tensor<?x16xf32>, tensor<?xi32, #ascend.dims<["s0"]>>, tensor<?xi64, #ascend.dims<["s0"]>>
 }

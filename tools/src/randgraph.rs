@@ -1,7 +1,7 @@
 //! A generator of random well-typed `ascend` graphs for differential testing.
 //!
 //! Graphs mix elementwise ops, compares with select, cast round trips, broadcasts,
-//! reductions, reshapes, transposes, concats, slices, ranges and composites over random static and
+//! reductions, reshapes, transposes, concats, slices, gathers, ranges and composites over random static and
 //! symbolic shapes and
 //! random float dtypes. Result types are computed with the same shape rules the
 //! verifier uses, and printed with `#ascend.dims` encodings. Values are kept in ranges
@@ -393,6 +393,35 @@ impl Gen {
         self.op("ascend.abs", &[&part], &[], None, None)
     }
 
+    /// An embedding lookup of `x`'s rows by computed ids: `x` is the table, the ids an
+    /// i32 range over its first dim counting down from `start` (so that some are
+    /// negative: they count from the end), gathered along axis 0 and added to `x`. For
+    /// rank 1 the gather is along the innermost axis and stays a graph op.
+    fn gather_step(&mut self, x: &Val) -> Option<Val> {
+        let rows = x.ty.dims.first()?.clone();
+        // ids = start, start - 1, ..: within [-rows, rows) for start in [-1, rows).
+        let start = match rows.as_const() {
+            Some(n) => self.below(n as u64 + 1) as i64 - 1,
+            None => -1,
+        };
+        let start = format!("{start} : i64");
+        let ids = self.op(
+            "ascend.range",
+            &[],
+            &[("start", &start), ("delta", "-1 : i64")],
+            None,
+            Some(TensorType::new(DType::I32, vec![rows])),
+        )?;
+        let picked = self.op(
+            "ascend.gather",
+            &[x, &ids],
+            &[("axis", "0 : i64")],
+            None,
+            None,
+        )?;
+        self.op("ascend.add", &[&picked, x], &[], None, None)
+    }
+
     /// Adds a position-dependent ramp to `x` along one of its axes: an i32 range of that
     /// dim (random start and step), unsqueezed to `x`'s rank, cast to `x`'s type,
     /// scaled by 1/64 and added (what position ids and masks look like to the compiler).
@@ -532,6 +561,15 @@ pub fn generate(seed: u64, max_ops: usize) -> RandomGraph {
             outputs.push(values.len() - 1);
         }
     }
+    // A fifth also return a gather of one of their values by computed ids.
+    g.rng = SplitMix64::new(seed ^ 0x0ea7_be11_2c4d_9a61);
+    if g.chance(20) {
+        let x = values[g.below(values.len() as u64) as usize].clone();
+        if let Some(v) = g.gather_step(&x) {
+            values.push(v);
+            outputs.push(values.len() - 1);
+        }
+    }
     let result_types: Vec<String> = outputs.iter().map(|&o| values[o].ty.to_mlir()).collect();
     let result_names: Vec<String> = outputs.iter().map(|&o| values[o].name.clone()).collect();
     let mut text = String::new();
@@ -575,5 +613,6 @@ mod tests {
         assert!(count("\"ascend.concat\"") >= 10, "too few concats");
         assert!(count("\"ascend.range\"") >= 30, "too few ranges");
         assert!(count("\"ascend.slice\"") >= 20, "too few slices");
+        assert!(count("\"ascend.gather\"") >= 10, "too few gathers");
     }
 }

@@ -1858,7 +1858,30 @@ fn mixed_concat_axes(g: &AscGraph) -> Option<String> {
         .filter(|&n| g.nodes[n].op == "concat")
         .map(|n| g.concat_axis(n))
         .collect();
-    (axes.len() > 1).then(|| "the fused kernel would concatenate along two axes".to_string())
+    if axes.len() > 1 {
+        return Some("the fused kernel would concatenate along two axes".to_string());
+    }
+    // A value stored from inside the concat (what a concat reads, needed outside the
+    // kernel) covers a part of the axis: the schedule has no layout to store it from.
+    let mut feeds_concat = vec![false; g.nodes.len()];
+    for n in (0..g.nodes.len()).rev() {
+        if g.nodes[n].op == "concat" || feeds_concat[n] {
+            for &o in &g.nodes[n].operands {
+                if let Some(f) = feeds_concat.get_mut(o) {
+                    *f = true;
+                }
+            }
+        }
+    }
+    g.nodes.iter().find_map(|node| {
+        let value = *node.operands.first()?;
+        (node.op == "store" && feeds_concat.get(value) == Some(&true)).then(|| {
+            format!(
+                "the fused kernel would store value %{value}, a part of the concat axis \
+                 (needed outside the kernel)"
+            )
+        })
+    })
 }
 
 /// GE's concat strategy (ge_autofuse.md §5.4): no concat + concat, no concat + reduce,

@@ -451,7 +451,7 @@ pub fn lower_op_with(
         Category::Composite if short == "reduce_mean" => {}
         Category::Structural if matches!(short, "concat" | "slice") => {}
         Category::Structural if short == "gather" => {
-            return lower_gather(attrs, operand_types, result_types, loc, name)
+            return lower_gather(attrs, operand_types, result_types, loc, name, inlined)
         }
         Category::Boundary => {
             return refuse(
@@ -753,6 +753,7 @@ fn lower_gather(
     result_types: &[TensorType],
     loc: Option<String>,
     name: &str,
+    inlined: &[Option<InlinedRange>],
 ) -> Result<AscGraph, NotLowered> {
     let ([data_ty, index_ty], [result]) = (operand_types, result_types) else {
         return refuse(
@@ -760,6 +761,11 @@ fn lower_gather(
             "gather takes data and indices and has one result",
         );
     };
+    let mut inlined = inlined.to_vec();
+    inlined.resize(2, None);
+    if inlined[0].is_some() {
+        return refuse("AF-LW001", "a gather from a range is not lowered");
+    }
     if index_ty.dtype != DType::I32 {
         return refuse(
             "AF-LW003",
@@ -788,7 +794,10 @@ fn lower_gather(
             code: "AF-LW001",
             reason: format!("gather axis {axis} is out of range"),
         })?;
-    if axis + 1 == rank {
+    if data_dims[axis + 1..]
+        .iter()
+        .all(|d| d.as_const() == Some(1))
+    {
         return refuse(
             "AF-LW001",
             "a gather along the innermost axis is not lowered (it would copy single elements)",
@@ -838,7 +847,8 @@ fn lower_gather(
         loop_dims: result_dims.clone(),
         nodes: Vec::new(),
         loc,
-        inlined: vec![None, None],
+        // Computed ids (position ids: a range) are an `arange` tile, not an input.
+        inlined,
     };
     let table = b.push("data", Vec::new(), data_ty.dtype, data_view, Vec::new());
     b.nodes[table].index = Some(0);
@@ -861,14 +871,24 @@ fn lower_gather(
     for d in data_dims.iter().chain(&index_dims).chain(&result_dims) {
         d.collect_symbols(&mut sizes);
     }
+    let mut source_ops = vec![camel_name("gather")];
+    let mut inputs = vec![data_ty.clone()];
+    match &b.inlined[1] {
+        Some(range) => {
+            range.start.collect_symbols(&mut sizes);
+            range.delta.collect_symbols(&mut sizes);
+            source_ops.insert(0, camel_name("range"));
+        }
+        None => inputs.push(index_ty.clone()),
+    }
     Ok(AscGraph {
         name: name.to_string(),
         axes: axis_list(&result_dims),
         sizes: sizes.into_iter().collect(),
-        inputs: operand_types.to_vec(),
+        inputs,
         outputs: vec![result.clone()],
         nodes: b.nodes,
-        source_ops: vec![camel_name("gather")],
+        source_ops,
     })
 }
 
@@ -1087,13 +1107,16 @@ fn slice_view(
     }
     let unit = |e: &Expr| e.as_const() == Some(1);
     if let Some(inner) = (0..rank).rev().find(|&d| !unit(&result_dims[d])) {
-        if step[inner] != 1 {
+        // The innermost axis the slice keeps must walk the operand with stride 1: a step
+        // there, or unit dims after it (a step on an outer axis that becomes the
+        // innermost one), would copy single elements.
+        let stride = strides[inner].clone() * Expr::constant(step[inner]);
+        if stride.as_const() != Some(1) {
             return refuse(
                 "AF-LW001",
                 format!(
-                    "a slice with step {} on the innermost axis is not lowered (DataCopyPad \
-                     copies contiguous rows)",
-                    step[inner]
+                    "a slice whose innermost kept axis has stride {stride} in its operand is \
+                     not lowered (DataCopyPad copies contiguous rows)"
                 ),
             );
         }

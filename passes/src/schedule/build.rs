@@ -1059,7 +1059,10 @@ fn node_kind(graph: &AscGraph, n: usize) -> Result<NodeKind, String> {
         }
         "gather" => {
             let (bound, index_stride) = graph.gather_geometry(n)?;
-            if !matches!(node.dtype, DType::F32 | DType::F16 | DType::I32) {
+            if !matches!(
+                node.dtype,
+                DType::F32 | DType::F16 | DType::BF16 | DType::I32
+            ) {
                 return refuse(format!("a gather of {} is not scheduled", node.dtype));
             }
             NodeKind::Gather {

@@ -59,9 +59,11 @@ func.func @transposed(%x: tensor<4x?xf32, #ascend.dims<["4", "s"]>>) -> tensor<4
   return %y : tensor<4x?xf32>
 }
 
-// Position ids read by a graph op (the embedding gather): a kernel of its own.
-// IDS-LABEL: // ===== autofuse_pointwise_7_Range/autofuse_pointwise_7_Range.cpp
-// IDS: af::ArangeBox<int32_t, int64_t>(v0, x0, as0, o_z0 * (1), static_cast<int64_t>(0), static_cast<int64_t>(1), kAlign);
+// Position ids of an embedding gather: the gather's kernel computes them in UB and picks
+// the rows they name (the ids never exist in GM).
+// IDS-LABEL: // ===== autofuse_pointwise_6_Range_Gather_Add/autofuse_pointwise_6_Range_Gather_Add.cpp
+// IDS: af::ArangeBox<int32_t, int64_t>(v1, x1, as1, o_z0 * (1), static_cast<int64_t>(0), static_cast<int64_t>(1), kAlign);
+// IDS: af::GatherRows(v2, gm_in0, v1, 0, x2, x1, gs2, 64, 16, kAlign);
 func.func @position_ids(%table: tensor<64x16xf32>, %x: tensor<?x16xf32, #ascend.dims<["s", "16"]>>) -> tensor<?x16xf32> {
   %ids = "ascend.range"() {delta = 1 : i64, start = 0 : i64} : () -> tensor<?xi32, #ascend.dims<["s"]>>
   %rows = "ascend.gather"(%table, %ids) {axis = 0 : i64} : (tensor<64x16xf32>, tensor<?xi32, #ascend.dims<["s"]>>) -> tensor<?x16xf32, #ascend.dims<["s", "16"]>>
