@@ -92,6 +92,10 @@ pub const REASON_CODES: &[(&str, &str)] = &[
         "AF-LW004",
         "unknown-shape: a dynamic dim has no symbol (run --infer-symbolic-shapes first)",
     ),
+    (
+        "AF-LW005",
+        "disabled: the `disable` option of --lower-to-ascir names the op",
+    ),
 ];
 
 /// What kind of kernel an op makes (the prefix of kernel names).

@@ -14,7 +14,8 @@
 //!    op (or the return) still reads is lowered like any op, into a kernel of its own.
 //! 4. Leaves every other op in the graph with a remark giving a stable reason code
 //!    (`AF-LW001` unsupported op, `AF-LW002` boundary, `AF-LW003` dtype, `AF-LW004`
-//!    unknown shape). The pass never fails on an unsupported op.
+//!    unknown shape, `AF-LW005` named by the `disable` option). The pass never fails on
+//!    an unsupported op.
 //!
 //! Preconditions: the module verifies; run after `--infer-symbolic-shapes` (dims without
 //! symbols are refused with AF-LW004) and `--decompose` (composites are refused).
@@ -44,24 +45,60 @@ pub const PASS: PassInfo = PassInfo {
     summary: "Lower each fusable ascend op to a call of its own AscGraph (hint form)",
     description: "Each elementwise, compare, select, cast, broadcast_to, reduction and view op \
                   (reshape/squeeze/unsqueeze), each transpose that keeps the innermost axis or \
-                  swaps the two innermost axes (f32/f16) (a load with permuted strides) and each \
-                  binary concat with an axis left to tile becomes a \
+                  swaps the two innermost axes (f32/f16) (a load with permuted strides), each \
+                  slice (a load at an offset), each gather along an axis before the innermost \
+                  (i32 indices) and each binary concat with an axis left to tile becomes a \
                   func.call of a new AscGraph in GE's hint form. \
                   A range (i32/f32/f16; also a reshape of one, or an integer one cast to a \
                   float type) is computed by each kernel that reads it (ascir.arange under the \
                   read's view) and erased; one that a graph op still reads becomes a kernel. \
-                  Other ops stay graph ops with a remark carrying a reason code (AF-LW001..AF-LW004).",
-    options: &[OptionInfo {
-        name: "remarks",
-        kind: "bool",
-        default: "true",
-        help: "emit a remark for every op that is not lowered",
-    }],
+                  Other ops, and the structural ops named by `disable`, stay graph ops with a \
+                  remark carrying a reason code (AF-LW001..AF-LW005).",
+    options: &[
+        OptionInfo {
+            name: "remarks",
+            kind: "bool",
+            default: "true",
+            help: "emit a remark for every op that is not lowered",
+        },
+        OptionInfo {
+            name: "disable",
+            kind: "list",
+            default: "",
+            help: "structural ops to keep as graph ops (GE's disable list): any of slice, \
+                   concat, gather, transpose, e.g. disable='slice,gather'",
+        },
+    ],
     run,
 };
 
+/// The ops `disable` may name.
+pub const DISABLEABLE: &[&str] = &["slice", "concat", "gather", "transpose"];
+
+/// The `disable` option's op names, each checked against [`DISABLEABLE`].
+fn disabled_ops(options: &PassOptions) -> Result<Vec<String>, String> {
+    let Some(list) = options.get("disable") else {
+        return Ok(Vec::new());
+    };
+    list.split([',', ' ', ';'])
+        .map(str::trim)
+        .filter(|name| !name.is_empty())
+        .map(|name| {
+            if DISABLEABLE.contains(&name) {
+                Ok(name.to_string())
+            } else {
+                Err(format!(
+                    "option 'disable' names '{name}'; it takes {}",
+                    DISABLEABLE.join(", ")
+                ))
+            }
+        })
+        .collect()
+}
+
 fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
     let remarks = diagnostics::or_error(module.location(), options.get_bool("remarks", true))?;
+    let disabled = diagnostics::or_error(module.location(), disabled_ops(options))?;
     let body = extract::module_body(module).ok_or(())?;
     // Kernels repeat the same attribute and type texts: parse each once per run.
     let mut cache = build::SpecCache::new(&module);
@@ -143,6 +180,19 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
                     .all(|r| !autofuse_mlir::raw::has_uses(r.into()))
             {
                 raw::erase_op(*op);
+                continue;
+            }
+            if disabled.iter().any(|d| *d == spec.name) {
+                kept += 1;
+                if remarks {
+                    diagnostics::remark(
+                        op.location(),
+                        format!(
+                            "AF-LW005 not lowered: '{}' is in the disable list of --lower-to-ascir",
+                            spec.name
+                        ),
+                    );
+                }
                 continue;
             }
             let operand_types: Option<Vec<TensorType>> = node
