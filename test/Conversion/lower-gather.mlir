@@ -28,15 +28,15 @@ func.func @middle(%x: tensor<4x10x8xf16>, %ids: tensor<3xi32>) -> tensor<4x3x8xf
 
 // -----
 
-// Gathers along the innermost axis and with i64 indices stay graph ops.
-// CHECK-LABEL: func.func @kept
-// CHECK: "ascend.gather"
-// CHECK: "ascend.gather"
-// CHECK-NOT: call @
-func.func @kept(%x: tensor<4x10xf32>, %i: tensor<3xi32>, %j: tensor<3xi64>) -> (tensor<4x3xf32>, tensor<3x10xf32>) {
-  // expected-remark@+1 {{AF-LW001 not lowered: a gather along the innermost axis is not lowered (it would copy single elements)}}
+// Along the innermost axis (single elements) and with i64 indices (read by the scalar
+// unit only, so they stay i64 in UB) gathers lower too.
+// CHECK-LABEL: func.func @innermost_and_i64
+// CHECK: call @autofuse_pointwise_{{[0-9]+}}_Gather(%arg0, %arg1)
+// CHECK: call @autofuse_pointwise_{{[0-9]+}}_Gather(%arg0, %arg2)
+// CHECK-LABEL: func.func @autofuse_pointwise_1_Gather
+// CHECK: "ascir.load"({{.*}}) -> tensor<3x1xi64>
+func.func @innermost_and_i64(%x: tensor<4x10xf32>, %i: tensor<3xi32>, %j: tensor<3xi64>) -> (tensor<4x3xf32>, tensor<3x10xf32>) {
   %0 = "ascend.gather"(%x, %i) {axis = 1 : i64} : (tensor<4x10xf32>, tensor<3xi32>) -> tensor<4x3xf32>
-  // expected-remark@+1 {{AF-LW003 not lowered: gather indices of i64 are not lowered (i32 only; --narrow-index-types narrows i64 index arithmetic that fits)}}
   %1 = "ascend.gather"(%x, %j) {axis = 0 : i64} : (tensor<4x10xf32>, tensor<3xi64>) -> tensor<3x10xf32>
   return %0, %1 : tensor<4x3xf32>, tensor<3x10xf32>
 }

@@ -748,9 +748,9 @@ pub fn lower_op_with(
 /// indices are loaded as a tile over their own loop axes (repeat 1 elsewhere); the data
 /// stays in GM (`data` with its strides on the outer and inner axes, stride 0 on the
 /// index axes) and `ascir.gather` copies one contiguous row of the inner dims per index
-/// into UB (DataCopyPad at `index * stride`). The inner dims must be non-empty (a gather
-/// along the innermost axis would copy single elements) and the indices i32
-/// (`--narrow-index-types` makes i64 index arithmetic i32 where it fits).
+/// into UB (DataCopyPad at `index * stride`; a gather along the innermost axis copies
+/// single elements with the scalar unit); indices are i32 or i64 (only the scalar unit
+/// reads them, so i64 needs no 64-bit vector arithmetic).
 fn lower_gather(
     attrs: &BTreeMap<String, AttrValue>,
     operand_types: &[TensorType],
@@ -770,14 +770,10 @@ fn lower_gather(
     if inlined[0].is_some() {
         return refuse("AF-LW001", "a gather from a range is not lowered");
     }
-    if index_ty.dtype != DType::I32 {
+    if !matches!(index_ty.dtype, DType::I32 | DType::I64) {
         return refuse(
             "AF-LW003",
-            format!(
-                "gather indices of {} are not lowered (i32 only; --narrow-index-types narrows \
-                 i64 index arithmetic that fits)",
-                index_ty.dtype
-            ),
+            format!("gather indices of {} are not lowered", index_ty.dtype),
         );
     }
     if matches!(data_ty.dtype, DType::I64 | DType::Bool) || data_ty.dtype.bytes() > 4 {
@@ -798,15 +794,6 @@ fn lower_gather(
             code: "AF-LW001",
             reason: format!("gather axis {axis} is out of range"),
         })?;
-    if data_dims[axis + 1..]
-        .iter()
-        .all(|d| d.as_const() == Some(1))
-    {
-        return refuse(
-            "AF-LW001",
-            "a gather along the innermost axis is not lowered (it would copy single elements)",
-        );
-    }
     if result_dims.len() != axis + index_dims.len() + (rank - axis - 1) {
         return refuse("AF-LW001", "gather result rank does not match its operands");
     }
@@ -856,7 +843,13 @@ fn lower_gather(
     };
     let table = b.push("data", Vec::new(), data_ty.dtype, data_view, Vec::new());
     b.nodes[table].index = Some(0);
-    let indices = b.read_view(1, DType::I32, index_view);
+    // i64 indices stay i64 in UB: only the scalar unit reads them.
+    let index_dtype = if b.inlined[1].is_some() {
+        DType::I32
+    } else {
+        index_ty.dtype
+    };
+    let indices = b.read_view(1, index_dtype, index_view);
     let full = View::contiguous(loop_axes, result_dims.clone());
     let gathered = b.push(
         "gather",

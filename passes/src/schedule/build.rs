@@ -439,7 +439,33 @@ impl BuildSchedule for Schedule {
             max_size = max_size.max(ub_size(node.dtype));
         }
         if max_size > 4 {
-            return refuse("64-bit element types are not scheduled");
+            // The one 64-bit value a kernel holds is a gather's i64 index tile (and its
+            // data node): the scalar unit reads it, no vector instruction does.
+            let index_only = |n: usize| {
+                let users: Vec<usize> = (0..graph.nodes.len())
+                    .filter(|&u| graph.nodes[u].operands.contains(&n))
+                    .collect();
+                !users.is_empty()
+                    && users.iter().all(|&u| match graph.nodes[u].op.as_str() {
+                        "gather" => graph.nodes[u].operands.get(1) == Some(&n),
+                        "load" => {
+                            graph.nodes[n].op == "data"
+                                && (0..graph.nodes.len()).all(|g| {
+                                    !graph.nodes[g].operands.contains(&u)
+                                        || (graph.nodes[g].op == "gather"
+                                            && graph.nodes[g].operands.get(1) == Some(&u))
+                                })
+                        }
+                        _ => false,
+                    })
+            };
+            let wide_elsewhere = nodes
+                .iter()
+                .enumerate()
+                .any(|(n, x)| ub_size(x.dtype) > 4 && !index_only(n));
+            if wide_elsewhere {
+                return refuse("64-bit element types are not scheduled");
+            }
         }
         let align = 32 / min_size.max(1);
 

@@ -265,10 +265,10 @@ __aicore__ inline void ConcatBox(const LocalTensor<T>& dst, const LocalTensor<T>
 // dst (extents dext) = rows of the GM table `src` picked by the index tile `idx`
 // (extents iext: 1 on the axes the indices do not vary along): row element (i0, ..) is
 // at base + sum(i_k * gs[k]) + index * istride, where index is idx at (i0, ..) with the
-// unit axes of iext at 0 and negative indices count from `bound` (ONNX Gather). The
-// innermost axis is a table axis (gs[R-1] == 1): every row is one DataCopyPad. The
-// scalar unit reads the indices after their load and picks the rows; the vector unit
-// waits for the copies.
+// unit axes of iext at 0 and negative indices count from `bound` (ONNX Gather). When the
+// innermost axis is a table axis (gs[R-1] == 1) every row is one DataCopyPad; when it is
+// an index axis the scalar unit copies element by element. The scalar unit reads the
+// indices after their load and picks the rows; the vector unit waits for the copies.
 template <typename T, typename I, int R>
 __aicore__ inline void GatherRows(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const LocalTensor<I>& idx,
                                   int64_t base, const int64_t (&dext)[R], const int64_t (&iext)[R],
@@ -293,6 +293,28 @@ __aicore__ inline void GatherRows(const LocalTensor<T>& dst, const GlobalTensor<
         SetFlag<HardEvent::MTE2_S>(e);
         WaitFlag<HardEvent::MTE2_S>(e);
     }
+    if (iext[R - 1] != 1 || gs[R - 1] != 1) {
+        // The innermost axis is an index axis (a gather of single elements): a DMA
+        // copy would start every element at a 32-byte block, so the scalar unit copies.
+        for (int64_t r = 0; r < rows; ++r) {
+            int64_t rest = r, g = base, at = 0, istep = ipitch;
+            for (int k = R - 2; k >= 0; --k) {
+                const int64_t i = rest % dext[k];
+                rest /= dext[k];
+                g += i * gs[k];
+                if (iext[k] != 1) at += i * istep;
+                istep *= iext[k];
+            }
+            for (int64_t j = 0; j < len; ++j) {
+                const int64_t pick = iext[R - 1] != 1 ? at + j : at;
+                int64_t index = static_cast<int64_t>(idx.GetValue(static_cast<uint32_t>(pick)));
+                if (index < 0) index += bound;
+                dst.SetValue(static_cast<uint32_t>(r * dpitch + j), src.GetValue(g + j * gs[R - 1] + index * istride));
+            }
+        }
+        SyncScalarToVector();
+        return;
+    }
     const DataCopyPadExtParams<T> pad(false, 0, 0, T(0));
     const DataCopyExtParams p(1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0);
     for (int64_t r = 0; r < rows; ++r) {
@@ -305,7 +327,6 @@ __aicore__ inline void GatherRows(const LocalTensor<T>& dst, const GlobalTensor<
             if (iext[k] != 1) at += i * istep;
             istep *= iext[k];
         }
-        if (iext[R - 1] != 1) at = at;  // the innermost axis is a table axis
         int64_t index = static_cast<int64_t>(idx.GetValue(static_cast<uint32_t>(at)));
         if (index < 0) index += bound;
         DataCopyPad(dst[static_cast<uint32_t>(r * dpitch)], src[g + index * istride], p, pad);
