@@ -46,8 +46,8 @@ pub const PASS: PassInfo = PassInfo {
     description: "Each elementwise, compare, select, cast, broadcast_to, reduction and view op \
                   (reshape/squeeze/unsqueeze), each transpose that keeps the innermost axis or \
                   swaps the two innermost axes (f32/f16) (a load with permuted strides), each \
-                  slice (a load at an offset), each gather along an axis before the innermost \
-                  (i32 indices) and each binary concat with an axis left to tile becomes a \
+                  slice (a load at an offset), each gather (rows copied by index; i32 or i64 \
+                  indices) and each binary concat with an axis left to tile becomes a \
                   func.call of a new AscGraph in GE's hint form. \
                   A range (i32/f32/f16; also a reshape of one, or an integer one cast to a \
                   float type) is computed by each kernel that reads it (ascir.arange under the \
