@@ -99,6 +99,75 @@ fn bind_type(
     Ok(())
 }
 
+/// The values of a `gather` node over `shape`: element `p` is the table element at
+/// `offset(p) + row * index_stride`, where `row` is the index tile at `p` (its unit axes
+/// at 0), negative rows counting from `bound` (`offset` is the table view's element
+/// offset of an index, which each interpreter derives from its own view of the tile).
+pub fn gather_tile(
+    dtype: autofuse_ir::graph::DType,
+    shape: &[usize],
+    table: &Tensor,
+    indices: &Tensor,
+    (bound, index_stride): (i64, i64),
+    offset: impl Fn(&[usize]) -> i64,
+) -> Result<Tensor, String> {
+    let mut out = Tensor::zeros(dtype, shape.to_vec()).map_err(|e| e.to_string())?;
+    let mut error = None;
+    for_each_index(shape, |idx| {
+        let at: Vec<usize> = idx
+            .iter()
+            .zip(&indices.shape)
+            .map(|(&i, &s)| if s == 1 { 0 } else { i })
+            .collect();
+        let raw = indices.get(&at).unwrap_or(0.0) as i64;
+        let row = if raw < 0 { raw + bound } else { raw };
+        if !(0..bound).contains(&row) {
+            error = Some(format!(
+                "gather index {raw} is out of range [-{bound}, {bound})"
+            ));
+            return;
+        }
+        let at = offset(idx) + row * index_stride;
+        match usize::try_from(at).ok().and_then(|o| table.data.get(o)) {
+            Some(&v) => {
+                out.set(idx, v);
+            }
+            None => error = Some(format!("gather reads GM element {at}")),
+        }
+    });
+    match error {
+        Some(e) => Err(e),
+        None => Ok(out),
+    }
+}
+
+/// The values of an `extract_slice` node over `shape`: its operand from `start` along
+/// `axis`.
+pub fn extract_slice_tile(
+    dtype: autofuse_ir::graph::DType,
+    shape: &[usize],
+    input: &Tensor,
+    axis: usize,
+    start: usize,
+) -> Result<Tensor, String> {
+    let mut out = Tensor::zeros(dtype, shape.to_vec()).map_err(|e| e.to_string())?;
+    let mut error = None;
+    for_each_index(shape, |idx| {
+        let mut src = idx.to_vec();
+        src[axis] += start;
+        match input.get(&src) {
+            Some(v) => {
+                out.set(idx, v);
+            }
+            None => error = Some("extract_slice reads past its operand".to_string()),
+        }
+    });
+    match error {
+        Some(e) => Err(e),
+        None => Ok(out),
+    }
+}
+
 /// The values of an `arange` node over `shape`: `start + delta * offset(index)`, rounded
 /// to its element type (`offset` is the element offset of an index in the range, which
 /// each interpreter derives from its own view of the tile).
@@ -252,35 +321,17 @@ pub fn run_with_symbols(
                         ))
                     })
                     .map_err(|m| malformed(graph, m))?;
-                let mut out = Tensor::zeros(node.dtype, shape.clone())
-                    .map_err(|e| malformed(graph, e.to_string()))?;
-                let mut error = None;
-                for_each_index(&shape, |idx| {
-                    let at: Vec<usize> = idx
-                        .iter()
-                        .zip(&indices.shape)
-                        .map(|(&i, &s)| if s == 1 { 0 } else { i })
-                        .collect();
-                    let raw = indices.get(&at).unwrap_or(0.0) as i64;
-                    let row = if raw < 0 { raw + bound } else { raw };
-                    if !(0..bound).contains(&row) {
-                        error = Some(format!(
-                            "gather index {raw} is out of range [-{bound}, {bound})"
-                        ));
-                        return;
-                    }
-                    let offset = gm_offset(idx, &strides) + row * index_stride;
-                    match usize::try_from(offset).ok().and_then(|o| table.data.get(o)) {
-                        Some(&v) => {
-                            out.set(idx, v);
-                        }
-                        None => error = Some(format!("gather reads GM element {offset}")),
-                    }
-                });
-                if let Some(message) = error {
-                    return fail(graph, n, message);
+                match gather_tile(
+                    node.dtype,
+                    &shape,
+                    table,
+                    indices,
+                    (bound, index_stride),
+                    |idx| gm_offset(idx, &strides),
+                ) {
+                    Ok(out) => out,
+                    Err(message) => return fail(graph, n, message),
                 }
-                out
             }
             "extract_slice" => {
                 let input = operand(0)?;
@@ -299,23 +350,10 @@ pub fn run_with_symbols(
                     .map_err(|e| malformed(graph, format!("node {n}: {e}")))?;
                 let start = usize::try_from(start)
                     .map_err(|_| malformed(graph, format!("node {n}: starts at {start}")))?;
-                let mut out = Tensor::zeros(node.dtype, shape.clone())
-                    .map_err(|e| malformed(graph, e.to_string()))?;
-                let mut error = None;
-                for_each_index(&shape, |idx| {
-                    let mut src = idx.to_vec();
-                    src[axis] += start;
-                    match input.get(&src) {
-                        Some(v) => {
-                            out.set(idx, v);
-                        }
-                        None => error = Some("extract_slice reads past its operand".to_string()),
-                    }
-                });
-                if let Some(message) = error {
-                    return fail(graph, n, message);
+                match extract_slice_tile(node.dtype, &shape, input, axis, start) {
+                    Ok(out) => out,
+                    Err(message) => return fail(graph, n, message),
                 }
-                out
             }
             "store" => operand(0)?.clone(),
             "output" => {

@@ -22,7 +22,9 @@
 use crate::tiling::Tiling;
 use autofuse_ascend::interp::run_node;
 use autofuse_ascir::graph::AscGraph;
-use autofuse_ascir::interp::{arange_tile, bind_kernel_symbols, for_each_index};
+use autofuse_ascir::interp::{
+    arange_tile, bind_kernel_symbols, extract_slice_tile, for_each_index, gather_tile,
+};
 use autofuse_ascir::kernel::{NodeKind, Schedule};
 use autofuse_ir::attr::{parse_attr, AttrValue};
 use autofuse_ir::graph::{Dim, TensorType};
@@ -435,32 +437,15 @@ impl Env<'_> {
                         .map_err(|e| format!("@{name}: gather {n}: {e}"))
                 };
                 let (bound, index_stride) = (eval(bound)?, eval(index_stride)?);
-                let mut out =
-                    Tensor::zeros(node.dtype, shape.clone()).map_err(|e| e.to_string())?;
-                let mut error = None;
-                for_each_index(&shape, |idx| {
-                    let at: Vec<usize> = idx
-                        .iter()
-                        .zip(&indices.shape)
-                        .map(|(&i, &s)| if s == 1 { 0 } else { i })
-                        .collect();
-                    let raw = indices.get(&at).unwrap_or(0.0) as i64;
-                    let row = if raw < 0 { raw + bound } else { raw };
-                    if !(0..bound).contains(&row) {
-                        error = Some(format!("gather index {raw} is out of range"));
-                        return;
-                    }
-                    let offset = offset_of(table_node, idx) + row * index_stride;
-                    match usize::try_from(offset).ok().and_then(|o| table.data.get(o)) {
-                        Some(&v) => {
-                            out.set(idx, v);
-                        }
-                        None => error = Some(format!("gather {n} reads GM element {offset}")),
-                    }
-                });
-                if let Some(e) = error {
-                    return Err(format!("@{name}: {e}"));
-                }
+                let out = gather_tile(
+                    node.dtype,
+                    &shape,
+                    table,
+                    indices,
+                    (bound, index_stride),
+                    |idx| offset_of(table_node, idx),
+                )
+                .map_err(|e| format!("@{name}: gather {n}: {e}"))?;
                 self.stats.gm_elements_read += out.data.len() as u64;
                 Some(out)
             }
@@ -471,22 +456,8 @@ impl Env<'_> {
                     .map_err(|e| format!("@{name}: node {n} start: {e}"))?;
                 let start = usize::try_from(start)
                     .map_err(|_| format!("@{name}: node {n} starts at {start}"))?;
-                let mut out =
-                    Tensor::zeros(node.dtype, shape.clone()).map_err(|e| e.to_string())?;
-                let mut error = None;
-                for_each_index(&shape, |idx| {
-                    let mut src = idx.to_vec();
-                    src[*axis] += start;
-                    match input.get(&src) {
-                        Some(v) => {
-                            out.set(idx, v);
-                        }
-                        None => error = Some(format!("node {n} reads past its operand tile")),
-                    }
-                });
-                if let Some(e) = error {
-                    return Err(format!("@{name}: {e}"));
-                }
+                let out = extract_slice_tile(node.dtype, &shape, input, *axis, start)
+                    .map_err(|e| format!("@{name}: node {n}: {e}"))?;
                 Some(out)
             }
             NodeKind::Scalar { value } => {
