@@ -262,6 +262,25 @@ __aicore__ inline void ConcatBox(const LocalTensor<T>& dst, const LocalTensor<T>
     SyncScalarToVector();
 }
 
+// Row r of a gather box (rows: every box position but the innermost): the table offset
+// `g` of its first element (before the index's row) and the element `at` of the index
+// tile (extents iext, rows of ipitch elements) its index is at.
+template <int R>
+__aicore__ inline void GatherRowOrigin(int64_t r, const int64_t (&dext)[R], const int64_t (&iext)[R],
+                                       const int64_t (&gs)[R], int64_t base, int64_t ipitch, int64_t& g,
+                                       int64_t& at) {
+    int64_t rest = r, istep = ipitch;
+    g = base;
+    at = 0;
+    for (int k = R - 2; k >= 0; --k) {
+        const int64_t i = rest % dext[k];
+        rest /= dext[k];
+        g += i * gs[k];
+        if (iext[k] != 1) at += i * istep;
+        istep *= iext[k];
+    }
+}
+
 // dst (extents dext) = rows of the GM table `src` picked by the index tile `idx`
 // (extents iext: 1 on the axes the indices do not vary along): row element (i0, ..) is
 // at base + sum(i_k * gs[k]) + index * istride, where index is idx at (i0, ..) with the
@@ -297,14 +316,8 @@ __aicore__ inline void GatherRows(const LocalTensor<T>& dst, const GlobalTensor<
         // The innermost axis is an index axis (a gather of single elements): a DMA
         // copy would start every element at a 32-byte block, so the scalar unit copies.
         for (int64_t r = 0; r < rows; ++r) {
-            int64_t rest = r, g = base, at = 0, istep = ipitch;
-            for (int k = R - 2; k >= 0; --k) {
-                const int64_t i = rest % dext[k];
-                rest /= dext[k];
-                g += i * gs[k];
-                if (iext[k] != 1) at += i * istep;
-                istep *= iext[k];
-            }
+            int64_t g = 0, at = 0;
+            GatherRowOrigin(r, dext, iext, gs, base, ipitch, g, at);
             for (int64_t j = 0; j < len; ++j) {
                 const int64_t pick = iext[R - 1] != 1 ? at + j : at;
                 int64_t index = static_cast<int64_t>(idx.GetValue(static_cast<uint32_t>(pick)));
@@ -318,15 +331,8 @@ __aicore__ inline void GatherRows(const LocalTensor<T>& dst, const GlobalTensor<
     const DataCopyPadExtParams<T> pad(false, 0, 0, T(0));
     const DataCopyExtParams p(1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0);
     for (int64_t r = 0; r < rows; ++r) {
-        // Row r's position on the row axes, its table offset and its index element.
-        int64_t rest = r, g = base, at = 0, istep = ipitch;
-        for (int k = R - 2; k >= 0; --k) {
-            const int64_t i = rest % dext[k];
-            rest /= dext[k];
-            g += i * gs[k];
-            if (iext[k] != 1) at += i * istep;
-            istep *= iext[k];
-        }
+        int64_t g = 0, at = 0;
+        GatherRowOrigin(r, dext, iext, gs, base, ipitch, g, at);
         int64_t index = static_cast<int64_t>(idx.GetValue(static_cast<uint32_t>(at)));
         if (index < 0) index += bound;
         DataCopyPad(dst[static_cast<uint32_t>(r * dpitch)], src[g + index * istride], p, pad);
