@@ -43,6 +43,9 @@ impl RandomGraph {
     }
 }
 
+/// A generation step that derives a new value from one of the graph's values.
+type Step = fn(&mut Gen, &Val) -> Option<Val>;
+
 struct Gen {
     rng: SplitMix64,
     body: String,
@@ -534,40 +537,26 @@ pub fn generate(seed: u64, max_ops: usize) -> RandomGraph {
         .enumerate()
         .map(|(i, t)| format!("%arg{i}: {}", t.to_mlir()))
         .collect();
-    // Half of the graphs also return a transpose or concat of one of their values.
-    g.rng = SplitMix64::new(seed ^ 0x7a3c_91e5_0f1d_2b47);
-    if g.chance(50) {
-        let x = values[g.below(values.len() as u64) as usize].clone();
-        if let Some(v) = g.layout_step(&x) {
-            values.push(v);
-            outputs.push(values.len() - 1);
-        }
-    }
-    // A third also return a value plus a ramp computed from a range of one of its dims.
-    g.rng = SplitMix64::new(seed ^ 0x3f6d_0b2c_95a1_e847);
-    if g.chance(33) {
-        let x = values[g.below(values.len() as u64) as usize].clone();
-        if let Some(v) = g.range_step(&x) {
-            values.push(v);
-            outputs.push(values.len() - 1);
-        }
-    }
-    // A quarter also return slices of one of their values.
-    g.rng = SplitMix64::new(seed ^ 0x51ce_d00d_6a2b_1c93);
-    if g.chance(25) {
-        let x = values[g.below(values.len() as u64) as usize].clone();
-        if let Some(v) = g.slice_step(&x) {
-            values.push(v);
-            outputs.push(values.len() - 1);
-        }
-    }
-    // A fifth also return a gather of one of their values by computed ids.
-    g.rng = SplitMix64::new(seed ^ 0x0ea7_be11_2c4d_9a61);
-    if g.chance(20) {
-        let x = values[g.below(values.len() as u64) as usize].clone();
-        if let Some(v) = g.gather_step(&x) {
-            values.push(v);
-            outputs.push(values.len() - 1);
+    // Each extra step draws from its own stream (seeded from the graph's), so adding one
+    // leaves the others' graphs as they were.
+    let extra_steps: [(u64, u64, Step); 4] = [
+        // Half also return a transpose or concat of one of their values.
+        (0x7a3c_91e5_0f1d_2b47, 50, Gen::layout_step),
+        // A third a value plus a ramp computed from a range of one of its dims.
+        (0x3f6d_0b2c_95a1_e847, 33, Gen::range_step),
+        // A quarter slices of one of their values.
+        (0x51ce_d00d_6a2b_1c93, 25, Gen::slice_step),
+        // A fifth a gather of one of their values by computed ids.
+        (0x0ea7_be11_2c4d_9a61, 20, Gen::gather_step),
+    ];
+    for (salt, percent, step) in extra_steps {
+        g.rng = SplitMix64::new(seed ^ salt);
+        if g.chance(percent) {
+            let x = values[g.below(values.len() as u64) as usize].clone();
+            if let Some(v) = step(&mut g, &x) {
+                values.push(v);
+                outputs.push(values.len() - 1);
+            }
         }
     }
     let result_types: Vec<String> = outputs.iter().map(|&o| values[o].ty.to_mlir()).collect();
