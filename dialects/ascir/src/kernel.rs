@@ -401,6 +401,17 @@ pub fn cast_direct(from: DType, to: DType) -> bool {
         )
 }
 
+/// Most chunks a block of `per` consecutive tiles enters when a case walks `chunks`
+/// chunks of `outer` tiles each chunk-major (`Schedule::chunk_major`): its tiles span
+/// ceil((per - 1) / outer) + 1 chunks when they start at the worst place. The cost
+/// model charges a block that many reloads of its chunk-resident loads.
+pub fn chunk_reloads_per_block(per: i64, outer: i64, chunks: i64) -> i64 {
+    if per <= 0 || outer <= 0 || chunks <= 0 {
+        return 0;
+    }
+    ((per - 1 + outer - 1) / outer + 1).min(chunks)
+}
+
 /// Number of buffers a kernel may not exceed (TPipe limit).
 pub fn buffer_count(queues: &[Queue], slots: usize, extras: &Extras) -> u64 {
     queues.iter().map(|q| q.count).sum::<u64>()
@@ -494,7 +505,7 @@ impl Schedule {
     /// in `case` take no room in their queue; a queue left empty keeps 32 bytes
     /// (`InitBuffer` needs a positive size) and is never used.
     pub fn queue_bytes(&self, case: &Case, q: usize) -> Expr {
-        let hoisted = self.hoisted(case);
+        let hoisted = self.in_hoist(case);
         let members = &self.queues[q].members;
         if !hoisted.is_empty() && members.iter().all(|n| hoisted.contains(n)) {
             return c(32);
@@ -507,7 +518,7 @@ impl Schedule {
 
     /// Byte offset of member `m` in its queue block (hoisted members take no room).
     pub fn queue_offset(&self, case: &Case, q: usize, m: usize) -> Expr {
-        let hoisted = self.hoisted(case);
+        let hoisted = self.in_hoist(case);
         self.queues[q].members[..m]
             .iter()
             .filter(|n| !hoisted.contains(n))
@@ -522,6 +533,41 @@ impl Schedule {
     /// all-load cases with a split hoist (split-reduction cases reload per pass; a case
     /// without split has one tile; transpose cases and transposed loads do not).
     pub fn hoisted(&self, case: &Case) -> Vec<usize> {
+        self.loop_invariant_loads(case, false)
+    }
+
+    /// Loads of `case` that vary along the split axis but along no looped axis (a cos/sin
+    /// table broadcast over batch and heads while the sequence is split): every tile of
+    /// one chunk loads the same box. Such a case walks its tiles chunk-major
+    /// (`chunk_major`), so a block's tiles of one chunk follow each other; these loads
+    /// stay in the `hoist` buffer and are reloaded only when the chunk changes, instead
+    /// of once per tile (a block of `per` tiles reloads them at most
+    /// `chunk_reloads_per_block` times).
+    pub fn chunk_resident(&self, case: &Case) -> Vec<usize> {
+        if case.looped.is_empty() {
+            return Vec::new();
+        }
+        self.loop_invariant_loads(case, true)
+    }
+
+    /// Whether `case` walks its tiles chunk-major: tile id = chunk x outer + looped
+    /// position (the looped axes vary fastest), so tiles sharing a chunk are adjacent.
+    /// Otherwise the chunk varies fastest (adjacent tiles are adjacent in GM).
+    pub fn chunk_major(&self, case: &Case) -> bool {
+        !self.chunk_resident(case).is_empty()
+    }
+
+    /// Every load kept in the `hoist` buffer of `case`: the hoisted ones, then the
+    /// chunk-resident ones (their order is their place in the buffer).
+    pub fn in_hoist(&self, case: &Case) -> Vec<usize> {
+        let mut all = self.hoisted(case);
+        all.extend(self.chunk_resident(case));
+        all
+    }
+
+    /// The loads of an all-load case with a split that vary along no looped axis and
+    /// (`along_split`) do or do not vary along the split axis.
+    fn loop_invariant_loads(&self, case: &Case, along_split: bool) -> Vec<usize> {
         let Some(u) = case
             .split
             .filter(|_| !case.reduce_split && case.inner_block.is_none())
@@ -533,39 +579,46 @@ impl Schedule {
                 let info = &self.nodes[n];
                 info.kind == NodeKind::Load
                     && !info.transpose
-                    && !info.full[u]
+                    && info.full[u] == along_split
                     && case.looped.iter().all(|&k| !info.full[k])
             })
             .collect()
     }
 
-    /// Whether some case hoists a load (the kernel then has a `hoist` buffer).
+    /// Whether some case keeps a load in the `hoist` buffer.
     pub fn hoists(&self) -> bool {
-        self.cases.iter().any(|case| !self.hoisted(case).is_empty())
+        self.cases
+            .iter()
+            .any(|case| !self.in_hoist(case).is_empty())
     }
 
-    /// Byte offset of hoisted load `n` in the `hoist` buffer of `case`.
+    /// Byte offset of hoisted or chunk-resident load `n` in the `hoist` buffer of `case`.
     pub fn hoist_offset(&self, case: &Case, n: usize) -> Expr {
-        self.hoisted(case)
+        self.in_hoist(case)
             .iter()
             .take_while(|&&h| h != n)
             .fold(c(0), |acc, &h| acc + self.raw_bytes(case, h))
     }
 
-    /// Bytes of the `hoist` buffer in `case` (256 when the case hoists nothing).
+    /// Bytes of the `hoist` buffer in `case` (256 when the case keeps nothing there).
     pub fn hoist_bytes(&self, case: &Case) -> Expr {
-        let hoisted = self.hoisted(case);
-        if hoisted.is_empty() {
+        let kept = self.in_hoist(case);
+        if kept.is_empty() {
             return c(256);
         }
-        hoisted
-            .iter()
+        kept.iter()
             .fold(c(0), |acc, &h| acc + self.raw_bytes(case, h))
     }
 
     /// Work done once per block before the tile loop (the hoisted loads).
     pub fn once_cost(&self, case: &Case) -> CostExprs {
         self.stage_cost(case, &self.hoisted(case))
+    }
+
+    /// Work done each time a block's tile loop enters a new chunk (the chunk-resident
+    /// loads of a full chunk).
+    pub fn chunk_cost(&self, case: &Case) -> CostExprs {
+        self.stage_cost(case, &self.chunk_resident(case))
     }
 
     /// Bytes of VECCALC slot `s`.
@@ -756,8 +809,9 @@ impl Schedule {
     /// row group: every pass over every chunk.
     pub fn cost_exprs(&self, case: &Case) -> CostExprs {
         let Some(plan) = case.reduce_split.then(|| self.split_plan(case)).flatten() else {
-            // Hoisted loads run once per block (`once_cost`), not per tile.
-            let hoisted = self.hoisted(case);
+            // Hoisted loads run once per block (`once_cost`), chunk-resident ones once
+            // per chunk a block enters (`chunk_cost`), not per tile.
+            let hoisted = self.in_hoist(case);
             let per_tile: Vec<usize> = (0..self.nodes.len())
                 .filter(|n| !hoisted.contains(n))
                 .collect();

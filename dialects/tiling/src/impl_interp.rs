@@ -136,17 +136,29 @@ pub fn run(
     let rank = schedule.axes.len();
     // Loads hoisted out of the tile loop: read from GM once per block (the first tile
     // of the block loads them; their box is the same in every tile).
+    // Chunk-resident loads: read again only when the block's (chunk-major) tile walk
+    // enters a new chunk.
     let hoisted = schedule.hoisted(case);
+    let resident = schedule.chunk_resident(case);
+    let chunk_major = plan.is_none() && schedule.chunk_major(case);
     for block in 0..tiling.block_dim {
         let first = block * tiling.tiles_per_block;
         let last = (first + tiling.tiles_per_block).min(total);
         let mut hoist_cache: Vec<Option<Tensor>> = vec![None; graph.nodes.len()];
+        let mut resident_chunk = None;
         for tile in first..last {
             stats.tiles += 1;
             let (chunk, mut rest) = match plan {
                 Some(_) => (0, tile),
+                None if chunk_major => (tile / outer.max(1), tile % outer.max(1)),
                 None => (tile % chunks.max(1), tile / chunks.max(1)),
             };
+            if resident_chunk != Some(chunk) {
+                for &n in &resident {
+                    hoist_cache[n] = None;
+                }
+                resident_chunk = Some(chunk);
+            }
             let mut origin = vec![0i64; rank];
             let mut looped_index = vec![0i64; rank];
             let mut inner_extent = None;
@@ -190,7 +202,7 @@ pub fn run(
                         env.ext[u] = t.min(s_u - env.origin[u]);
                     }
                     for n in 0..graph.nodes.len() {
-                        if hoisted.contains(&n) {
+                        if hoisted.contains(&n) || resident.contains(&n) {
                             if hoist_cache[n].is_none() {
                                 hoist_cache[n] = env.eval(n, &values, None)?;
                             }

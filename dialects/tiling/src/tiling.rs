@@ -26,6 +26,10 @@ pub struct CaseModel {
     pub cost: CostExprs,
     /// Work done once per block before the tile loop (loads hoisted out of it).
     pub once: CostExprs,
+    /// Work done each time a block enters a new chunk (the chunk-resident loads of a
+    /// full chunk); the case then walks its tiles chunk-major.
+    pub chunk: CostExprs,
+    pub chunk_major: bool,
 }
 
 /// The model of a whole kernel.
@@ -56,6 +60,8 @@ impl TilingModel {
                     .collect(),
                 cost: schedule.cost_exprs(case),
                 once: schedule.once_cost(case),
+                chunk: schedule.chunk_cost(case),
+                chunk_major: schedule.chunk_major(case),
             })
             .collect();
         TilingModel {
@@ -67,7 +73,7 @@ impl TilingModel {
 
     /// GM bytes a solved tiling moves under the model: every tile's loads and stores
     /// (the tail tile of the split axis with its own extent) plus the hoisted loads once
-    /// per block. Stores written only from the first tile along an axis they do not vary
+    /// per block and the chunk-resident loads once per chunk each block enters. Stores written only from the first tile along an axis they do not vary
     /// on, and split-reduction tails, are counted as full tiles (an upper bound there).
     pub fn gm_bytes(&self, tiling: &Tiling) -> Result<i64, String> {
         let case = self
@@ -93,9 +99,31 @@ impl TilingModel {
             let tail = tile_bytes(s - (chunks - 1) * t)?;
             outer * ((chunks - 1) * full + tail)
         };
-        tile_bytes(tiling.tile)?;
+        let mut resident = 0;
+        if case.chunk_major && !case.reduce_split && tiling.tiles_total > 0 {
+            let t = tiling.tile.max(1);
+            let chunks = ceil_div(s, t).max(1);
+            let outer = (tiling.tiles_total / chunks).max(1);
+            for block in 0..tiling.block_dim {
+                let first = block * tiling.tiles_per_block;
+                let last = (first + tiling.tiles_per_block).min(tiling.tiles_total);
+                for chunk in (first < last)
+                    .then(|| first / outer..=(last - 1) / outer)
+                    .into_iter()
+                    .flatten()
+                {
+                    if let Some(v) = &case.tile_var {
+                        env.insert(v.clone(), t.min(s - chunk * t));
+                    }
+                    resident += eval(&case.chunk.mte2_bytes, &env)?;
+                }
+            }
+        }
+        if let Some(v) = &case.tile_var {
+            env.insert(v.clone(), tiling.tile);
+        }
         let once = eval(&case.once.mte2_bytes, &env)?;
-        Ok(per_tiles + tiling.block_dim.min(tiling.tiles_total) * once)
+        Ok(per_tiles + resident + tiling.block_dim.min(tiling.tiles_total) * once)
     }
 
     /// Every buffer name (the same in every case).

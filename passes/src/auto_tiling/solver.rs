@@ -15,8 +15,9 @@
 //!    `per = ceil(tiles / block_dim)`, `block_dim = ceil(tiles / per)` (no idle block);
 //!    cost = `per * max(MTE2, VEC, MTE3)` cycles of one tile (ge_autofuse.md §7.2: the
 //!    bottleneck pipe hides the others) plus the MTE2 cycles of the loads hoisted out of
-//!    the tile loop (once per block). The cheapest wins; ties keep the larger tile,
-//!    then the lower case key.
+//!    the tile loop (once per block) and of the chunk-resident loads times the chunks a
+//!    block enters (`chunk_reloads_per_block`). The cheapest wins; ties keep the larger
+//!    tile, then the lower case key.
 //!
 //! All arithmetic is on integers, and the host tiling function generated in C++
 //! (`tools/src/ascendc/host.rs`) runs the same steps on the same expressions, so both
@@ -26,6 +27,7 @@
 //! `block_dim * tiles_per_block >= tiles_total`.
 
 use autofuse_ascir::chip::ChipProfile;
+use autofuse_ascir::kernel::{chunk_reloads_per_block, CostExprs};
 use autofuse_symbolic::Expr;
 use autofuse_tiling::tiling::*;
 use std::collections::HashMap;
@@ -74,8 +76,18 @@ impl Eval<'_> {
 impl Eval<'_> {
     /// MTE2 cycles of the work done once per block (the hoisted loads).
     fn once(&mut self, t: i64, chip: &ChipProfile) -> Result<i64, String> {
-        self.with_t(t);
         let w = &self.case.once;
+        self.mte2_of(w, t, chip)
+    }
+
+    /// MTE2 cycles of one reload of the chunk-resident loads.
+    fn chunk(&mut self, t: i64, chip: &ChipProfile) -> Result<i64, String> {
+        let w = &self.case.chunk;
+        self.mte2_of(w, t, chip)
+    }
+
+    fn mte2_of(&mut self, w: &CostExprs, t: i64, chip: &ChipProfile) -> Result<i64, String> {
+        self.with_t(t);
         Ok(ceil_div(
             eval(&w.mte2_bytes, &self.env)?,
             chip.mte2_bytes_per_cycle as i64,
@@ -192,10 +204,17 @@ pub fn solve(
                 let per = ceil_div(tiles, bd);
                 let bd = ceil_div(tiles, per).max(1);
                 let cost = ev.cost(t, chip)?;
-                // Hoisted loads: once per block, before its tiles.
+                // Hoisted loads: once per block, before its tiles; chunk-resident
+                // loads: once per chunk the block enters.
+                let reloads = if case.chunk_major {
+                    chunk_reloads_per_block(per, o, ceil_div(s, t))
+                } else {
+                    0
+                };
                 let total = per
                     .saturating_mul(cost.tile())
-                    .saturating_add(ev.once(t, chip)?);
+                    .saturating_add(ev.once(t, chip)?)
+                    .saturating_add(reloads.saturating_mul(ev.chunk(t, chip)?));
                 if chosen.as_ref().is_none_or(|c| total < c.total) {
                     chosen = Some(Candidate {
                         t,
@@ -355,6 +374,70 @@ mod tests {
                 assert!(tiling.tiles_per_block > 1, "{tiling:?}");
                 let blocks = tiling.block_dim as u64;
                 assert_eq!(stats.gm_elements_read, rows as u64 * 64 + blocks * 64);
+            }
+        }
+    }
+
+    /// A table broadcast over the outer axis (`[8, s0, 64] + [1, s0, 64]`, the cos/sin
+    /// of a rotary embedding) varies only along the split axis `s0`: the case walks its
+    /// tiles chunk-major and reloads the table once per chunk a block enters, not once
+    /// per tile; the impl-form interpreter agrees with the reference, and the model's GM
+    /// bytes equal what it moves.
+    #[test]
+    fn chunk_resident_loads_reload_once_per_chunk() {
+        use autofuse_ascir::interp as ascir_interp;
+        use autofuse_ascir::kernel::chunk_reloads_per_block;
+        use autofuse_ir::tensor::Tensor;
+        use autofuse_tiling::impl_interp as ascir_impl_interp;
+        let g = lower_op(
+            "ascend.add",
+            &BTreeMap::new(),
+            &[
+                t(DType::F32, &["8", "s0", "64"]),
+                t(DType::F32, &["1", "s0", "64"]),
+            ],
+            &[t(DType::F32, &["8", "s0", "64"])],
+            None,
+            "k",
+        )
+        .unwrap();
+        // Small UB and 3 cores: the row axis is split, many tiles per block.
+        let chip = ChipProfile::lookup("ascend910b")
+            .unwrap()
+            .with_overrides(8192, 3)
+            .unwrap();
+        let s = Schedule::build(&g, &chip).unwrap();
+        let model = TilingModel::new(&s, &Schedule::operands_of(&g));
+        let table = (0..g.nodes.len())
+            .filter(|&n| g.nodes[n].op == "load")
+            .nth(1)
+            .unwrap();
+        let rows_case = s.cases.iter().find(|c| c.split == Some(1)).unwrap();
+        assert_eq!(s.chunk_resident(rows_case), vec![table]);
+        assert!(s.chunk_major(rows_case));
+        assert!(s.hoisted(rows_case).is_empty());
+        for rows in [1i64, 5, 300] {
+            let values = HashMap::from([("s0".to_string(), rows)]);
+            let tiling = solve(&model, &values, &chip).unwrap();
+            let inputs = vec![
+                Tensor::random(DType::F32, vec![8, rows as usize, 64], 1).unwrap(),
+                Tensor::random(DType::F32, vec![1, rows as usize, 64], 2).unwrap(),
+            ];
+            let (outs, stats) = ascir_impl_interp::run(&g, &s, &tiling, &inputs, &values).unwrap();
+            let expected = ascir_interp::run_with_symbols(&g, &inputs, &values).unwrap();
+            assert_eq!(outs[0].data, expected[0].data);
+            let moved = (stats.gm_elements_read + stats.gm_elements_written) as i64 * 4;
+            assert_eq!(model.gm_bytes(&tiling).unwrap(), moved, "{tiling:?}");
+            if rows == 300 {
+                assert_eq!(tiling.key, rows_case.key, "{tiling:?}");
+                let chunks = ceil_div(rows, tiling.tile);
+                let reloads = chunk_reloads_per_block(tiling.tiles_per_block, 8, chunks);
+                assert!(reloads < tiling.tiles_per_block, "{tiling:?}");
+                // x once, the table at most `reloads` chunks per block.
+                let table_reads = stats.gm_elements_read - 8 * 300 * 64;
+                let bound = (tiling.block_dim * reloads * tiling.tile * 64) as u64;
+                assert!(table_reads <= bound, "{table_reads} > {bound}: {tiling:?}");
+                assert!(table_reads < 8 * 300 * 64, "{tiling:?}");
             }
         }
     }

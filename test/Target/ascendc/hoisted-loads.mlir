@@ -46,7 +46,7 @@
 // Host: the once-per-block work is part of the cost model.
 // CHECK: af_host::Work Case0Once(
 // CHECK: return af_host::Work{8204, 0, 0, 5, 0, 5, 0};
-// CHECK: {0, 1, 0, Case0Split, Case0Outer, Case0Ub, Case0Work, Case0Once},
+// CHECK: {0, 1, 0, Case0Split, Case0Outer, Case0Ub, Case0Work, Case0Once, 0, Case0Chunk},
 
 // EVAL: case 0 (split z0t)
 // EVAL: hoist VECCALC x1 8960 B

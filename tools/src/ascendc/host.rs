@@ -113,7 +113,11 @@ pub fn emit(input: &KernelInput, name: &str) -> Result<(String, String), String>
             locals(model, tv),
             cx(model, &ub)
         );
-        for (function, w) in [("Work", &case.cost), ("Once", &case.once)] {
+        for (function, w) in [
+            ("Work", &case.cost),
+            ("Once", &case.once),
+            ("Chunk", &case.chunk),
+        ] {
             let _ = writeln!(
                 c,
                 "af_host::Work Case{k}{function}(const int64_t* sym, int64_t t) {{\n    (void)sym;\n    (void)t;\n{}    return af_host::Work{{{}}};\n}}",
@@ -137,10 +141,11 @@ pub fn emit(input: &KernelInput, name: &str) -> Result<(String, String), String>
         .iter()
         .map(|cs| {
             format!(
-                "    {{{k}, {a}, {r}, Case{k}Split, Case{k}Outer, Case{k}Ub, Case{k}Work, Case{k}Once}},",
+                "    {{{k}, {a}, {r}, Case{k}Split, Case{k}Outer, Case{k}Ub, Case{k}Work, Case{k}Once, {m}, Case{k}Chunk}},",
                 k = cs.key,
                 a = cs.tile_align,
-                r = i32::from(cs.reduce_split)
+                r = i32::from(cs.reduce_split),
+                m = i32::from(cs.chunk_major)
             )
         })
         .collect();

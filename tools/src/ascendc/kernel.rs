@@ -409,12 +409,46 @@ fn tile_position(ctx: &Ctx, indent: &str, with_split: bool) -> String {
 }
 
 /// The all-load case: every tile is independent; block b takes tiles
-/// [b * per, (b + 1) * per) of the merged (looped x chunk) index.
+/// [b * per, (b + 1) * per) of the merged (looped x chunk) index. The chunk varies
+/// fastest, unless the case has chunk-resident loads (`Schedule::chunk_major`): then the
+/// looped position does, and those loads are reloaded only when the chunk changes.
 fn emit_all_load(ctx: &Ctx, o: &mut String) -> Result<(), String> {
     o.push_str(&emit_hoisted_loads(ctx)?);
-    o.push_str("    for (int64_t tile_id = first; tile_id < last; ++tile_id) {\n");
-    o.push_str("        int64_t rest = tile_id;\n");
-    o.push_str("        const int64_t chunk = rest % chunks;\n        rest /= chunks;\n        (void)chunk;\n");
+    if ctx.s.chunk_major(ctx.case) {
+        o.push_str(
+            "    const int64_t outer_tiles = chunks > 0 ? t.tiles_total / chunks : 0;
+",
+        );
+        o.push_str(
+            "    int64_t resident_chunk = -1;
+",
+        );
+    }
+    o.push_str(
+        "    for (int64_t tile_id = first; tile_id < last; ++tile_id) {
+",
+    );
+    if ctx.s.chunk_major(ctx.case) {
+        o.push_str(
+            "        int64_t rest = tile_id % outer_tiles;
+",
+        );
+        o.push_str(
+            "        const int64_t chunk = tile_id / outer_tiles;
+",
+        );
+    } else {
+        o.push_str(
+            "        int64_t rest = tile_id;
+",
+        );
+        o.push_str(
+            "        const int64_t chunk = rest % chunks;
+        rest /= chunks;
+        (void)chunk;
+",
+        );
+    }
     o.push_str(&tile_position(ctx, "        ", true));
     let stage = Stage {
         nodes: (0..ctx.s.nodes.len()).collect(),
@@ -424,6 +458,37 @@ fn emit_all_load(ctx: &Ctx, o: &mut String) -> Result<(), String> {
     o.push_str(&emit_stage(ctx, &stage, "        ")?);
     o.push_str("    }\n");
     Ok(())
+}
+
+/// DataCopyPad of load `n` into its place in the `hoist` buffer, declaring its box
+/// `x<n>` unless the tile already has (`declare_box`).
+fn hoist_load(ctx: &Ctx, n: usize, indent: &str, declare_box: bool) -> Result<String, String> {
+    let s = ctx.s;
+    let r = ctx.rank();
+    let data = ctx.input.graph.nodes[n]
+        .operands
+        .first()
+        .copied()
+        .unwrap_or(0);
+    let NodeKind::Data { input } = s.nodes[data].kind else {
+        return Err(format!("load {n} does not read a kernel input"));
+    };
+    let t = gm_type(s.nodes[n].dtype);
+    let bx = if declare_box {
+        format!(
+            "{indent}    const int64_t x{n}[{r}] = {{{}}};\n",
+            ctx.box_of(n)
+        )
+    } else {
+        String::new()
+    };
+    Ok(format!(
+        "{indent}{}\n{indent}{{\n{indent}    LocalTensor<{t}> r{n} = hoist.Get<uint8_t>()[static_cast<uint32_t>({})].ReinterpretCast<{t}>();\n{bx}{indent}    const int64_t gs[{r}] = {{{}}};\n{indent}    af::LoadBox(r{n}, gm_in{input}, {}, x{n}, gs, kAlign);\n{indent}}}\n",
+        ctx.comment(n),
+        cx(s, &s.hoist_offset(ctx.case, n)),
+        ctx.strides_of(data),
+        ctx.load_base(n, data)
+    ))
 }
 
 /// Loads whose view does not vary along the tile loop (`Schedule::hoisted`): once per
@@ -436,7 +501,6 @@ fn emit_hoisted_loads(ctx: &Ctx) -> Result<String, String> {
     if hoisted.is_empty() {
         return Ok(String::new());
     }
-    let r = ctx.rank();
     let mut o = String::new();
     let _ = writeln!(
         o,
@@ -452,26 +516,32 @@ fn emit_hoisted_loads(ctx: &Ctx) -> Result<String, String> {
         }
     }
     for &n in &hoisted {
-        let data = ctx.input.graph.nodes[n]
-            .operands
-            .first()
-            .copied()
-            .unwrap_or(0);
-        let NodeKind::Data { input } = s.nodes[data].kind else {
-            return Err(format!("load {n} does not read a kernel input"));
-        };
-        let t = gm_type(s.nodes[n].dtype);
-        let _ = writeln!(
-            o,
-            "        {}\n        {{\n            LocalTensor<{t}> r{n} = hoist.Get<uint8_t>()[static_cast<uint32_t>({})].ReinterpretCast<{t}>();\n            const int64_t x{n}[{r}] = {{{}}};\n            const int64_t gs[{r}] = {{{}}};\n            af::LoadBox(r{n}, gm_in{input}, {}, x{n}, gs, kAlign);\n        }}",
-            ctx.comment(n),
-            cx(s, &s.hoist_offset(case, n)),
-            ctx.box_of(n),
-            ctx.strides_of(data),
-            ctx.load_base(n, data)
-        );
+        o.push_str(&hoist_load(ctx, n, "        ", true)?);
     }
     o.push_str("        af::SyncLoadToVector();\n    }\n");
+    Ok(o)
+}
+
+/// The chunk-resident loads of a chunk-major case, reloaded into the `hoist` buffer when
+/// the tile enters a new chunk: the vector reads of the previous chunk's copy must end
+/// first (V -> MTE2), the new copy must land before the tile's compute (MTE2 -> V); no
+/// queue orders either.
+fn emit_chunk_reload(ctx: &Ctx, indent: &str) -> Result<String, String> {
+    let resident = ctx.s.chunk_resident(ctx.case);
+    if resident.is_empty() {
+        return Ok(String::new());
+    }
+    let mut o = format!(
+        "{indent}// Loads that vary only along the split axis: once per chunk, not once per tile.\n{indent}if (chunk != resident_chunk) {{\n{indent}    if (resident_chunk >= 0) af::SyncVectorToLoad();\n"
+    );
+    let inner = format!("{indent}    ");
+    for &n in &resident {
+        o.push_str(&hoist_load(ctx, n, &inner, false)?);
+    }
+    let _ = writeln!(
+        o,
+        "{inner}af::SyncLoadToVector();\n{inner}resident_chunk = chunk;\n{indent}}}"
+    );
     Ok(o)
 }
 
@@ -549,8 +619,9 @@ fn emit_stage(ctx: &Ctx, stage: &Stage, indent: &str) -> Result<String, String> 
     let case = ctx.case;
     let r = ctx.rank();
     let mut o = String::new();
-    let hoisted = s.hoisted(case);
-    // Hoisted loads are in the stage but not in their queue (loaded before the loop).
+    let hoisted = s.in_hoist(case);
+    // Hoisted and chunk-resident loads are in the stage but not in their queue (loaded
+    // into the `hoist` buffer).
     let in_stage =
         |n: usize| (stage.nodes.contains(&n) || stage.accs.contains(&n)) && !hoisted.contains(&n);
     // Boxes of the stage's nodes and of the values they read.
@@ -601,6 +672,9 @@ fn emit_stage(ctx: &Ctx, stage: &Stage, indent: &str) -> Result<String, String> 
     };
     let vin = stage_queues(autofuse_ascir::kernel::Position::VecIn);
     let vout = stage_queues(autofuse_ascir::kernel::Position::VecOut);
+    if stage.in_chunk && case.split.is_some() && !case.reduce_split {
+        o.push_str(&emit_chunk_reload(ctx, indent)?);
+    }
 
     // ---- CopyIn
     if !vin.is_empty() {
@@ -679,7 +753,7 @@ fn emit_stage(ctx: &Ctx, stage: &Stage, indent: &str) -> Result<String, String> 
             let _ = writeln!(o, "{ind}{}", member_decl(q, m, n, &name, take));
         }
     }
-    // Hoisted loads: in the `hoist` buffer for the whole block.
+    // Hoisted and chunk-resident loads: in the `hoist` buffer.
     for &n in hoisted.iter().filter(|n| stage.nodes.contains(n)) {
         let t = gm_type(s.nodes[n].dtype);
         let _ = writeln!(

@@ -198,6 +198,14 @@ __aicore__ inline void SyncLoadToVector() {
     WaitFlag<HardEvent::MTE2_V>(e);
 }
 
+// Vector reads of a TBuf before DataCopy overwrites it (write after read): order
+// PIPE_V before PIPE_MTE2.
+__aicore__ inline void SyncVectorToLoad() {
+    event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::V_MTE2));
+    SetFlag<HardEvent::V_MTE2>(e);
+    WaitFlag<HardEvent::V_MTE2>(e);
+}
+
 // Scalar writes of UB (SetValue) before vector reads: order PIPE_S before PIPE_V.
 __aicore__ inline void SyncScalarToVector() {
     event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::S_V));
