@@ -735,11 +735,7 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
             let files: Vec<&String> = files.iter().collect();
             autofuse_tools::run::execute::read_inputs(graph, &files)?
         } else {
-            autofuse_tools::run::execute::random_tensors(
-                &autofuse_tools::run::execute::argument_types(graph)?,
-                symbols,
-                seed,
-            )?
+            autofuse_tools::run::execute::random_inputs(graph, symbols, seed)?
         };
         let shapes: Vec<String> = inputs.iter().map(|t| format!("{:?}", t.shape)).collect();
         let expected = module.reference.run(&entry, &inputs)?;

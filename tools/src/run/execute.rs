@@ -273,6 +273,52 @@ pub fn random_tensors(
         .collect()
 }
 
+/// Random inputs of `graph` (see [`random_tensors`]), except that an integer argument
+/// used as the indices of `ascend.gather` draws from the whole index range of its table
+/// axis, `[-rows, rows)` (negative ids wrap): ids spread like token ids over a vocabulary
+/// instead of the 16 small integers of `Tensor::random`, so lookups repeat only as often
+/// as chance makes them. With several such uses, the smallest table decides.
+pub fn random_inputs(
+    graph: &Graph,
+    symbols: &HashMap<String, i64>,
+    seed: u64,
+) -> Result<Vec<Tensor>, String> {
+    let types = argument_types(graph)?;
+    let mut inputs = random_tensors(&types, symbols, seed)?;
+    for (i, &arg) in graph.arguments.iter().enumerate() {
+        if types[i].dtype.is_float() {
+            continue;
+        }
+        let rows = graph
+            .nodes
+            .iter()
+            .filter(|n| n.op == "ascend.gather" && n.operands.get(1) == Some(&arg))
+            .filter_map(|n| {
+                let table = graph.ty(*n.operands.first()?)?;
+                let shape = concrete_shape(table, symbols).ok()?;
+                let axis = n.attr("axis").and_then(|a| a.as_int()).unwrap_or(0);
+                let axis = if axis < 0 {
+                    axis + shape.len() as i64
+                } else {
+                    axis
+                };
+                shape.get(usize::try_from(axis).ok()?).copied()
+            })
+            .min();
+        if let Some(rows) = rows.filter(|&r| r > 0) {
+            inputs[i] = Tensor::random_uniform(
+                types[i].dtype,
+                concrete_shape(&types[i], symbols)?,
+                seed + i as u64,
+                -(rows as f64),
+                rows as f64,
+            )
+            .map_err(|e| e.to_string())?;
+        }
+    }
+    Ok(inputs)
+}
+
 /// The argument types of `graph`, for [`random_tensors`].
 pub fn argument_types(graph: &Graph) -> Result<Vec<TensorType>, String> {
     graph
