@@ -19,6 +19,9 @@
 //!   and a division (exact forms; AscIR has no translation of `pow`, so a fused kernel
 //!   holding one would run in the interpreter). Other exponents keep `pow`.
 //!
+//! - `pad` in constant mode with static pads on two or more axes becomes a chain of pads
+//!   on one axis each, innermost first (`--lower-to-ascir` lowers a one-axis pad).
+//!
 //! Division and `sqrt` are used instead of `rsqrt`/`reciprocal`, which are approximate on
 //! the device. Normalizations (softmax, log_softmax, layer_norm, rms_norm) of f16/bf16
 //! tensors compute in f32 between two casts.
@@ -46,7 +49,8 @@ pub const PASS: PassInfo = PassInfo {
                   (softmax subtracts the row max; divisions and sqrt instead of approximate rsqrt). \
                   reduce_mean becomes reduce_sum and a division when the reduced extent is static. \
                   pow with a constant exponent of 1, 2, 3, 4, 0.5, -0.5, -1 or -2 on floats becomes \
-                  products, sqrt and a division (AscIR translates no pow).",
+                  products, sqrt and a division (AscIR translates no pow). A constant pad on \
+                  several axes becomes a chain of one-axis pads.",
     options: &[],
     run,
 };
@@ -65,7 +69,12 @@ fn run(module: OperationRef, _options: &PassOptions) -> Result<(), ()> {
                 "ascend.pow" => constant_exponent(graph, node),
                 _ => None,
             };
+            let pad_axes = match node.op.as_str() {
+                "ascend.pad" => multi_axis_pad(node),
+                _ => None,
+            };
             if exponent.is_none()
+                && pad_axes.is_none()
                 && lookup(&node.op).map(|s| s.category) != Some(Category::Composite)
             {
                 continue;
@@ -86,12 +95,13 @@ fn run(module: OperationRef, _options: &PassOptions) -> Result<(), ()> {
                 .zip(operand_types)
                 .map(|(value, ty)| Typed { value, ty })
                 .collect();
-            let rewritten = match exponent {
-                Some(c) => {
+            let rewritten = match (exponent, &pad_axes) {
+                (_, Some(axes)) => split_pad(&mut emitter, &inputs[0], axes, &node.attrs),
+                (Some(c), None) => {
                     let result = node.results.first().and_then(|&r| graph.ty(r));
                     reduce_pow(&mut emitter, &inputs[0], c, result)
                 }
-                None => expand(&mut emitter, node.short_name(), &inputs, &node.attrs),
+                (None, None) => expand(&mut emitter, node.short_name(), &inputs, &node.attrs),
             };
             match rewritten {
                 Ok(None) => {}
@@ -120,6 +130,66 @@ fn run(module: OperationRef, _options: &PassOptions) -> Result<(), ()> {
     } else {
         Err(())
     }
+}
+
+/// The padded axes of a constant-mode `pad` with static pads on two or more axes, as
+/// (axis, before, after), innermost first; `None` for any other pad.
+fn multi_axis_pad(pad: &Node) -> Option<Vec<(usize, i64, i64)>> {
+    let mode = pad.attrs.get("mode").and_then(AttrValue::as_str);
+    if mode.is_some_and(|m| m != "constant") {
+        return None;
+    }
+    let pads: Vec<i64> = pad
+        .attrs
+        .get("pads")?
+        .as_exprs()?
+        .iter()
+        .map(|p| p.as_const())
+        .collect::<Option<_>>()?;
+    let rank = pads.len() / 2;
+    let axes: Vec<(usize, i64, i64)> = (0..rank)
+        .rev()
+        .filter(|&k| pads[k] != 0 || pads[rank + k] != 0)
+        .map(|k| (k, pads[k], pads[rank + k]))
+        .collect();
+    (axes.len() >= 2).then_some(axes)
+}
+
+/// A pad on several axes as a chain of pads on one axis each (innermost first), each of
+/// which `--lower-to-ascir` lowers to one concat of fills and the operand.
+fn split_pad<'c, 'a>(
+    e: &mut Emitter<'c, 'a>,
+    x: &Typed<'c, 'a>,
+    axes: &[(usize, i64, i64)],
+    attrs: &BTreeMap<String, AttrValue>,
+) -> Result<Option<Typed<'c, 'a>>, ShapeError> {
+    let rank = x.ty.rank();
+    let value = float_attr(attrs, "value").unwrap_or(0.0);
+    let value_text = format!("{value:?} : f64");
+    let mut current = x.clone();
+    for &(axis, before, after) in axes {
+        let mut pads = vec![0i64; 2 * rank];
+        pads[axis] = before;
+        pads[rank + axis] = after;
+        let pads_text = format!(
+            "[{}]",
+            pads.iter()
+                .map(|p| p.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        current = e.op(
+            "ascend.pad",
+            &[&current],
+            &[
+                ("pads", &pads_text),
+                ("mode", "\"constant\""),
+                ("value", &value_text),
+            ],
+            None,
+        )?;
+    }
+    Ok(Some(current))
 }
 
 /// The exponent of `pow(x, c)` when `c` is one value: an `ascend.constant` whose

@@ -453,7 +453,7 @@ pub fn lower_op_with(
                 "broadcast_to" | "reshape" | "squeeze" | "unsqueeze" | "transpose"
             ) => {}
         Category::Composite if short == "reduce_mean" => {}
-        Category::Structural if matches!(short, "concat" | "slice") => {}
+        Category::Structural if matches!(short, "concat" | "slice" | "pad") => {}
         Category::Structural if short == "gather" => {
             return lower_gather(attrs, operand_types, result_types, loc, name, inlined)
         }
@@ -548,6 +548,38 @@ pub fn lower_op_with(
         };
         let (view, offset) = slice_view(&axis, attrs, dims, &result_dims)?;
         reads.push(b.read_view_at(0, ty.dtype, view, &offset));
+    } else if short == "pad" {
+        let (Some(ty), Some(dims)) = (operand_types.first(), operand_dims.first()) else {
+            return refuse("AF-LW001", "pad without an operand");
+        };
+        let pad = constant_pad(attrs, dims)?;
+        check_concat_axis(&result_dims, pad.axis)?;
+        let axis_list = axis_ids(&loop_dims);
+        // The padded tensor is concat(fill, x, fill) along the padded axis: each fill a
+        // Duplicate of the pad value over its slab, x a load of the whole operand.
+        let fill = |b: &mut Builder, extent: i64, dtype: DType| {
+            let mut repeats = result_dims.clone();
+            repeats[pad.axis] = Expr::constant(extent);
+            b.push(
+                "fill",
+                Vec::new(),
+                dtype,
+                View::contiguous(axis_list.clone(), repeats),
+                vec![("value".to_string(), format!("\"{:?}\"", pad.value))],
+            )
+        };
+        let x_view = concat_operand_view(&axis_list, pad.axis, dims, &result_dims)?;
+        let x = b.read_view(0, ty.dtype, x_view);
+        let dtype = b.nodes[x].dtype;
+        let mut parts = Vec::new();
+        if pad.before > 0 {
+            parts.push(fill(&mut b, pad.before, dtype));
+        }
+        parts.push(x);
+        if pad.after > 0 {
+            parts.push(fill(&mut b, pad.after, dtype));
+        }
+        reads = parts;
     } else if short == "concat" {
         let axis = attrs.get("axis").and_then(AttrValue::as_int).unwrap_or(0);
         let axis = usize::try_from(if axis < 0 {
@@ -564,27 +596,7 @@ pub fn lower_op_with(
         if operand_types.len() != 2 {
             return refuse("AF-LW001", "only binary concats are lowered");
         }
-        // The concat axis and every later axis stay whole in a tile (GE's n_group): an
-        // outer axis must be left to split, and a static slab must fit UB comfortably.
-        if result_dims[..axis].iter().all(|d| d.as_const() == Some(1)) {
-            return refuse(
-                "AF-LW001",
-                "a concat along the outermost non-unit axis leaves no axis to tile (not lowered)",
-            );
-        }
-        let slab = result_dims[axis..]
-            .iter()
-            .try_fold(1i64, |acc, d| d.as_const().map(|v| acc.saturating_mul(v)));
-        if slab.is_some_and(|elems| elems > MAX_CONCAT_SLAB) {
-            return refuse(
-                "AF-LW001",
-                format!(
-                    "a concat slab of {} elements (the concat axis and later axes) exceeds \
-                     {MAX_CONCAT_SLAB}, more than a UB tile holds",
-                    slab.unwrap_or_default()
-                ),
-            );
-        }
+        check_concat_axis(&result_dims, axis)?;
         for (index, (ty, dims)) in operand_types.iter().zip(&operand_dims).enumerate() {
             let view = concat_operand_view(&axis_ids(&loop_dims), axis, dims, &result_dims)?;
             reads.push(b.read_view(index, ty.dtype, view));
@@ -611,14 +623,29 @@ pub fn lower_op_with(
         Category::Layout => reads[0],
         Category::Structural if short == "slice" => reads[0],
         Category::Structural => {
+            // Binary concats; a pad's three parts chain left to right, each partial
+            // concat contiguous over its own extent of the axis.
             let dtype = b.nodes[reads[0]].dtype;
-            b.push(
-                "concat",
-                reads.clone(),
-                dtype,
-                full_view.clone(),
-                Vec::new(),
-            )
+            let pad_axis = b
+                .nodes
+                .iter()
+                .find(|n| n.op == "fill")
+                .and(constant_pad(attrs, &operand_dims[0]).ok().map(|p| p.axis));
+            let mut joined = reads[0];
+            for (k, &part) in reads.iter().enumerate().skip(1) {
+                let view = match pad_axis {
+                    Some(a) if k + 1 < reads.len() => {
+                        let mut repeats = loop_dims.clone();
+                        repeats[a] = reads[..=k].iter().fold(Expr::constant(0), |acc, &r| {
+                            acc + b.nodes[r].view.repeats[a].clone()
+                        });
+                        View::contiguous(axis.clone(), repeats)
+                    }
+                    _ => full_view.clone(),
+                };
+                joined = b.push("concat", vec![joined, part], dtype, view, Vec::new());
+            }
+            joined
         }
         Category::Cast => {
             let source = reads[0];
@@ -1153,6 +1180,103 @@ fn axis_ids(loop_dims: &[Expr]) -> Vec<i64> {
 
 /// The GM view of a concat operand over the result's loop nest: its own extent (a part
 /// of the axis) on the concat axis, the result's elsewhere, its own row-major strides.
+/// A pad this lowering serves: constant mode, a finite value, static non-negative pads
+/// on exactly one axis (the others 0).
+struct ConstantPad {
+    axis: usize,
+    before: i64,
+    after: i64,
+    value: f64,
+}
+
+fn constant_pad(
+    attrs: &BTreeMap<String, AttrValue>,
+    dims: &[Expr],
+) -> Result<ConstantPad, NotLowered> {
+    let mode = attrs
+        .get("mode")
+        .and_then(AttrValue::as_str)
+        .unwrap_or("constant");
+    if mode != "constant" {
+        return refuse(
+            "AF-LW001",
+            format!("pad mode '{mode}' is not lowered (constant only)"),
+        );
+    }
+    let value = attrs
+        .get("value")
+        .and_then(AttrValue::as_float)
+        .unwrap_or(0.0);
+    if !value.is_finite() {
+        return refuse("AF-LW001", format!("pad value {value} is not finite"));
+    }
+    let rank = dims.len();
+    let pads = attrs
+        .get("pads")
+        .and_then(AttrValue::as_exprs)
+        .filter(|p| p.len() == 2 * rank)
+        .ok_or(NotLowered {
+            code: "AF-LW001",
+            reason: "pad without one before and one after pad per axis".into(),
+        })?;
+    let mut padded = Vec::new();
+    for k in 0..rank {
+        let (Some(before), Some(after)) = (pads[k].as_const(), pads[rank + k].as_const()) else {
+            return refuse(
+                "AF-LW001",
+                format!("pads of axis {k} are symbolic (not lowered)"),
+            );
+        };
+        if before < 0 || after < 0 {
+            return refuse("AF-LW001", "negative pads (crops) are not lowered");
+        }
+        if before > 0 || after > 0 {
+            padded.push((k, before, after));
+        }
+    }
+    match padded.as_slice() {
+        [(axis, before, after)] => Ok(ConstantPad {
+            axis: *axis,
+            before: *before,
+            after: *after,
+            value,
+        }),
+        [] => refuse("AF-LW001", "a pad without padding is a copy (not lowered)"),
+        _ => refuse(
+            "AF-LW001",
+            format!(
+                "pads on {} axes are not lowered (one axis only)",
+                padded.len()
+            ),
+        ),
+    }
+}
+
+/// The concat axis and every later axis stay whole in a tile (GE's n_group): an outer
+/// axis must be left to split, and a static slab must fit UB comfortably.
+fn check_concat_axis(result_dims: &[Expr], axis: usize) -> Result<(), NotLowered> {
+    if result_dims[..axis].iter().all(|d| d.as_const() == Some(1)) {
+        return refuse(
+            "AF-LW001",
+            "a concat along the outermost non-unit axis leaves no axis to tile (not lowered)",
+        );
+    }
+    let slab = result_dims[axis..]
+        .iter()
+        .try_fold(1i64, |acc, d| d.as_const().map(|v| acc.saturating_mul(v)));
+    if slab.is_some_and(|elems| elems > MAX_CONCAT_SLAB) {
+        return refuse(
+            "AF-LW001",
+            format!(
+                "a concat slab of {} elements (the concat axis and later axes) exceeds \
+                 {MAX_CONCAT_SLAB}, more than a UB tile holds",
+                slab.unwrap_or_default()
+            ),
+        );
+    }
+    Ok(())
+}
+
 fn concat_operand_view(
     axis_list: &[i64],
     axis: usize,

@@ -47,7 +47,8 @@ pub const PASS: PassInfo = PassInfo {
                   (reshape/squeeze/unsqueeze), each transpose that keeps the innermost axis or \
                   swaps the two innermost axes (f32/f16) (a load with permuted strides), each \
                   slice (a load at an offset), each gather (rows copied by index; i32 or i64 \
-                  indices) and each binary concat with an axis left to tile becomes a \
+                  indices), each binary concat with an axis left to tile and each constant pad \
+                  of one axis (a concat of fills and the operand) becomes a \
                   func.call of a new AscGraph in GE's hint form. \
                   A range (i32/f32/f16; also a reshape of one, or an integer one cast to a \
                   float type) is computed by each kernel that reads it (ascir.arange under the \
@@ -66,14 +67,14 @@ pub const PASS: PassInfo = PassInfo {
             kind: "list",
             default: "",
             help: "structural ops to keep as graph ops (GE's disable list): any of slice, \
-                   concat, gather, transpose, e.g. disable='slice,gather'",
+                   concat, gather, transpose, pad, e.g. disable='slice,gather'",
         },
     ],
     run,
 };
 
 /// The ops `disable` may name.
-pub const DISABLEABLE: &[&str] = &["slice", "concat", "gather", "transpose"];
+pub const DISABLEABLE: &[&str] = &["slice", "concat", "gather", "transpose", "pad"];
 
 /// The `disable` option's op names, each checked against [`DISABLEABLE`].
 fn disabled_ops(options: &PassOptions) -> Result<Vec<String>, String> {
