@@ -396,6 +396,43 @@ impl Gen {
         self.op("ascend.abs", &[&part], &[], None, None)
     }
 
+    /// A constant pad of `x` (a random value in [-2, 2)) by 0 to 3 elements before and
+    /// after one axis (a quarter of the time two axes), then squared.
+    fn pad_step(&mut self, x: &Val) -> Option<Val> {
+        let rank = x.ty.rank();
+        if rank == 0 || !x.ty.dtype.is_float() {
+            return None;
+        }
+        let mut pads = vec![0i64; 2 * rank];
+        let axes = if rank >= 2 && self.chance(25) { 2 } else { 1 };
+        for _ in 0..axes {
+            let axis = self.below(rank as u64) as usize;
+            pads[axis] = self.below(4) as i64;
+            pads[rank + axis] = 1 + self.below(3) as i64;
+        }
+        let value = self.below(16) as f64 / 4.0 - 2.0;
+        let pads_text = format!(
+            "[{}]",
+            pads.iter()
+                .map(|p| p.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let value_text = format!("{value:?} : f64");
+        let padded = self.op(
+            "ascend.pad",
+            &[x],
+            &[
+                ("pads", &pads_text),
+                ("mode", "\"constant\""),
+                ("value", &value_text),
+            ],
+            None,
+            None,
+        )?;
+        self.op("ascend.mul", &[&padded, &padded], &[], None, None)
+    }
+
     /// An embedding lookup of `x`'s rows by computed ids: `x` is the table, the ids an
     /// i32 range over its first dim counting down from `start` (so that some are
     /// negative: they count from the end), gathered along axis 0 and added to `x`. For
@@ -539,7 +576,7 @@ pub fn generate(seed: u64, max_ops: usize) -> RandomGraph {
         .collect();
     // Each extra step draws from its own stream (seeded from the graph's), so adding one
     // leaves the others' graphs as they were.
-    let extra_steps: [(u64, u64, Step); 4] = [
+    let extra_steps: [(u64, u64, Step); 5] = [
         // Half also return a transpose or concat of one of their values.
         (0x7a3c_91e5_0f1d_2b47, 50, Gen::layout_step),
         // A third a value plus a ramp computed from a range of one of its dims.
@@ -548,6 +585,8 @@ pub fn generate(seed: u64, max_ops: usize) -> RandomGraph {
         (0x51ce_d00d_6a2b_1c93, 25, Gen::slice_step),
         // A fifth a gather of one of their values by computed ids.
         (0x0ea7_be11_2c4d_9a61, 20, Gen::gather_step),
+        // A fifth a constant pad of one of their values, squared.
+        (0x9ad0_c0de_77e1_3b25, 20, Gen::pad_step),
     ];
     for (salt, percent, step) in extra_steps {
         g.rng = SplitMix64::new(seed ^ salt);
@@ -589,7 +628,7 @@ mod tests {
     use super::generate;
 
     /// The differential and end-to-end tests see transposes of both kinds (keeping and
-    /// moving the innermost axis), concats and ranges.
+    /// moving the innermost axis), concats, ranges, slices, gathers and pads.
     #[test]
     fn graphs_include_transposes_concats_and_ranges() {
         let texts: Vec<String> = (0..200).map(|seed| generate(seed, 6).text).collect();
@@ -603,5 +642,6 @@ mod tests {
         assert!(count("\"ascend.range\"") >= 30, "too few ranges");
         assert!(count("\"ascend.slice\"") >= 20, "too few slices");
         assert!(count("\"ascend.gather\"") >= 10, "too few gathers");
+        assert!(count("\"ascend.pad\"") >= 10, "too few pads");
     }
 }

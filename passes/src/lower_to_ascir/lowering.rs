@@ -554,6 +554,18 @@ pub fn lower_op_with(
         };
         let pad = constant_pad(attrs, dims)?;
         check_concat_axis(&result_dims, pad.axis)?;
+        // The padded slab stays whole in every tile: with a symbolic extent no tile
+        // size would be known to fit UB (a concat through GM would serve it).
+        if result_dims[pad.axis..]
+            .iter()
+            .any(|d| d.as_const().is_none())
+        {
+            return refuse(
+                "AF-LW001",
+                "a pad whose axis or a later axis is symbolic is not lowered (the padded slab \
+                 stays whole in UB)",
+            );
+        }
         let axis_list = axis_ids(&loop_dims);
         // The padded tensor is concat(fill, x, fill) along the padded axis: each fill a
         // Duplicate of the pad value over its slab, x a load of the whole operand.
