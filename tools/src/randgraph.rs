@@ -411,13 +411,8 @@ impl Gen {
             pads[rank + axis] = 1 + self.below(3) as i64;
         }
         let value = self.below(16) as f64 / 4.0 - 2.0;
-        let pads_text = format!(
-            "[{}]",
-            pads.iter()
-                .map(|p| p.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        // Debug of a Vec<i64> is the attribute text: [0, 3, 0, 5].
+        let pads_text = format!("{pads:?}");
         let value_text = format!("{value:?} : f64");
         let padded = self.op(
             "ascend.pad",

@@ -171,13 +171,8 @@ fn split_pad<'c, 'a>(
         let mut pads = vec![0i64; 2 * rank];
         pads[axis] = before;
         pads[rank + axis] = after;
-        let pads_text = format!(
-            "[{}]",
-            pads.iter()
-                .map(|p| p.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        // Debug of a Vec<i64> is the attribute text: [0, 3, 0, 5].
+        let pads_text = format!("{pads:?}");
         current = e.op(
             "ascend.pad",
             &[&current],
