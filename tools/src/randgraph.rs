@@ -294,8 +294,9 @@ impl Gen {
     /// A transpose or concat step on `x` (drawn from its own random stream, after the
     /// rest of the graph, so the other ops of a seed stay what they were):
     /// - transpose, neg, transpose back: rank 3 keeps the innermost axis (a strided
-    ///   load), rank 2 swaps the two axes (f32/f16: UB `Transpose` of 2-D blocks; bf16:
-    ///   a graph op); each fuses with the neg on one side, the other transpose stays a
+    ///   load) or moves it outermost (`[2, 1, 0]`, `[2, 0, 1]` and back), rank 2 swaps
+    ///   the two axes (moves of the innermost axis: f32/f16 UB `Transpose` of 2-D
+    ///   blocks; bf16: a graph op); each fuses with the neg on one side, the other transpose stays a
     ///   graph op (a kernel holds at most one transpose);
     /// - concat of `abs(x)` and `x` (and sometimes `-x`: a chain) on an axis other than
     ///   the first, then relu, sometimes summed over the concat axis. The slab
@@ -307,10 +308,15 @@ impl Gen {
             return None;
         }
         if self.chance(50) {
-            let perm = if rank == 3 { "[1, 0, 2]" } else { "[1, 0]" };
+            let (perm, back) = match (rank, self.below(3)) {
+                (3, 0) => ("[1, 0, 2]", "[1, 0, 2]"),
+                (3, 1) => ("[2, 1, 0]", "[2, 1, 0]"),
+                (3, _) => ("[2, 0, 1]", "[1, 2, 0]"),
+                _ => ("[1, 0]", "[1, 0]"),
+            };
             let t = self.op("ascend.transpose", &[x], &[("perm", perm)], None, None)?;
             let e = self.op("ascend.neg", &[&t], &[], None, None)?;
-            return self.op("ascend.transpose", &[&e], &[("perm", perm)], None, None);
+            return self.op("ascend.transpose", &[&e], &[("perm", back)], None, None);
         }
         let axis = 1 + self.below(rank as u64 - 1) as usize;
         if x.ty.dims[axis..].iter().any(|d| d.as_const().is_none()) {
@@ -629,6 +635,10 @@ mod tests {
         let texts: Vec<String> = (0..200).map(|seed| generate(seed, 6).text).collect();
         let count = |needle: &str| texts.iter().filter(|t| t.contains(needle)).count();
         assert!(count("perm = [1, 0, 2]") >= 5, "too few lowered transposes");
+        assert!(
+            count("perm = [2, 1, 0]") >= 3 && count("perm = [2, 0, 1]") >= 3,
+            "too few transposes that move the innermost axis outermost"
+        );
         assert!(
             count("perm = [1, 0]}") >= 5,
             "too few innermost-moving transposes"

@@ -1001,11 +1001,11 @@ fn axis_list(loop_dims: &[Expr]) -> Vec<Axis> {
 
 /// The GM view of a transpose's operand over the loop nest of its result (GE carries
 /// a transpose as the strides of a load): result axis `i` walks operand dim `perm[i]`.
-/// Lowered permutations either keep the innermost non-unit dim innermost (every GM row
-/// stays contiguous: a strided copy, DataCopyPad), or swap the two innermost non-unit
-/// dims (any order of the outer ones) on f32/f16: the kernel then loads source blocks
-/// and transposes them in UB with the Ascend C `Transpose` API (`docs/fusion.md`).
-/// Other permutations that move the innermost dim stay graph ops (`AF-LW001`).
+/// Any permutation is lowered. One that keeps the innermost non-unit dim innermost keeps
+/// every GM row contiguous (a strided copy, DataCopyPad); one that moves it (f32/f16
+/// only) is loaded in source blocks and transposed in UB with the Ascend C `Transpose`
+/// API, the schedule ordering the loop nest so that the operand's contiguous dim is the
+/// second innermost loop (`docs/fusion.md`).
 fn transpose_view(
     axis: &[i64],
     perm: &[i64],
@@ -1029,39 +1029,17 @@ fn transpose_view(
         );
     }
     let unit = |e: &Expr| e.as_const() == Some(1);
-    // Non-unit operand dims, innermost first, and the result's (as operand dims).
-    let inner_in: Vec<usize> = (0..rank)
-        .rev()
-        .filter(|&j| !unit(&dims[j]))
-        .take(2)
-        .collect();
-    let inner_out: Vec<usize> = (0..rank)
-        .rev()
-        .map(|i| perm[i])
-        .filter(|&j| !unit(&dims[j]))
-        .take(2)
-        .collect();
-    if inner_in.first() != inner_out.first() {
-        let swaps_last_two = inner_in.len() == 2
-            && inner_out.len() == 2
-            && inner_in[0] == inner_out[1]
-            && inner_in[1] == inner_out[0];
-        if !swaps_last_two {
-            return refuse(
-                "AF-LW001",
-                "a transpose that moves the innermost axis is lowered only when it swaps \
-                 the two innermost non-unit axes (UB Transpose of 2-D blocks)",
-            );
-        }
-        if !matches!(dtype, DType::F32 | DType::F16) {
-            return refuse(
-                "AF-LW001",
-                format!(
-                    "a transpose of {dtype} that moves the innermost axis is not lowered \
-                     (the UB Transpose is used for f32 and f16 only)"
-                ),
-            );
-        }
+    // The innermost non-unit operand dim, and the one the result walks innermost.
+    let inner_in = (0..rank).rev().find(|&j| !unit(&dims[j]));
+    let inner_out = (0..rank).rev().map(|i| perm[i]).find(|&j| !unit(&dims[j]));
+    if inner_in != inner_out && !matches!(dtype, DType::F32 | DType::F16) {
+        return refuse(
+            "AF-LW001",
+            format!(
+                "a transpose of {dtype} that moves the innermost axis is not lowered \
+                 (the UB Transpose is used for f32 and f16 only)"
+            ),
+        );
     }
     let strides = gm_strides(dims);
     let mut repeats = Vec::new();

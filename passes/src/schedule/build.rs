@@ -39,7 +39,7 @@
 //! in hint form).
 
 use autofuse_ascir::chip::ChipProfile;
-use autofuse_ascir::graph::{AscGraph, AscNode};
+use autofuse_ascir::graph::{AscGraph, AscNode, View};
 use autofuse_ascir::kernel::*;
 use autofuse_ir::graph::DType;
 use autofuse_symbolic::Expr;
@@ -61,548 +61,626 @@ pub trait BuildSchedule: Sized {
 impl BuildSchedule for Schedule {
     /// Schedules `graph` for `chip`. Errors explain why the kernel stays in hint form.
     fn build(graph: &AscGraph, chip: &ChipProfile) -> Result<Schedule, String> {
-        let hint_ids = graph.sched_axis();
-        if hint_ids.is_empty() && graph.nodes.iter().any(|n| !n.view.axis.is_empty()) {
-            return refuse("views name axes the kernel does not have");
+        match transposed_loop_order(graph) {
+            Some(order) => build_in_order(&permute_loop_nest(graph, &order), chip),
+            None => build_in_order(graph, chip),
         }
-        // Per node: full/broadcast per hint axis; GM strides.
-        let mut full_hint: Vec<Vec<bool>> = Vec::new();
-        // Concat axes (hint positions): views may cover part of them.
-        let concat_axes: Vec<usize> = (0..graph.nodes.len())
-            .filter(|&n| graph.nodes[n].op == "concat")
-            .map(|n| {
-                graph
-                    .concat_axis(n)
-                    .ok_or_else(|| format!("concat node {n} has malformed views"))
-            })
-            .collect::<Result<_, _>>()?;
-        let mut partial_hint: Vec<Vec<Option<Expr>>> = Vec::new();
-        // Nodes a concat reads (transitively): only they may cover a part of a concat
-        // axis. Below the concats a repeat of 1 there is a reduced or broadcast axis.
-        let mut feeds_concat = vec![false; graph.nodes.len()];
-        for n in (0..graph.nodes.len()).rev() {
-            if graph.nodes[n].op == "concat" || feeds_concat[n] {
-                for &o in &graph.nodes[n].operands {
-                    if let Some(f) = feeds_concat.get_mut(o) {
-                        *f = true;
-                    }
+    }
+}
+
+/// Ops of a pointwise kernel: the only ones whose loop nest may be reordered (each
+/// element is computed on its own, and no attribute names an axis position).
+const REORDERABLE_OPS: &[&str] = &["data", "load", "store", "output", "cast", "scalar", "fill"];
+
+/// The loop order that turns a transpose moving the innermost axis into one the kernel
+/// transposes in 2-D UB blocks: a pointwise kernel walks its result's axes, and a data
+/// view contiguous along axis `k` but strided along the innermost non-unit axis `last`
+/// is loaded in blocks of (`k`, `last`), so `k` must be the loop just outside `last`.
+/// Axes `k` moves across keep their order; stores then write rows (contiguous along
+/// `last`) with permuted outer strides. `None` when the nest is already right or the
+/// kernel is not pointwise (the schedule then refuses what it cannot express).
+fn transposed_loop_order(graph: &AscGraph) -> Option<Vec<usize>> {
+    let non_unit: Vec<usize> = (0..graph.axes.len())
+        .filter(|&k| graph.axes[k].size.as_const() != Some(1))
+        .collect();
+    let (&last, rest) = non_unit.split_last()?;
+    let &second = rest.last()?;
+    let pointwise = graph.nodes.iter().all(|n| {
+        REORDERABLE_OPS.contains(&n.op.as_str())
+            || (node_is_elementwise(&n.op) && n.view.axis.len() == graph.axes.len())
+    });
+    if !pointwise {
+        return None;
+    }
+    let whole = |n: &AscNode, k: usize| n.view.repeats.get(k) == Some(&graph.axes[k].size);
+    let k = graph.nodes.iter().find_map(|n| {
+        if n.op != "data" || !whole(n, last) || n.view.strides.get(last) == Some(&c(1)) {
+            return None;
+        }
+        rest.iter()
+            .copied()
+            .find(|&k| whole(n, k) && n.view.strides.get(k) == Some(&c(1)))
+    })?;
+    if k == second {
+        return None;
+    }
+    let mut order: Vec<usize> = (0..graph.axes.len()).filter(|&a| a != k).collect();
+    let at = order.iter().position(|&a| a == last)?;
+    order.insert(at, k);
+    Some(order)
+}
+
+/// Whether `op` names an elementwise op of the hint form (not a structural one).
+fn node_is_elementwise(op: &str) -> bool {
+    !REDUCE_OPS.contains(&op)
+        && !matches!(
+            op,
+            "broadcast"
+                | "arange"
+                | "concat"
+                | "extract_slice"
+                | "gather"
+                | "workspace"
+                | "transpose"
+                | "split"
+        )
+}
+
+/// `graph` with its loop nest in `order` (positions of the current axes): GM views keep
+/// their strides per axis, UB views are the row-major boxes of the new order.
+fn permute_loop_nest(graph: &AscGraph, order: &[usize]) -> AscGraph {
+    let mut permuted = graph.clone();
+    permuted.axes = order.iter().map(|&k| graph.axes[k].clone()).collect();
+    let ids: Vec<i64> = permuted.axes.iter().map(|a| a.id).collect();
+    for node in &mut permuted.nodes {
+        let pick = |list: &[Expr]| -> Vec<Expr> {
+            order.iter().filter_map(|&k| list.get(k).cloned()).collect()
+        };
+        let repeats = pick(&node.view.repeats);
+        node.view = if matches!(node.op.as_str(), "data" | "store" | "output") {
+            View {
+                axis: ids.clone(),
+                strides: pick(&node.view.strides),
+                repeats,
+            }
+        } else {
+            View::contiguous(ids.clone(), repeats)
+        };
+    }
+    permuted
+}
+
+fn build_in_order(graph: &AscGraph, chip: &ChipProfile) -> Result<Schedule, String> {
+    let hint_ids = graph.sched_axis();
+    if hint_ids.is_empty() && graph.nodes.iter().any(|n| !n.view.axis.is_empty()) {
+        return refuse("views name axes the kernel does not have");
+    }
+    // Per node: full/broadcast per hint axis; GM strides.
+    let mut full_hint: Vec<Vec<bool>> = Vec::new();
+    // Concat axes (hint positions): views may cover part of them.
+    let concat_axes: Vec<usize> = (0..graph.nodes.len())
+        .filter(|&n| graph.nodes[n].op == "concat")
+        .map(|n| {
+            graph
+                .concat_axis(n)
+                .ok_or_else(|| format!("concat node {n} has malformed views"))
+        })
+        .collect::<Result<_, _>>()?;
+    let mut partial_hint: Vec<Vec<Option<Expr>>> = Vec::new();
+    // Nodes a concat reads (transitively): only they may cover a part of a concat
+    // axis. Below the concats a repeat of 1 there is a reduced or broadcast axis.
+    let mut feeds_concat = vec![false; graph.nodes.len()];
+    for n in (0..graph.nodes.len()).rev() {
+        if graph.nodes[n].op == "concat" || feeds_concat[n] {
+            for &o in &graph.nodes[n].operands {
+                if let Some(f) = feeds_concat.get_mut(o) {
+                    *f = true;
                 }
             }
         }
-        for (i, node) in graph.nodes.iter().enumerate() {
-            if node.view.axis != hint_ids {
+    }
+    for (i, node) in graph.nodes.iter().enumerate() {
+        if node.view.axis != hint_ids {
+            return refuse(format!(
+                "node {i} ('{}') has a view over axes {:?}, not the loop nest {:?}",
+                node.op, node.view.axis, hint_ids
+            ));
+        }
+        if node.view.repeats.len() != hint_ids.len() || node.view.strides.len() != hint_ids.len() {
+            return refuse(format!("node {i} has a malformed view"));
+        }
+        let mut f = Vec::new();
+        let mut part = Vec::new();
+        for (k, rep) in node.view.repeats.iter().enumerate() {
+            let size = &graph.axes[k].size;
+            part.push(None);
+            if rep == size && rep.as_const() != Some(1) {
+                f.push(true);
+            } else if rep.as_const() == Some(1) && (!concat_axes.contains(&k) || !feeds_concat[i]) {
+                f.push(false);
+            } else if concat_axes.contains(&k) {
+                // A part of a concat axis (an operand of the concat).
+                f.push(true);
+                part[k] = Some(rep.clone());
+            } else {
                 return refuse(format!(
-                    "node {i} ('{}') has a view over axes {:?}, not the loop nest {:?}",
-                    node.op, node.view.axis, hint_ids
+                    "node {i} ('{}') has repeat '{rep}' on axis {} of size '{size}' \
+                         (only 1 or the whole axis are scheduled)",
+                    node.op, graph.axes[k].name
                 ));
             }
-            if node.view.repeats.len() != hint_ids.len()
-                || node.view.strides.len() != hint_ids.len()
-            {
-                return refuse(format!("node {i} has a malformed view"));
-            }
-            let mut f = Vec::new();
-            let mut part = Vec::new();
-            for (k, rep) in node.view.repeats.iter().enumerate() {
-                let size = &graph.axes[k].size;
-                part.push(None);
-                if rep == size && rep.as_const() != Some(1) {
-                    f.push(true);
-                } else if rep.as_const() == Some(1)
-                    && (!concat_axes.contains(&k) || !feeds_concat[i])
-                {
-                    f.push(false);
-                } else if concat_axes.contains(&k) {
-                    // A part of a concat axis (an operand of the concat).
-                    f.push(true);
-                    part[k] = Some(rep.clone());
-                } else {
-                    return refuse(format!(
-                        "node {i} ('{}') has repeat '{rep}' on axis {} of size '{size}' \
-                         (only 1 or the whole axis are scheduled)",
-                        node.op, graph.axes[k].name
-                    ));
-                }
-            }
-            full_hint.push(f);
-            partial_hint.push(part);
         }
-        // Nodes whose view strides are offsets into a tensor (an arange's are offsets into
-        // the range it computes), not the dense strides of a UB tile.
-        let is_gm = |n: &AscNode| matches!(n.op.as_str(), "data" | "store" | "output" | "arange");
+        full_hint.push(f);
+        partial_hint.push(part);
+    }
+    // Nodes whose view strides are offsets into a tensor (an arange's are offsets into
+    // the range it computes), not the dense strides of a UB tile.
+    let is_gm = |n: &AscNode| matches!(n.op.as_str(), "data" | "store" | "output" | "arange");
 
-        // 1. Keep axes: not static 1, iterated by some node.
-        let kept: Vec<usize> = (0..hint_ids.len())
-            .filter(|&k| {
-                concat_axes.contains(&k)
-                    || (graph.axes[k].size.as_const() != Some(1) && full_hint.iter().any(|f| f[k]))
-            })
-            .collect();
-        // Merge runs of adjacent kept axes.
-        let mut groups: Vec<Vec<usize>> = Vec::new();
-        for &k in &kept {
-            let mergeable = groups.last().is_some_and(|g: &Vec<usize>| {
-                let a = *g.last().unwrap_or(&k);
-                // Concat axes stay axes of their own.
-                if concat_axes.contains(&a) || concat_axes.contains(&k) {
+    // 1. Keep axes: not static 1, iterated by some node.
+    let kept: Vec<usize> = (0..hint_ids.len())
+        .filter(|&k| {
+            concat_axes.contains(&k)
+                || (graph.axes[k].size.as_const() != Some(1) && full_hint.iter().any(|f| f[k]))
+        })
+        .collect();
+    // Merge runs of adjacent kept axes.
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for &k in &kept {
+        let mergeable = groups.last().is_some_and(|g: &Vec<usize>| {
+            let a = *g.last().unwrap_or(&k);
+            // Concat axes stay axes of their own.
+            if concat_axes.contains(&a) || concat_axes.contains(&k) {
+                return false;
+            }
+            // Only adjacent hint axes (a dropped axis in between is size 1: fine).
+            graph.nodes.iter().enumerate().all(|(n, node)| {
+                let (fa, fb) = (full_hint[n][a], full_hint[n][k]);
+                if fa != fb {
                     return false;
                 }
-                // Only adjacent hint axes (a dropped axis in between is size 1: fine).
-                graph.nodes.iter().enumerate().all(|(n, node)| {
-                    let (fa, fb) = (full_hint[n][a], full_hint[n][k]);
-                    if fa != fb {
-                        return false;
-                    }
-                    if !fa || !is_gm(node) {
-                        return true;
-                    }
-                    node.view.strides[a]
-                        == node.view.strides[k].clone() * graph.axes[k].size.clone()
-                })
-            });
-            if mergeable {
-                if let Some(g) = groups.last_mut() {
-                    g.push(k);
+                if !fa || !is_gm(node) {
+                    return true;
                 }
-            } else {
-                groups.push(vec![k]);
+                node.view.strides[a] == node.view.strides[k].clone() * graph.axes[k].size.clone()
+            })
+        });
+        if mergeable {
+            if let Some(g) = groups.last_mut() {
+                g.push(k);
             }
+        } else {
+            groups.push(vec![k]);
         }
-        let mut next_id = hint_ids.iter().copied().max().map_or(0, |m| m + 1);
-        let mut axes = Vec::new();
-        for g in &groups {
-            if g.len() == 1 {
-                let a = &graph.axes[g[0]];
-                axes.push(NormAxis {
-                    id: a.id,
-                    name: a.name.clone(),
-                    size: a.size.clone(),
-                    from: vec![a.id],
-                });
-            } else {
-                let size = g
-                    .iter()
-                    .fold(c(1), |acc, &k| acc * graph.axes[k].size.clone());
-                axes.push(NormAxis {
-                    id: next_id,
-                    name: g.iter().map(|&k| graph.axes[k].name.as_str()).collect(),
-                    size,
-                    from: g.iter().map(|&k| graph.axes[k].id).collect(),
-                });
-                next_id += 1;
-            }
-        }
-        let scalar_kernel = axes.is_empty();
-        if scalar_kernel {
-            // Everything has extent 1: one axis of size 1 keeps the tile rank >= 1.
+    }
+    let mut next_id = hint_ids.iter().copied().max().map_or(0, |m| m + 1);
+    let mut axes = Vec::new();
+    for g in &groups {
+        if g.len() == 1 {
+            let a = &graph.axes[g[0]];
+            axes.push(NormAxis {
+                id: a.id,
+                name: a.name.clone(),
+                size: a.size.clone(),
+                from: vec![a.id],
+            });
+        } else {
+            let size = g
+                .iter()
+                .fold(c(1), |acc, &k| acc * graph.axes[k].size.clone());
             axes.push(NormAxis {
                 id: next_id,
-                name: "zs".into(),
-                size: c(1),
-                from: Vec::new(),
+                name: g.iter().map(|&k| graph.axes[k].name.as_str()).collect(),
+                size,
+                from: g.iter().map(|&k| graph.axes[k].id).collect(),
             });
             next_id += 1;
         }
+    }
+    let scalar_kernel = axes.is_empty();
+    if scalar_kernel {
+        // Everything has extent 1: one axis of size 1 keeps the tile rank >= 1.
+        axes.push(NormAxis {
+            id: next_id,
+            name: "zs".into(),
+            size: c(1),
+            from: Vec::new(),
+        });
+        next_id += 1;
+    }
 
-        // Node infos over normalized axes.
-        let mut nodes = Vec::new();
-        for (n, node) in graph.nodes.iter().enumerate() {
-            let mut full = Vec::new();
-            let mut partial = Vec::new();
-            let mut strides = Vec::new();
-            if scalar_kernel {
-                full.push(false);
-                partial.push(None);
-                strides.push(c(0));
-            }
-            for g in &groups {
-                let inner = *g.last().unwrap_or(&0);
-                full.push(full_hint[n][g[0]]);
-                partial.push(partial_hint[n][g[0]].clone());
-                strides.push(if is_gm(node) && full_hint[n][g[0]] {
-                    node.view.strides[inner].clone()
-                } else {
-                    c(0)
-                });
-            }
-            let mut kind = node_kind(graph, n)?;
-            if let NodeKind::ExtractSlice { axis, .. } = &mut kind {
-                // Hint position -> normalized axis (it is a concat axis: never merged).
-                *axis = groups
-                    .iter()
-                    .position(|g| g.contains(axis))
-                    .ok_or_else(|| format!("extract_slice node {n} takes a dropped axis"))?
-                    + usize::from(scalar_kernel);
-            }
-            if let NodeKind::Concat { axis } = &mut kind {
-                // Hint position -> normalized axis (concat axes are never merged).
-                *axis = groups
-                    .iter()
-                    .position(|g| g.contains(axis))
-                    .ok_or_else(|| format!("concat node {n} concatenates a dropped axis"))?
-                    + usize::from(scalar_kernel);
-            }
-            let gm_offset = match node.op.as_str() {
-                "load" => node.gm_offset().map_err(|e| format!("load {n}: {e}"))?,
-                _ => c(0),
-            };
-            nodes.push(NodeInfo {
-                kind,
-                full,
-                partial,
-                gm_strides: strides,
-                gm_offset,
-                dtype: node.dtype,
-                value: Place::None,
-                raw: Place::None,
-                direct: false,
-                transpose: false,
-                loc: node.loc.clone(),
+    // Node infos over normalized axes.
+    let mut nodes = Vec::new();
+    for (n, node) in graph.nodes.iter().enumerate() {
+        let mut full = Vec::new();
+        let mut partial = Vec::new();
+        let mut strides = Vec::new();
+        if scalar_kernel {
+            full.push(false);
+            partial.push(None);
+            strides.push(c(0));
+        }
+        for g in &groups {
+            let inner = *g.last().unwrap_or(&0);
+            full.push(full_hint[n][g[0]]);
+            partial.push(partial_hint[n][g[0]].clone());
+            strides.push(if is_gm(node) && full_hint[n][g[0]] {
+                node.view.strides[inner].clone()
+            } else {
+                c(0)
             });
         }
-        // Reduced axes and structural checks.
-        let rank = axes.len();
-        // The first concat axis: it and every later axis stay whole in every tile (GE's
-        // n_group); kernels with a concat do not reduce, and broadcast only what covers
-        // whole axes (consumers of the concat, not the parts it joins).
-        let n_from = nodes
-            .iter()
-            .filter_map(|x| match x.kind {
-                NodeKind::Concat { axis } => Some(axis),
-                _ => None,
-            })
-            .min();
-        if n_from.is_some() {
-            if nodes.iter().any(|x| {
-                matches!(x.kind, NodeKind::Reduce { .. }) && x.partial.iter().any(Option::is_some)
-            }) {
-                return refuse("a kernel with a concat may not reduce a part of the concat axis");
-            }
-            if nodes
+        let mut kind = node_kind(graph, n)?;
+        if let NodeKind::ExtractSlice { axis, .. } = &mut kind {
+            // Hint position -> normalized axis (it is a concat axis: never merged).
+            *axis = groups
                 .iter()
-                .any(|x| x.kind == NodeKind::Broadcast && x.partial.iter().any(Option::is_some))
-            {
-                return refuse(
-                    "a kernel with a concat may not broadcast a part of the concat axis",
-                );
-            }
+                .position(|g| g.contains(axis))
+                .ok_or_else(|| format!("extract_slice node {n} takes a dropped axis"))?
+                + usize::from(scalar_kernel);
         }
-        let mut r_set = vec![false; rank];
-        let partials: Vec<Vec<Option<Expr>>> = nodes.iter().map(|x| x.partial.clone()).collect();
-        for n in 0..nodes.len() {
-            let node = &graph.nodes[n];
-            let operand_full: Vec<Vec<bool>> = node
-                .operands
+        if let NodeKind::Concat { axis } = &mut kind {
+            // Hint position -> normalized axis (concat axes are never merged).
+            *axis = groups
                 .iter()
-                .map(|&o| nodes.get(o).map(|x| x.full.clone()).unwrap_or_default())
-                .collect();
-            let me = nodes[n].full.clone();
-            match &mut nodes[n].kind {
-                NodeKind::Reduce { reduced, op } => {
-                    let Some(input) = operand_full.first() else {
-                        return refuse(format!("reduction node {n} has no operand"));
-                    };
-                    for k in 0..rank {
-                        if me[k] && !input[k] {
-                            return refuse(format!("reduction node {n} expands an axis"));
-                        }
-                        if input[k] && !me[k] {
-                            reduced.push(k);
-                            r_set[k] = true;
-                        }
+                .position(|g| g.contains(axis))
+                .ok_or_else(|| format!("concat node {n} concatenates a dropped axis"))?
+                + usize::from(scalar_kernel);
+        }
+        let gm_offset = match node.op.as_str() {
+            "load" => node.gm_offset().map_err(|e| format!("load {n}: {e}"))?,
+            _ => c(0),
+        };
+        nodes.push(NodeInfo {
+            kind,
+            full,
+            partial,
+            gm_strides: strides,
+            gm_offset,
+            dtype: node.dtype,
+            value: Place::None,
+            raw: Place::None,
+            direct: false,
+            transpose: false,
+            loc: node.loc.clone(),
+        });
+    }
+    // Reduced axes and structural checks.
+    let rank = axes.len();
+    // The first concat axis: it and every later axis stay whole in every tile (GE's
+    // n_group); kernels with a concat do not reduce, and broadcast only what covers
+    // whole axes (consumers of the concat, not the parts it joins).
+    let n_from = nodes
+        .iter()
+        .filter_map(|x| match x.kind {
+            NodeKind::Concat { axis } => Some(axis),
+            _ => None,
+        })
+        .min();
+    if n_from.is_some() {
+        if nodes.iter().any(|x| {
+            matches!(x.kind, NodeKind::Reduce { .. }) && x.partial.iter().any(Option::is_some)
+        }) {
+            return refuse("a kernel with a concat may not reduce a part of the concat axis");
+        }
+        if nodes
+            .iter()
+            .any(|x| x.kind == NodeKind::Broadcast && x.partial.iter().any(Option::is_some))
+        {
+            return refuse("a kernel with a concat may not broadcast a part of the concat axis");
+        }
+    }
+    let mut r_set = vec![false; rank];
+    let partials: Vec<Vec<Option<Expr>>> = nodes.iter().map(|x| x.partial.clone()).collect();
+    for n in 0..nodes.len() {
+        let node = &graph.nodes[n];
+        let operand_full: Vec<Vec<bool>> = node
+            .operands
+            .iter()
+            .map(|&o| nodes.get(o).map(|x| x.full.clone()).unwrap_or_default())
+            .collect();
+        let me = nodes[n].full.clone();
+        match &mut nodes[n].kind {
+            NodeKind::Reduce { reduced, op } => {
+                let Some(input) = operand_full.first() else {
+                    return refuse(format!("reduction node {n} has no operand"));
+                };
+                for k in 0..rank {
+                    if me[k] && !input[k] {
+                        return refuse(format!("reduction node {n} expands an axis"));
                     }
-                    if op == "prod" && reduced.last() == Some(&(rank - 1)) && input[rank - 1] {
-                        return refuse("prod over the innermost axis has no Ascend C reduction");
+                    if input[k] && !me[k] {
+                        reduced.push(k);
+                        r_set[k] = true;
                     }
                 }
-                NodeKind::Broadcast => {
-                    let Some(input) = operand_full.first() else {
-                        return refuse(format!("broadcast node {n} has no operand"));
-                    };
-                    if (0..rank).any(|k| input[k] && !me[k]) {
-                        return refuse(format!("broadcast node {n} shrinks an axis"));
-                    }
+                if op == "prod" && reduced.last() == Some(&(rank - 1)) && input[rank - 1] {
+                    return refuse("prod over the innermost axis has no Ascend C reduction");
                 }
-                NodeKind::Concat { axis } => {
-                    let axis = *axis;
-                    let [l, r] = node.operands.as_slice() else {
-                        return refuse(format!("concat node {n} is not binary"));
-                    };
-                    let (pl, pr) = (&partials[*l], &partials[*r]);
-                    let mine = &partials[n];
-                    let fits = operand_full.iter().all(|f| *f == me)
-                        && (0..rank).all(|k| k == axis || (pl[k] == mine[k] && pr[k] == mine[k]));
-                    if !fits {
-                        return refuse(format!(
-                            "concat node {n}: operands differ outside the concat axis"
-                        ));
-                    }
+            }
+            NodeKind::Broadcast => {
+                let Some(input) = operand_full.first() else {
+                    return refuse(format!("broadcast node {n} has no operand"));
+                };
+                if (0..rank).any(|k| input[k] && !me[k]) {
+                    return refuse(format!("broadcast node {n} shrinks an axis"));
                 }
-                NodeKind::Elementwise { .. } | NodeKind::Cast | NodeKind::Store
-                    if node
-                        .operands
-                        .iter()
-                        .any(|&o| partials.get(o).is_some_and(|x| *x != partials[n])) =>
-                {
+            }
+            NodeKind::Concat { axis } => {
+                let axis = *axis;
+                let [l, r] = node.operands.as_slice() else {
+                    return refuse(format!("concat node {n} is not binary"));
+                };
+                let (pl, pr) = (&partials[*l], &partials[*r]);
+                let mine = &partials[n];
+                let fits = operand_full.iter().all(|f| *f == me)
+                    && (0..rank).all(|k| k == axis || (pl[k] == mine[k] && pr[k] == mine[k]));
+                if !fits {
                     return refuse(format!(
-                        "node {n} ('{}') has an operand covering another part of a concat axis",
+                        "concat node {n}: operands differ outside the concat axis"
+                    ));
+                }
+            }
+            NodeKind::Elementwise { .. } | NodeKind::Cast | NodeKind::Store
+                if node
+                    .operands
+                    .iter()
+                    .any(|&o| partials.get(o).is_some_and(|x| *x != partials[n])) =>
+            {
+                return refuse(format!(
+                    "node {n} ('{}') has an operand covering another part of a concat axis",
+                    node.op
+                ));
+            }
+            NodeKind::Elementwise { .. } | NodeKind::Cast | NodeKind::Store => {
+                if let Some(bad) = operand_full.iter().position(|f| *f != me) {
+                    return refuse(format!(
+                        "node {n} ('{}') has operand #{bad} with a different extent \
+                             (broadcasts must be explicit nodes)",
                         node.op
                     ));
                 }
-                NodeKind::Elementwise { .. } | NodeKind::Cast | NodeKind::Store => {
-                    if let Some(bad) = operand_full.iter().position(|f| *f != me) {
-                        return refuse(format!(
-                            "node {n} ('{}') has operand #{bad} with a different extent \
-                             (broadcasts must be explicit nodes)",
-                            node.op
-                        ));
-                    }
-                }
-                NodeKind::Load
-                    if operand_full.first() != Some(&me)
-                        || node
-                            .operands
-                            .first()
-                            .is_some_and(|&o| partials.get(o) != partials.get(n)) =>
-                {
-                    return refuse(format!("load {n} changes the extent of its data"));
-                }
-                _ => {}
             }
-            // Contiguous innermost GM rows: DataCopyPad moves whole rows. A data node
-            // whose two innermost axes are swapped (stride 1 on the second-to-last) is a
-            // transposed load: rows of the source block, transposed in UB.
-            let swapped = rank >= 2
-                && matches!(nodes[n].kind, NodeKind::Data { .. })
-                && nodes[n].full[rank - 1]
-                && nodes[n].full[rank - 2]
-                && nodes[n].gm_strides[rank - 2] == c(1)
-                && nodes[n].partial[rank - 1].is_none()
-                && nodes[n].partial[rank - 2].is_none();
-            if swapped {
-                nodes[n].transpose = true;
-            } else if matches!(nodes[n].kind, NodeKind::Data { .. } | NodeKind::Store)
-                && nodes[n].full[rank - 1]
-                && nodes[n].gm_strides[rank - 1] != c(1)
-                && nodes[n].partial[rank - 1].as_ref().and_then(Expr::as_const) != Some(1)
+            NodeKind::Load
+                if operand_full.first() != Some(&me)
+                    || node
+                        .operands
+                        .first()
+                        .is_some_and(|&o| partials.get(o) != partials.get(n)) =>
             {
-                return refuse(format!(
-                    "GM view of node {n} is not contiguous along the innermost axis (stride '{}')",
-                    nodes[n].gm_strides[rank - 1]
-                ));
+                return refuse(format!("load {n} changes the extent of its data"));
             }
+            _ => {}
         }
-        let y: Vec<usize> = (0..rank).filter(|&k| !r_set[k]).collect();
-        let r: Vec<usize> = (0..rank).filter(|&k| r_set[k]).collect();
-        // Loads of swapped data transpose in UB (2-D blocks of the two innermost axes).
-        for n in 0..nodes.len() {
-            let data = graph.nodes[n].operands.first().copied();
-            if nodes[n].kind == NodeKind::Load
-                && data.is_some_and(|d| nodes.get(d).is_some_and(|x| x.transpose))
-            {
-                nodes[n].transpose = true;
-            }
+        // Contiguous innermost GM rows: DataCopyPad moves whole rows. A data node
+        // whose two innermost axes are swapped (stride 1 on the second-to-last) is a
+        // transposed load: rows of the source block, transposed in UB.
+        let swapped = rank >= 2
+            && matches!(nodes[n].kind, NodeKind::Data { .. })
+            && nodes[n].full[rank - 1]
+            && nodes[n].full[rank - 2]
+            && nodes[n].gm_strides[rank - 2] == c(1)
+            && nodes[n].partial[rank - 1].is_none()
+            && nodes[n].partial[rank - 2].is_none();
+        if swapped {
+            nodes[n].transpose = true;
+        } else if matches!(nodes[n].kind, NodeKind::Data { .. } | NodeKind::Store)
+            && nodes[n].full[rank - 1]
+            && nodes[n].gm_strides[rank - 1] != c(1)
+            && nodes[n].partial[rank - 1].as_ref().and_then(Expr::as_const) != Some(1)
+        {
+            return refuse(format!(
+                "GM view of node {n} is not contiguous along the innermost axis (stride '{}')",
+                nodes[n].gm_strides[rank - 1]
+            ));
         }
-        let transposes = nodes
-            .iter()
-            .any(|x| x.transpose && x.kind == NodeKind::Load);
-        if transposes {
-            if n_from.is_some() || !r.is_empty() {
-                return refuse(
-                    "a kernel whose loads transpose the innermost axis computes pointwise only",
-                );
-            }
-            if nodes.iter().any(|x| x.kind == NodeKind::Broadcast) {
-                return refuse(
-                    "a kernel whose loads transpose the innermost axis may not broadcast",
-                );
-            }
-            if let Some(bad) = nodes.iter().find(|x| {
-                x.transpose
-                    && x.kind == NodeKind::Load
-                    && !matches!(x.dtype, DType::F32 | DType::F16)
-            }) {
-                return refuse(format!(
-                    "a load of {} that transposes the innermost axis is not supported (Transpose \
-                     is used on f32 and f16)",
-                    bad.dtype
-                ));
-            }
+    }
+    let y: Vec<usize> = (0..rank).filter(|&k| !r_set[k]).collect();
+    let r: Vec<usize> = (0..rank).filter(|&k| r_set[k]).collect();
+    // Loads of swapped data transpose in UB (2-D blocks of the two innermost axes).
+    for n in 0..nodes.len() {
+        let data = graph.nodes[n].operands.first().copied();
+        if nodes[n].kind == NodeKind::Load
+            && data.is_some_and(|d| nodes.get(d).is_some_and(|x| x.transpose))
+        {
+            nodes[n].transpose = true;
         }
-
-        // Element sizes: the alignment unit covers every UB and raw GM type.
-        let mut min_size = 4i64;
-        let mut max_size = 1i64;
-        for node in &nodes {
-            let s = ub_size(node.dtype).min(gm_size(node.dtype));
-            min_size = min_size.min(s);
-            max_size = max_size.max(ub_size(node.dtype));
-        }
-        if max_size > 4 {
-            // The one 64-bit value a kernel holds is a gather's i64 index tile (and its
-            // data node): the scalar unit reads it, no vector instruction does.
-            let index_only = |n: usize| {
-                let users: Vec<usize> = (0..graph.nodes.len())
-                    .filter(|&u| graph.nodes[u].operands.contains(&n))
-                    .collect();
-                !users.is_empty()
-                    && users.iter().all(|&u| match graph.nodes[u].op.as_str() {
-                        "gather" => graph.nodes[u].operands.get(1) == Some(&n),
-                        "load" => {
-                            graph.nodes[n].op == "data"
-                                && (0..graph.nodes.len()).all(|g| {
-                                    !graph.nodes[g].operands.contains(&u)
-                                        || (graph.nodes[g].op == "gather"
-                                            && graph.nodes[g].operands.get(1) == Some(&u))
-                                })
-                        }
-                        _ => false,
-                    })
-            };
-            let wide_elsewhere = nodes
-                .iter()
-                .enumerate()
-                .any(|(n, x)| ub_size(x.dtype) > 4 && !index_only(n));
-            if wide_elsewhere {
-                return refuse("64-bit element types are not scheduled");
-            }
-        }
-        let align = 32 / min_size.max(1);
-
-        // 3. Cases.
-        let mut cases = Vec::new();
-        let case_for = |split: Option<usize>, key: u32| -> Case {
-            let mut in_tile = Vec::new();
-            let mut looped = Vec::new();
-            for (k, &reduced) in r_set.iter().enumerate() {
-                match split {
-                    Some(u) if k < u && !reduced => looped.push(k),
-                    _ => in_tile.push(k),
-                }
-            }
-            let (tile_var, tile_align, block_name) = match split {
-                Some(u) => {
-                    let name = &axes[u].name;
-                    let last = in_tile.last() == Some(&u);
-                    let merged: String = looped
-                        .iter()
-                        .map(|&k| axes[k].name.as_str())
-                        .chain(std::iter::once(name.as_str()))
-                        .collect();
-                    (
-                        Some(format!("{name}t_size")),
-                        if last { align } else { 1 },
-                        format!("{merged}T"),
-                    )
-                }
-                None => (None, 1, "zT".to_string()),
-            };
-            Case {
-                key,
-                split,
-                in_tile,
-                looped,
-                tile_var,
-                tile_align,
-                block_var: format!("{block_name}b_size"),
-                block_name,
-                reduce_split: split.is_some_and(|u| r_set[u]),
-                inner_block: None,
-            }
-        };
-        // Axes from the first concat axis on are never split (GE's n_group).
-        let splittable: Vec<usize> = y
-            .iter()
-            .copied()
-            .filter(|&u| n_from.is_none_or(|first| u < first))
-            .collect();
-        if transposes {
-            // One case (GE's x_group): the second-to-last axis is split by `t`, the
-            // innermost axis in blocks of TRANSPOSE_BLOCK elements (or whole when
-            // statically smaller); every outer axis is looped.
-            let mut case = case_for(Some(rank - 2), 0);
-            let inner = &axes[rank - 1].size;
-            let block = match inner.as_const() {
-                Some(v) if v < TRANSPOSE_BLOCK => inner.clone(),
-                _ => c(TRANSPOSE_BLOCK),
-            };
-            case.tile_align = align;
-            case.inner_block = Some((rank - 1, block));
-            case.block_name = format!(
-                "{}{}T",
-                case.block_name.trim_end_matches('T'),
-                axes[rank - 1].name
+    }
+    let transposes = nodes
+        .iter()
+        .any(|x| x.transpose && x.kind == NodeKind::Load);
+    if transposes {
+        if n_from.is_some() || !r.is_empty() {
+            return refuse(
+                "a kernel whose loads transpose the innermost axis computes pointwise only",
             );
-            case.block_var = format!("{}b_size", case.block_name);
-            cases.push(case);
-        } else if splittable.is_empty() {
-            cases.push(case_for(None, 0));
-        } else {
-            for (key, &u) in splittable.iter().enumerate() {
-                cases.push(case_for(Some(u), key as u32));
+        }
+        if nodes.iter().any(|x| x.kind == NodeKind::Broadcast) {
+            return refuse("a kernel whose loads transpose the innermost axis may not broadcast");
+        }
+        if let Some(bad) = nodes.iter().find(|x| {
+            x.transpose && x.kind == NodeKind::Load && !matches!(x.dtype, DType::F32 | DType::F16)
+        }) {
+            return refuse(format!(
+                "a load of {} that transposes the innermost axis is not supported (Transpose \
+                     is used on f32 and f16)",
+                bad.dtype
+            ));
+        }
+    }
+
+    // Element sizes: the alignment unit covers every UB and raw GM type.
+    let mut min_size = 4i64;
+    let mut max_size = 1i64;
+    for node in &nodes {
+        let s = ub_size(node.dtype).min(gm_size(node.dtype));
+        min_size = min_size.min(s);
+        max_size = max_size.max(ub_size(node.dtype));
+    }
+    if max_size > 4 {
+        // The one 64-bit value a kernel holds is a gather's i64 index tile (and its
+        // data node): the scalar unit reads it, no vector instruction does.
+        let index_only = |n: usize| {
+            let users: Vec<usize> = (0..graph.nodes.len())
+                .filter(|&u| graph.nodes[u].operands.contains(&n))
+                .collect();
+            !users.is_empty()
+                && users.iter().all(|&u| match graph.nodes[u].op.as_str() {
+                    "gather" => graph.nodes[u].operands.get(1) == Some(&n),
+                    "load" => {
+                        graph.nodes[n].op == "data"
+                            && (0..graph.nodes.len()).all(|g| {
+                                !graph.nodes[g].operands.contains(&u)
+                                    || (graph.nodes[g].op == "gather"
+                                        && graph.nodes[g].operands.get(1) == Some(&u))
+                            })
+                    }
+                    _ => false,
+                })
+        };
+        let wide_elsewhere = nodes
+            .iter()
+            .enumerate()
+            .any(|(n, x)| ub_size(x.dtype) > 4 && !index_only(n));
+        if wide_elsewhere {
+            return refuse("64-bit element types are not scheduled");
+        }
+    }
+    let align = 32 / min_size.max(1);
+
+    // 3. Cases.
+    let mut cases = Vec::new();
+    let case_for = |split: Option<usize>, key: u32| -> Case {
+        let mut in_tile = Vec::new();
+        let mut looped = Vec::new();
+        for (k, &reduced) in r_set.iter().enumerate() {
+            match split {
+                Some(u) if k < u && !reduced => looped.push(k),
+                _ => in_tile.push(k),
             }
         }
-        // Split-reduction cases, for rows too long to stay in UB (not with a concat,
-        // whose axis and every later one stay whole in the tile).
-        for &u in r.iter().filter(|_| n_from.is_none()) {
-            let key = cases.len() as u32;
-            cases.push(case_for(Some(u), key));
+        let (tile_var, tile_align, block_name) = match split {
+            Some(u) => {
+                let name = &axes[u].name;
+                let last = in_tile.last() == Some(&u);
+                let merged: String = looped
+                    .iter()
+                    .map(|&k| axes[k].name.as_str())
+                    .chain(std::iter::once(name.as_str()))
+                    .collect();
+                (
+                    Some(format!("{name}t_size")),
+                    if last { align } else { 1 },
+                    format!("{merged}T"),
+                )
+            }
+            None => (None, 1, "zT".to_string()),
+        };
+        Case {
+            key,
+            split,
+            in_tile,
+            looped,
+            tile_var,
+            tile_align,
+            block_var: format!("{block_name}b_size"),
+            block_name,
+            reduce_split: split.is_some_and(|u| r_set[u]),
+            inner_block: None,
         }
+    };
+    // Axes from the first concat axis on are never split (GE's n_group).
+    let splittable: Vec<usize> = y
+        .iter()
+        .copied()
+        .filter(|&u| n_from.is_none_or(|first| u < first))
+        .collect();
+    if transposes {
+        // One case (GE's x_group): the second-to-last axis is split by `t`, the
+        // innermost axis in blocks of TRANSPOSE_BLOCK elements (or whole when
+        // statically smaller); every outer axis is looped.
+        let mut case = case_for(Some(rank - 2), 0);
+        let inner = &axes[rank - 1].size;
+        let block = match inner.as_const() {
+            Some(v) if v < TRANSPOSE_BLOCK => inner.clone(),
+            _ => c(TRANSPOSE_BLOCK),
+        };
+        case.tile_align = align;
+        case.inner_block = Some((rank - 1, block));
+        case.block_name = format!(
+            "{}{}T",
+            case.block_name.trim_end_matches('T'),
+            axes[rank - 1].name
+        );
+        case.block_var = format!("{}b_size", case.block_name);
+        cases.push(case);
+    } else if splittable.is_empty() {
+        cases.push(case_for(None, 0));
+    } else {
+        for (key, &u) in splittable.iter().enumerate() {
+            cases.push(case_for(Some(u), key as u32));
+        }
+    }
+    // Split-reduction cases, for rows too long to stay in UB (not with a concat,
+    // whose axis and every later one stay whole in the tile).
+    for &u in r.iter().filter(|_| n_from.is_none()) {
+        let key = cases.len() as u32;
+        cases.push(case_for(Some(u), key));
+    }
 
-        let mut schedule = Schedule {
-            kernel: graph.name.clone(),
-            axes,
-            y,
-            r,
-            cases,
-            nodes,
-            queues: Vec::new(),
-            slots: Vec::new(),
-            extras: Extras::default(),
-            align,
-            symbols: graph.sizes.clone(),
-            inputs: graph.inputs.clone(),
-            outputs: graph.outputs.clone(),
-            source_ops: graph.source_ops.clone(),
-            next_axis_id: next_id,
-            operands: graph.nodes.iter().map(|n| n.operands.clone()).collect(),
-            persistent: Vec::new(),
-            node_groups: (0..graph.nodes.len())
-                .map(|n| autofuse_ascir::tiling_group::node_group(graph, n).map(|g| g.to_string()))
-                .collect(),
-            hint_group: autofuse_ascir::tiling_group::graph_group(
+    let mut schedule = Schedule {
+        kernel: graph.name.clone(),
+        axes,
+        y,
+        r,
+        cases,
+        nodes,
+        queues: Vec::new(),
+        slots: Vec::new(),
+        extras: Extras::default(),
+        align,
+        symbols: graph.sizes.clone(),
+        inputs: graph.inputs.clone(),
+        outputs: graph.outputs.clone(),
+        source_ops: graph.source_ops.clone(),
+        next_axis_id: next_id,
+        operands: graph.nodes.iter().map(|n| n.operands.clone()).collect(),
+        persistent: Vec::new(),
+        node_groups: (0..graph.nodes.len())
+            .map(|n| autofuse_ascir::tiling_group::node_group(graph, n).map(|g| g.to_string()))
+            .collect(),
+        hint_group: autofuse_ascir::tiling_group::graph_group(
+            graph,
+            None,
+            autofuse_ascir::tiling_group::Mode::Schedule,
+        )
+        .or_else(|_| {
+            autofuse_ascir::tiling_group::graph_group(
                 graph,
                 None,
-                autofuse_ascir::tiling_group::Mode::Schedule,
+                autofuse_ascir::tiling_group::Mode::CanFuse,
             )
-            .or_else(|_| {
-                autofuse_ascir::tiling_group::graph_group(
-                    graph,
-                    None,
-                    autofuse_ascir::tiling_group::Mode::CanFuse,
-                )
-            })
-            .map(|g| g.to_string())
-            .unwrap_or_else(|conflict| format!("conflict: {conflict}")),
-        };
-        schedule.persistent = vec![false; schedule.nodes.len()];
-        for case in schedule.cases.clone().iter().filter(|c| c.reduce_split) {
-            if let Some(plan) = schedule.split_plan(case) {
-                for (p, &x) in schedule.persistent.iter_mut().zip(&plan.persistent) {
-                    *p |= x;
-                }
+        })
+        .map(|g| g.to_string())
+        .unwrap_or_else(|conflict| format!("conflict: {conflict}")),
+    };
+    schedule.persistent = vec![false; schedule.nodes.len()];
+    for case in schedule.cases.clone().iter().filter(|c| c.reduce_split) {
+        if let Some(plan) = schedule.split_plan(case) {
+            for (p, &x) in schedule.persistent.iter_mut().zip(&plan.persistent) {
+                *p |= x;
             }
         }
-        schedule.check_ops(graph, chip)?;
-        schedule.allocate(graph, chip)?;
-        if n_from.is_some() {
-            schedule.check_concat_slabs_fit(chip)?;
-        }
-        if transposes {
-            schedule.fit_transpose_block(chip)?;
-        }
-        Ok(schedule)
     }
+    schedule.check_ops(graph, chip)?;
+    schedule.allocate(graph, chip)?;
+    if n_from.is_some() {
+        schedule.check_concat_slabs_fit(chip)?;
+    }
+    if transposes {
+        schedule.fit_transpose_block(chip)?;
+    }
+    Ok(schedule)
 }
 
 /// The steps of `build` after the axes and cases are known.

@@ -10,6 +10,10 @@
 //!   block dim, UB bytes used out of capacity (per buffer) and the estimated cycles per
 //!   pipe for those symbol values.
 //!
+//! `--split-input-file[=marker]` translates each chunk of the input on its own (as
+//! `mlir-translate`): `-o -` prints the chunks' files separated by the marker, `-o <dir>`
+//! writes chunk `i` (from 0) into `<dir>/<i>/`.
+//!
 //! Kernels left in hint form or marked infeasible are reported on stderr and skipped.
 //! Exit codes: 0 success, 1 errors (parse, missing schedule, solver failure), 2 misuse.
 
@@ -59,6 +63,14 @@ fn command() -> Command {
                 .help("Symbol values, e.g. s0=4,s1=128"),
         )
         .arg(Arg::new("kernel").long("kernel").help("Only this kernel"))
+        .arg(
+            Arg::new("split-input-file")
+                .long("split-input-file")
+                .num_args(0..=1)
+                .require_equals(true)
+                .default_missing_value("// -----")
+                .help("Split the input at this marker (default '// -----') and translate chunks independently"),
+        )
 }
 
 /// `--symbols` values (none given: no symbols); negative sizes are refused.
@@ -98,13 +110,54 @@ fn run(matches: &clap::ArgMatches, translate: bool) -> Result<(), String> {
         .cloned()
         .unwrap_or_else(|| "-".into());
     let source = input::read_input(&path)?;
-    let context = create_context();
     let name = if path == "-" {
         "<stdin>"
     } else {
         path.as_str()
     };
-    let Some(module) = parse_module(&context, &source, name) else {
+    let marker = matches.get_one::<String>("split-input-file");
+    let chunks = match marker {
+        Some(marker) => input::split(&source, marker),
+        None => vec![input::Chunk {
+            text: source,
+            first_line: 1,
+        }],
+    };
+    let out = matches
+        .get_one::<String>("output")
+        .cloned()
+        .unwrap_or_default();
+    let mut errors = Vec::new();
+    for (i, chunk) in chunks.iter().enumerate() {
+        if out == "-" && i > 0 {
+            println!("{}", marker.map_or("// -----", String::as_str));
+        }
+        let dir = if marker.is_some() && out != "-" {
+            Path::new(&out).join(i.to_string())
+        } else {
+            Path::new(&out).to_path_buf()
+        };
+        if let Err(e) = translate_chunk(matches, translate, &chunk.text, name, &dir) {
+            errors.push(e);
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors.join("\n"))
+    }
+}
+
+/// Translates (or evaluates) one module; `out` is the output directory, `-` for stdout.
+fn translate_chunk(
+    matches: &clap::ArgMatches,
+    translate: bool,
+    source: &[u8],
+    name: &str,
+    out: &Path,
+) -> Result<(), String> {
+    let context = create_context();
+    let Some(module) = parse_module(&context, source, name) else {
         let diags: Vec<String> = diagnostics::drain().iter().map(|d| d.to_string()).collect();
         return Err(format!("{name} does not parse\n{}", diags.join("\n")));
     };
@@ -193,11 +246,7 @@ fn run(matches: &clap::ArgMatches, translate: bool) -> Result<(), String> {
     files.extend(ascendc::shared_files());
     files.push(("CMakeLists.txt".into(), ascendc::top_cmake(&kernel_dirs)));
     files.push(("graph.mlir".into(), module.as_operation().to_string()));
-    let out = matches
-        .get_one::<String>("output")
-        .cloned()
-        .unwrap_or_default();
-    if out == "-" {
+    if out == Path::new("-") {
         let mut stdout = std::io::stdout().lock();
         for (f, c) in &files {
             if f.starts_with("include/") || f.starts_with("cmake/") || f == "graph.mlir" {
@@ -208,5 +257,5 @@ fn run(matches: &clap::ArgMatches, translate: bool) -> Result<(), String> {
         }
         return Ok(());
     }
-    ascendc::write_files(Path::new(&out), &files)
+    ascendc::write_files(out, &files)
 }
