@@ -619,7 +619,8 @@ def main() -> int:
             r = future.result()
             results[r["name"]] = r
             if args.verbose or r["status"] != "pass":
-                print(f"  {r['status'].upper()}: {r['name']} {r['detail']}")
+                left = f" (left: {', '.join(sorted(set(r['left'])))})" if r["left"] else ""
+                print(f"  {r['status'].upper()}: {r['name']} {r['detail']}{left}")
 
     applicable = [c for c in cases if c["applicable"]]
     passed = [r for r in results.values() if r["status"] == "pass"]

@@ -1,5 +1,6 @@
 // RUN: %autofuse-opt %s --split-input-file --infer-symbolic-shapes --lower-to-ascir | FileCheck %s
 // RUN: %autofuse-opt %s --split-input-file --infer-symbolic-shapes --lower-to-ascir --verify-diagnostics -o /dev/null
+// RUN: %autofuse-run %S/Inputs/slice_one_column.mlir --symbols s0=3 --symbols s0=301 | FileCheck %s --check-prefix=COLUMN
 
 // A slice is a view: the loop nest is the result's, the operand is read with its own
 // row-major strides (times the step) from an element offset (the clamped starts times
@@ -48,3 +49,23 @@ func.func @every_other(%x: tensor<4x16xf32>) -> tensor<4x8xf32> {
   %0 = "ascend.slice"(%x) {starts = [0], ends = [16], axes = [1], steps = [2]} : (tensor<4x16xf32>) -> tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
 }
+
+// -----
+
+// One element of the innermost dim (`x[..., 3:4]`): the view keeps stride 1 on that unit
+// axis, so the schedule keeps it innermost and DataCopyPad reads rows of one element.
+// CHECK-LABEL: func.func @one_column
+// CHECK: call @autofuse_pointwise_0_Slice(%arg0)
+// CHECK-LABEL: func.func @autofuse_pointwise_0_Slice
+// CHECK: "ascir.data"(%arg0) {index = 0 : i64, view = #ascir.view<[0, 1, 2], ["s0", "10", "1"], ["50", "5", "1"]>}
+// CHECK: "ascir.load"({{.*}}offset = "3"
+func.func @one_column(%x: tensor<?x10x5xf32>) -> tensor<?x10x1xf32> {
+  %0 = "ascend.slice"(%x) {starts = [3], ends = [4], axes = [2], steps = [1]} : (tensor<?x10x5xf32>) -> tensor<?x10x1xf32>
+  return %0 : tensor<?x10x1xf32>
+}
+
+// The column fused with exp and add, on the emulation: one kernel, equal to the
+// interpreter, reading only the column (its own minimum counts the elements it loads).
+// COLUMN: kernel autofuse_pointwise_0_Slice_Exp_Add: ops Slice,Exp,Add
+// COLUMN-COUNT-2: PASS
+// COLUMN: model: 1 kernels (0 left to the interpreter) | 0 boundary ops | {{.*}} (1.000x) over 2 run(s)

@@ -351,8 +351,8 @@ impl Gen {
     /// - rotate_half along the static innermost dim: the two parts (split at the
     ///   middle, the first part the shorter when the dim is odd), the second negated,
     ///   concatenated before the first, plus `x` (a rotary embedding's shape);
-    /// - `x[1:]` (or `x[:-1]`, or every second element) along a static outer dim, then
-    ///   abs.
+    /// - `x[1:]` (or `x[:-1]`, or every second element) along a static outer dim, or the
+    ///   last element of the static innermost dim (`x[..., n-1:n]`), then abs.
     fn slice_step(&mut self, x: &Val) -> Option<Val> {
         let rank = x.ty.rank();
         if rank == 0 {
@@ -393,9 +393,11 @@ impl Gen {
         }
         let axis = self.below(rank as u64) as usize;
         let n = x.ty.dims[axis].as_const().filter(|&n| n >= 2)?;
-        let part = match self.below(3) {
+        let part = match self.below(4) {
             0 => slice(self, x, axis, 1, n, 1)?,
             1 => slice(self, x, axis, 0, -1, 1)?,
+            // One element of the innermost dim: rows of one element.
+            3 if axis == last && rank >= 2 => slice(self, x, axis, n - 1, n, 1)?,
             _ if axis != last => slice(self, x, axis, 0, n, 2)?,
             _ => slice(self, x, axis, -n, n, 1)?,
         };
@@ -646,6 +648,12 @@ mod tests {
         assert!(count("\"ascend.concat\"") >= 10, "too few concats");
         assert!(count("\"ascend.range\"") >= 30, "too few ranges");
         assert!(count("\"ascend.slice\"") >= 20, "too few slices");
+        assert!(
+            texts.iter().any(|t| t
+                .lines()
+                .any(|l| l.contains("\"ascend.slice\"") && l.contains("x1xf"))),
+            "no slice keeps one element of the innermost dim"
+        );
         assert!(count("\"ascend.gather\"") >= 10, "too few gathers");
         assert!(count("\"ascend.pad\"") >= 10, "too few pads");
     }

@@ -1120,12 +1120,16 @@ fn slice_view(
         step[d] = steps[i];
     }
     let unit = |e: &Expr| e.as_const() == Some(1);
+    // A slice that keeps one element of the operand's innermost dim (`x[..., 3:4]`) reads
+    // rows of one element: its view keeps stride 1 on that unit axis, which the schedule
+    // then keeps innermost.
+    let one_element_rows = rank >= 2 && unit(&result_dims[rank - 1]) && !unit(&dims[rank - 1]);
     if let Some(inner) = (0..rank).rev().find(|&d| !unit(&result_dims[d])) {
-        // The innermost axis the slice keeps must walk the operand with stride 1: a step
-        // there, or unit dims after it (a step on an outer axis that becomes the
-        // innermost one), would copy single elements.
+        // Otherwise the innermost axis the slice keeps must walk the operand with stride
+        // 1: a step there, or unit dims after it (a step on an outer axis that becomes
+        // the innermost one), would copy single elements.
         let stride = strides[inner].clone() * Expr::constant(step[inner]);
-        if stride.as_const() != Some(1) {
+        if stride.as_const() != Some(1) && !(one_element_rows && inner + 1 < rank) {
             return refuse(
                 "AF-LW001",
                 format!(
@@ -1142,7 +1146,8 @@ fn slice_view(
         offset = offset + begin[d].clone() * strides[d].clone();
         if unit(&result_dims[d]) {
             repeats.push(Expr::constant(1));
-            view_strides.push(Expr::constant(0));
+            let kept_row = one_element_rows && d + 1 == rank;
+            view_strides.push(Expr::constant(i64::from(kept_row)));
         } else {
             repeats.push(result_dims[d].clone());
             view_strides.push(strides[d].clone() * Expr::constant(step[d]));

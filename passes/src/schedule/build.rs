@@ -218,12 +218,28 @@ fn build_in_order(graph: &AscGraph, chip: &ChipProfile) -> Result<Schedule, Stri
     let is_gm = |n: &AscNode| matches!(n.op.as_str(), "data" | "store" | "output" | "arange");
 
     // 1. Keep axes: not static 1, iterated by some node.
-    let kept: Vec<usize> = (0..hint_ids.len())
+    let mut kept: Vec<usize> = (0..hint_ids.len())
         .filter(|&k| {
             concat_axes.contains(&k)
                 || (graph.axes[k].size.as_const() != Some(1) && full_hint.iter().any(|f| f[k]))
         })
         .collect();
+    // A GM view strided along the innermost kept axis but contiguous along a later unit
+    // axis (`x[..., 3:4]`) reads rows of one element: the unit axis stays innermost so
+    // DataCopyPad moves those rows (32-byte blocks per element, but no kernel of its own).
+    if let (Some(&inner), Some(unit)) = (kept.last(), hint_ids.len().checked_sub(1)) {
+        let one_element_rows = unit > inner
+            && graph.axes[unit].size.as_const() == Some(1)
+            && graph.nodes.iter().enumerate().any(|(n, node)| {
+                node.op == "data"
+                    && full_hint[n][inner]
+                    && node.view.strides[inner] != c(1)
+                    && node.view.strides[unit] == c(1)
+            });
+        if one_element_rows {
+            kept.push(unit);
+        }
+    }
     // Merge runs of adjacent kept axes.
     let mut groups: Vec<Vec<usize>> = Vec::new();
     for &k in &kept {

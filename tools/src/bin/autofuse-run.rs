@@ -259,9 +259,8 @@ fn run_kernels(
         };
         let mut minimum = size(&operands) + size(&node.results);
         if let Some(k) = callee.and_then(|c| module.kernels.get(c)) {
-            // A table only gathers read needs no more than the rows they pick.
             for (j, &value) in node.operands.iter().enumerate() {
-                if let Some(rows) = gathered_bytes(&k.graph, j, &symbols) {
+                if let Some(rows) = read_bytes(&k.graph, j, &symbols) {
                     let whole = graph.ty(value).map(|t| bytes_of(t, &symbols)).unwrap_or(0);
                     if operands.contains(&value) && rows < whole {
                         minimum -= whole - rows;
@@ -312,9 +311,12 @@ fn run_kernels(
     Ok(records)
 }
 
-/// Bytes the gathers of kernel `graph` pick from kernel input `input` when nothing but
-/// gathers read it (`None` otherwise): the elements of every gather's result.
-fn gathered_bytes(
+/// The bytes of kernel input `input` a kernel must read at least: a table only gathers
+/// read needs no more than the rows they pick; an input read only through views (a
+/// slice: offsets and strides) needs only the elements its loads take (the repeats of
+/// the axes a load does not broadcast; several loads are summed). `None` when the kernel reads the input otherwise; callers cap the result at
+/// the whole tensor.
+fn read_bytes(
     graph: &autofuse_ascir::graph::AscGraph,
     input: usize,
     symbols: &HashMap<String, i64>,
@@ -327,16 +329,29 @@ fn gathered_bytes(
         .iter()
         .filter(|x| x.operands.iter().any(|o| tables.contains(o)))
         .collect();
-    if tables.is_empty() || readers.is_empty() || readers.iter().any(|x| x.op != "gather") {
+    if tables.is_empty() || readers.is_empty() {
         return None;
     }
-    let mut total = 0u64;
-    for gather in readers {
-        let mut elements = 1u64;
-        for r in &gather.view.repeats {
-            elements = elements.saturating_mul(r.eval_map(symbols).ok()?.max(0) as u64);
+    let elements = |view: &autofuse_ascir::graph::View, broadcast_too: bool| -> Option<u64> {
+        let mut n = 1u64;
+        for (r, stride) in view.repeats.iter().zip(&view.strides) {
+            if broadcast_too || stride.as_const() != Some(0) {
+                n = n.saturating_mul(r.eval_map(symbols).ok()?.max(0) as u64);
+            }
         }
-        total += elements * gather.dtype.bytes() as u64;
+        Some(n)
+    };
+    let mut total = 0u64;
+    if readers.iter().all(|x| x.op == "gather") {
+        for gather in readers {
+            total += elements(&gather.view, true)? * gather.dtype.bytes() as u64;
+        }
+    } else if readers.iter().all(|x| x.op == "load") {
+        for load in readers {
+            total += elements(&load.view, false)? * load.dtype.bytes() as u64;
+        }
+    } else {
+        return None;
     }
     Some(total)
 }
