@@ -1,5 +1,6 @@
 // RUN: %autofuse-opt %s --split-input-file --infer-symbolic-shapes --lower-to-ascir | FileCheck %s
 // RUN: %autofuse-opt %s --split-input-file --infer-symbolic-shapes --lower-to-ascir --verify-diagnostics -o /dev/null
+// RUN: %autofuse-run %S/Inputs/gather_elements_exp.mlir --symbols s0=3 --symbols s0=50 | FileCheck %s --check-prefix=ELEMENTS
 
 // An embedding lookup: the loop nest is the result's ([ids dims] + [row]); the ids are
 // a tile over their own axes (repeat 1 on the row axis), the table stays in GM (stride 0
@@ -40,3 +41,35 @@ func.func @innermost_and_i64(%x: tensor<4x10xf32>, %i: tensor<3xi32>, %j: tensor
   %1 = "ascend.gather"(%x, %j) {axis = 0 : i64} : (tensor<4x10xf32>, tensor<3xi64>) -> tensor<3x10xf32>
   return %0, %1 : tensor<4x3xf32>, tensor<3x10xf32>
 }
+
+// -----
+
+// gather_elements: the loop nest is the indices' (the data's rank); the table keeps its
+// strides except on the gathered axis (stride 0: the index picks the element there), the
+// index tile is whole and the gather picks one element per index.
+// CHECK-LABEL: func.func @autofuse_pointwise_0_GatherElements
+// CHECK: %[[T:.*]] = "ascir.data"(%arg0) {index = 0 : i64, view = #ascir.view<[0, 1], ["s0", "1"], ["7", "0"]>}
+// CHECK: %[[I:.*]] = "ascir.data"(%arg1) {index = 1 : i64, view = #ascir.view<[0, 1], ["s0", "3"], ["3", "1"]>}
+// CHECK: %[[L:.*]] = "ascir.load"(%[[I]])
+// CHECK: "ascir.gather"(%[[T]], %[[L]]) {axis = 1 : i64
+func.func @pick_per_row(%x: tensor<?x7xf32, #ascend.dims<["s0", "7"]>>, %idx: tensor<?x3xi64, #ascend.dims<["s0", "3"]>>) -> tensor<?x3xf32> {
+  %0 = "ascend.gather_elements"(%x, %idx) {axis = 1 : i64} : (tensor<?x7xf32, #ascend.dims<["s0", "7"]>>, tensor<?x3xi64, #ascend.dims<["s0", "3"]>>) -> tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
+}
+
+// -----
+
+// Off the gathered axis the indices may not be known to exceed the data.
+// CHECK-LABEL: func.func @unknown_fit
+// CHECK: "ascend.gather_elements"
+func.func @unknown_fit(%x: tensor<4x?xf32>, %idx: tensor<2x?xi32>) -> tensor<2x?xf32> {
+  // expected-remark@+1 {{AF-LW001 not lowered: gather_elements indices dim 1 ('s1') is not known to fit the data's ('s0')}}
+  %0 = "ascend.gather_elements"(%x, %idx) {axis = 0 : i64} : (tensor<4x?xf32>, tensor<2x?xi32>) -> tensor<2x?xf32>
+  return %0 : tensor<2x?xf32>
+}
+
+// Both gather_elements kernels on the emulation, equal to the interpreter.
+// ELEMENTS: kernel autofuse_pointwise_0_GatherElements_Exp: ops GatherElements,Exp
+// ELEMENTS: kernel autofuse_pointwise_2_GatherElements_Abs: ops GatherElements,Abs
+// ELEMENTS-COUNT-2: PASS
+// ELEMENTS: model: 2 kernels (0 left to the interpreter) | 0 boundary ops

@@ -454,8 +454,15 @@ pub fn lower_op_with(
             ) => {}
         Category::Composite if short == "reduce_mean" => {}
         Category::Structural if matches!(short, "concat" | "slice" | "pad") => {}
-        Category::Structural if short == "gather" => {
-            return lower_gather(attrs, operand_types, result_types, loc, name, inlined)
+        Category::Structural if matches!(short, "gather" | "gather_elements") => {
+            let per_element = short == "gather_elements";
+            return lower_gather(
+                attrs,
+                operand_types,
+                result_types,
+                (loc, name, per_element),
+                inlined,
+            );
         }
         Category::Boundary => {
             return refuse(
@@ -790,12 +797,15 @@ pub fn lower_op_with(
 /// into UB (DataCopyPad at `index * stride`; a gather along the innermost axis copies
 /// single elements with the scalar unit); indices are i32 or i64 (only the scalar unit
 /// reads them, so i64 needs no 64-bit vector arithmetic).
+///
+/// `ascend.gather_elements` (`per_element`) is the same kernel over the loop nest of
+/// its indices (the data's rank): the table view has stride 0 on `axis` only, the index
+/// tile is whole, and the gather picks one element per index.
 fn lower_gather(
     attrs: &BTreeMap<String, AttrValue>,
     operand_types: &[TensorType],
     result_types: &[TensorType],
-    loc: Option<String>,
-    name: &str,
+    (loc, name, per_element): (Option<String>, &str, bool),
     inlined: &[Option<InlinedRange>],
 ) -> Result<AscGraph, NotLowered> {
     let ([data_ty, index_ty], [result]) = (operand_types, result_types) else {
@@ -833,8 +843,31 @@ fn lower_gather(
             code: "AF-LW001",
             reason: format!("gather axis {axis} is out of range"),
         })?;
-    if result_dims.len() != axis + index_dims.len() + (rank - axis - 1) {
+    let expected_rank = if per_element {
+        rank
+    } else {
+        axis + index_dims.len() + (rank - axis - 1)
+    };
+    if result_dims.len() != expected_rank || (per_element && index_dims.len() != rank) {
         return refuse("AF-LW001", "gather result rank does not match its operands");
+    }
+    if per_element {
+        // Off the gathered axis an index walks the data's own coordinates: its dims may
+        // not exceed the data's (known to hold only when equal or both static).
+        let fits = |k: usize| {
+            index_dims[k] == data_dims[k]
+                || matches!((index_dims[k].as_const(), data_dims[k].as_const()),
+                    (Some(i), Some(d)) if i <= d)
+        };
+        if let Some(k) = (0..rank).find(|&k| k != axis && !fits(k)) {
+            return refuse(
+                "AF-LW001",
+                format!(
+                    "gather_elements indices dim {k} ('{}') is not known to fit the data's ('{}')",
+                    index_dims[k], data_dims[k]
+                ),
+            );
+        }
     }
     let loop_axes: Vec<i64> = (0..result_dims.len() as i64).collect();
     let strides = gm_strides(&data_dims);
@@ -853,11 +886,16 @@ fn lower_gather(
         },
     );
     for (k, size) in result_dims.iter().enumerate() {
-        let index_position = k.checked_sub(axis).filter(|&j| j < index_dims.len());
-        let data_dim = match index_position {
-            Some(_) => None,
-            None if k < axis => Some(k),
-            None => Some(k - index_dims.len() + 1),
+        let (index_position, data_dim) = if per_element {
+            (Some(k), (k != axis).then_some(k))
+        } else {
+            let index_position = k.checked_sub(axis).filter(|&j| j < index_dims.len());
+            let data_dim = match index_position {
+                Some(_) => None,
+                None if k < axis => Some(k),
+                None => Some(k - index_dims.len() + 1),
+            };
+            (index_position, data_dim)
         };
         let (repeat, stride) = match data_dim {
             Some(d) if !unit(size) => (size.clone(), strides[d].clone()),
@@ -907,7 +945,11 @@ fn lower_gather(
     for d in data_dims.iter().chain(&index_dims).chain(&result_dims) {
         d.collect_symbols(&mut sizes);
     }
-    let mut source_ops = vec![camel_name("gather")];
+    let mut source_ops = vec![camel_name(if per_element {
+        "gather_elements"
+    } else {
+        "gather"
+    })];
     let mut inputs = vec![data_ty.clone()];
     match &b.inlined[1] {
         Some(range) => {

@@ -274,7 +274,7 @@ pub fn random_tensors(
 }
 
 /// Random inputs of `graph` (see [`random_tensors`]), except that an integer argument
-/// used as the indices of `ascend.gather` draws from the whole index range of its table
+/// used as the indices of `ascend.gather` (or `gather_elements`) draws from the whole index range of its table
 /// axis, `[-rows, rows)` (negative ids wrap): ids spread like token ids over a vocabulary
 /// instead of the 16 small integers of `Tensor::random`, so lookups repeat only as often
 /// as chance makes them. With several such uses, the smallest table decides.
@@ -292,7 +292,10 @@ pub fn random_inputs(
         let rows = graph
             .nodes
             .iter()
-            .filter(|n| n.op == "ascend.gather" && n.operands.get(1) == Some(&arg))
+            .filter(|n| {
+                matches!(n.op.as_str(), "ascend.gather" | "ascend.gather_elements")
+                    && n.operands.get(1) == Some(&arg)
+            })
             .filter_map(|n| {
                 let table = graph.ty(*n.operands.first()?)?;
                 let shape = concrete_shape(table, symbols).ok()?;
