@@ -3,9 +3,15 @@
 //! interpreter and the Ascend C translation read.
 //!
 //! Steps (GE `optimize::Optimizer`, ge_autofuse.md §6):
-//! 1. **Normalize axes**: drop axes of static size 1 and axes no node iterates on; merge
-//!    adjacent axes that every node sees the same way (both extents full and contiguous in
-//!    every GM view, or both broadcast/reduced). Each result is a [`NormAxis`].
+//! 0. **Loop order**: a pointwise kernel whose data view is contiguous along an axis
+//!    other than the one just outside the innermost (a transpose moving the innermost
+//!    axis anywhere) gets that axis moved there (`transposed_loop_order`), so its loads
+//!    are 2-D blocks of the two innermost loops.
+//! 1. **Normalize axes**: drop axes of static size 1 and axes no node iterates on (but a
+//!    unit innermost axis along which a data view is contiguous stays: rows of one
+//!    element); merge adjacent axes that every node sees the same way (both extents full
+//!    and contiguous in every GM view, or both broadcast/reduced). Each result is a
+//!    [`NormAxis`].
 //! 2. **TilingGroup**: per node, axes it reduces go to R, the rest to Y (X, transposes,
 //!    is empty: no op of the hint form transposes); the kernel's group is the union.
 //! 3. **Tiling cases**: one per Y axis `u` (the UB-split axis, GE's `ub_tiling_id_y`).
