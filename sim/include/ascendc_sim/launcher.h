@@ -1,16 +1,30 @@
 // ascendc_sim/launcher.h - host-side launch of a kernel on the simulator.
 //
 // Models `kernel<<<blockDim, ...>>>(args...)`: the kernel function runs once per
-// block index 0..blockDim-1, one block after the other in this thread, each with
-// a fresh UB (filled with 0xFF), fresh TPipe/event/mask state, and
-// GetBlockIdx()/GetBlockNum() set.  GM is ordinary host memory shared by all
-// blocks.  The launch reports the GM bytes the kernel moved (DataCopy,
-// DataCopyPad, GlobalTensor::GetValue/SetValue) and how the block count
-// compares with the chip's vector cores (extra blocks run in waves on device).
+// block index 0..blockDim-1 in this thread, each with a fresh UB (filled with
+// 0xFF), fresh TPipe/event/mask/pad state, and GetBlockIdx()/GetBlockNum() set.
+// GM is ordinary host memory shared by all blocks.  The launch reports the GM
+// bytes the kernel moved (DataCopy, DataCopyPad, GlobalTensor::GetValue/SetValue)
+// and how the block count compares with the chip's vector cores (extra blocks run
+// in waves on device).
+//
+// Every block runs on a coroutine of its own (block_sched.h).  A block that
+// returns without calling SyncAll is simply followed by the next block, one after
+// the other as on a sequential simulator.  A block that calls SyncAll suspends:
+// its per-core state (UB, TPipe, flags, mask register, pad value, deq scale, GM
+// read set; state.h BlockSlot) is put aside and the next block starts on a fresh
+// core.  When every block has reached the barrier or returned, the waiting blocks
+// resume in block order, each on its own state again, up to their next SyncAll or
+// their end.  The rules the device imposes on SyncAll are violations: block_dim
+// beyond the vector cores of the chip (all blocks must be resident at once), and
+// a block that returns while others wait at a barrier, i.e. blocks calling SyncAll
+// a different number of times (sync.h).
 #pragma once
 
+#include <map>
 #include <type_traits>
 
+#include "block_sched.h"
 #include "state.h"
 
 namespace ascendc_sim {
@@ -67,6 +81,37 @@ private:
     std::vector<T> data_;
 };
 
+namespace detail {
+
+// The simulator's side of the block scheduler: fresh and saved per-block state.
+template <class Body>
+class LaunchHooks final : public coop::BlockHooks {
+public:
+    explicit LaunchHooks(Body& body) : body_(body) {}
+    void start(uint32_t b) override { fresh_block(b); }
+    void body() override { body_(); }
+    void finish(uint32_t) override {
+        SimState& s = st();
+        s.gm_read_per_core += s.block_reads.take();
+    }
+    void save(uint32_t b) override { save_block(slots_[b]); }
+    void restore(uint32_t b) override { restore_block(slots_[b]); }
+    [[noreturn]] void deadlock(uint32_t waiting, uint32_t barrier, uint32_t returned, uint32_t calls) override {
+        st().block_idx = waiting;
+        violation("SyncAll",
+                  fmt("block %u returned from the kernel after %u SyncAll call%s while this block waits at SyncAll "
+                      "#%u: every block of the launch must call SyncAll equally often (the device would hang)",
+                      returned, calls, calls == 1 ? "" : "s", barrier),
+                  slots_[waiting].sync_loc);
+    }
+
+private:
+    Body& body_;
+    std::map<uint32_t, BlockSlot> slots_;  // of the blocks that reached a SyncAll
+};
+
+}  // namespace detail
+
 // Runs kernel(args...) once per block.  Arguments convert to the kernel's
 // parameter types as in an ordinary call (the parameter types are taken from
 // the kernel, so braced tiling structs and GmArg work).  Violations inside the
@@ -91,17 +136,11 @@ LaunchStats launch(const char* kernel_name, void (*kernel)(Args...), uint32_t bl
     s.block_reads.take();
     s.ub_peak = 0;
     s.pipe_buffers_peak = 0;
-    for (uint32_t b = 0; b < block_dim; ++b) {
-        s.block_idx = b;
-        detail::reset_ub();
-        s.active_pipe = nullptr;
-        s.flags.fill(0);
-        s.mask_mode = AscendC::MaskMode::NORMAL;
-        s.mask_hi = s.mask_lo = ~0ull;
-        s.pad_value_set = false;
-        s.deq_scale = 1.0f;
-        kernel(args...);
-        s.gm_read_per_core += s.block_reads.take();
+    {
+        auto body = [&] { kernel(args...); };
+        detail::LaunchHooks<decltype(body)> hooks(body);
+        coop::Scheduler sched(block_dim, hooks, "ascendc-sim");
+        sched.run();
     }
     LaunchStats st;
     st.gm_bytes_read = s.gm_read;

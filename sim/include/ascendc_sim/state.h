@@ -3,8 +3,10 @@
 // Models one AI vector core at a time: its Unified Buffer (a byte array of the
 // chip profile's TOTAL_UB_SIZE), the vector mask register, the SetFlag/WaitFlag
 // event flags, and the GM side (the allocations the host registered, byte
-// counters).  Blocks run one after the other, so a single global state suffices;
-// the launcher resets the per-block parts before every block.
+// counters).  One block runs at a time, so a single global state suffices: the
+// launcher resets the per-block parts (marked "[block]" in SimState) before every
+// block, and while a block waits at SyncAll it keeps them in a BlockSlot
+// (save_block / restore_block below) so that the next block starts afresh.
 //
 // Also here: chip profiles (section 6), data-type identification and per-arch
 // dtype gating (section 4.2 / 9.11), and the single error path: every violated
@@ -167,14 +169,17 @@ struct GmRegion {
     uintptr_t end;
 };
 
+// Fields marked [block] belong to the core the current block runs on: the
+// launcher sets them afresh for every block, and BlockSlot / save_block /
+// restore_block (below) must list every one of them.
 struct SimState {
     const ChipProfile* profile = &kProfiles[0];
     std::string kernel_name;  // empty outside launch()
     bool in_launch = false;
-    int64_t block_idx = 0;
+    int64_t block_idx = 0;  // [block]
     int64_t block_num = 1;
 
-    // Unified Buffer of the current block.
+    // Unified Buffer of the current block.  [block]
     std::unique_ptr<uint8_t[]> ub;
     uint32_t ub_size = 0;
 
@@ -182,31 +187,35 @@ struct SimState {
     std::vector<GmRegion> gm_regions;
     uint64_t gm_read = 0;
     uint64_t gm_written = 0;
-    // GM spans the current block read, and the distinct bytes of the blocks so far.
+    // GM spans the current block read [block], and the distinct bytes of the
+    // blocks so far.
     ReadSet block_reads;
     uint64_t gm_read_per_core = 0;
 
-    // Vector mask register (SetVectorMask / SetMaskCount / SetMaskNorm).
+    // Vector mask register (SetVectorMask / SetMaskCount / SetMaskNorm).  [block]
     AscendC::MaskMode mask_mode = AscendC::MaskMode::NORMAL;
     uint64_t mask_hi = ~0ull;
     uint64_t mask_lo = ~0ull;
 
-    // SetFlag/WaitFlag: bit i of flags[e] = event id i of HardEvent e is set.
+    // SetFlag/WaitFlag: bit i of flags[e] = event id i of HardEvent e is set.  [block]
     std::array<uint32_t, static_cast<size_t>(AscendC::HardEvent::MAX)> flags{};
 
-    // DataCopyPad filler set by SetPadValue (raw bits of the element type).
+    // DataCopyPad filler set by SetPadValue (raw bits of the element type).  [block]
     bool pad_value_set = false;
     uint64_t pad_value_bits = 0;
 
-    float deq_scale = 1.0f;  // SetDeqScale, used by Cast int32 -> half
+    float deq_scale = 1.0f;  // SetDeqScale, used by Cast int32 -> half  [block]
 
     // Reduction trees on half clamp intermediate results to +-65504 (fact
     // sheet 4.6).  Newer docs describe a non-saturating default; switchable.
     bool half_reduce_saturate = true;
 
-    void* active_pipe = nullptr;  // the TPipe of the current block (only one may exist)
+    void* active_pipe = nullptr;  // the TPipe of the current block (only one may exist)  [block]
     uint32_t ub_peak = 0;         // max bytes allocated by a TPipe in this launch
     uint32_t pipe_buffers_peak = 0;
+
+    // Where the current block last called SyncAll (for the deadlock report).  [block]
+    std::source_location sync_loc = std::source_location::current();
 };
 
 inline SimState& st() {
@@ -284,6 +293,76 @@ inline uint8_t* ub_base() {
     SimState& s = st();
     if (!s.ub) reset_ub();
     return s.ub.get();
+}
+
+// The [block] fields of SimState of a block that waits at SyncAll.  The UB moves
+// (no copy): the waiting block keeps its own buffer, so its contents and any
+// pointer into it (GetPhyAddr) stay valid when it resumes.
+struct BlockSlot {
+    int64_t block_idx = 0;
+    std::unique_ptr<uint8_t[]> ub;
+    uint32_t ub_size = 0;
+    ReadSet block_reads;
+    AscendC::MaskMode mask_mode = AscendC::MaskMode::NORMAL;
+    uint64_t mask_hi = ~0ull, mask_lo = ~0ull;
+    std::array<uint32_t, static_cast<size_t>(AscendC::HardEvent::MAX)> flags{};
+    bool pad_value_set = false;
+    uint64_t pad_value_bits = 0;
+    float deq_scale = 1.0f;
+    void* active_pipe = nullptr;
+    std::source_location sync_loc = std::source_location::current();
+};
+
+// A fresh core for block `b`: UB filled with 0xFF, no TPipe, no flags, the mask
+// register in normal mode with all lanes, no pad value, deq scale 1.
+inline void fresh_block(int64_t b) {
+    SimState& s = st();
+    s.block_idx = b;
+    reset_ub();
+    s.active_pipe = nullptr;
+    s.flags.fill(0);
+    s.mask_mode = AscendC::MaskMode::NORMAL;
+    s.mask_hi = s.mask_lo = ~0ull;
+    s.pad_value_set = false;
+    s.deq_scale = 1.0f;
+    s.block_reads = ReadSet{};
+}
+
+inline void save_block(BlockSlot& k) {
+    SimState& s = st();
+    k.block_idx = s.block_idx;
+    k.ub = std::move(s.ub);
+    k.ub_size = s.ub_size;
+    k.block_reads = std::move(s.block_reads);
+    s.block_reads = ReadSet{};
+    k.mask_mode = s.mask_mode;
+    k.mask_hi = s.mask_hi;
+    k.mask_lo = s.mask_lo;
+    k.flags = s.flags;
+    k.pad_value_set = s.pad_value_set;
+    k.pad_value_bits = s.pad_value_bits;
+    k.deq_scale = s.deq_scale;
+    k.active_pipe = s.active_pipe;
+    s.active_pipe = nullptr;
+    k.sync_loc = s.sync_loc;
+}
+
+inline void restore_block(BlockSlot& k) {
+    SimState& s = st();
+    s.block_idx = k.block_idx;
+    s.ub = std::move(k.ub);
+    s.ub_size = k.ub_size;
+    s.block_reads = std::move(k.block_reads);
+    k.block_reads = ReadSet{};
+    s.mask_mode = k.mask_mode;
+    s.mask_hi = k.mask_hi;
+    s.mask_lo = k.mask_lo;
+    s.flags = k.flags;
+    s.pad_value_set = k.pad_value_set;
+    s.pad_value_bits = k.pad_value_bits;
+    s.deq_scale = k.deq_scale;
+    s.active_pipe = k.active_pipe;
+    s.sync_loc = k.sync_loc;
 }
 
 // Element load/store in UB by byte address (memcpy: no alignment/aliasing UB).

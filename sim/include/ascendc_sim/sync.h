@@ -7,8 +7,21 @@
 // pairing mistakes that hang real hardware: WaitFlag without a preceding SetFlag
 // and SetFlag twice on the same (event, id).  Missing synchronisation (a data
 // race between pipes) is NOT detected.
+//
+// SyncAll() (SyncAll<true>, the hardware barrier of all vector cores of a launch)
+// suspends the calling block's coroutine until every block of the launch has
+// reached it (launcher.h, block_sched.h); GM writes before it are then visible to
+// every block.  Violations: block_dim greater than the chip's vector cores (the
+// blocks of a launch that uses SyncAll must all be resident at once), a block
+// that returns while others wait at a SyncAll (blocks calling SyncAll a different
+// number of times; reported at the waiting block's SyncAll, naming the block that
+// returned), SyncAll<false> (it also waits for cube cores, which are not
+// simulated) and the software form SyncAll(gmWorkspace, ubWorkspace, usedCores)
+// (not supported).  Outside a launch SyncAll has no other block to wait for and
+// returns at once.
 #pragma once
 
+#include "block_sched.h"
 #include "tensor.h"
 
 namespace ascendc_sim::detail {
@@ -128,10 +141,37 @@ inline void PipeBarrier(std::source_location loc = std::source_location::current
     }
 }
 
-// Cross-core synchronisation cannot be expressed when blocks run one after
-// the other; make it an explicit, reported limitation.
+// The hardware barrier of all blocks of the launch (see the top of this file).
+template <bool isAIVOnly = true>
 inline void SyncAll(std::source_location loc = std::source_location::current()) {
-    ascendc_sim::detail::violation("SyncAll", "inter-core synchronisation is not supported by the sequential simulator",
+    namespace d = ascendc_sim::detail;
+    if constexpr (!isAIVOnly) {
+        d::violation("SyncAll",
+                     "SyncAll<false> also waits for the cube cores, which the simulator does not run (vector-only "
+                     "kernels use SyncAll<true>, the default)",
+                     loc);
+    }
+    ascendc_sim::coop::Scheduler* sched = ascendc_sim::coop::Scheduler::active();
+    if (sched == nullptr) return;  // outside a launch: a single block
+    d::SimState& s = d::st();
+    const uint32_t cores = d::prof().vector_cores;
+    if (cores != 0 && s.block_num > cores)
+        d::violation("SyncAll",
+                     d::fmt("block_dim %lld exceeds the %u vector cores of %s: SyncAll needs every block of the "
+                            "launch resident at once (the device would hang)",
+                            static_cast<long long>(s.block_num), cores, d::prof().name),
+                     loc);
+    s.sync_loc = loc;
+    sched->barrier();
+}
+
+// The software barrier over a GM workspace is not modelled.
+template <bool isAIVOnly = true>
+inline void SyncAll(const GlobalTensor<int32_t>&, const LocalTensor<int32_t>&, const int32_t = 0,
+                    std::source_location loc = std::source_location::current()) {
+    ascendc_sim::detail::violation("SyncAll",
+                                   "the software form SyncAll(gmWorkspace, ubWorkspace, usedCores) is not supported "
+                                   "by the simulator; use SyncAll() (the hardware barrier)",
                                    loc);
 }
 

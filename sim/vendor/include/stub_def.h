@@ -36,9 +36,10 @@
 #define __in_pipe__(...)
 #define __out_pipe__(...)
 #define __inout_pipe__(...)
-// Each simulated core runs one after the other in one process (tikicpulib forks one
-// process per core); state that must not leak from one block to the next is reset by
-// the launcher, so block-local storage is plain storage.
+// The simulated cores run one at a time in one process (tikicpulib forks one process
+// per core); state that must not leak from one block to the next is reset by the
+// launcher, so block-local storage is plain storage.  While a block waits at SyncAll
+// the launcher saves the block-local globals the vector path uses (af_vendor_launch.h).
 #define __BLOCK_LOCAL__
 #define __WORKGROUP_LOCAL__
 

@@ -20,7 +20,8 @@
 #include <cstring>
 #include <type_traits>
 #include <vector>
-#include "../../../include/ascendc_sim/read_set.h"  // shared with the sim launcher
+#include "../../../include/ascendc_sim/block_sched.h"  // shared with the sim launcher
+#include "../../../include/ascendc_sim/read_set.h"     // shared with the sim launcher
 
 namespace af_isa {
 
@@ -33,6 +34,9 @@ namespace af_isa {
 // Core state: the vector mask register pair and its mode, the accumulator that
 // vcadd's accumulate mode writes, the pad-value register of the MTE copies, the
 // hardware flags, and the UB range (set by tikicpulib's AscendCBufAbsAddr hook).
+// Everything but the last three fields (the launch's GM traffic and allocations)
+// belongs to the core the current block runs on: the launcher keeps a copy while
+// the block waits at SyncAll (af_vendor_launch.h).
 struct Core {
     bool counter = false;
     uint64_t mask_hi = ~0ull, mask_lo = ~0ull;
@@ -43,10 +47,23 @@ struct Core {
     uint8_t* ub = nullptr;
     uint64_t ub_len = 0;
     int flags[16][16][8] = {};
+    int cross_flags[16] = {};           // ffts_cross_core_sync raised, wait_flag_dev not yet consumed
+    ascendc_sim::ReadSet block_reads;  // GM spans the current block read
+    // The launch's:
     uint64_t gm_read = 0, gm_written = 0;  // bytes the MTE copies moved from / to GM
-    ascendc_sim::ReadSet block_reads;       // GM spans the current block read
     std::vector<std::pair<const uint8_t*, uint64_t>> gm;  // the host's GM allocations
 };
+
+// The launch in progress, for wait_flag_dev's check of SyncAll (the launcher sets it).
+struct LaunchInfo {
+    uint32_t block_dim = 1;
+    uint32_t vector_cores = 0;  // 0: unknown chip, not checked
+    const char* chip = "";
+};
+inline LaunchInfo& launch_info() {
+    static LaunchInfo l;
+    return l;
+}
 inline Core& core() {
     static Core c;
     return c;
@@ -775,6 +792,53 @@ inline void wait_flag(P0 from, P1 to, E e) {
 }
 template <class P>
 inline void pipe_barrier(P) {}
+
+// Cross-core synchronisation, as far as SyncAll<true> uses it (dav_c220 SyncAllImpl:
+// ffts_cross_core_sync(PIPE_MTE3, config) then wait_flag_dev(flag)).  The config word
+// is 1 + (mode << 4) + (flag << 8); mode 0 with flag 14 (SYNC_AIV_ONLY_ALL) raises the
+// flag on every vector core of the launch once all of them have raised it, and
+// wait_flag_dev waits for it: a barrier of all blocks.  Here each block's raise is
+// counted on its core, and wait_flag_dev suspends the block until every block has
+// reached its own wait (ascendc_sim/block_sched.h runs the blocks as coroutines).
+// Other modes and flags (CrossCoreSetFlag, SyncAll<false>: groups with cube cores)
+// are not modelled and fail.
+namespace af_isa {
+constexpr unsigned kSyncAivOnlyAll = 14;
+}
+template <class P, class C>
+inline void ffts_cross_core_sync(P, C config) {
+    const unsigned v = static_cast<unsigned>(config), mode = (v >> 4) & 3, flag = (v >> 8) & 15;
+    if (mode != 0 || flag != af_isa::kSyncAivOnlyAll) {
+        char msg[200];
+        std::snprintf(msg, sizeof msg,
+                      "mode %u flag %u is not modelled (only SyncAll<true>'s barrier of all vector cores, mode 0 "
+                      "flag 14)",
+                      mode, flag);
+        af_isa::fail("ffts_cross_core_sync", msg);
+    }
+    ++af_isa::core().cross_flags[flag];
+}
+template <class F>
+inline void wait_flag_dev(F flag) {
+    int& f = af_isa::core().cross_flags[static_cast<unsigned>(flag) & 15];
+    if (f <= 0)
+        af_isa::fail("wait_flag_dev",
+                     "waits for a cross-core flag this core has not raised with ffts_cross_core_sync (the device would "
+                     "hang)");
+    --f;
+    ascendc_sim::coop::Scheduler* sched = ascendc_sim::coop::Scheduler::active();
+    if (sched == nullptr) return;  // outside a launch: a single block
+    const af_isa::LaunchInfo& l = af_isa::launch_info();
+    if (l.vector_cores != 0 && l.block_dim > l.vector_cores) {
+        char msg[240];
+        std::snprintf(msg, sizeof msg,
+                      "block_dim %u exceeds the %u vector cores of %s: SyncAll needs every block of the launch "
+                      "resident at once (the device would hang)",
+                      l.block_dim, l.vector_cores, l.chip);
+        af_isa::fail("wait_flag_dev", msg);
+    }
+    sched->barrier();
+}
 
 // Scalar bit helpers of the event-ID pools (kernel_tpipe_impl.h AllocEventID/ReleaseEventID):
 // sff0 = index of the lowest zero bit (64 when none); sbitset0/1 clear/set one bit.
