@@ -426,8 +426,7 @@ fn prepare(
     options: &RunOptions,
 ) -> Result<Prepared, String> {
     let module = run::prepare_module(context, text, path, options)?;
-    let kernels: Vec<&PreparedKernel> = module.kernels.values().collect();
-    let build = run::build(&kernels, options)?;
+    let build = run::build_module(&module, options, &run::Toolchain::sim(options))?;
     Ok(Prepared { module, build })
 }
 

@@ -12,6 +12,7 @@ pub mod statistics;
 pub mod auto_tiling;
 pub mod decompose;
 pub mod fuse;
+pub mod group_launches;
 pub mod infer_symbolic_shapes;
 pub mod lower_to_ascir;
 pub mod narrow_index_types;

@@ -281,6 +281,29 @@ fn end_to_end_random_graphs_on_emulation() {
             Err(e) => failures.push(format!("build failed: {e}")),
         }
     }
+    // Launches of several loop groups, in batches of their own.
+    let mut launches: HashMap<String, &run::PreparedLaunch> = HashMap::new();
+    for case in &prepared {
+        for l in case.module.launches.values() {
+            launches.entry(l.symbol.clone()).or_insert(l);
+        }
+    }
+    let mut launches: Vec<&run::PreparedLaunch> = launches.into_values().collect();
+    launches.sort_by(|a, b| a.symbol.cmp(&b.symbol));
+    for batch in launches.chunks(48) {
+        match run::build_set(&[], batch, &options, &run::Toolchain::sim(&options)) {
+            Ok(b) => {
+                for l in batch {
+                    builds.insert(l.symbol.clone(), b.clone());
+                }
+            }
+            Err(e) => failures.push(format!("launch build failed: {e}")),
+        }
+    }
+    eprintln!(
+        "end-to-end: {} launches of several loop groups",
+        launches.len()
+    );
     // Run every graph for its three shapes, on two threads.
     let emulated = std::sync::atomic::AtomicUsize::new(0);
     let chunks: Vec<&[Case]> = prepared.chunks(prepared.len().div_ceil(2).max(1)).collect();
@@ -736,8 +759,8 @@ impl Emulated {
         use autofuse_tools::run;
         let module = run::prepare_module(context, text, name, options)
             .map_err(|e| format!("prepare failed: {e}"))?;
-        let kernels: Vec<&run::PreparedKernel> = module.kernels.values().collect();
-        let build = run::build(&kernels, options).map_err(|e| format!("build failed: {e}"))?;
+        let build = run::build_module(&module, options, &run::Toolchain::sim(options))
+            .map_err(|e| format!("build failed: {e}"))?;
         let builds = run::builds_for(&module, &build);
         let entry = module
             .reference

@@ -106,6 +106,26 @@ fn build_both(
             }
         }
     }
+    // Launches of several loop groups: one build of all of them per path.
+    let mut launches: Vec<&run::PreparedLaunch> =
+        modules.iter().flat_map(|m| m.launches.values()).collect();
+    launches.sort_by(|a, b| a.symbol.cmp(&b.symbol));
+    launches.dedup_by(|a, b| a.symbol == b.symbol);
+    if !launches.is_empty() {
+        for (map, toolchain, what) in [
+            (&mut maps.0, run::Toolchain::sim(options), "sim"),
+            (&mut maps.1, vendor::toolchain(headers), "vendor"),
+        ] {
+            match run::build_set(&[], &launches, options, &toolchain) {
+                Ok(b) => {
+                    for l in &launches {
+                        map.insert(l.symbol.clone(), b.clone());
+                    }
+                }
+                Err(e) => failures.push(format!("{what} build of the launches failed: {e}")),
+            }
+        }
+    }
     maps
 }
 

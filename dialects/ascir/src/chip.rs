@@ -46,6 +46,11 @@ pub struct ChipProfile {
     /// Cost model: vector bytes per cycle and fixed cycles per vector instruction.
     pub vec_bytes_per_cycle: u64,
     pub vec_head_cycles: u64,
+    /// Cost model: what one more kernel launch costs the device (task dispatch, block
+    /// start-up, the wait for its last block), and what one cross-core barrier
+    /// (`SyncAll`, the hardware form) between two loop groups of one launch costs.
+    pub launch_cycles: u64,
+    pub sync_all_cycles: u64,
 }
 
 /// Names accepted by `--target`.
@@ -77,6 +82,10 @@ const A2: ChipProfile = ChipProfile {
     dma_head_cycles: 880,
     vec_bytes_per_cycle: 256,
     vec_head_cycles: 37,
+    // Estimates (not documented): a kernel launch costs the device a few microseconds
+    // (~3 us = 5550 cycles at 1.85 GHz), a hardware SyncAll about one (~1850 cycles).
+    launch_cycles: 5550,
+    sync_all_cycles: 1850,
 };
 
 const A3: ChipProfile = ChipProfile {

@@ -181,6 +181,37 @@ pub fn append_parsed<'c: 'a, 'a>(
     })
 }
 
+/// Parses `text` (top-level ops) in the context of `anchor` and moves only its last op to
+/// the end of `block`; the ops before it are context the parser's verifier needs (e.g.
+/// private declarations of the functions the last op calls) and are dropped. Parse
+/// errors go to the diagnostic stream; false on failure.
+pub fn append_last_parsed<'c: 'a, 'a>(
+    anchor: &impl melior::ir::operation::OperationLike<'c, 'a>,
+    block: melior::ir::BlockRef<'c, 'a>,
+    text: &str,
+    source_name: &str,
+) -> bool {
+    use melior::ir::block::BlockLike;
+    let mut last = None;
+    let parsed = parse_detached_each(anchor, text, source_name, |raw_op, is_last| {
+        if is_last {
+            last = Some(raw_op);
+        } else {
+            // SAFETY: the op was detached from the temporary module and is owned by
+            // nobody: destroying it frees it.
+            unsafe { mlir_sys::mlirOperationDestroy(raw_op) };
+        }
+    });
+    match (parsed, last) {
+        (true, Some(raw_op)) => {
+            // SAFETY: the detached op is owned by nobody; `block` takes it.
+            unsafe { block.append_operation(Operation::from_raw(raw_op)) };
+            true
+        }
+        _ => false,
+    }
+}
+
 /// Parses `text` (one or more top-level ops) in the context of `anchor` and inserts the
 /// ops right after `anchor`, in order, in `anchor`'s block. Parse errors go to the
 /// diagnostic stream; false on failure or when `anchor` is in no block.
@@ -213,6 +244,17 @@ fn parse_detached<'c: 'a, 'a>(
     source_name: &str,
     mut place: impl FnMut(mlir_sys::MlirOperation),
 ) -> bool {
+    parse_detached_each(anchor, text, source_name, |op, _| place(op))
+}
+
+/// Parses `text` as a module and hands each top-level op, detached, to `place` with
+/// whether it is the last one.
+fn parse_detached_each<'c: 'a, 'a>(
+    anchor: &impl melior::ir::operation::OperationLike<'c, 'a>,
+    text: &str,
+    source_name: &str,
+    mut place: impl FnMut(mlir_sys::MlirOperation, bool),
+) -> bool {
     use melior::ir::{block::BlockLike, operation::OperationLike};
     // SAFETY: the context outlives the ops parsed into it; each op is detached from the
     // temporary module before `place` takes it and before that module is dropped.
@@ -229,9 +271,10 @@ fn parse_detached<'c: 'a, 'a>(
             next = op.next_in_block();
             ops.push(op.to_raw());
         }
-        for raw_op in ops {
+        let count = ops.len();
+        for (index, raw_op) in ops.into_iter().enumerate() {
             mlir_sys::mlirOperationRemoveFromParent(raw_op);
-            place(raw_op);
+            place(raw_op, index + 1 == count);
         }
     }
     true

@@ -78,10 +78,14 @@ func.func @unary(%x: tensor<?xf32>) -> tensor<?xf32> {
 // CHECK: // Case 1: UB split of z1 (tile z1t_size), looped [z0], in tile [z1].
 // CHECK: const int64_t o_z0 = rest % size_z0;
 // CHECK: af::LoadBox(r1, gm_in0, o_z0 * (100) + o_z1 * (1), x1, gs, kAlign);
-// CHECK: if (t.tiling_key == 0) {
+// CHECK: __aicore__ inline void Run(GM_ADDR in0, GM_ADDR in1, GM_ADDR out0, const TilingData& t) {
+// CHECK-NEXT: if (t.tiling_key == 0) {
 // CHECK-NEXT: af_autofuse_pointwise_1_Add::Case0(in0, in1, out0, t);
 // CHECK-NEXT: } else if (t.tiling_key == 1) {
 // CHECK-NEXT: af_autofuse_pointwise_1_Add::Case1(in0, in1, out0, t);
+// CHECK: AF_GET_TILING(af_autofuse_pointwise_1_Add::TilingData, t, tiling);
+// CHECK-NEXT: (void)workspace;
+// CHECK-NEXT: af_autofuse_pointwise_1_Add::Run(in0, in1, out0, t);
 func.func @bias(%x: tensor<?x100xf32>, %b: tensor<100xf32>) -> tensor<?x100xf32> {
   %0 = "ascend.add"(%x, %b) : (tensor<?x100xf32>, tensor<100xf32>) -> tensor<?x100xf32>
   return %0 : tensor<?x100xf32>

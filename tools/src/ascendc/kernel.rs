@@ -169,15 +169,9 @@ pub fn emit(input: &KernelInput, name: &str) -> Result<String, String> {
     out.push_str("#include \"kernel_operator.h\"\n#include \"af_kernel_utils.h\"\n");
     let _ = writeln!(out, "#include \"{name}_tiling.h\"\n");
     out.push_str("using namespace AscendC;\n\n");
-    let _ = writeln!(out, "namespace af_{name} {{\n");
-    let params = params(input);
-    for case in &s.cases {
-        let ctx = Ctx { input, s, case };
-        out.push_str(&emit_case(&ctx, &params)?);
-        out.push('\n');
-    }
-    let _ = writeln!(out, "}}  // namespace af_{name}\n");
+    out.push_str(&emit_group_body(input, &format!("af_{name}"), None)?);
     // Entry.
+    let params = params(input);
     let mut args: Vec<String> = params.iter().map(|p| format!("GM_ADDR {p}")).collect();
     args.push("GM_ADDR workspace".into());
     args.push("GM_ADDR tiling".into());
@@ -196,17 +190,53 @@ pub fn emit(input: &KernelInput, name: &str) -> Result<String, String> {
         let _ = writeln!(out, "    AF_GET_TILING(af_{name}::TilingData, t, tiling);");
     }
     out.push_str("    (void)workspace;\n");
+    let _ = writeln!(out, "    af_{name}::Run({}, t);\n}}", params.join(", "));
+    Ok(out)
+}
+
+/// The namespace `af_<name>` of one kernel: a function per tiling case and `Run`, which
+/// selects the case by tiling key. A standalone kernel's entry calls `Run`; a launch of
+/// several loop groups (`emit_launch`) calls each group's `Run` in turn.
+///
+/// `namespace` names the C++ namespace; `tiling` (a launch's group) names the kernel whose
+/// `TilingData` the code reads when the namespace is not that kernel's own.
+pub fn emit_group_body(
+    input: &KernelInput,
+    namespace: &str,
+    tiling: Option<&str>,
+) -> Result<String, String> {
+    let s = input.schedule;
+    let mut out = String::new();
+    let _ = writeln!(out, "namespace {namespace} {{\n");
+    if let Some(kernel) = tiling {
+        let _ = writeln!(out, "using TilingData = af_{kernel}::TilingData;\n");
+    }
+    let params = params(input);
+    for case in &s.cases {
+        let ctx = Ctx { input, s, case };
+        out.push_str(&emit_case(&ctx, &params)?);
+        out.push('\n');
+    }
+    let args: Vec<String> = params.iter().map(|p| format!("GM_ADDR {p}")).collect();
+    let _ = writeln!(
+        out,
+        "__aicore__ inline void Run({}, const TilingData& t) {{",
+        args.join(", ")
+    );
     for (i, case) in s.cases.iter().enumerate() {
         let kw = if i == 0 { "if" } else { "} else if" };
         let _ = writeln!(
             out,
-            "    {kw} (t.tiling_key == {}) {{\n        af_{name}::Case{}({}, t);",
+            // Qualified: a launch's group reads another namespace's TilingData, whose
+            // own cases argument-dependent lookup would find too.
+            "    {kw} (t.tiling_key == {}) {{\n        {namespace}::Case{}({}, t);",
             case.key,
             case.key,
             params.join(", ")
         );
     }
-    out.push_str("    }\n}\n");
+    out.push_str("    }\n}\n\n");
+    let _ = writeln!(out, "}}  // namespace {namespace}\n");
     Ok(out)
 }
 

@@ -20,6 +20,7 @@
 
 pub mod host;
 pub mod kernel;
+pub mod launch;
 
 use autofuse_ascir::chip::ChipProfile;
 use autofuse_ascir::graph::AscGraph;

@@ -85,6 +85,12 @@ fn command() -> Command {
                 .help("Vector cores (0 = the profile's)"),
         )
         .arg(Arg::new("no-fuse").long("no-fuse").action(ArgAction::SetTrue).help("Skip --fuse"))
+        .arg(
+            Arg::new("no-group-launches")
+                .long("no-group-launches")
+                .action(ArgAction::SetTrue)
+                .help("Skip --group-launches: every kernel is its own launch"),
+        )
         .arg(Arg::new("out").long("out").help("Write the generated Ascend C sources into this directory"))
         .arg(Arg::new("cache-dir").long("cache-dir").help("Build cache (default $AUTOFUSE_CACHE_DIR or target/autofuse-cache)"))
         .arg(Arg::new("output-dir").long("output-dir").help("Write the outputs as out<N>.npy"))
@@ -266,6 +272,60 @@ fn run_kernels(
                         minimum -= whole - rows;
                     }
                 }
+            }
+        }
+        if let Some(launch) = callee.and_then(|c| module.launches.get(c)) {
+            if let Some(l) = pending.next_if(|l| l.kernel == launch.name) {
+                // Each group moves its own distinct operands and results once; a value
+                // one group writes and a later one reads makes its GM round trip.
+                use autofuse_tools::ascendc::launch::Buffer;
+                let w = &launch.wiring;
+                let bytes = |b: &Buffer| -> u64 {
+                    let ty = match *b {
+                        Buffer::Input(i) => w.inputs.get(i),
+                        Buffer::Output(i) => w.outputs.get(i),
+                        Buffer::Workspace(i) => w.workspace.get(i),
+                    };
+                    ty.map(|t| bytes_of(t, &symbols)).unwrap_or(0)
+                };
+                let mut group_minimum = 0;
+                let mut written = 0;
+                for (kernel, reads, writes) in &w.groups {
+                    let mut distinct: Vec<&Buffer> = Vec::new();
+                    for (j, b) in reads.iter().enumerate() {
+                        if distinct.contains(&b) {
+                            continue;
+                        }
+                        distinct.push(b);
+                        let whole = bytes(b);
+                        let needed = module
+                            .kernels
+                            .get(kernel)
+                            .and_then(|k| read_bytes(&k.graph, j, &symbols))
+                            .map_or(whole, |rows| rows.min(whole));
+                        group_minimum += needed;
+                    }
+                    let out: u64 = writes.iter().map(bytes).sum();
+                    group_minimum += out;
+                    written += out;
+                }
+                records.push(KernelRecord {
+                    name: launch.name.clone(),
+                    kind: "emulated",
+                    ops: launch
+                        .groups
+                        .iter()
+                        .filter_map(|k| module.kernels.get(k))
+                        .flat_map(|k| k.graph.source_ops.clone())
+                        .collect(),
+                    blocks: Some(l.blocks),
+                    gm_read: l.gm_read,
+                    gm_written: l.gm_written,
+                    ub_peak: Some(l.ub_peak),
+                    minimum: group_minimum,
+                    per_core_minimum: l.gm_read_per_core + written,
+                });
+                continue;
             }
         }
         if let Some(k) = callee.and_then(|c| module.kernels.get(c)) {
@@ -563,6 +623,7 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
     options.ub_bytes = *matches.get_one::<u64>("ub-bytes").unwrap_or(&0);
     options.cores = *matches.get_one::<u64>("cores").unwrap_or(&0);
     options.fuse = !matches.get_flag("no-fuse");
+    options.group_launches = !matches.get_flag("no-group-launches");
     if let Some(dir) = matches.get_one::<String>("cache-dir") {
         options.cache_dir = PathBuf::from(dir);
     }
@@ -587,8 +648,47 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
     // Sources for the user.
     if let Some(dir) = matches.get_one::<String>("out") {
         let mut files = ascendc::shared_files();
-        let mut names: Vec<String> = module.kernels.keys().cloned().collect();
+        let grouped: std::collections::HashSet<&String> =
+            module.launches.values().flat_map(|l| &l.groups).collect();
+        let mut names: Vec<String> = module
+            .kernels
+            .keys()
+            .filter(|k| !grouped.contains(k))
+            .cloned()
+            .collect();
         names.sort();
+        let mut launch_names: Vec<&String> = module.launches.keys().collect();
+        launch_names.sort();
+        for name in launch_names {
+            let l = &module.launches[name];
+            let groups: Vec<ascendc::launch::LaunchGroup> = l
+                .groups
+                .iter()
+                .map(|g| {
+                    let k = &module.kernels[g];
+                    ascendc::launch::LaunchGroup {
+                        kernel: g.clone(),
+                        input: KernelInput {
+                            graph: &k.graph,
+                            schedule: &k.schedule,
+                            model: &k.model,
+                            chip: &k.chip,
+                            static_tiling: k.static_tiling.as_ref(),
+                            source: &path,
+                        },
+                    }
+                })
+                .collect();
+            let sources = ascendc::launch::translate_launch(&groups, &l.wiring, name, &path)?;
+            for (f, c) in sources.files {
+                files.push((format!("{name}/{f}"), c));
+            }
+        }
+        let launch_dirs: Vec<String> = {
+            let mut v: Vec<String> = module.launches.keys().cloned().collect();
+            v.sort();
+            v
+        };
         for name in &names {
             let k = &module.kernels[name];
             let sources = ascendc::translate_kernel(
@@ -606,19 +706,21 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
                 files.push((format!("{name}/{f}"), c));
             }
         }
-        files.push(("CMakeLists.txt".into(), ascendc::top_cmake(&names)));
+        let all: Vec<String> = launch_dirs.iter().chain(&names).cloned().collect();
+        files.push(("CMakeLists.txt".into(), ascendc::top_cmake(&all)));
         ascendc::write_files(Path::new(dir), &files)?;
         let _ = writeln!(
             out,
-            "sources: {dir}/ ({} kernels, CMake for CANN in {dir}/CMakeLists.txt)",
-            names.len()
+            "sources: {dir}/ ({} kernels, {} launches of several loop groups, CMake for CANN in {dir}/CMakeLists.txt)",
+            names.len(),
+            launch_dirs.len()
         );
     }
 
     // Build once.
     let kernels: Vec<&run::PreparedKernel> = module.kernels.values().collect();
     let started = std::time::Instant::now();
-    let build = run::build(&kernels, &options)?;
+    let build = run::build_module(&module, &options, &run::Toolchain::sim(&options))?;
     let _ = writeln!(
         out,
         "build: {} kernel(s) {} ({:.1} s)",
@@ -642,7 +744,7 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
             let started = std::time::Instant::now();
             // One build compiles every kernel; only when it fails is each kernel compiled
             // on its own, to name the kernel, line and API of the first error.
-            let vbuild = match run::build_with(&kernels, &options, &vendor::toolchain(&headers)) {
+            let vbuild = match run::build_module(&module, &options, &vendor::toolchain(&headers)) {
                 Ok(b) => b,
                 Err(e) => {
                     vendor::check_kernels(&kernels, &options, &headers).map_err(|c| {
@@ -680,6 +782,19 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
             } else {
                 "dynamic tiling"
             }
+        );
+    }
+    let mut launch_names: Vec<&String> = module.launches.keys().collect();
+    launch_names.sort();
+    for name in launch_names {
+        let l = &module.launches[name];
+        let _ = writeln!(
+            out,
+            "  launch {name}: {} loop groups ({}) | {} cross-core barrier(s) | {} workspace value(s)",
+            l.groups.len(),
+            l.groups.join(", "),
+            l.wiring.waits.iter().filter(|&&w| w).count(),
+            l.wiring.workspace.len()
         );
     }
     for (name, why) in &module.interpreted {

@@ -24,7 +24,7 @@ use autofuse_passes::auto_tiling::solver::solve;
 use autofuse_passes::schedule::build::BuildSchedule;
 use autofuse_passes::schedule::{chip_of, form_of, read_hint_graph, RecordIndex};
 use autofuse_tiling::tiling::TilingModel;
-use autofuse_tools::ascendc::{self, KernelInput};
+use autofuse_tools::ascendc::{self, launch, KernelInput};
 use autofuse_tools::input;
 use clap::{Arg, ArgAction, Command};
 use std::collections::HashMap;
@@ -74,6 +74,15 @@ fn command() -> Command {
 }
 
 /// `--symbols` values (none given: no symbols); negative sizes are refused.
+/// A scheduled kernel ready to translate.
+struct Prepared {
+    graph: autofuse_ascir::graph::AscGraph,
+    schedule: Schedule,
+    model: TilingModel,
+    static_tiling: Option<autofuse_tiling::tiling::Tiling>,
+    chip: autofuse_ascir::chip::ChipProfile,
+}
+
 fn parse_symbols(text: Option<&String>) -> Result<HashMap<String, i64>, String> {
     text.map_or_else(|| Ok(HashMap::new()), |t| input::parse_symbol_values(t))
 }
@@ -170,6 +179,8 @@ fn translate_chunk(
     let mut errors = Vec::new();
     let mut found = 0;
     let index = RecordIndex::build(body);
+    let mut prepared: HashMap<String, Prepared> = HashMap::new();
+    let mut order: Vec<String> = Vec::new();
     for func in extract::functions(body) {
         if !extract::read_attributes(&func).contains_key("ascir.axes") {
             continue;
@@ -204,33 +215,99 @@ fn translate_chunk(
             } else {
                 None
             };
-            if translate {
-                let sources = ascendc::translate_kernel(
-                    &KernelInput {
-                        graph: &graph,
-                        schedule: &schedule,
-                        model: &model,
-                        chip: &chip,
-                        static_tiling: static_tiling.as_ref(),
-                        source: name,
-                    },
-                    &kernel,
-                )?;
-                for (f, c) in sources.files {
-                    files.push((format!("{kernel}/{f}"), c));
-                }
-                kernel_dirs.push(kernel.clone());
-            } else {
+            if !translate {
                 let tiling = match &static_tiling {
                     Some(t) => t.clone(),
                     None => solve(&model, &symbols, &chip)?,
                 };
                 report.push_str(&tiling.report(&model));
             }
+            order.push(kernel.clone());
+            prepared.insert(
+                kernel.clone(),
+                Prepared {
+                    graph,
+                    schedule,
+                    model,
+                    static_tiling,
+                    chip,
+                },
+            );
             Ok(())
         })();
         if let Err(e) = result {
             errors.push(format!("@{kernel}: {e}"));
+        }
+    }
+    // Launches of several loop groups (--group-launches): their kernels are translated
+    // as groups of the launch, not alone.
+    let mut in_launch: std::collections::HashSet<String> = Default::default();
+    if translate {
+        for func in extract::functions(body) {
+            let attrs = extract::read_attributes(&func);
+            if !attrs.contains_key("ascir.launch") {
+                continue;
+            }
+            let launch = extract::function_name(&func);
+            let result = (|| -> Result<(), String> {
+                let extracted = extract::extract_function(func).ok_or("a launch without a body")?;
+                let wiring = launch::wiring(&extracted.graph, &attrs)?;
+                let mut groups = Vec::new();
+                for (kernel, _, _) in &wiring.groups {
+                    let p = prepared.get(kernel).ok_or_else(|| {
+                        format!("group @{kernel} is not a scheduled kernel with a feasible tiling")
+                    })?;
+                    groups.push(launch::LaunchGroup {
+                        kernel: kernel.clone(),
+                        input: KernelInput {
+                            graph: &p.graph,
+                            schedule: &p.schedule,
+                            model: &p.model,
+                            chip: &p.chip,
+                            static_tiling: p.static_tiling.as_ref(),
+                            source: name,
+                        },
+                    });
+                }
+                let sources = launch::translate_launch(&groups, &wiring, &launch, name)?;
+                for (f, c) in sources.files {
+                    files.push((format!("{launch}/{f}"), c));
+                }
+                kernel_dirs.push(launch.clone());
+                for (kernel, _, _) in &wiring.groups {
+                    in_launch.insert(kernel.clone());
+                }
+                Ok(())
+            })();
+            if let Err(e) = result {
+                errors.push(format!("@{launch}: {e}"));
+            }
+        }
+        for kernel in &order {
+            if in_launch.contains(kernel) {
+                continue;
+            }
+            let p = &prepared[kernel];
+            let result = ascendc::translate_kernel(
+                &KernelInput {
+                    graph: &p.graph,
+                    schedule: &p.schedule,
+                    model: &p.model,
+                    chip: &p.chip,
+                    static_tiling: p.static_tiling.as_ref(),
+                    source: name,
+                },
+                kernel,
+            );
+            match result {
+                Ok(sources) => {
+                    for (f, c) in sources.files {
+                        files.push((format!("{kernel}/{f}"), c));
+                    }
+                    kernel_dirs.push(kernel.clone());
+                }
+                Err(e) => errors.push(format!("@{kernel}: {e}")),
+            }
         }
     }
     if found == 0 {

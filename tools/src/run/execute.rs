@@ -24,6 +24,8 @@ pub struct Program {
     pub kernels: HashMap<String, AscGraph>,
     /// Function names in module order.
     pub order: Vec<String>,
+    /// Graph functions that are launches of several loop groups (`ascir.launch`).
+    pub launches: std::collections::HashSet<String>,
 }
 
 impl Program {
@@ -40,6 +42,9 @@ impl Program {
                     .map_err(|e| format!("AscGraph @{name}: {e}"))?;
                 program.kernels.insert(name.clone(), kernel);
             } else {
+                if attrs.contains_key("ascir.launch") {
+                    program.launches.insert(name.clone());
+                }
                 program.graphs.insert(name.clone(), extracted.graph);
             }
             program.order.push(name);
@@ -47,11 +52,11 @@ impl Program {
         Ok(program)
     }
 
-    /// The first graph function that is not a kernel (the usual entry point).
+    /// The first graph function that is not a kernel or a launch (the usual entry point).
     pub fn default_entry(&self) -> Option<&str> {
         self.order
             .iter()
-            .find(|n| self.graphs.contains_key(*n))
+            .find(|n| self.graphs.contains_key(*n) && !self.launches.contains(*n))
             .map(String::as_str)
     }
 
@@ -69,7 +74,8 @@ impl Program {
 
     /// Runs graph function `entry` on `inputs`: `ascend` ops by the Ascend IR
     /// interpreter, kernel calls through `hook` (the AscIR interpreter when it declines),
-    /// calls of other graph functions recursively with the same hook.
+    /// calls of launches through `hook` (their body when it declines), calls of other
+    /// graph functions recursively with the same hook.
     pub fn run_with(
         &self,
         entry: &str,
@@ -107,7 +113,17 @@ impl Program {
                     .get(callee)
                     .is_some_and(|g| !g.nodes.is_empty() || !g.outputs.is_empty())
                 {
-                    self.run_with(callee, &operands, hook)?
+                    // A launch goes to the hook first (one launch on the emulation);
+                    // declined, its body calls the groups one by one.
+                    let launched = if self.launches.contains(callee) {
+                        hook(callee, &operands, &symbols)?
+                    } else {
+                        None
+                    };
+                    match launched {
+                        Some(outs) => outs,
+                        None => self.run_with(callee, &operands, hook)?,
+                    }
                 } else {
                     return Err(format!(
                         "call of @{callee}: an external function the interpreter cannot run"

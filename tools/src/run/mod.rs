@@ -19,6 +19,7 @@
 pub mod execute;
 pub mod vendor;
 
+use crate::ascendc::launch::{translate_launch, wiring, LaunchGroup, Wiring};
 use crate::ascendc::{translate_kernel, KernelInput, KernelSources};
 use autofuse_ascend::interp::bind_symbols;
 use autofuse_ascir::chip::ChipProfile;
@@ -53,6 +54,9 @@ pub struct RunOptions {
     pub cores: u64,
     /// Include `fuse` when the pass is registered.
     pub fuse: bool,
+    /// Include `group-launches` (with `fuse`): kernels that follow each other run as one
+    /// launch of several loop groups.
+    pub group_launches: bool,
     pub cache_dir: PathBuf,
     pub sim_include: PathBuf,
     pub cxx: String,
@@ -70,6 +74,7 @@ impl RunOptions {
             ub_bytes: 0,
             cores: 0,
             fuse: true,
+            group_launches: true,
             cache_dir,
             sim_include: repo.join("sim").join("include"),
             cxx: std::env::var("CXX").unwrap_or_else(|_| "g++".into()),
@@ -95,6 +100,9 @@ impl RunOptions {
             let _ = write!(opts, " cores={}", self.cores);
         }
         let _ = write!(p, ",schedule{{{opts}}},auto-tiling{{remarks=false}}");
+        if self.fuse && self.group_launches {
+            p.push_str(",group-launches");
+        }
         p
     }
 }
@@ -115,10 +123,30 @@ pub struct PreparedKernel {
     pub sources: KernelSources,
 }
 
+/// A launch of several loop groups (`ascir.launch`) ready to be built: its groups are
+/// prepared kernels of the same module.
+#[derive(Clone, Debug)]
+pub struct PreparedLaunch {
+    /// Name in the module (`autofuse_launch_0`).
+    pub name: String,
+    /// C symbol in the driver (`afl_<hash>`).
+    pub symbol: String,
+    /// The groups' kernel names in the module, in order.
+    pub groups: Vec<String>,
+    pub wiring: Wiring,
+    /// The launch's symbols (every group's, in order of first appearance).
+    pub symbols: Vec<String>,
+    /// Per group: its tiling fields and their C names (the driver prints them).
+    pub group_fields: Vec<Vec<(String, String)>>,
+    pub sources: KernelSources,
+}
+
 /// A compiled module: its kernels, the graphs, and why some kernels are interpreted.
 pub struct PreparedModule {
     pub program: Program,
     pub kernels: HashMap<String, PreparedKernel>,
+    /// Launches of several loop groups whose groups are all prepared kernels.
+    pub launches: HashMap<String, PreparedLaunch>,
     /// Kernel name -> why it runs in the interpreter.
     pub interpreted: Vec<(String, String)>,
     /// The reference (symbolized Ascend IR graph).
@@ -266,6 +294,91 @@ pub fn prepare_kernel(
     })
 }
 
+/// Translates a launch of the prepared `kernels` under its content-hash symbol.
+pub fn prepare_launch(
+    name: &str,
+    wiring: Wiring,
+    kernels: &HashMap<String, PreparedKernel>,
+    source: &str,
+) -> Result<PreparedLaunch, String> {
+    let members: Vec<&PreparedKernel> = wiring
+        .groups
+        .iter()
+        .map(|(k, _, _)| {
+            kernels
+                .get(k)
+                .ok_or_else(|| format!("group @{k} is not translated"))
+        })
+        .collect::<Result<_, _>>()?;
+    fn groups_of<'a>(members: &[&'a PreparedKernel], source: &'a str) -> Vec<LaunchGroup<'a>> {
+        members
+            .iter()
+            .map(|k| LaunchGroup {
+                kernel: k.symbol.clone(),
+                input: KernelInput {
+                    graph: &k.graph,
+                    schedule: &k.schedule,
+                    model: &k.model,
+                    chip: &k.chip,
+                    static_tiling: k.static_tiling.as_ref(),
+                    source,
+                },
+            })
+            .collect()
+    }
+    let groups = |source| groups_of(&members, source);
+    if members.iter().any(|k| k.chip.name != members[0].chip.name) {
+        return Err("its groups target different chips".into());
+    }
+    let symbols = crate::ascendc::launch::launch_symbols(&groups("-"));
+    for ty in wiring
+        .inputs
+        .iter()
+        .chain(&wiring.outputs)
+        .chain(&wiring.workspace)
+    {
+        for d in &ty.dims {
+            let Dim::Known(e) = d else {
+                return Err("a launch value has a dim without symbol".into());
+            };
+            if let Some(s) = e.symbols().into_iter().find(|s| !symbols.contains(s)) {
+                return Err(format!("symbol {s} of a launch value is no group's symbol"));
+            }
+        }
+    }
+    let canonical = translate_launch(&groups("-"), &wiring, "AFLAUNCH", "-")?;
+    let parts: Vec<&[u8]> = canonical
+        .files
+        .iter()
+        .map(|(_, c)| c.as_bytes())
+        .chain(std::iter::once(members[0].chip.name.as_bytes()))
+        .collect();
+    let symbol = format!("afl_{:016x}", fnv64(&parts));
+    let sources = translate_launch(&groups(source), &wiring, &symbol, source)?;
+    let group_fields = members
+        .iter()
+        .map(|k| {
+            let names = crate::ascendc::CNames::new(&k.model.symbols);
+            tiling_solver::tiling_field_names(&k.model)
+                .into_iter()
+                .map(|(f, _)| {
+                    let c = names.name(&f);
+                    (f, c)
+                })
+                .collect()
+        })
+        .collect();
+    Ok(PreparedLaunch {
+        name: name.to_string(),
+        symbol,
+        groups: wiring.groups.iter().map(|(k, _, _)| k.clone()).collect(),
+        wiring,
+        symbols,
+        group_fields,
+        sources,
+    })
+}
+
 /// Parses, compiles and translates a module; `text` is the `ascend` graph.
 pub fn prepare_module(
     context: &melior::Context,
@@ -336,9 +449,28 @@ pub fn prepare_module(
             Err(e) => interpreted.push((name, e)),
         }
     }
+    let mut launches = HashMap::new();
+    for func in extract::functions(body) {
+        let attrs = extract::read_attributes(&func);
+        if !attrs.contains_key("ascir.launch") {
+            continue;
+        }
+        let name = extract::function_name(&func);
+        let prepared = extract::extract_function(func)
+            .ok_or_else(|| "a launch without a body".to_string())
+            .and_then(|e| wiring(&e.graph, &attrs))
+            .and_then(|w| prepare_launch(&name, w, &kernels, source_name));
+        match prepared {
+            Ok(l) => {
+                launches.insert(name, l);
+            }
+            Err(e) => interpreted.push((name, format!("its groups run one by one: {e}"))),
+        }
+    }
     Ok(PreparedModule {
         program: Program::from_module(compiled.body())?,
         kernels,
+        launches,
         interpreted,
         reference: Program::from_module(reference.body())?,
         unfused: Program::from_module(unfused.body())?,
@@ -431,6 +563,74 @@ fn launcher(k: &PreparedKernel) -> Result<String, String> {
         args.join(", ")
     );
     for i in 0..k.graph.outputs.len() {
+        let _ = writeln!(
+            o,
+            "    if (!write_file(rq.outputs.at({i}), out{i}, out{i}_bytes)) return 5;"
+        );
+    }
+    let _ = writeln!(
+        o,
+        "    std::printf(\"stats gm_read %llu gm_read_per_core %llu gm_written %llu blocks %u ub_peak %u\\n\", static_cast<unsigned long long>(st.gm_bytes_read), static_cast<unsigned long long>(st.gm_bytes_read_per_core), static_cast<unsigned long long>(st.gm_bytes_written), st.blocks, st.ub_peak_bytes);\n    return 0;\n}}\n"
+    );
+    Ok(o)
+}
+
+/// The launcher stub of one launch of several loop groups inside the driver.
+fn launch_launcher(l: &PreparedLaunch) -> Result<String, String> {
+    let sym = &l.symbol;
+    let names = crate::ascendc::CNames::new(&l.symbols);
+    let mut o = String::new();
+    let _ = writeln!(o, "static int run_{sym}(const Request& rq) {{");
+    let _ = writeln!(o, "    af_{sym}::TilingData t{{}};");
+    for (i, s) in l.symbols.iter().enumerate() {
+        let _ = writeln!(
+            o,
+            "    [[maybe_unused]] const int64_t {} = rq.sym.at({i});",
+            names.name(s)
+        );
+    }
+    let _ = writeln!(
+        o,
+        "    if ({sym}_tiling(rq.sym.data(), rq.cores, rq.ub, &t) != 0) {{\n        std::fprintf(stderr, \"tiling: no case fits UB\\n\");\n        return 4;\n    }}"
+    );
+    for (g, fields) in l.group_fields.iter().enumerate() {
+        for (f, c) in fields {
+            let _ = writeln!(
+                o,
+                "    std::printf(\"field g{g}.{f} %lld\\n\", static_cast<long long>(t.g{g}.{c}));"
+            );
+        }
+    }
+    let mut args = Vec::new();
+    for (i, ty) in l.wiring.inputs.iter().enumerate() {
+        let bytes = bytes_c(ty, &names)?;
+        let _ = writeln!(
+            o,
+            "    ascendc_sim::GmBuffer<uint8_t> in{i}(af_gm_bytes({bytes}));\n    if (!read_file(rq.inputs.at({i}), in{i}, {bytes})) return 5;"
+        );
+        args.push(format!("in{i}.addr()"));
+    }
+    for (i, ty) in l.wiring.outputs.iter().enumerate() {
+        let bytes = bytes_c(ty, &names)?;
+        let _ = writeln!(
+            o,
+            "    const size_t out{i}_bytes = {bytes};\n    ascendc_sim::GmBuffer<uint8_t> out{i}(af_gm_bytes(out{i}_bytes));"
+        );
+        args.push(format!("out{i}.addr()"));
+    }
+    let _ = writeln!(
+        o,
+        "    ascendc_sim::GmBuffer<uint8_t> ws(af_gm_bytes(t.workspace_bytes));\n    ascendc_sim::GmBuffer<uint8_t> tiling(sizeof(t));\n    std::memcpy(tiling.data(), &t, sizeof(t));"
+    );
+    args.push("ws.addr()".into());
+    args.push("tiling.addr()".into());
+    let _ = writeln!(
+        o,
+        "    const ascendc_sim::LaunchStats st = ascendc_sim::launch(\"{}\", {sym}, t.block_dim, ascendc_sim::profile(rq.chip), {});",
+        l.name,
+        args.join(", ")
+    );
+    for i in 0..l.wiring.outputs.len() {
         let _ = writeln!(
             o,
             "    if (!write_file(rq.outputs.at({i}), out{i}, out{i}_bytes)) return 5;"
@@ -574,9 +774,21 @@ impl Toolchain {
 
 /// The driver sources of `kernels` (deduplicated by symbol): (file name, contents).
 pub fn driver_files(kernels: &[&PreparedKernel]) -> Result<Vec<(String, String)>, String> {
+    driver_files_with(kernels, &[])
+}
+
+/// The driver's files for `kernels` and `launches` (a launch brings its groups' files).
+pub fn driver_files_with(
+    kernels: &[&PreparedKernel],
+    launches: &[&PreparedLaunch],
+) -> Result<Vec<(String, String)>, String> {
     let mut seen = std::collections::BTreeMap::new();
     for k in kernels {
         seen.entry(k.symbol.clone()).or_insert(*k);
+    }
+    let mut seen_launches = std::collections::BTreeMap::new();
+    for l in launches {
+        seen_launches.entry(l.symbol.clone()).or_insert(*l);
     }
     let mut driver = String::from(DRIVER_PRELUDE);
     let mut files: Vec<(String, String)> = crate::ascendc::shared_files()
@@ -596,12 +808,31 @@ pub fn driver_files(kernels: &[&PreparedKernel]) -> Result<Vec<(String, String)>
             s = k.symbol
         );
     }
+    // A launch ships its groups' tiling files too: each file once (a group may also be a
+    // kernel of the driver on its own).
+    for l in seen_launches.values() {
+        for (name, contents) in &l.sources.files {
+            if !(name.ends_with(".cpp") || name.ends_with(".h"))
+                || files.iter().any(|(n, _)| n == name)
+            {
+                continue;
+            }
+            files.push((name.clone(), contents.clone()));
+            if name.ends_with(".cpp") {
+                let _ = writeln!(driver, "#include \"{name}\"");
+            }
+        }
+    }
     driver.push_str("\nstruct Entry { const char* name; int (*run)(const Request&); };\n");
     for k in seen.values() {
         driver.push_str(&launcher(k)?);
     }
+    for l in seen_launches.values() {
+        driver.push_str(&launch_launcher(l)?);
+    }
     let entries: Vec<String> = seen
         .keys()
+        .chain(seen_launches.keys())
         .map(|s| format!("    {{\"{s}\", run_{s}}},"))
         .collect();
     let _ = writeln!(
@@ -627,7 +858,37 @@ pub fn build_with(
     options: &RunOptions,
     toolchain: &Toolchain,
 ) -> Result<SimBuild, String> {
-    let files = driver_files(kernels)?;
+    build_files(driver_files(kernels)?, options, toolchain)
+}
+
+/// Builds (or finds in the cache) one driver holding every kernel and launch of `module`
+/// with `toolchain`.
+pub fn build_module(
+    module: &PreparedModule,
+    options: &RunOptions,
+    toolchain: &Toolchain,
+) -> Result<SimBuild, String> {
+    let kernels: Vec<&PreparedKernel> = module.kernels.values().collect();
+    let launches: Vec<&PreparedLaunch> = module.launches.values().collect();
+    build_files(driver_files_with(&kernels, &launches)?, options, toolchain)
+}
+
+/// Builds (or finds in the cache) one driver holding `kernels` and `launches` (each
+/// deduplicated by symbol) with `toolchain`.
+pub fn build_set(
+    kernels: &[&PreparedKernel],
+    launches: &[&PreparedLaunch],
+    options: &RunOptions,
+    toolchain: &Toolchain,
+) -> Result<SimBuild, String> {
+    build_files(driver_files_with(kernels, launches)?, options, toolchain)
+}
+
+fn build_files(
+    files: Vec<(String, String)>,
+    options: &RunOptions,
+    toolchain: &Toolchain,
+) -> Result<SimBuild, String> {
     let flags = toolchain.flags.join(" ");
     let mut headers_hash = Vec::new();
     for dir in &toolchain.hashed {
@@ -867,17 +1128,117 @@ pub fn launch(
         .collect::<Result<_, _>>()?;
     // Solve in Rust too: host and compiler must agree.
     let expected = solve(&k.model, &symbols, &k.chip)?;
+    let want: Vec<(String, i64)> = expected
+        .fields(&k.model)
+        .into_iter()
+        .map(|(f, _, v)| (f, v))
+        .collect();
+    invoke(
+        build,
+        &k.name,
+        &k.symbol,
+        &k.chip,
+        &values,
+        inputs,
+        &k.graph.outputs,
+        &symbols,
+        &want,
+    )
+}
+
+/// Launches launch `l` of `build` (its groups in `module`) on `inputs`; `None` when a
+/// group has no tiling for these shapes (the groups then run one by one).
+pub fn run_launch(
+    build: &SimBuild,
+    l: &PreparedLaunch,
+    module: &PreparedModule,
+    inputs: &[Tensor],
+    known: &HashMap<String, i64>,
+) -> Result<Option<(Vec<Tensor>, Launch)>, String> {
+    let mut symbols = known.clone();
+    let mut want = Vec::new();
+    let mut chip = None;
+    for (g, (kernel, operands, _)) in l.wiring.groups.iter().enumerate() {
+        let k = module
+            .kernels
+            .get(kernel)
+            .ok_or_else(|| format!("group @{kernel} is not prepared"))?;
+        chip.get_or_insert(&k.chip);
+        // Symbols a group binds from the launch's own inputs (intermediate shapes follow
+        // from the same symbols).
+        for (ty, b) in k.graph.inputs.iter().zip(operands) {
+            if let crate::ascendc::launch::Buffer::Input(i) = b {
+                if let Some(t) = inputs.get(*i) {
+                    for (d, &n) in ty.dims.iter().zip(&t.shape) {
+                        if let Dim::Known(e) = d {
+                            if let Some(name) = e.as_symbol() {
+                                symbols.entry(name.to_string()).or_insert(n as i64);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let Ok(tiling) = solve(&k.model, &symbols, &k.chip) else {
+            return Ok(None);
+        };
+        want.extend(
+            tiling
+                .fields(&k.model)
+                .into_iter()
+                .map(|(f, _, v)| (format!("g{g}.{f}"), v)),
+        );
+    }
+    let chip = chip.ok_or("a launch without groups")?;
+    let values: Vec<i64> = l
+        .symbols
+        .iter()
+        .map(|s| {
+            symbols
+                .get(s)
+                .copied()
+                .ok_or_else(|| format!("@{}: no value for symbol {s}", l.name))
+        })
+        .collect::<Result<_, _>>()?;
+    invoke(
+        build,
+        &l.name,
+        &l.symbol,
+        chip,
+        &values,
+        inputs,
+        &l.wiring.outputs,
+        &symbols,
+        &want,
+    )
+    .map(Some)
+}
+
+/// Runs one entry of the driver and reads its outputs; `want` = the tiling fields the
+/// compiler's solver chose, which the host function must reproduce.
+#[allow(clippy::too_many_arguments)]
+fn invoke(
+    build: &SimBuild,
+    name: &str,
+    symbol: &str,
+    chip: &ChipProfile,
+    values: &[i64],
+    inputs: &[Tensor],
+    output_types: &[TensorType],
+    symbols: &HashMap<String, i64>,
+    want: &[(String, i64)],
+) -> Result<(Vec<Tensor>, Launch), String> {
     let id = RUN_COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!("autofuse-run-{}-{id}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let result = (|| {
         let mut cmd = Command::new(&build.binary);
-        cmd.arg(&k.symbol)
-            .arg(k.chip.sim_profile())
-            .arg(k.chip.vector_cores.to_string())
-            .arg(k.chip.ub_usable.to_string())
+        cmd.arg(symbol)
+            .arg(chip.sim_profile())
+            .arg(chip.vector_cores.to_string())
+            .arg(chip.ub_usable.to_string())
             .arg(values.len().to_string());
-        for v in &values {
+        for v in values {
             cmd.arg(v.to_string());
         }
         cmd.arg(inputs.len().to_string());
@@ -886,8 +1247,8 @@ pub fn launch(
             std::fs::write(&p, encode(t)).map_err(|e| format!("{}: {e}", p.display()))?;
             cmd.arg(&p);
         }
-        cmd.arg(k.graph.outputs.len().to_string());
-        for i in 0..k.graph.outputs.len() {
+        cmd.arg(output_types.len().to_string());
+        for i in 0..output_types.len() {
             cmd.arg(dir.join(format!("out{i}.bin")));
         }
         let out = cmd
@@ -906,15 +1267,13 @@ pub fn launch(
                 why = format!("{why} {}", logged.join(" | "));
             }
             return Err(format!(
-                "kernel {} ({}) failed on the emulation (exit {}): {}",
-                k.name,
-                k.symbol,
+                "kernel {name} ({symbol}) failed on the emulation (exit {}): {}",
                 out.status.code().unwrap_or(-1),
                 why.trim()
             ));
         }
         let mut launch = Launch {
-            kernel: k.name.clone(),
+            kernel: name.to_string(),
             ..Launch::default()
         };
         for line in stdout.lines() {
@@ -935,24 +1294,22 @@ pub fn launch(
             }
         }
         // Host tiling == compiler tiling.
-        let want = expected.fields(&k.model);
-        for (name, _, value) in &want {
-            let got = launch.fields.iter().find(|(n, _)| n == name).map(|x| x.1);
+        for (field, value) in want {
+            let got = launch.fields.iter().find(|(n, _)| n == field).map(|x| x.1);
             if got != Some(*value) {
                 return Err(format!(
-                    "kernel {}: host tiling field {name} = {got:?}, the compiler's solver says {value}",
-                    k.name
+                    "kernel {name}: host tiling field {field} = {got:?}, the compiler's solver says {value}"
                 ));
             }
         }
         let mut outputs = Vec::new();
-        for (i, ty) in k.graph.outputs.iter().enumerate() {
+        for (i, ty) in output_types.iter().enumerate() {
             let shape: Vec<usize> = ty
                 .dims
                 .iter()
                 .map(|d| match d {
                     Dim::Known(e) => e
-                        .eval_map(&symbols)
+                        .eval_map(symbols)
                         .map(|v| v.max(0) as usize)
                         .map_err(|err| err.to_string()),
                     Dim::Unknown => Err("output dim without symbol".to_string()),
@@ -962,7 +1319,7 @@ pub fn launch(
             let bytes = std::fs::read(&p).map_err(|e| format!("{}: {e}", p.display()))?;
             outputs.push(
                 decode(ty.dtype, shape, &bytes)
-                    .map_err(|e| format!("kernel {} output {i}: {e}", k.name))?,
+                    .map_err(|e| format!("kernel {name} output {i}: {e}"))?,
             );
         }
         Ok((outputs, launch))
@@ -1043,7 +1400,9 @@ pub fn builds_for(module: &PreparedModule, build: &SimBuild) -> HashMap<String, 
     module
         .kernels
         .values()
-        .map(|k| (k.symbol.clone(), build.clone()))
+        .map(|k| k.symbol.clone())
+        .chain(module.launches.values().map(|l| l.symbol.clone()))
+        .map(|symbol| (symbol, build.clone()))
         .collect()
 }
 
@@ -1061,6 +1420,23 @@ pub fn execute(
     let mut traffic = Traffic::default();
     let outputs = {
         let mut hook = |callee: &str, operands: &[Tensor], symbols: &HashMap<String, i64>| {
+            if let Some(l) = module.launches.get(callee) {
+                let build = builds
+                    .get(&l.symbol)
+                    .ok_or_else(|| format!("launch {} ({}) is in no build", l.name, l.symbol))?;
+                return match run_launch(build, l, module, operands, symbols)? {
+                    Some((outs, launch)) => {
+                        traffic.measured += launch.gm_read + launch.gm_written;
+                        launches.push(launch);
+                        Ok(Some(outs))
+                    }
+                    // A group has no tiling for these shapes: the groups run one by one.
+                    None => Ok(None),
+                };
+            }
+            if module.program.graphs.contains_key(callee) {
+                return Ok(None);
+            }
             let Some(k) = module.kernels.get(callee) else {
                 traffic.interpreted_calls += 1;
                 return Ok(None);

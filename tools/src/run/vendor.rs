@@ -97,7 +97,12 @@ pub fn toolchain(headers: &VendorHeaders) -> Toolchain {
         flags,
         includes: headers.includes(),
         force_include: Some("af_vendor_launch.h".into()),
-        hashed: vec![headers.shim.clone(), headers.include.join("basic_api")],
+        // The ISA model includes sim's block scheduler and read sets (af_isa/isa.h).
+        hashed: vec![
+            headers.shim.clone(),
+            headers.shim.join("../../include/ascendc_sim"),
+            headers.include.join("basic_api"),
+        ],
         pch: true,
         tag: "vendor-",
     }
