@@ -52,10 +52,11 @@ pub enum Rule {
     PeakMemory,
     TransposePattern,
     ConcatPattern,
+    KindDisabled,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 9] = [
+    pub const ALL: [Rule; 10] = [
         Rule::NoSharedBuffer,
         Rule::Cycle,
         Rule::SizeCap,
@@ -65,6 +66,7 @@ impl Rule {
         Rule::PeakMemory,
         Rule::TransposePattern,
         Rule::ConcatPattern,
+        Rule::KindDisabled,
     ];
 
     pub fn code(self) -> &'static str {
@@ -78,6 +80,7 @@ impl Rule {
             Rule::PeakMemory => "AF-NF007",
             Rule::TransposePattern => "AF-NF008",
             Rule::ConcatPattern => "AF-NF009",
+            Rule::KindDisabled => "AF-NF010",
         }
     }
 
@@ -92,6 +95,7 @@ impl Rule {
             Rule::PeakMemory => "peak-memory",
             Rule::TransposePattern => "transpose-pattern",
             Rule::ConcatPattern => "concat-pattern",
+            Rule::KindDisabled => "kind-disabled",
         }
     }
 
@@ -129,6 +133,10 @@ impl Rule {
                  no reduction, no broadcast, no second such transpose, no value stored \
                  through a transposed view; a transpose that keeps the innermost axis is a \
                  strided load and fuses like one"
+            }
+            Rule::KindDisabled => {
+                "a kernel holding an op of a kind named by the `disable` option (reduce, \
+                 concat, transpose, gather, slice, pad) fuses with nothing"
             }
             Rule::ConcatPattern => {
                 "a kernel holding a concat fuses only vertically with pointwise producers and \
@@ -1207,6 +1215,28 @@ pub struct FuncModel {
     pub types: Vec<Option<TensorType>>,
 }
 
+/// The op kinds the `disable` option may name (GE's `--autofuse_disable_pass`): a kernel
+/// holding such an op stays a kernel of its own.
+pub const FUSION_KINDS: [&str; 6] = ["reduce", "concat", "transpose", "gather", "slice", "pad"];
+
+/// The kind of a kernel's source op (its AscIR name, `ReduceSum`), if `disable` can name it.
+pub fn fusion_kind(op: &str) -> Option<&'static str> {
+    let kind = if op.starts_with("Reduce") {
+        "reduce"
+    } else if op.starts_with("Gather") {
+        "gather"
+    } else {
+        match op {
+            "Concat" => "concat",
+            "Transpose" => "transpose",
+            "Slice" | "Split" => "slice",
+            "Pad" => "pad",
+            _ => return None,
+        }
+    };
+    Some(kind)
+}
+
 /// The limits of the solver (all pass options).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
@@ -1215,6 +1245,18 @@ pub struct Limits {
     pub max_rounds: usize,
     /// Largest distance in program order of two siblings fused horizontally; 0 = none.
     pub max_proximity: usize,
+    /// Bit i set: kernels holding an op of kind `FUSION_KINDS[i]` fuse with nothing.
+    pub disabled: u8,
+}
+
+impl Limits {
+    /// Whether fusion leaves kernels holding an op of `kind` alone.
+    pub fn disables(&self, kind: &str) -> bool {
+        FUSION_KINDS
+            .iter()
+            .position(|k| *k == kind)
+            .is_some_and(|i| self.disabled & (1 << i) != 0)
+    }
 }
 
 impl Default for Limits {
@@ -1224,6 +1266,7 @@ impl Default for Limits {
             max_inputs: 8,
             max_rounds: 10,
             max_proximity: 64,
+            disabled: 0,
         }
     }
 }
@@ -1661,6 +1704,25 @@ impl Solver<'_> {
         let (Some(ka), Some(kb)) = (&self.groups[first].kernel, &self.groups[second].kernel) else {
             return refuse(Rule::NoSharedBuffer, "only kernels fuse");
         };
+        if limits.disabled != 0 {
+            for (kernel, group) in [(ka, first), (kb, second)] {
+                let kind = kernel
+                    .graph
+                    .source_ops
+                    .iter()
+                    .filter_map(|op| fusion_kind(op))
+                    .find(|kind| limits.disables(kind));
+                if let Some(kind) = kind {
+                    return refuse(
+                        Rule::KindDisabled,
+                        format!(
+                            "'{}' holds a {kind} op and the disable option names {kind}",
+                            self.groups[group].label
+                        ),
+                    );
+                }
+            }
+        }
         let size = ka.op_count() + kb.op_count();
         if size > limits.max_fusion_size {
             return refuse(

@@ -59,7 +59,7 @@ pub const PASS: PassInfo = PassInfo {
                   consumers. Pairs must share a buffer, create no cycle, stay within \
                   max-fusion-size ops and max-inputs inputs, follow GE's transpose and concat rules, map \
                   their loop axes by symbolic size and merge their TilingGroups. Refused pairs get remarks \
-                  AF-NF001..AF-NF009 (docs/fusion.md). \
+                  AF-NF001..AF-NF010 (docs/fusion.md). \
                   Kernels left with one op are lifted back to the ascend op.",
     options: &[
         OptionInfo {
@@ -85,6 +85,13 @@ pub const PASS: PassInfo = PassInfo {
             kind: "uint",
             default: "64",
             help: "most ops between two siblings fused horizontally (0 = no limit)",
+        },
+        OptionInfo {
+            name: "disable",
+            kind: "list",
+            default: "",
+            help: "op kinds whose kernels fuse with nothing (GE's --autofuse_disable_pass): any of \
+                   reduce, concat, transpose, gather, slice, pad, e.g. disable='reduce,concat'",
         },
         OptionInfo {
             name: "lifting",
@@ -122,11 +129,36 @@ fn settings(options: &PassOptions) -> Result<Settings, String> {
             max_inputs: options.get_usize("max-inputs", 8)?,
             max_rounds: options.get_usize("max-rounds", 10)?,
             max_proximity: options.get_usize("max-proximity", 64)?,
+            disabled: disabled_kinds(options)?,
         },
         lifting: options.get_bool("lifting", true)?,
         remarks: options.get_bool("remarks", true)?,
         report: options.get("report").unwrap_or("").to_string(),
     })
+}
+
+/// The `disable` option as a bit set over [`fusion::FUSION_KINDS`].
+fn disabled_kinds(options: &PassOptions) -> Result<u8, String> {
+    let mut bits = 0u8;
+    for name in options
+        .get("disable")
+        .unwrap_or("")
+        .split(',')
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+    {
+        let index = fusion::FUSION_KINDS
+            .iter()
+            .position(|k| *k == name)
+            .ok_or_else(|| {
+                format!(
+                    "option 'disable' names '{name}'; it takes {}",
+                    fusion::FUSION_KINDS.join(", ")
+                )
+            })?;
+        bits |= 1 << index;
+    }
+    Ok(bits)
 }
 
 /// Counters summed over the module.
@@ -290,6 +322,10 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
                 "max_inputs": settings.limits.max_inputs,
                 "max_rounds": settings.limits.max_rounds,
                 "max_proximity": settings.limits.max_proximity,
+                "disable": fusion::FUSION_KINDS
+                    .iter()
+                    .filter(|k| settings.limits.disables(k))
+                    .collect::<Vec<_>>(),
                 "lifting": settings.lifting,
             },
             "functions": reports,
