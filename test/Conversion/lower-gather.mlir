@@ -72,4 +72,4 @@ func.func @unknown_fit(%x: tensor<4x?xf32>, %idx: tensor<2x?xi32>) -> tensor<2x?
 // ELEMENTS: kernel autofuse_pointwise_0_GatherElements_Exp: ops GatherElements,Exp
 // ELEMENTS: kernel autofuse_pointwise_2_GatherElements_Abs: ops GatherElements,Abs
 // ELEMENTS-COUNT-2: PASS
-// ELEMENTS: model: 2 kernels (0 left to the interpreter) | 0 boundary ops
+// ELEMENTS: model: 2 kernels in 1 launch(es) (0 left to the interpreter) | 0 boundary ops

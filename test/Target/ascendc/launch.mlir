@@ -71,7 +71,7 @@
 // EMU-NEXT: autofuse_launch_0: blocks
 // EMU-NEXT: GM bytes
 // EMU-NEXT: PASS
-// EMU: model: 1 kernels (0 left to the interpreter)
+// EMU: model: 2 kernels in 1 launch(es) (0 left to the interpreter)
 // EMU: == PASS
 // Without --group-launches the same graph is two launches.
 // APART-NOT: launch autofuse_launch_0

@@ -205,6 +205,8 @@ struct KernelRecord {
     ub_peak: Option<u64>,
     /// The kernel's own minimum: its distinct operands and its results, each once.
     minimum: u64,
+    /// Loop kernels the record runs: the groups of a multi-group launch, else 1.
+    groups: usize,
     /// The same with every core's copy of what it reads: the distinct bytes each block
     /// read (summed over the blocks of the launch) and the results once. Operands that
     /// every block needs (broadcast tables, biases) count once per block, as the chip
@@ -323,6 +325,7 @@ fn run_kernels(
                     gm_written: l.gm_written,
                     ub_peak: Some(l.ub_peak),
                     minimum: group_minimum,
+                    groups: launch.groups.len(),
                     per_core_minimum: l.gm_read_per_core + written,
                 });
                 continue;
@@ -339,12 +342,26 @@ fn run_kernels(
                     gm_written: l.gm_written,
                     ub_peak: Some(l.ub_peak),
                     minimum,
+                    groups: 1,
                     per_core_minimum: l.gm_read_per_core + size(&node.results),
                 });
                 continue;
             }
         }
+        // A launch the emulation declined runs its groups on the interpreter.
+        let groups = callee
+            .and_then(|c| module.launches.get(c))
+            .map_or(1, |l| l.groups.len());
         let (name, kind, ops) = match callee {
+            Some(c) if module.launches.contains_key(c) => {
+                let ops = module.launches[c]
+                    .groups
+                    .iter()
+                    .filter_map(|k| module.kernels.get(k))
+                    .flat_map(|k| k.graph.source_ops.clone())
+                    .collect();
+                (c.to_string(), "interpreted", ops)
+            }
             Some(c) if module.program.kernels.contains_key(c) => {
                 let ops = module
                     .kernels
@@ -365,6 +382,7 @@ fn run_kernels(
             gm_written: size(&node.results),
             ub_peak: None,
             minimum,
+            groups,
             per_core_minimum: minimum,
         });
     }
@@ -546,6 +564,8 @@ fn compare_expected(files: &[String], outputs: &[Tensor]) -> Result<(String, boo
 #[derive(Default)]
 struct ModelSummary {
     runs: usize,
+    /// Device launches (a multi-group launch counts once) and the loop kernels in them.
+    launches: usize,
     kernels: usize,
     interpreted: usize,
     boundary: usize,
@@ -559,8 +579,14 @@ impl ModelSummary {
         self.runs += 1;
         // Launch counts are per run; the first run's stand for the model.
         if self.runs == 1 {
-            self.kernels = records.iter().filter(|k| k.kind != "boundary").count();
-            self.interpreted = records.iter().filter(|k| k.kind == "interpreted").count();
+            let launched = || records.iter().filter(|k| k.kind != "boundary");
+            self.launches = launched().count();
+            self.kernels = launched().map(|k| k.groups).sum();
+            self.interpreted = records
+                .iter()
+                .filter(|k| k.kind == "interpreted")
+                .map(|k| k.groups)
+                .sum();
             self.boundary = records.iter().filter(|k| k.kind == "boundary").count();
         }
         for k in records.iter().filter(|k| k.kind == "emulated") {
@@ -585,8 +611,13 @@ impl ModelSummary {
             }
         };
         Some(format!(
-            "model: {nodes}{} kernels ({} left to the interpreter) | {} boundary ops | GM bytes of the emulated kernels {} vs their own minimum {}{} over {} run(s) | with per-core copies {}{}",
+            "model: {nodes}{} kernels{} ({} left to the interpreter) | {} boundary ops | GM bytes of the emulated kernels {} vs their own minimum {}{} over {} run(s) | with per-core copies {}{}",
             self.kernels,
+            if self.launches == self.kernels {
+                String::new()
+            } else {
+                format!(" in {} launch(es)", self.launches)
+            },
             self.interpreted,
             self.boundary,
             run::human_bytes(self.measured),
