@@ -298,10 +298,12 @@ impl Gen {
     ///   the two axes (moves of the innermost axis: f32/f16 UB `Transpose` of 2-D
     ///   blocks; bf16: a graph op); each fuses with the neg on one side, the other transpose stays a
     ///   graph op (a kernel holds at most one transpose);
-    /// - concat of `abs(x)` and `x` (and sometimes `-x`: a chain) on an axis other than
-    ///   the first, then relu, sometimes summed over the concat axis. The slab
-    ///   (the concat axis and later dims) must be static: a symbolic slab may outgrow UB
-    ///   for the large symbol values of the property test and run on the interpreter.
+    /// - concat of `abs(x)` and `x` (and sometimes `-x`: a chain) on any axis, the
+    ///   outermost too, then relu, sometimes summed over the concat axis. The slab (the
+    ///   concat axis and later dims) must be static: the parts all read `x`'s one load,
+    ///   so tiles cannot split the concat axis (`docs/schedule.md`), and a symbolic slab
+    ///   may outgrow UB for the large symbol values of the property test and run on the
+    ///   interpreter.
     fn layout_step(&mut self, x: &Val) -> Option<Val> {
         let rank = x.ty.rank();
         if rank < 2 {
@@ -318,7 +320,7 @@ impl Gen {
             let e = self.op("ascend.neg", &[&t], &[], None, None)?;
             return self.op("ascend.transpose", &[&e], &[("perm", back)], None, None);
         }
-        let axis = 1 + self.below(rank as u64 - 1) as usize;
+        let axis = self.below(rank as u64) as usize;
         if x.ty.dims[axis..].iter().any(|d| d.as_const().is_none()) {
             return None;
         }

@@ -88,8 +88,14 @@ pub struct NodeInfo {
     /// part of it (`partial`).
     pub full: Vec<bool>,
     /// Per normalized axis: the extent of a view that covers only part of the axis (an
-    /// operand of a concat and what computes it); such axes are never split.
+    /// operand of a concat and what computes it). Such an axis is whole in the tile, or
+    /// it is the split axis: then a tile holds the rows of the part that fall in it.
     pub partial: Vec<Option<Expr>>,
+    /// Nodes with a `partial` axis: where their part starts along it in the result of
+    /// the kernel's outermost concat (parts of nested concats add up). A tile that
+    /// splits the concat axis at origin `o` with extent `e` holds the part's rows
+    /// `[max(o, start), min(o + e, start + part))`; zero elsewhere.
+    pub part_start: Expr,
     /// GM strides per normalized axis (data, store, output); zeros elsewhere.
     pub gm_strides: Vec<Expr>,
     /// Loads: the element offset of the view's origin in its GM tensor (a slice starts
@@ -454,6 +460,8 @@ impl Schedule {
             .iter()
             .zip(ext)
             .map(|(&k, e)| match &self.nodes[n].partial[k] {
+                // A tile splitting a concat axis holds at most a tile of a part.
+                Some(_) if Some(k) == case.split => e.clone(),
                 Some(part) => part.clone(),
                 None if self.nodes[n].full[k] => e.clone(),
                 None => c(1),

@@ -338,9 +338,29 @@ impl Env<'_> {
         let info = &schedule.nodes[n];
         // The node's box over all normalized axes (1 outside the tile).
         let mut shape: Vec<usize> = Vec::with_capacity(ext.len());
+        let part_start = |source: usize| -> Result<i64, String> {
+            schedule.nodes[source]
+                .part_start
+                .eval_map(self.symbols)
+                .map_err(|e| format!("@{name}: node {source}: {e}"))
+        };
         for (k, &e) in ext.iter().enumerate() {
             shape.push(match &info.partial[k] {
-                // A part of a concat axis (always inside the tile).
+                // A fill of a split concat axis fills the tile (it may be two parts).
+                Some(_)
+                    if case.split == Some(k) && matches!(info.kind, NodeKind::Scalar { .. }) =>
+                {
+                    e as usize
+                }
+                // A part of a split concat axis: its rows inside this tile.
+                Some(part) if case.split == Some(k) => {
+                    let len = part
+                        .eval_map(self.symbols)
+                        .map_err(|e| format!("@{name}: node {n}: {e}"))?;
+                    let start = part_start(n)?;
+                    ((origin[k] + e).min(start + len) - origin[k].max(start)).max(0) as usize
+                }
+                // A part of a concat axis that is whole in the tile.
                 Some(part) => part
                     .eval_map(self.symbols)
                     .map_err(|e| format!("@{name}: node {n}: {e}"))?
@@ -357,10 +377,21 @@ impl Env<'_> {
                 .ok_or_else(|| format!("@{name}: node {n} misses operand #{i}"))
         };
         let gm_strides = self.gm_strides;
+        // Part starts of the nodes a GM view can belong to (data nodes), evaluated once.
+        let starts: Vec<i64> = (0..schedule.nodes.len())
+            .map(part_start)
+            .collect::<Result<_, _>>()?;
+        let source_start = |source: usize| starts[source];
         let offset_of = |source: usize, idx: &[usize]| -> i64 {
             (0..ext.len())
                 .map(|k| {
-                    let at = if case.in_tile.contains(&k) {
+                    let split_part =
+                        case.split == Some(k) && schedule.nodes[source].partial[k].is_some();
+                    let at = if split_part {
+                        // Rows of the part in this tile, counted from the part's start.
+                        let start = source_start(source);
+                        origin[k].max(start) - start + idx[k] as i64
+                    } else if case.in_tile.contains(&k) {
                         origin[k] + idx[k] as i64
                     } else {
                         origin[k]
@@ -527,9 +558,39 @@ impl Env<'_> {
             | NodeKind::Cast
             | NodeKind::Reduce { .. }
             | NodeKind::Concat { .. } => {
-                let operands: Vec<&Tensor> = (0..node.operands.len())
+                let mut operands: Vec<&Tensor> = (0..node.operands.len())
                     .map(operand)
                     .collect::<Result<_, _>>()?;
+                // A tile splitting the concat axis takes each operand's rows from where
+                // its use starts (a fill holds a whole tile and may be two parts).
+                let mut taken: Vec<Tensor> = Vec::new();
+                if let NodeKind::Concat { axis } = &info.kind {
+                    if case.split == Some(*axis) {
+                        let mut at = part_start(n)?;
+                        for (i, &o) in node.operands.iter().enumerate() {
+                            let len = schedule.nodes[o].partial[*axis]
+                                .as_ref()
+                                .ok_or_else(|| {
+                                    format!("@{name}: concat {n}: operand #{i} is no part")
+                                })?
+                                .eval_map(self.symbols)
+                                .map_err(|e| format!("@{name}: node {n}: {e}"))?;
+                            let rows = ((origin[*axis] + ext[*axis]).min(at + len)
+                                - origin[*axis].max(at))
+                            .max(0) as usize;
+                            let mut used = operands[i].shape.clone();
+                            used[*axis] = rows;
+                            taken.push(
+                                extract_slice_tile(node.dtype, &used, operands[i], *axis, 0)
+                                    .map_err(|e| format!("@{name}: node {n}: {e}"))?,
+                            );
+                            at += len;
+                        }
+                    }
+                }
+                if !taken.is_empty() {
+                    operands = taken.iter().collect();
+                }
                 let result_ty = TensorType::new(
                     node.dtype,
                     shape.iter().map(|&d| Dim::constant(d as i64)).collect(),

@@ -561,15 +561,15 @@ pub fn lower_op_with(
         };
         let pad = constant_pad(attrs, dims)?;
         check_concat_axis(&result_dims, pad.axis)?;
-        // The padded slab stays whole in every tile: with a symbolic extent no tile
-        // size would be known to fit UB (a concat through GM would serve it).
-        if result_dims[pad.axis..]
+        // A padded row (the axes after the padded one) stays whole in every tile: with
+        // a symbolic extent no tile size would be known to fit UB.
+        if result_dims[pad.axis + 1..]
             .iter()
             .any(|d| d.as_const().is_none())
         {
             return refuse(
                 "AF-LW001",
-                "a pad whose axis or a later axis is symbolic is not lowered (the padded slab \
+                "a pad with a symbolic axis after the padded one is not lowered (a padded row \
                  stays whole in UB)",
             );
         }
@@ -1205,9 +1205,9 @@ fn slice_view(
     ))
 }
 
-/// Largest static concat slab (elements from the concat axis on) that is lowered: the
-/// slab of one outer position sits in UB about five times (both inputs and the output
-/// of the concat, double-buffered or in slots): 2048 f32 elements take 40 KiB of the
+/// Largest static concat row (elements after the concat axis) that is lowered: a tile
+/// holds at least one such row of each part and of the result, and it sits in UB about
+/// five times (both inputs and the output of the concat, double-buffered or in slots): 2048 f32 elements take 40 KiB of the
 /// 184 KiB of an A2 core, leaving room for the slots of fused pointwise ops.
 pub const MAX_CONCAT_SLAB: i64 = 2048;
 
@@ -1289,25 +1289,21 @@ fn constant_pad(
     }
 }
 
-/// The concat axis and every later axis stay whole in a tile (GE's n_group): an outer
-/// axis must be left to split, and a static slab must fit UB comfortably.
+/// The axes after the concat axis stay whole in a tile (GE's n_group); the concat axis
+/// itself is whole too or split into tiles holding the rows of each part that fall in
+/// them (an outermost concat has nothing else to tile). A static row of the later axes
+/// must fit UB comfortably.
 fn check_concat_axis(result_dims: &[Expr], axis: usize) -> Result<(), NotLowered> {
-    if result_dims[..axis].iter().all(|d| d.as_const() == Some(1)) {
-        return refuse(
-            "AF-LW001",
-            "a concat along the outermost non-unit axis leaves no axis to tile (not lowered)",
-        );
-    }
-    let slab = result_dims[axis..]
+    let row = result_dims[axis + 1..]
         .iter()
         .try_fold(1i64, |acc, d| d.as_const().map(|v| acc.saturating_mul(v)));
-    if slab.is_some_and(|elems| elems > MAX_CONCAT_SLAB) {
+    if row.is_some_and(|elems| elems > MAX_CONCAT_SLAB) {
         return refuse(
             "AF-LW001",
             format!(
-                "a concat slab of {} elements (the concat axis and later axes) exceeds \
+                "a concat row of {} elements (the axes after the concat axis) exceeds \
                  {MAX_CONCAT_SLAB}, more than a UB tile holds",
-                slab.unwrap_or_default()
+                row.unwrap_or_default()
             ),
         );
     }

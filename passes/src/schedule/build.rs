@@ -359,6 +359,7 @@ fn build_in_order(graph: &AscGraph, chip: &ChipProfile) -> Result<Schedule, Stri
             partial,
             gm_strides: strides,
             gm_offset,
+            part_start: c(0),
             dtype: node.dtype,
             value: Place::None,
             raw: Place::None,
@@ -611,11 +612,16 @@ fn build_in_order(graph: &AscGraph, chip: &ChipProfile) -> Result<Schedule, Stri
             inner_block: None,
         }
     };
-    // Axes from the first concat axis on are never split (GE's n_group).
+    // Axes after the first concat axis are never split (GE's n_group). The concat axis
+    // itself may be: a tile then holds the rows of each part that fall in it, which
+    // serves concats along the outermost axis and slabs too large for one tile.
+    let split_concat = n_from.is_some_and(|axis| {
+        r_set.get(axis) == Some(&false) && assign_part_starts(graph, &mut nodes, axis)
+    });
     let splittable: Vec<usize> = y
         .iter()
         .copied()
-        .filter(|&u| n_from.is_none_or(|first| u < first))
+        .filter(|&u| n_from.is_none_or(|first| u < first || (u == first && split_concat)))
         .collect();
     if transposes {
         // One case (GE's x_group): the second-to-last axis is split by `t`, the
@@ -1133,6 +1139,78 @@ impl Steps for Schedule {
     }
 }
 
+/// Where each part of the concats along normalized `axis` starts in the result of the
+/// outermost one (`NodeInfo::part_start`), for tiles that split the concat axis. False
+/// when such a tile cannot be computed: a node covering a part is not a load, an
+/// elementwise op, a cast, a fill or a concat (an extract_slice or a gather needs the
+/// whole axis), or one value other than a fill is a part at two places (`concat(x, x)`
+/// loads `x` once). A fill may be (a symmetric pad's two fills are one value after CSE):
+/// it fills a whole tile, and each concat takes the rows its use needs.
+fn assign_part_starts(graph: &AscGraph, nodes: &mut [NodeInfo], axis: usize) -> bool {
+    let mut start: Vec<Option<Expr>> = vec![None; nodes.len()];
+    // Consumers come after their operands: walk back from the outermost concat.
+    for n in (0..nodes.len()).rev() {
+        let info = &nodes[n];
+        let is_concat = matches!(info.kind, NodeKind::Concat { .. });
+        let Some(partial) = info.partial.get(axis) else {
+            return false;
+        };
+        if partial.is_none() && !is_concat {
+            continue;
+        }
+        let computable = !info.transpose
+            && matches!(
+                info.kind,
+                NodeKind::Data { .. }
+                    | NodeKind::Load
+                    | NodeKind::Elementwise { .. }
+                    | NodeKind::Cast
+                    | NodeKind::Scalar { .. }
+                    | NodeKind::Concat { .. }
+            );
+        if !computable {
+            return false;
+        }
+        let mine = match (&start[n], partial) {
+            (Some(s), _) => s.clone(),
+            (None, None) => c(0),
+            // A part that no concat of this axis reads.
+            (None, Some(_)) => return false,
+        };
+        let operands = &graph.nodes[n].operands;
+        let mut parts = Vec::new();
+        if is_concat {
+            let mut at = mine;
+            for &o in operands {
+                let Some(Some(len)) = nodes.get(o).map(|x| x.partial[axis].clone()) else {
+                    return false;
+                };
+                parts.push((o, at.clone()));
+                at = at + len;
+            }
+        } else {
+            for &o in operands {
+                if nodes.get(o).is_some_and(|x| x.partial[axis].is_some()) {
+                    parts.push((o, mine.clone()));
+                }
+            }
+        }
+        for (o, s) in parts {
+            match &start[o] {
+                Some(_) if matches!(nodes[o].kind, NodeKind::Scalar { .. }) => {}
+                Some(prev) if *prev != s => return false,
+                _ => start[o] = Some(s),
+            }
+        }
+    }
+    for (info, s) in nodes.iter_mut().zip(start) {
+        if let Some(s) = s {
+            info.part_start = s;
+        }
+    }
+    true
+}
+
 fn node_kind(graph: &AscGraph, n: usize) -> Result<NodeKind, String> {
     let node = &graph.nodes[n];
     let op = node.op.as_str();
@@ -1248,6 +1326,30 @@ mod tests {
     }
 
     #[test]
+    fn outermost_concat_splits_its_axis() {
+        let mut attrs = Map::new();
+        attrs.insert("axis".to_string(), AttrValue::Int(0));
+        let g = lower_op(
+            "ascend.concat",
+            &attrs,
+            &[t(DType::F16, &["s0"]), t(DType::F16, &["s1"])],
+            &[t(DType::F16, &["s0+s1"])],
+            None,
+            "k",
+        )
+        .unwrap();
+        let s = Schedule::build(&g, &chip()).unwrap();
+        // Nothing else to tile: the one case splits the concat axis.
+        assert_eq!(s.cases.len(), 1);
+        assert_eq!(s.cases[0].split, Some(0));
+        let loads: Vec<usize> = (0..g.nodes.len())
+            .filter(|&n| s.nodes[n].kind == NodeKind::Load)
+            .collect();
+        assert_eq!(s.nodes[loads[0]].part_start, Expr::constant(0));
+        assert_eq!(s.nodes[loads[1]].part_start, Expr::symbol("s0"));
+    }
+
+    #[test]
     fn concat_axes_stay_whole_and_apart() {
         let mut attrs = Map::new();
         attrs.insert("axis".to_string(), AttrValue::Int(1));
@@ -1264,10 +1366,12 @@ mod tests {
         )
         .unwrap();
         let s = Schedule::build(&g, &chip()).unwrap();
-        // The concat axis merges with nothing; only the axis before it is split.
+        // The concat axis merges with nothing; the axis before it is split (whole
+        // slabs in a tile), or the concat axis itself (rows of each part in a tile).
         assert_eq!(s.axes.len(), 3);
-        assert_eq!(s.cases.len(), 1);
+        assert_eq!(s.cases.len(), 2);
         assert_eq!(s.cases[0].split, Some(0));
+        assert_eq!(s.cases[1].split, Some(1));
         assert_eq!(s.cases[0].in_tile, vec![0, 1, 2]);
         let concat = g.nodes.iter().position(|n| n.op == "concat").unwrap();
         assert_eq!(s.nodes[concat].kind, NodeKind::Concat { axis: 1 });
@@ -1285,6 +1389,15 @@ mod tests {
             Expr::constant(5)
         );
         assert_eq!(s.node_box(&s.cases[0], concat, &ext)[1], Expr::constant(8));
+        // Splitting the concat axis: the second part starts after the first's 3 rows,
+        // and every part's UB box is a tile (the first in-tile axis: axis 0 is looped).
+        assert_eq!(s.nodes[loads[0]].part_start, Expr::constant(0));
+        assert_eq!(s.nodes[loads[1]].part_start, Expr::constant(3));
+        let split_ext = s.tile_extents(&s.cases[1], &Expr::symbol("t"));
+        assert_eq!(
+            s.node_box(&s.cases[1], loads[1], &split_ext)[0],
+            Expr::symbol("t")
+        );
         assert!(matches!(
             s.nodes[concat].value,
             Place::Slot { .. } | Place::Queue { .. }

@@ -51,18 +51,75 @@ impl Ctx<'_> {
 
     /// Extents of node `n`'s box, as C++ expressions.
     fn box_of(&self, n: usize) -> String {
-        let items: Vec<String> = self
-            .case
+        self.box_items(n).join(", ")
+    }
+
+    /// Extents of node `n`'s box, one C++ expression per in-tile axis.
+    fn box_items(&self, n: usize) -> Vec<String> {
+        self.case
             .in_tile
             .iter()
             .map(|&k| match &self.s.nodes[n].partial[k] {
-                // A part of a concat axis (never split: whole in every tile).
+                // A fill of a split concat axis fills the tile (it may be two parts).
+                Some(_)
+                    if Some(k) == self.case.split
+                        && matches!(self.s.nodes[n].kind, NodeKind::Scalar { .. }) =>
+                {
+                    format!("e_{}", self.axis(k))
+                }
+                // A part of a split concat axis: its rows in this tile (maybe none).
+                Some(part) if Some(k) == self.case.split => format!(
+                    "af_overlap(o_{a}, e_{a}, {}, {})",
+                    cx(self.s, &self.s.nodes[n].part_start),
+                    cx(self.s, part),
+                    a = self.axis(k)
+                ),
+                // A part of a concat axis that is whole in every tile.
                 Some(part) => cx(self.s, part),
                 None if self.s.nodes[n].full[k] => format!("e_{}", self.axis(k)),
                 None => "1".into(),
             })
-            .collect();
-        items.join(", ")
+            .collect()
+    }
+
+    /// The boxes of concat `n`'s two operands as its use of them sees them, when the tile
+    /// splits the concat axis `axis`: the concat's box with each operand's rows in the
+    /// tile (the first from where the concat starts, the second after the first's part).
+    fn concat_use_boxes(&self, n: usize, axis: usize) -> Result<(String, String), String> {
+        let g = self.input.graph;
+        let part = |i: usize| -> Result<Expr, String> {
+            g.nodes[n]
+                .operands
+                .get(i)
+                .and_then(|&o| self.s.nodes.get(o))
+                .and_then(|x| x.partial.get(axis).cloned().flatten())
+                .ok_or_else(|| format!("concat node {n}: operand #{i} is not a part of its axis"))
+        };
+        let start = self.s.nodes[n].part_start.clone();
+        let (len_a, len_b) = (part(0)?, part(1)?);
+        let a = self.axis(axis);
+        let with_rows = |from: &Expr, len: &Expr| -> String {
+            let items: Vec<String> = self
+                .case
+                .in_tile
+                .iter()
+                .zip(self.box_items(n))
+                .map(|(&k, item)| {
+                    if k == axis {
+                        format!(
+                            "af_overlap(o_{a}, e_{a}, {}, {})",
+                            cx(self.s, from),
+                            cx(self.s, len)
+                        )
+                    } else {
+                        item
+                    }
+                })
+                .collect();
+            items.join(", ")
+        };
+        let second = start.clone() + len_a.clone();
+        Ok((with_rows(&start, &len_a), with_rows(&second, &len_b)))
     }
 
     /// GM strides of node `n` over the in-tile axes.
@@ -94,7 +151,15 @@ impl Ctx<'_> {
             .chain(inner.iter())
         {
             let info = &self.s.nodes[n];
-            if info.full[k] && info.gm_strides[k] != Expr::constant(0) {
+            if info.partial[k].is_some() && info.gm_strides[k] != Expr::constant(0) {
+                // The first row of the part in this tile, counted from the part's start.
+                let start = cx(self.s, &info.part_start);
+                terms.push(format!(
+                    "(af_max(o_{a}, {start}) - ({start})) * ({})",
+                    cx(self.s, &info.gm_strides[k]),
+                    a = self.axis(k)
+                ));
+            } else if info.full[k] && info.gm_strides[k] != Expr::constant(0) {
                 terms.push(format!(
                     "o_{} * ({})",
                     self.axis(k),
@@ -1249,9 +1314,22 @@ fn emit_node(ctx: &Ctx, n: usize, first_vec: &mut bool) -> Result<Vec<String>, S
                 .position(|k| k == axis)
                 .ok_or_else(|| format!("concat node {n}: its axis is split"))?;
             let v = value_decl(ctx, n, &mut l);
-            l.push(format!(
-                "af::ConcatBox({v}, v{a}, v{b}, x{n}, x{a}, x{b}, {dim}, kAlign);"
-            ));
+            if ctx.case.split == Some(*axis) {
+                // Each operand's rows in this tile, from where its use starts: a fill
+                // (maybe two parts) holds a whole tile.
+                let (box_a, box_b) = ctx.concat_use_boxes(n, *axis)?;
+                l.push(format!(
+                    "const int64_t xu{n}a[{r}] = {{{box_a}}};\nconst int64_t xu{n}b[{r}] = {{{box_b}}};",
+                    r = ctx.rank()
+                ));
+                l.push(format!(
+                    "af::ConcatBox({v}, v{a}, v{b}, x{n}, xu{n}a, xu{n}b, {dim}, kAlign);"
+                ));
+            } else {
+                l.push(format!(
+                    "af::ConcatBox({v}, v{a}, v{b}, x{n}, x{a}, x{b}, {dim}, kAlign);"
+                ));
+            }
         }
         NodeKind::Reduce { op, reduced } => {
             let a = operand(0)?;

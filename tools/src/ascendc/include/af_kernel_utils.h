@@ -36,6 +36,14 @@ __aicore__ inline int64_t af_align(int64_t a, int64_t b) { return af_ceildiv(a, 
 __aicore__ inline int64_t af_min(int64_t a, int64_t b) { return a < b ? a : b; }
 __aicore__ inline int64_t af_max(int64_t a, int64_t b) { return a > b ? a : b; }
 #endif
+#ifndef AF_OVERLAP_HELPER
+#define AF_OVERLAP_HELPER
+// Elements of [start, start + len) inside the tile [o, o + e): the rows of a concat part
+// that a tile splitting the concat axis holds.
+__aicore__ inline int64_t af_overlap(int64_t o, int64_t e, int64_t start, int64_t len) {
+    return af_max(int64_t{0}, af_min(o + e, start + len) - af_max(o, start));
+}
+#endif
 
 namespace af {
 
