@@ -117,7 +117,8 @@ impl Rule {
             }
             Rule::AxisMismatch => {
                 "the loop axes must map onto one loop nest by symbolic size through the shared \
-                 tensors (a reshape that merges or splits dims does not map)"
+                 tensors (a reshape that merges or splits dims maps once both sides' axes are \
+                 refined to common factors; one whose extents share no chain of factors does not)"
             }
             Rule::TilingGroupConflict => {
                 "the TilingGroups (x/y/r axis groups) of both kernels must merge, e.g. \
@@ -533,6 +534,25 @@ pub fn merge_kernels(
 /// moving `a`'s nodes instead of copying them spares a copy of the whole kernel per step
 /// (the checks still read `a`'s nodes once).
 fn merge_checked(
+    a: &mut Kernel,
+    b: &Kernel,
+    keep: &dyn Fn(ValueId) -> bool,
+    env: &ShapeEnv,
+) -> Result<Merged, Refusal> {
+    // Kernels on both sides of a reshape that merges or splits dims: their axes refined
+    // to the common factors of both views of the shared tensor (`reshape_axes`).
+    if let Some((mut refined_a, refined_b)) =
+        super::reshape_axes::refine_through_reshapes(a, b, env)
+    {
+        if let Ok(merged) = merge_walking_dims(&mut refined_a, &refined_b, keep, env) {
+            return Ok(merged);
+        }
+    }
+    merge_walking_dims(a, b, keep, env)
+}
+
+/// [`merge_checked`] for kernels whose axes already walk the shared tensors' dims alike.
+fn merge_walking_dims(
     a: &mut Kernel,
     b: &Kernel,
     keep: &dyn Fn(ValueId) -> bool,
@@ -2770,7 +2790,7 @@ mod tests {
     }
 
     #[test]
-    fn reshape_that_merges_dims_is_an_axis_mismatch() {
+    fn reshape_that_merges_dims_refines_the_axes() {
         let a = kernel(
             "ascend.abs",
             BTreeMap::new(),
@@ -2785,6 +2805,38 @@ mod tests {
             BTreeMap::new(),
             &[ty(DType::F32, &["4", "6"])],
             ty(DType::F32, &["24"]),
+            &[1],
+            2,
+            1,
+        );
+        let merged = merge_kernels(&a, &b, &|_| true, &ShapeEnv::new(), 0).unwrap();
+        // The reshape's axis of 24 became 4 x 6; its store walks [24] with strides 6, 1.
+        let g = &merged.kernel.graph;
+        let sizes: Vec<String> = g.axes.iter().map(|x| x.size.to_string()).collect();
+        assert_eq!(sizes, ["4", "6"]);
+        let store = g.nodes.iter().find(|n| n.op == "store").unwrap();
+        assert_eq!(
+            store.view.strides,
+            vec![Expr::constant(6), Expr::constant(1)]
+        );
+    }
+
+    #[test]
+    fn reshape_without_common_factors_is_an_axis_mismatch() {
+        let a = kernel(
+            "ascend.abs",
+            BTreeMap::new(),
+            &[ty(DType::F32, &["6", "4"])],
+            ty(DType::F32, &["6", "4"]),
+            &[0],
+            1,
+            0,
+        );
+        let b = kernel(
+            "ascend.reshape",
+            BTreeMap::new(),
+            &[ty(DType::F32, &["6", "4"])],
+            ty(DType::F32, &["4", "6"]),
             &[1],
             2,
             1,

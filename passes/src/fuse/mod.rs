@@ -27,6 +27,7 @@
 //! longer called are removed.
 
 pub mod fusion;
+mod reshape_axes;
 
 use crate::options::PassOptions;
 use crate::registry::{OptionInfo, PassInfo};
