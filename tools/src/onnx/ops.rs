@@ -51,6 +51,7 @@ pub const FAMILIES: &[(&str, &[&str])] = &[
             "IsNaN",
             "IsInf",
             "Identity",
+            "Dropout",
             "BitwiseAnd",
             "BitwiseOr",
             "BitwiseXor",
@@ -461,6 +462,7 @@ pub fn convert(im: &mut Importer, c: &NodeCtx) -> Converted {
             one(out)
         }
         "Identity" => one(c.req(0)?.clone()),
+        "Dropout" => dropout(b, c),
         "LeakyRelu" => {
             let x = c.req(0)?;
             let alpha = c.float("alpha", 0.01)?;
@@ -1092,6 +1094,24 @@ fn softmax(b: &mut Builder, c: &NodeCtx, log: bool) -> Converted {
 
 /// LayerNormalization (opset 17): Y by `ascend.layer_norm`; the optional Mean and
 /// InvStdDev outputs (in the stash type, f32 by default) by reductions.
+/// Dropout in inference: the output is the input and the mask is all true; the ratio
+/// does not matter. Training mode (a true `training_mode` input) is refused.
+fn dropout(b: &mut Builder, c: &NodeCtx) -> Converted {
+    let x = c.req(0)?;
+    if let Some(mode) = c.known_ints(2, "Dropout training_mode")? {
+        if mode.iter().any(|&m| m != 0) {
+            return unsupported("Dropout with training_mode = true (random masks)");
+        }
+    }
+    let mut outs = vec![Some(x.clone())];
+    if c.wants(1) {
+        let nan = b.op("isnan", &[x], &[], DType::Bool, None)?;
+        let not_nan = un(b, "logical_not", &nan)?;
+        outs.push(Some(bin(b, "logical_or", &nan, &not_nan)?));
+    }
+    Ok(outs)
+}
+
 fn layer_norm(b: &mut Builder, c: &NodeCtx) -> Converted {
     let x = c.req(0)?;
     let scale = c.req(1)?;

@@ -1141,3 +1141,24 @@ fn shape_subgraphs_fold_and_match_onnxruntime_at_every_shape() {
         }
     }
 }
+
+#[test]
+fn dropout_in_inference_is_the_input_with_an_all_true_mask() {
+    let m = model(
+        22,
+        vec![node("Dropout", &["x", "ratio"], &["y", "mask"], vec![])],
+        vec![vi("x", dt::FLOAT, &[D::V(3)])],
+        vec![
+            vi("y", dt::FLOAT, &[D::V(3)]),
+            vi("mask", dt::BOOL, &[D::V(3)]),
+        ],
+        vec![f32s("ratio", &[], &[0.5])],
+    );
+    let text = imported(&m);
+    assert!(!text.contains("call @Dropout"), "{text}");
+    let out = run(&text, &[t(DType::F32, &[3], &[1.5, f64::NAN, -2.0])]);
+    assert_eq!(out[0].data[0], 1.5);
+    assert!(out[0].data[1].is_nan());
+    assert_eq!(out[0].data[2], -2.0);
+    assert_close(&out[1], &[3], &[1.0, 1.0, 1.0]);
+}
