@@ -48,6 +48,11 @@ pub const FAMILIES: &[(&str, &[&str])] = &[
             "Sin",
             "Cos",
             "Tan",
+            "Sinh",
+            "Cosh",
+            "Asinh",
+            "Acosh",
+            "Atanh",
             "IsNaN",
             "IsInf",
             "Identity",
@@ -435,6 +440,37 @@ pub fn convert(im: &mut Importer, c: &NodeCtx) -> Converted {
             let (s, k) = (un(b, "sin", &x)?, un(b, "cos", &x)?);
             let t = bin(b, "div", &s, &k)?;
             one(narrow(b, t, back)?)
+        }
+        "Sinh" | "Cosh" | "Asinh" | "Acosh" | "Atanh" => {
+            let (x, back) = widen(b, c.req(0)?)?;
+            let (one_, half) = (like(b, &x, 1.0), like(b, &x, 0.5));
+            let y = match op {
+                "Sinh" | "Cosh" => {
+                    // (exp(x) -/+ exp(-x)) / 2
+                    let e = un(b, "exp", &x)?;
+                    let nx = un(b, "neg", &x)?;
+                    let en = un(b, "exp", &nx)?;
+                    let d = bin(b, if op == "Sinh" { "sub" } else { "add" }, &e, &en)?;
+                    bin(b, "mul", &d, &half)?
+                }
+                "Asinh" | "Acosh" => {
+                    // log(x + sqrt(x*x +/- 1))
+                    let sq = bin(b, "mul", &x, &x)?;
+                    let r = bin(b, if op == "Asinh" { "add" } else { "sub" }, &sq, &one_)?;
+                    let root = un(b, "sqrt", &r)?;
+                    let s = bin(b, "add", &x, &root)?;
+                    un(b, "log", &s)?
+                }
+                _ => {
+                    // log((1 + x) / (1 - x)) / 2
+                    let p = bin(b, "add", &one_, &x)?;
+                    let m = bin(b, "sub", &one_, &x)?;
+                    let q = bin(b, "div", &p, &m)?;
+                    let l = un(b, "log", &q)?;
+                    bin(b, "mul", &l, &half)?
+                }
+            };
+            one(narrow(b, y, back)?)
         }
         "IsInf" => {
             let x = c.req(0)?;

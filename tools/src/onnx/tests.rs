@@ -1162,3 +1162,28 @@ fn dropout_in_inference_is_the_input_with_an_all_true_mask() {
     assert_eq!(out[0].data[2], -2.0);
     assert_close(&out[1], &[3], &[1.0, 1.0, 1.0]);
 }
+
+#[test]
+fn hyperbolic_functions_match_known_values() {
+    // (op, input, expected): sinh(1), cosh(1), asinh(1) = ln(1 + sqrt 2),
+    // acosh(2) = ln(2 + sqrt 3), atanh(0.5) = ln(3) / 2.
+    let cases: [(&str, f64, f64); 5] = [
+        ("Sinh", 1.0, 1.1752011936438014),
+        ("Cosh", 1.0, 1.5430806348152437),
+        ("Asinh", 1.0, 0.881373587019543),
+        ("Acosh", 2.0, 1.3169578969248166),
+        ("Atanh", 0.5, 0.5493061443340549),
+    ];
+    for (op, x, expected) in cases {
+        let m = model(
+            22,
+            vec![node(op, &["x"], &["y"], vec![])],
+            vec![vi("x", dt::FLOAT, &[D::V(1)])],
+            vec![vi("y", dt::FLOAT, &[D::V(1)])],
+            vec![],
+        );
+        let text = imported(&m);
+        let out = run(&text, &[t(DType::F32, &[1], &[x])]);
+        assert_close(&out[0], &[1], &[expected]);
+    }
+}
