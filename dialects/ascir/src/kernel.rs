@@ -316,6 +316,11 @@ pub fn binary_supported(op: &str) -> bool {
     )
 }
 
+/// Element types af::ReduceRowsWhole reduces (WholeReduceSum/Max/Min: f16 and f32).
+pub fn whole_tile_reduce_type(dtype: DType) -> bool {
+    matches!(dtype, DType::F16 | DType::F32)
+}
+
 pub fn compare_supported(op: &str) -> bool {
     matches!(op, "eq" | "ne" | "lt" | "le" | "gt" | "ge")
 }
@@ -657,6 +662,14 @@ impl Schedule {
                 // ReduceSum needs ceil(count/lanes) rounded to a block, ReduceMax twice that.
                 let elems = l.ceil_div(&c(lanes)) * 2 + per_blk;
                 work = Expr::max(&work, &Self::buffer_bytes(&elems, d));
+                if whole_tile_reduce_type(self.nodes[src].dtype)
+                    && l.as_const().is_none_or(|len| len > lanes)
+                {
+                    // af::ReduceRowsWhole folds a row longer than one repeat into one
+                    // accumulator repeat (256 bytes) per row.
+                    let (rows, _) = self.layout(&bx);
+                    work = Expr::max(&work, &(rows * 256));
+                }
                 if reduced.len() > 1 {
                     // Row partials: one padded row per source row.
                     let (rows, _) = self.layout(&bx);
@@ -665,6 +678,34 @@ impl Schedule {
             }
         }
         (work, scratch)
+    }
+
+    /// Whether a broadcast or reduction of `dtype` has a whole-tile form: broadcasts of
+    /// 16- and 32-bit types (Copy, Brcb), reductions of f16/f32 whose only reduced axis
+    /// is the innermost (WholeReduce); reductions over other axes combine row by row.
+    fn whole_tile_form(&self, kind: &NodeKind, dtype: DType) -> bool {
+        match kind {
+            NodeKind::Broadcast => matches!(ub_size(dtype), 2 | 4),
+            NodeKind::Reduce { op, reduced } => {
+                whole_tile_reduce_type(dtype)
+                    && op != "prod"
+                    && reduced.as_slice() == [self.axes.len() - 1]
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether broadcast node `n` splats the first element of each source row over its
+    /// row in a dtype `af::SplatRows` handles (its `blocks` live in the scratch buffer).
+    pub fn splats_rows(&self, case: &Case, n: usize, operands: &[Vec<usize>]) -> bool {
+        let Some(&src) = operands.get(n).and_then(|o| o.first()) else {
+            return false;
+        };
+        let ext = self.tile_extents(case, &Self::tile_expr(case));
+        let (sbx, dbx) = (self.node_box(case, src, &ext), self.node_box(case, n, &ext));
+        matches!(ub_size(self.nodes[n].dtype), 2 | 4)
+            && sbx.last().and_then(Expr::as_const) == Some(1)
+            && dbx.last().and_then(Expr::as_const) != Some(1)
     }
 
     /// Bytes of the work, mask and scratch buffers in `case` (0 when unused).
@@ -718,6 +759,12 @@ impl Schedule {
                     if f > 0 {
                         scratch = Expr::max(&scratch, &Self::buffer_bytes(&elems, 4));
                     }
+                }
+                NodeKind::Broadcast if self.splats_rows(case, n, operands) => {
+                    // af::SplatRows: one 32-byte block per source element.
+                    let ext = self.tile_extents(case, &Self::tile_expr(case));
+                    let (rows, _) = self.layout(&self.node_box(case, n, &ext));
+                    scratch = Expr::max(&scratch, &(rows * self.align * 32));
                 }
                 NodeKind::Load if info.transpose => {
                     // Transpose's temporary: (c + 2) * h0 * w0 * sizeof(T) bytes with
@@ -894,6 +941,16 @@ impl Schedule {
                 NodeKind::Elementwise { .. } | NodeKind::Cast | NodeKind::Scalar { .. } => {
                     cost.vec_bytes = cost.vec_bytes + rows * pitch * ub_size(info.dtype);
                     cost.vec_ops = cost.vec_ops + 1;
+                }
+                NodeKind::Broadcast | NodeKind::Reduce { .. }
+                    if self.whole_tile_form(&info.kind, info.dtype) =>
+                {
+                    // Whole-tile forms (af::CopyRowToRows, af::SplatRows,
+                    // af::ReduceRowsWhole): calls per 256-byte chunk of a row, when
+                    // that is fewer than one per row.
+                    let chunks = (pitch.clone() * ub_size(info.dtype)).ceil_div(&c(256));
+                    cost.vec_bytes = cost.vec_bytes + rows.clone() * pitch * ub_size(info.dtype);
+                    cost.vec_ops = cost.vec_ops + Expr::min(&rows, &(chunks + 2));
                 }
                 NodeKind::Broadcast
                 | NodeKind::Reduce { .. }

@@ -1127,8 +1127,25 @@ impl Steps for Schedule {
             }
         }
         self.extras.part = self.cases.iter().any(|c| c.reduce_split);
-        let buffers =
+        let mut buffers =
             buffer_count(&self.queues, self.slots.len(), &self.extras) + u64::from(self.hoists());
+        if !self.extras.scratch && buffers < chip.max_buffers {
+            // Row splats take a constant number of calls with a scratch buffer of
+            // blocks (af::SplatRows); without a free buffer they go row by row.
+            let operands: Vec<Vec<usize>> =
+                graph.nodes.iter().map(|n| n.operands.clone()).collect();
+            let splats = (0..self.nodes.len()).any(|n| {
+                self.nodes[n].kind == NodeKind::Broadcast
+                    && self
+                        .cases
+                        .iter()
+                        .any(|case| self.splats_rows(case, n, &operands))
+            });
+            if splats {
+                self.extras.scratch = true;
+                buffers += 1;
+            }
+        }
         if buffers > chip.max_buffers {
             return refuse(format!(
                 "{buffers} buffers exceed the TPipe limit of {}",

@@ -293,6 +293,10 @@ inline bool CheckFunReduceOtherWhlImpl(VecReduceWhlApiParams&, const uint64_t, c
 inline bool CheckFunReduceOtherWhlImplForMaskArray(VecReduceWhlApiParams&, const uint64_t[], const char*) {
     return true;
 }
+// Brcb and the mask forms of Copy: footprints checked lane by lane by the ISA model.
+inline bool CheckFunBcBImpl(VecBroadCastApiParams&, uint32_t, const char*) { return true; }
+inline bool CheckFuncCopyImpl(CopyApiParams&, const uint64_t, const char*) { return true; }
+inline bool CheckFuncCopyImplForMaskArray(CopyApiParams&, const uint64_t[], const char*) { return true; }
 // The count form writes the whole first 32 B block even when calCount is smaller.
 inline bool CheckFuncCreateVecIndexImpl(VecCreateVecIndexApiParams& p, const char* api) {
     const uint64_t per_block = p.dstDtypeBytes == 0 ? 0 : 32 / p.dstDtypeBytes;

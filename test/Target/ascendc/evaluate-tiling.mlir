@@ -12,6 +12,7 @@
 // BIG-NEXT: q0 VECIN x2
 // BIG-NEXT: q1 VECOUT x2
 // BIG: work VECCALC x1
+// BIG-NEXT: scratch VECCALC x1
 // BIG-NEXT: part VECCALC x1
 // BIG-NEXT: per tile (cycles, estimate): MTE2 {{[0-9]+}} VEC {{[0-9]+}} MTE3 {{[0-9]+}}; kernel ~{{[0-9]+}} cycles
 // SMALL: tile z0t_size = 1

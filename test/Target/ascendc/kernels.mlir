@@ -72,7 +72,7 @@ func.func @unary(%x: tensor<?xf32>) -> tensor<?xf32> {
 // CHECK-NEXT: pipe.InitBuffer(b0, t.b0_size);
 // CHECK: const int64_t gs[2] = {0, 1};
 // CHECK-NEXT: af::LoadBox(r3, gm_in1, 0, x3, gs, kAlign);
-// CHECK: af::BroadcastBox(v4, v3, x4, x3, kAlign);
+// CHECK: af::BroadcastBox(v4, v3, x4, x3, kAlign, {{.*}});
 // CHECK: PipeBarrier<PIPE_V>();
 // CHECK: Add(v5, v1, v4, n5);
 // CHECK: // Case 1: UB split of z1 (tile z1t_size), looped [z0], in tile [z1].
@@ -97,7 +97,7 @@ func.func @bias(%x: tensor<?x100xf32>, %b: tensor<100xf32>) -> tensor<?x100xf32>
 // CHECK: constexpr int64_t kAlign = 16;
 // CHECK: TBuf<TPosition::VECCALC> work;
 // CHECK: Cast(v2, v1, RoundMode::CAST_NONE, static_cast<uint32_t>(n2));
-// CHECK: af::ReduceBox<af::Red::Sum, float>(v3, v2, work.Get<float>(), v3, x2, x3, kAlign);
+// CHECK: af::ReduceBox<af::Red::Sum, float>(v3, v2, work.Get<float>(), t.work_size, {{.*}}, x2, x3, kAlign);
 // CHECK: Cast(v4, v3, RoundMode::CAST_RINT, static_cast<uint32_t>(n4));
 // CHECK: const int64_t gs[2] = {1, 0};
 // CHECK-NEXT: af::StoreBox(gm_out0, s5, o_z0 * (1), x5, gs, kAlign);

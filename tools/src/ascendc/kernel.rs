@@ -1014,9 +1014,9 @@ fn accumulate(ctx: &Ctx, n: usize, first_vec: &mut bool) -> Result<Vec<String>, 
         return Err(format!("accumulator {n} has no slot"));
     };
     let work = if s.extras.work {
-        format!("work.Get<{t}>()")
+        format!("work.Get<{t}>(), t.work_size")
     } else {
-        "part_v".to_string()
+        "part_v, 0".to_string()
     };
     let rows = if s.extras.scratch {
         format!("scratch.Get<{t}>()")
@@ -1268,7 +1268,14 @@ fn emit_node(ctx: &Ctx, n: usize, first_vec: &mut bool) -> Result<Vec<String>, S
         NodeKind::Broadcast => {
             let a = operand(0)?;
             let v = value_decl(ctx, n, &mut l);
-            l.push(format!("af::BroadcastBox({v}, v{a}, x{n}, x{a}, kAlign);"));
+            let blocks = if s.extras.scratch {
+                format!("scratch.Get<{t}>(), t.scratch_size")
+            } else {
+                format!("{v}, 0")
+            };
+            l.push(format!(
+                "af::BroadcastBox({v}, v{a}, x{n}, x{a}, kAlign, {blocks});"
+            ));
         }
         NodeKind::Gather {
             bound,
@@ -1341,9 +1348,9 @@ fn emit_node(ctx: &Ctx, n: usize, first_vec: &mut bool) -> Result<Vec<String>, S
                 _ => "Prod",
             };
             let work = if s.extras.work {
-                format!("work.Get<{t}>()")
+                format!("work.Get<{t}>(), t.work_size")
             } else {
-                v.clone()
+                format!("{v}, 0")
             };
             let rows = if s.extras.scratch {
                 format!("scratch.Get<{t}>()")
