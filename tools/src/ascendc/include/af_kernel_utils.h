@@ -446,8 +446,10 @@ __aicore__ inline void SplatRows(const LocalTensor<T>& dst, const LocalTensor<T>
     constexpr int64_t per_blk = 32 / sizeof(T);
     constexpr int64_t lanes = 256 / sizeof(T);
     const int64_t sources = rows * spitch;
-    for (int64_t e0 = 0; e0 < sources; e0 += 8 * kMaxRepeat) {
-        const int64_t repeat = af_min(kMaxRepeat, af_ceildiv(sources - e0, 8));
+    // 248 repeats of 8 sources: each call starts 32-byte aligned for every type.
+    constexpr int64_t kBrcbRepeat = 248;
+    for (int64_t e0 = 0; e0 < sources; e0 += 8 * kBrcbRepeat) {
+        const int64_t repeat = af_min(kBrcbRepeat, af_ceildiv(sources - e0, 8));
         Brcb(blocks[static_cast<uint32_t>(e0 * per_blk)], src[static_cast<uint32_t>(e0)],
              static_cast<uint8_t>(repeat), BrcbRepeatParams(1, 8));
     }
