@@ -101,10 +101,13 @@ pub const FAMILIES: &[(&str, &[&str])] = &[
             "ReduceLogSum",
             "ReduceLogSumExp",
             "ReduceSumSquare",
+            "GlobalAveragePool",
+            "GlobalMaxPool",
         ],
     ),
     ("softmax", &["Softmax", "LogSoftmax"]),
     ("layer_norm", &["LayerNormalization"]),
+    ("normalization", &["RMSNormalization"]),
     ("gelu", &["Gelu"]),
     ("reshape", &["Reshape", "Squeeze", "Unsqueeze", "Flatten"]),
     ("expand", &["Expand", "Tile"]),
@@ -546,6 +549,21 @@ pub fn convert(im: &mut Importer, c: &NodeCtx) -> Converted {
         }
         "Softmax" | "LogSoftmax" => softmax(b, c, op == "LogSoftmax"),
         "LayerNormalization" => layer_norm(b, c),
+        "RMSNormalization" => rms_norm(b, c),
+        "GlobalAveragePool" | "GlobalMaxPool" => {
+            // Mean/max over every axis from 2 on, kept as 1s.
+            let x = c.req(0)?;
+            if x.rank() < 3 {
+                return one(x.clone());
+            }
+            let axes: Vec<i64> = (2..x.rank() as i64).collect();
+            let name = if op == "GlobalAveragePool" {
+                "reduce_mean"
+            } else {
+                "reduce_max"
+            };
+            one(reduce(b, name, x, &axes, true)?)
+        }
         "Gelu" => {
             let x = c.req(0)?;
             let approximate = c.string("approximate")?.unwrap_or_else(|| "none".into());
@@ -1128,8 +1146,6 @@ fn softmax(b: &mut Builder, c: &NodeCtx, log: bool) -> Converted {
     one(reshape(b, &y, x.ty.dims.clone())?)
 }
 
-/// LayerNormalization (opset 17): Y by `ascend.layer_norm`; the optional Mean and
-/// InvStdDev outputs (in the stash type, f32 by default) by reductions.
 /// Dropout in inference: the output is the input and the mask is all true; the ratio
 /// does not matter. Training mode (a true `training_mode` input) is refused.
 fn dropout(b: &mut Builder, c: &NodeCtx) -> Converted {
@@ -1148,6 +1164,8 @@ fn dropout(b: &mut Builder, c: &NodeCtx) -> Converted {
     Ok(outs)
 }
 
+/// LayerNormalization (opset 17): Y by `ascend.layer_norm`; the optional Mean and
+/// InvStdDev outputs (in the stash type, f32 by default) by reductions.
 fn layer_norm(b: &mut Builder, c: &NodeCtx) -> Converted {
     let x = c.req(0)?;
     let scale = c.req(1)?;
@@ -1182,6 +1200,35 @@ fn layer_norm(b: &mut Builder, c: &NodeCtx) -> Converted {
         outs.push(Some(inv));
     }
     Ok(outs)
+}
+
+/// The dtype a normalization computes in: `stash_type` (1, f32, by default).
+fn stash_dtype(c: &NodeCtx) -> Result<DType, Fail> {
+    let stash = dtype_of(c.int("stash_type", 1)? as i32).map_err(Fail::Unsupported)?;
+    if !stash.is_float() {
+        return invalid("stash_type must be a floating-point type");
+    }
+    Ok(stash)
+}
+
+/// RMSNormalization (opset 23): `X / sqrt(mean(X^2 over axis..rank-1) + epsilon) * scale`
+/// in the stash type, rounded once to the scale's type (the output type V).
+fn rms_norm(b: &mut Builder, c: &NodeCtx) -> Converted {
+    let (x, scale) = (c.req(0)?, c.req(1)?);
+    let first = axis_index(c.int("axis", -1)?, x.rank(), false)?;
+    let epsilon = c.float("epsilon", 1e-5)?;
+    let stash = stash_dtype(c)?;
+    let axes: Vec<i64> = (first as i64..x.rank() as i64).collect();
+    let xs = cast(b, x, stash)?;
+    let sq = bin(b, "mul", &xs, &xs)?;
+    let ms = reduce(b, "reduce_mean", &sq, &axes, true)?;
+    let eps = like(b, &ms, epsilon);
+    let mse = bin(b, "add", &ms, &eps)?;
+    let rms = un(b, "sqrt", &mse)?;
+    let normalized = bin(b, "div", &xs, &rms)?;
+    let s = cast(b, scale, stash)?;
+    let y = bin(b, "mul", &normalized, &s)?;
+    one(cast(b, &y, scale.dtype())?)
 }
 
 // ---------------------------------------------------------------------------------

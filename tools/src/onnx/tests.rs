@@ -1187,3 +1187,62 @@ fn hyperbolic_functions_match_known_values() {
         assert_close(&out[0], &[1], &[expected]);
     }
 }
+
+#[test]
+fn rms_normalization_matches_hand_computed_values() {
+    let _lock = MLIR.lock();
+    // Row [1, -1]: mean square 1, rms 1. Row [3, 4]: mean square 12.5, rms
+    // sqrt(12.5) = 3.5355339059327378; times the scale [1, 2].
+    let m = model(
+        23,
+        vec![node(
+            "RMSNormalization",
+            &["x", "scale"],
+            &["y"],
+            vec![af("epsilon", 0.0)],
+        )],
+        vec![vi("x", dt::FLOAT, &[D::V(2), D::V(2)])],
+        vec![vi("y", dt::FLOAT, &[D::V(2), D::V(2)])],
+        vec![f32s("scale", &[2], &[1.0, 2.0])],
+    );
+    let out = run_single(&m, &[t(DType::F32, &[2, 2], &[1., -1., 3., 4.])]);
+    assert_close(
+        &out[0],
+        &[2, 2],
+        &[1., -2., 0.848528137423857, 2.262741699796952],
+    );
+    // axis 0 normalizes over all four: mean square (1 + 1 + 9 + 16) / 4 = 6.75.
+    let mut m0 = m.clone();
+    m0.graph.as_mut().unwrap().node[0]
+        .attribute
+        .push(ai("axis", 0));
+    m0.graph.as_mut().unwrap().initializer[0] = f32s("scale", &[2, 2], &[1.0, 1.0, 1.0, 1.0]);
+    let out = run_single(&m0, &[t(DType::F32, &[2, 2], &[1., -1., 3., 4.])]);
+    let r = 6.75f64.sqrt();
+    assert_close(&out[0], &[2, 2], &[1. / r, -1. / r, 3. / r, 4. / r]);
+}
+
+#[test]
+fn global_pools_reduce_every_spatial_axis() {
+    let _lock = MLIR.lock();
+    // Channel 0 holds 1, 2, 3, 4 (mean 2.5, max 4); channel 1 -1, -5, 0, 2 (mean -1, max 2).
+    let x = t(
+        DType::F32,
+        &[1, 2, 2, 2],
+        &[1., 2., 3., 4., -1., -5., 0., 2.],
+    );
+    for (op, expected) in [
+        ("GlobalAveragePool", [2.5, -1.0]),
+        ("GlobalMaxPool", [4.0, 2.0]),
+    ] {
+        let m = model(
+            22,
+            vec![node(op, &["x"], &["y"], vec![])],
+            vec![vi("x", dt::FLOAT, &[D::V(1), D::V(2), D::V(2), D::V(2)])],
+            vec![vi("y", dt::FLOAT, &[D::V(1), D::V(2), D::V(1), D::V(1)])],
+            vec![],
+        );
+        let out = run_single(&m, std::slice::from_ref(&x));
+        assert_close(&out[0], &[1, 2, 1, 1], &expected);
+    }
+}
