@@ -300,6 +300,13 @@ def classify(cases: list[dict], root: Path, covered: dict[str, str]) -> None:
             # inference graphs autofuse compiles (the importer refuses it).
             if n.op_type == "Dropout" and len(n.input) >= 3 and n.input[2]:
                 reasons.append("Dropout in training mode (random masks)")
+            # BatchNormalization in training mode computes batch statistics and updates
+            # running ones: outside inference graphs (the importer refuses it).
+            if n.op_type == "BatchNormalization" and (
+                any(a.name == "training_mode" and a.i != 0 for a in n.attribute)
+                or sum(1 for o in n.output if o) > 1
+            ):
+                reasons.append("BatchNormalization in training mode (batch statistics)")
         case["reasons"] = sorted(set(reasons))
         if case["family"] is None and not reasons:
             # The function body of an uncovered operator (Attention, RotaryEmbedding,

@@ -107,7 +107,16 @@ pub const FAMILIES: &[(&str, &[&str])] = &[
     ),
     ("softmax", &["Softmax", "LogSoftmax"]),
     ("layer_norm", &["LayerNormalization"]),
-    ("normalization", &["RMSNormalization"]),
+    (
+        "normalization",
+        &[
+            "RMSNormalization",
+            "MeanVarianceNormalization",
+            "InstanceNormalization",
+            "BatchNormalization",
+            "GroupNormalization",
+        ],
+    ),
     ("gelu", &["Gelu"]),
     ("reshape", &["Reshape", "Squeeze", "Unsqueeze", "Flatten"]),
     ("expand", &["Expand", "Tile"]),
@@ -550,6 +559,9 @@ pub fn convert(im: &mut Importer, c: &NodeCtx) -> Converted {
         "Softmax" | "LogSoftmax" => softmax(b, c, op == "LogSoftmax"),
         "LayerNormalization" => layer_norm(b, c),
         "RMSNormalization" => rms_norm(b, c),
+        "MeanVarianceNormalization" => mvn(b, c),
+        "InstanceNormalization" | "BatchNormalization" => channel_norm(b, c, op),
+        "GroupNormalization" => group_norm(b, c),
         "GlobalAveragePool" | "GlobalMaxPool" => {
             // Mean/max over every axis from 2 on, kept as 1s.
             let x = c.req(0)?;
@@ -1229,6 +1241,164 @@ fn rms_norm(b: &mut Builder, c: &NodeCtx) -> Converted {
     let s = cast(b, scale, stash)?;
     let y = bin(b, "mul", &normalized, &s)?;
     one(cast(b, &y, scale.dtype())?)
+}
+
+/// `(x - mean) / sqrt(mean((x - mean)^2) + epsilon)` with the statistics over `axes`
+/// (kept).
+fn normalize(b: &mut Builder, x: &Val, axes: &[i64], epsilon: f64) -> Result<Val, Fail> {
+    let mean = reduce(b, "reduce_mean", x, axes, true)?;
+    let d = bin(b, "sub", x, &mean)?;
+    let sq = bin(b, "mul", &d, &d)?;
+    let var = reduce(b, "reduce_mean", &sq, axes, true)?;
+    let eps = like(b, &var, epsilon);
+    let ve = bin(b, "add", &var, &eps)?;
+    let std = un(b, "sqrt", &ve)?;
+    bin(b, "div", &d, &std)
+}
+
+/// A per-channel vector `[C]` shaped `[C, 1, ...]` to broadcast against `[N, C, ...]` of
+/// rank `rank`, in `dtype`.
+fn per_channel(b: &mut Builder, v: &Val, rank: usize, dtype: DType) -> Result<Val, Fail> {
+    let v = cast(b, v, dtype)?;
+    if rank <= 2 {
+        return Ok(v);
+    }
+    let axes: Vec<i64> = (1..rank as i64 - 1).collect();
+    unsqueeze(b, &v, &axes)
+}
+
+/// MeanVarianceNormalization (axes default [0, 2, 3]): `(x - mean) / (std + 1e-9)` as
+/// the ONNX function body defines it (the epsilon is added to the standard deviation);
+/// the variance is the mean of squared deviations, equal to the body's
+/// `mean(x^2) - mean(x)^2` but never negative by rounding.
+fn mvn(b: &mut Builder, c: &NodeCtx) -> Converted {
+    let (x, back) = widen(b, c.req(0)?)?;
+    let axes = c.ints("axes")?.unwrap_or_else(|| vec![0, 2, 3]);
+    let axes: Vec<i64> = axes
+        .iter()
+        .map(|&a| axis_index(a, x.rank(), false).map(|a| a as i64))
+        .collect::<Result<_, _>>()?;
+    let mean = reduce(b, "reduce_mean", &x, &axes, true)?;
+    let d = bin(b, "sub", &x, &mean)?;
+    let sq = bin(b, "mul", &d, &d)?;
+    let var = reduce(b, "reduce_mean", &sq, &axes, true)?;
+    let std = un(b, "sqrt", &var)?;
+    let eps = like(b, &std, 1e-9);
+    let den = bin(b, "add", &std, &eps)?;
+    let y = bin(b, "div", &d, &den)?;
+    one(narrow(b, y, back)?)
+}
+
+/// InstanceNormalization (statistics per sample and channel over axes 2..) and
+/// BatchNormalization in inference (the given per-channel mean and variance):
+/// `(x - mean) / sqrt(var + epsilon) * scale + B`. BatchNormalization in training mode
+/// (`training_mode`, `is_test = 0` before opset 7, or the running statistics asked
+/// for as outputs) and the per-activation `spatial = 0` form are refused.
+fn channel_norm(b: &mut Builder, c: &NodeCtx, op: &str) -> Converted {
+    let x0 = c.req(0)?;
+    let rank = x0.rank();
+    let epsilon = c.float("epsilon", 1e-5)?;
+    if rank < 2 || (op == "InstanceNormalization" && rank < 3) {
+        return invalid(format!("{op} needs an input of rank >= 3, not {rank}"));
+    }
+    let (x, back) = widen(b, x0)?;
+    let dtype = x.dtype();
+    let normalized = if op == "InstanceNormalization" {
+        let axes: Vec<i64> = (2..rank as i64).collect();
+        normalize(b, &x, &axes, epsilon)?
+    } else {
+        if (1..c.node.output.len()).any(|i| c.wants(i)) {
+            return unsupported(
+                "BatchNormalization in training mode (running statistics asked for)",
+            );
+        }
+        if c.int("training_mode", 0)? != 0 {
+            return unsupported("BatchNormalization with training_mode = 1");
+        }
+        if c.opset < 7 && c.int("is_test", 0)? == 0 {
+            return unsupported("BatchNormalization with is_test = 0 (training)");
+        }
+        if c.opset < 9 && c.int("spatial", 1)? == 0 {
+            return unsupported("BatchNormalization with spatial = 0");
+        }
+        let mean = per_channel(b, c.req(3)?, rank, dtype)?;
+        let var = per_channel(b, c.req(4)?, rank, dtype)?;
+        let d = bin(b, "sub", &x, &mean)?;
+        let eps = like(b, &var, epsilon);
+        let ve = bin(b, "add", &var, &eps)?;
+        let std = un(b, "sqrt", &ve)?;
+        bin(b, "div", &d, &std)?
+    };
+    let scale = per_channel(b, c.req(1)?, rank, dtype)?;
+    let bias = per_channel(b, c.req(2)?, rank, dtype)?;
+    let scaled = bin(b, "mul", &normalized, &scale)?;
+    let y = bin(b, "add", &scaled, &bias)?;
+    one(narrow(b, y, back)?)
+}
+
+/// GroupNormalization: x `[N, C, ...]` viewed as `[N, G, C/G * spatial]`, normalized
+/// over the last axis in the stash type (opset 21; f32 for half precision before),
+/// then scaled and shifted per group (opset 18: scale and bias `[G]`) or per channel
+/// (opset 21: `[C]`), rounded once to x's type.
+fn group_norm(b: &mut Builder, c: &NodeCtx) -> Converted {
+    let x0 = c.req(0)?;
+    let rank = x0.rank();
+    if rank < 2 {
+        return invalid(format!("GroupNormalization needs rank >= 2, not {rank}"));
+    }
+    let groups = c
+        .typed("num_groups", &[at::INT], "an INT")?
+        .ok_or_else(|| Fail::Invalid("missing attribute 'num_groups'".into()))?
+        .i;
+    if groups <= 0 {
+        return invalid(format!("num_groups must be positive, not {groups}"));
+    }
+    let epsilon = c.float("epsilon", 1e-5)?;
+    let stash = if c.opset >= 21 {
+        stash_dtype(c)?
+    } else {
+        match x0.dtype() {
+            DType::F16 | DType::BF16 => DType::F32,
+            d => d,
+        }
+    };
+    let channels = x0.ty.dims[1].expr().cloned().ok_or_else(|| {
+        Fail::Unsupported("GroupNormalization of a channel dim without a symbol".into())
+    })?;
+    let per_group = match channels.as_const() {
+        Some(n) if n % groups != 0 => {
+            return invalid(format!("{n} channels do not split into {groups} groups"))
+        }
+        Some(n) => Expr::constant(n / groups),
+        None => channels.floor_div(&Expr::constant(groups)),
+    };
+    let spatial = product(&x0.ty.dims[2..])?;
+    let spatial = spatial.expr().cloned().unwrap_or_else(|| Expr::constant(1));
+    let grouped = vec![
+        x0.ty.dims[0].clone(),
+        Dim::constant(groups),
+        Dim::Known(per_group * spatial),
+    ];
+    let xs = cast(b, x0, stash)?;
+    let x3 = reshape(b, &xs, grouped)?;
+    let n3 = normalize(b, &x3, &[2], epsilon)?;
+    let y = if c.opset >= 21 {
+        let n = reshape(b, &n3, x0.ty.dims.clone())?;
+        let scale = per_channel(b, c.req(1)?, rank, stash)?;
+        let bias = per_channel(b, c.req(2)?, rank, stash)?;
+        let scaled = bin(b, "mul", &n, &scale)?;
+        bin(b, "add", &scaled, &bias)?
+    } else {
+        // [G] -> [G, 1] against [N, G, C/G * spatial].
+        let scale = cast(b, c.req(1)?, stash)?;
+        let scale = unsqueeze(b, &scale, &[1])?;
+        let bias = cast(b, c.req(2)?, stash)?;
+        let bias = unsqueeze(b, &bias, &[1])?;
+        let scaled = bin(b, "mul", &n3, &scale)?;
+        let y3 = bin(b, "add", &scaled, &bias)?;
+        reshape(b, &y3, x0.ty.dims.clone())?
+    };
+    one(cast(b, &y, x0.dtype())?)
 }
 
 // ---------------------------------------------------------------------------------

@@ -1246,3 +1246,119 @@ fn global_pools_reduce_every_spatial_axis() {
         assert_close(&out[0], &[1, 2, 1, 1], &expected);
     }
 }
+
+#[test]
+fn mean_variance_normalization_matches_hand_computed_values() {
+    let _lock = MLIR.lock();
+    // Default axes [0, 2, 3]: channel 0 holds 0, 1, 2 (mean 1, std sqrt(2/3)); channel 1
+    // is constant (deviation 0, and 0 / (0 + 1e-9) = 0).
+    let m = model(
+        13,
+        vec![node("MeanVarianceNormalization", &["x"], &["y"], vec![])],
+        vec![vi("x", dt::FLOAT, &[D::V(1), D::V(2), D::V(1), D::V(3)])],
+        vec![vi("y", dt::FLOAT, &[D::V(1), D::V(2), D::V(1), D::V(3)])],
+        vec![],
+    );
+    let x = t(DType::F32, &[1, 2, 1, 3], &[0., 1., 2., 5., 5., 5.]);
+    let out = run_single(&m, &[x]);
+    let z = 1.224744871391589;
+    assert_close(&out[0], &[1, 2, 1, 3], &[-z, 0., z, 0., 0., 0.]);
+}
+
+#[test]
+fn instance_and_batch_normalization_match_hand_computed_values() {
+    let _lock = MLIR.lock();
+    let x = t(DType::F32, &[1, 2, 2], &[1., 3., 2., 6.]);
+    let dims = [D::V(1), D::V(2), D::V(2)];
+    // Instance: channel 0 [1, 3] has mean 2, variance 1; channel 1 [2, 6] mean 4,
+    // variance 4; both normalize to [-1, 1], then scale [2, 0.5] and B [0, 1].
+    let inst = model(
+        22,
+        vec![node(
+            "InstanceNormalization",
+            &["x", "s", "b"],
+            &["y"],
+            vec![af("epsilon", 0.0)],
+        )],
+        vec![vi("x", dt::FLOAT, &dims)],
+        vec![vi("y", dt::FLOAT, &dims)],
+        vec![f32s("s", &[2], &[2.0, 0.5]), f32s("b", &[2], &[0.0, 1.0])],
+    );
+    let out = run_single(&inst, std::slice::from_ref(&x));
+    assert_close(&out[0], &[1, 2, 2], &[-2., 2., 0.5, 1.5]);
+    // Batch (inference): mean [1, 2], variance [4, 16]: (x - 1) / 2 = [0, 1] and
+    // (x - 2) / 4 = [0, 1]; scale [1, 2], B [0, -1].
+    let inits = vec![
+        f32s("s", &[2], &[1.0, 2.0]),
+        f32s("b", &[2], &[0.0, -1.0]),
+        f32s("mean", &[2], &[1.0, 2.0]),
+        f32s("var", &[2], &[4.0, 16.0]),
+    ];
+    let batch = model(
+        15,
+        vec![node(
+            "BatchNormalization",
+            &["x", "s", "b", "mean", "var"],
+            &["y"],
+            vec![af("epsilon", 0.0)],
+        )],
+        vec![vi("x", dt::FLOAT, &dims)],
+        vec![vi("y", dt::FLOAT, &dims)],
+        inits.clone(),
+    );
+    let out = run_single(&batch, &[x]);
+    assert_close(&out[0], &[1, 2, 2], &[0., 1., -1., 1.]);
+    // Training mode is refused: a boundary call.
+    let training = model(
+        15,
+        vec![node(
+            "BatchNormalization",
+            &["x", "s", "b", "mean", "var"],
+            &["y"],
+            vec![ai("training_mode", 1)],
+        )],
+        vec![vi("x", dt::FLOAT, &dims)],
+        vec![vi("y", dt::FLOAT, &dims)],
+        inits,
+    );
+    assert!(imported(&training).contains("call @BatchNormalization"));
+}
+
+#[test]
+fn group_normalization_scales_per_channel_or_per_group_by_opset() {
+    let _lock = MLIR.lock();
+    // Two groups of two channels: [1, 3] (mean 2, variance 1) and [2, 6] (mean 4,
+    // variance 4) both normalize to [-1, 1].
+    let x = t(DType::F32, &[1, 4, 1], &[1., 3., 2., 6.]);
+    let dims = [D::V(1), D::V(4), D::V(1)];
+    let build = |opset: i64, scale: TensorProto, bias: TensorProto| {
+        model(
+            opset,
+            vec![node(
+                "GroupNormalization",
+                &["x", "scale", "bias"],
+                &["y"],
+                vec![ai("num_groups", 2), af("epsilon", 0.0)],
+            )],
+            vec![vi("x", dt::FLOAT, &dims)],
+            vec![vi("y", dt::FLOAT, &dims)],
+            vec![scale, bias],
+        )
+    };
+    // Opset 21: per channel.
+    let m21 = build(
+        21,
+        f32s("scale", &[4], &[1., 2., 3., 4.]),
+        f32s("bias", &[4], &[0., 0., 0., 1.]),
+    );
+    let out = run_single(&m21, std::slice::from_ref(&x));
+    assert_close(&out[0], &[1, 4, 1], &[-1., 2., -3., 5.]);
+    // Opset 18: per group.
+    let m18 = build(
+        18,
+        f32s("scale", &[2], &[2., 3.]),
+        f32s("bias", &[2], &[1., 0.]),
+    );
+    let out = run_single(&m18, &[x]);
+    assert_close(&out[0], &[1, 4, 1], &[-1., 3., -3., 3.]);
+}
