@@ -76,7 +76,9 @@ extern "C" __global__ __aicore__ void both_kernel(GM_ADDR src) {
     for (int i = 0; i < 64; ++i) a.SetValue(i, static_cast<float>(i % 7) - 2.5f);
     PipeBarrier<PIPE_ALL>();
     Muls(b, a, 1.5f, 50);
+    PipeBarrier<PIPE_V>();
     Add(c, a, b, 50);
+    PipeBarrier<PIPE_V>();
     Exp(c, c, 37);
     PipeBarrier<PIPE_ALL>();
     std::printf("count: %g %g %g\n", (float)c.GetValue(0), (float)c.GetValue(36), (float)c.GetValue(45));

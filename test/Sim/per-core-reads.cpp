@@ -22,6 +22,7 @@ extern "C" __global__ __aicore__ void reads_kernel(GM_ADDR table, GM_ADDR rows) 
     r.SetGlobalBuffer((__gm__ float*)rows, 64);
     LocalTensor<float> u = buf.Get<float>();
     DataCopy(u, t, 32);
+    PipeBarrier<PIPE_MTE2>();  // the same UB destination again
     DataCopy(u, t, 32);
     // Rows start 8 floats apart: neighbouring blocks share half a row.
     DataCopyPad(u[32], r[GetBlockIdx() * 8], DataCopyExtParams(1, 16 * sizeof(float), 0, 0, 0),

@@ -21,6 +21,7 @@
 // a different number of times (sync.h).
 #pragma once
 
+#include <cstring>
 #include <map>
 #include <type_traits>
 
@@ -39,7 +40,21 @@ struct LaunchStats {
     bool exceeds_vector_cores = false;  // blocks > vector_cores: legal, runs in waves
     uint32_t ub_peak_bytes = 0;         // largest TPipe allocation of any block
     uint32_t pipe_buffers_peak = 0;     // most buffers (TQue blocks + TBufs) of any block
+    // Per pipe (S, V, MTE2, MTE3; pipes.h), summed over blocks.
+    std::array<PipeCounts, kPipeCount> pipes{};
+    double cycles_timeline = 0;  // the last core's end on the pipe timeline (waves included)
+    double cycles_hbm = 0;       // GM bytes over the HBM bandwidth all cores share
+    double cycles = 0;           // the chip model's kernel time: the larger of the two
 };
+
+// The chip model the timeline prices instructions with (until changed).
+inline void set_pipe_costs(const PipeCosts& costs) { detail::st().costs = costs; }
+inline const PipeCosts& pipe_costs() { return detail::st().costs; }
+
+// Whether launches check the ordering of pipes (on unless turned off here or by
+// ASCENDC_SIM_SYNC_CHECK=0): tests of single APIs that leave synchronisation out
+// on purpose turn it off.
+inline void set_sync_check(bool on) { detail::st().sync_check_wanted = on; }
 
 // A GM argument that also declares its allocation for bounds checks:
 //   launch("k", k, 8, prof, ascendc_sim::gm(x, n * sizeof(float)), ...)
@@ -83,6 +98,80 @@ private:
 
 namespace detail {
 
+inline void json_string(FILE* f, const std::string& v) {
+    std::fputc('"', f);
+    for (char c : v) {
+        if (c == '"' || c == '\\') std::fputc('\\', f);
+        if (static_cast<unsigned char>(c) < 0x20) {
+            std::fprintf(f, "\\u%04x", c);
+            continue;
+        }
+        std::fputc(c, f);
+    }
+    std::fputc('"', f);
+}
+
+// The launch's timeline as Chrome trace events (opens in Perfetto and
+// chrome://tracing): one process per core, one thread per pipe, one complete
+// event ("X") per instruction, timestamps in microseconds at the model clock.
+inline void write_trace(const std::string& path, const std::string& kernel, const LaunchStats& st,
+                        const std::vector<TraceSlice>& slices, const PipeCosts& costs) {
+    FILE* f = std::fopen(path.c_str(), "w");
+    if (f == nullptr) {
+        std::fprintf(stderr, "ascendc-sim: error: cannot write the trace file %s\n", path.c_str());
+        std::exit(3);
+    }
+    const double us_per_cycle = 1.0 / (costs.clock_ghz * 1000.0);
+    std::fprintf(f, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"kernel\":");
+    json_string(f, kernel);
+    std::fprintf(f, ",\"blocks\":%u,\"cycles\":%.1f,\"cycles_timeline\":%.1f,\"cycles_hbm\":%.1f,\"clock_ghz\":%g},",
+                 st.blocks, st.cycles, st.cycles_timeline, st.cycles_hbm, costs.clock_ghz);
+    std::fprintf(f, "\"traceEvents\":[");
+    bool first = true;
+    auto sep = [&] {
+        if (!first) std::fputc(',', f);
+        first = false;
+        std::fputc('\n', f);
+    };
+    std::vector<bool> seen;
+    for (const TraceSlice& t : slices) {
+        if (seen.size() <= t.core) seen.resize(t.core + 1, false);
+        if (seen[t.core]) continue;
+        seen[t.core] = true;
+        sep();
+        std::fprintf(f, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%u,\"args\":{\"name\":\"core %u\"}}", t.core,
+                     t.core);
+        sep();
+        std::fprintf(f, "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%u,\"args\":{\"sort_index\":%u}}",
+                     t.core, t.core);
+        static const PipeId order[] = {PipeId::MTE2, PipeId::V, PipeId::MTE3, PipeId::S};
+        for (size_t i = 0; i < kPipeCount; ++i) {
+            sep();
+            std::fprintf(f,
+                         "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":\"%s\"}}",
+                         t.core, static_cast<unsigned>(order[i]), pipe_label(order[i]) + 5);
+            sep();
+            std::fprintf(f,
+                         "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%u,\"tid\":%u,\"args\":{\"sort_index\":%zu}}",
+                         t.core, static_cast<unsigned>(order[i]), i);
+        }
+    }
+    for (const TraceSlice& t : slices) {
+        sep();
+        std::fprintf(f, "{\"ph\":\"X\",\"name\":");
+        json_string(f, t.slice.api);
+        std::fprintf(f,
+                     ",\"cat\":\"%s\",\"pid\":%u,\"tid\":%u,\"ts\":%.4f,\"dur\":%.4f,\"args\":{\"block\":%u,"
+                     "\"instructions\":%llu,\"bytes\":%llu}}",
+                     pipe_label(t.slice.pipe) + 5, t.core, static_cast<unsigned>(t.slice.pipe),
+                     t.slice.start * us_per_cycle, (t.slice.end - t.slice.start) * us_per_cycle, t.block,
+                     static_cast<unsigned long long>(t.slice.instructions),
+                     static_cast<unsigned long long>(t.slice.bytes));
+    }
+    std::fprintf(f, "\n]}\n");
+    std::fclose(f);
+}
+
 // The simulator's side of the block scheduler: fresh and saved per-block state.
 template <class Body>
 class LaunchHooks final : public coop::BlockHooks {
@@ -90,9 +179,29 @@ public:
     explicit LaunchHooks(Body& body) : body_(body) {}
     void start(uint32_t b) override { fresh_block(b); }
     void body() override { body_(); }
-    void finish(uint32_t) override {
+    void finish(uint32_t b) override {
         SimState& s = st();
         s.gm_read_per_core += s.block_reads.take();
+        flush_call();
+        if (!s.pipes) return;
+        const uint32_t cores = std::max<uint32_t>(1, s.profile->vector_cores);
+        const uint32_t core = b % cores;
+        for (size_t p = 0; p < kPipeCount; ++p) {
+            const PipeCounts& c = s.pipes->counts()[p];
+            PipeCounts& t = s.pipe_totals[p];
+            t.calls += c.calls;
+            t.instructions += c.instructions;
+            t.bytes += c.bytes;
+            t.busy_cycles += c.busy_cycles;
+        }
+        for (const PipeSlice& sl : s.pipes->slices()) {
+            PipeSlice abs = sl;
+            abs.start += s.block_origin;
+            abs.end += s.block_origin;
+            s.trace.push_back({core, b, abs});
+        }
+        s.core_end[core] = s.block_origin + s.pipes->end_time();
+        s.pipes.reset();
     }
     void save(uint32_t b) override { save_block(slots_[b]); }
     void restore(uint32_t b) override { restore_block(slots_[b]); }
@@ -136,6 +245,16 @@ LaunchStats launch(const char* kernel_name, void (*kernel)(Args...), uint32_t bl
     s.block_reads.take();
     s.ub_peak = 0;
     s.pipe_buffers_peak = 0;
+    s.pipe_totals = {};
+    s.core_end.assign(std::max<uint32_t>(1, prof.vector_cores), 0.0);
+    s.barrier_arrival.clear();
+    s.trace.clear();
+    {
+        const char* check = std::getenv("ASCENDC_SIM_SYNC_CHECK");
+        s.sync_check = s.sync_check_wanted && !(check != nullptr && std::strcmp(check, "0") == 0);
+        const char* trace = std::getenv("ASCENDC_SIM_TRACE");
+        s.trace_path = trace != nullptr ? trace : "";
+    }
     {
         auto body = [&] { kernel(args...); };
         detail::LaunchHooks<decltype(body)> hooks(body);
@@ -152,6 +271,13 @@ LaunchStats launch(const char* kernel_name, void (*kernel)(Args...), uint32_t bl
     st.exceeds_vector_cores = prof.vector_cores != 0 && block_dim > prof.vector_cores;
     st.ub_peak_bytes = s.ub_peak;
     st.pipe_buffers_peak = s.pipe_buffers_peak;
+    st.pipes = s.pipe_totals;
+    for (double e : s.core_end) st.cycles_timeline = std::max(st.cycles_timeline, e);
+    const double hbm = s.costs.mte2_bytes_per_cycle * std::max<uint32_t>(1, prof.vector_cores);
+    st.cycles_hbm = static_cast<double>(s.gm_read + s.gm_written) / hbm;
+    st.cycles = std::max(st.cycles_timeline, st.cycles_hbm);
+    if (!s.trace_path.empty()) detail::write_trace(s.trace_path, s.kernel_name, st, s.trace, s.costs);
+    s.trace.clear();
     s.in_launch = false;
     s.kernel_name.clear();
     s.block_idx = 0;

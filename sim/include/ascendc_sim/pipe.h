@@ -44,6 +44,14 @@ struct QueueCore {
     size_t cursor = 0;        // next block AllocTensor tries first (round robin, like the hardware ring)
     AscendC::TPosition pos = AscendC::TPosition::VECIN;
     int32_t depth = 1;
+    // The pipes the queue's automatic flags connect: who fills a buffer (MTE2
+    // for VECIN, else V) and who consumes it (MTE3 for VECOUT, else V).
+    PipeId producer = PipeId::V;
+    PipeId consumer = PipeId::V;
+
+    PipeTracker::SyncKey sync_key(uint32_t addr, bool freed) const {
+        return {reinterpret_cast<uintptr_t>(this), (static_cast<uint64_t>(addr) << 1) | (freed ? 1u : 0u)};
+    }
 
     void check_live(const char* api, const std::source_location& loc) const;
 
@@ -65,6 +73,8 @@ struct QueueCore {
             if (blocks[i].state == BlockState::Free) {
                 blocks[i].state = BlockState::Allocated;
                 cursor = (i + 1) % blocks.size();
+                flush_call();
+                if (tracking_pipes()) st().pipes->take(sync_key(blocks[i].addr, true), producer);
                 return blocks[i].addr;
             }
         }
@@ -90,6 +100,8 @@ struct QueueCore {
                       loc);
         blocks[i].state = BlockState::Enqueued;
         fifo.push_back(i);
+        flush_call();
+        if (tracking_pipes()) st().pipes->stash(sync_key(blocks[i].addr, false), producer);
     }
 
     uint32_t deque(const std::source_location& loc) {
@@ -98,6 +110,8 @@ struct QueueCore {
         size_t i = fifo.front();
         fifo.pop_front();
         blocks[i].state = BlockState::Dequeued;
+        flush_call();
+        if (tracking_pipes()) st().pipes->take(sync_key(blocks[i].addr, false), consumer);
         return blocks[i].addr;
     }
 
@@ -109,6 +123,8 @@ struct QueueCore {
         if (blocks[i].state == BlockState::Enqueued)
             violation("FreeTensor", "tensor is still enqueued (DeQue it before FreeTensor)", loc);
         blocks[i].state = BlockState::Free;
+        flush_call();
+        if (tracking_pipes()) st().pipes->stash(sync_key(blocks[i].addr, true), consumer);
     }
 
     size_t count(BlockState s) const {
@@ -141,6 +157,8 @@ public:
     TQueBind() {
         core_.pos = ascendc_sim::detail::is_ub_position(src) ? src : dst;
         core_.depth = depth;
+        core_.producer = src == TPosition::VECIN ? ascendc_sim::PipeId::MTE2 : ascendc_sim::PipeId::V;
+        core_.consumer = dst == TPosition::VECOUT ? ascendc_sim::PipeId::MTE3 : ascendc_sim::PipeId::V;
     }
 
     template <typename T>

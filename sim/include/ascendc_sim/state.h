@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "float16.h"
+#include "pipes.h"
 #include "types.h"
 
 namespace ascendc_sim {
@@ -172,6 +173,28 @@ struct GmRegion {
 // Fields marked [block] belong to the core the current block runs on: the
 // launcher sets them afresh for every block, and BlockSlot / save_block /
 // restore_block (below) must list every one of them.
+// The API call being recorded: its operands arrive one by one through
+// check_operand and gm_access, and it is issued to its pipe when the next call
+// (another API or source line, or an operand role seen twice) or any
+// synchronisation starts.
+struct PendingCall {
+    bool open = false;
+    const char* api = nullptr;
+    const char* file = nullptr;
+    uint32_t line = 0;
+    uint32_t column = 0;
+    std::vector<const char*> roles;
+    std::vector<UbSpan> reads, writes;
+    uint64_t gm_read = 0, gm_written = 0;
+    int64_t repeats = -1;  // -1: not reported by the API; estimated from the footprints
+};
+
+struct TraceSlice {
+    uint32_t core;
+    uint32_t block;
+    PipeSlice slice;  // with absolute times
+};
+
 struct SimState {
     const ChipProfile* profile = &kProfiles[0];
     std::string kernel_name;  // empty outside launch()
@@ -216,6 +239,22 @@ struct SimState {
 
     // Where the current block last called SyncAll (for the deadlock report).  [block]
     std::source_location sync_loc = std::source_location::current();
+
+    // Pipes of the current core (pipes.h), only inside a launch.  [block]
+    std::unique_ptr<PipeTracker> pipes;
+    PendingCall pending;           // [block]
+    double block_origin = 0;       // when the block started on its core (cycles)  [block]
+    uint32_t block_sync_count = 0;  // SyncAll calls of the block so far  [block]
+    // Per launch: the chip model, the summed counts, when each core is free,
+    // the latest arrival at each SyncAll, and the trace slices.
+    PipeCosts costs;
+    bool sync_check = true;         // of the current launch
+    bool sync_check_wanted = true;  // set_sync_check; ASCENDC_SIM_SYNC_CHECK=0 also turns it off
+    std::array<PipeCounts, kPipeCount> pipe_totals{};
+    std::vector<double> core_end;
+    std::vector<double> barrier_arrival;
+    std::string trace_path;  // ASCENDC_SIM_TRACE: write the launch's timeline here
+    std::vector<TraceSlice> trace;
 };
 
 inline SimState& st() {
@@ -311,6 +350,10 @@ struct BlockSlot {
     float deq_scale = 1.0f;
     void* active_pipe = nullptr;
     std::source_location sync_loc = std::source_location::current();
+    std::unique_ptr<PipeTracker> pipes;
+    PendingCall pending;
+    double block_origin = 0;
+    uint32_t block_sync_count = 0;
 };
 
 // A fresh core for block `b`: UB filled with 0xFF, no TPipe, no flags, the mask
@@ -326,6 +369,16 @@ inline void fresh_block(int64_t b) {
     s.pad_value_set = false;
     s.deq_scale = 1.0f;
     s.block_reads = ReadSet{};
+    s.pending = PendingCall{};
+    s.block_sync_count = 0;
+    if (s.in_launch) {
+        s.pipes = std::make_unique<PipeTracker>(s.ub_size, !s.trace_path.empty());
+        const uint32_t cores = std::max<uint32_t>(1, s.profile->vector_cores);
+        if (s.core_end.size() < cores) s.core_end.assign(cores, 0.0);
+        s.block_origin = s.core_end[static_cast<size_t>(b) % cores];
+    } else {
+        s.pipes.reset();
+    }
 }
 
 inline void save_block(BlockSlot& k) {
@@ -345,6 +398,11 @@ inline void save_block(BlockSlot& k) {
     k.active_pipe = s.active_pipe;
     s.active_pipe = nullptr;
     k.sync_loc = s.sync_loc;
+    k.pipes = std::move(s.pipes);
+    k.pending = std::move(s.pending);
+    s.pending = PendingCall{};
+    k.block_origin = s.block_origin;
+    k.block_sync_count = s.block_sync_count;
 }
 
 inline void restore_block(BlockSlot& k) {
@@ -363,6 +421,11 @@ inline void restore_block(BlockSlot& k) {
     s.deq_scale = k.deq_scale;
     s.active_pipe = k.active_pipe;
     s.sync_loc = k.sync_loc;
+    s.pipes = std::move(k.pipes);
+    s.pending = std::move(k.pending);
+    k.pending = PendingCall{};
+    s.block_origin = k.block_origin;
+    s.block_sync_count = k.block_sync_count;
 }
 
 // Element load/store in UB by byte address (memcpy: no alignment/aliasing UB).
@@ -375,6 +438,119 @@ inline T ub_load(uint32_t addr) {
 template <class T>
 inline void ub_store(uint32_t addr, T v) {
     std::memcpy(ub_base() + addr, &v, sizeof(T));
+}
+
+// ---------------------------------------------------------------------------
+// Pipe accounting (pipes.h): every API call is issued to one pipe.
+// ---------------------------------------------------------------------------
+
+inline bool tracking_pipes() { return st().in_launch && st().pipes != nullptr; }
+
+// Issues one instruction to pipe `p` of the current core: the ordering check
+// (a violation if unordered and the check is on), then the accounting.
+inline void issue_instruction(PipeId p, const char* api, const char* file, uint32_t line, uint32_t column,
+                              const std::vector<UbSpan>& reads, const std::vector<UbSpan>& writes,
+                              uint64_t instructions, uint64_t bytes) {
+    SimState& s = st();
+    if (s.sync_check) {
+        std::string race = s.pipes->hazard(p, reads, writes);
+        if (!race.empty()) {
+            std::fflush(stdout);
+            std::fprintf(stderr, "ascendc-sim: error: kernel '%s' block %" PRId64 ": %s: %s (at %s:%u)\n",
+                         base_kernel_name(), s.block_idx, api, race.c_str(), file, line);
+            std::fflush(stderr);
+            std::exit(3);
+        }
+    }
+    (void)column;
+    s.pipes->issue(p, api, file, line, reads, writes, instructions, bytes, s.costs);
+}
+
+// Issues the recorded call, if any.
+inline void flush_call() {
+    SimState& s = st();
+    PendingCall& c = s.pending;
+    if (!c.open) return;
+    c.open = false;
+    if (!tracking_pipes()) return;
+    PipeId p = PipeId::V;
+    uint64_t bytes = 0, instructions = 1;
+    if (c.gm_written != 0) {
+        p = PipeId::MTE3;
+        bytes = c.gm_written;
+    } else if (c.gm_read != 0) {
+        p = PipeId::MTE2;
+        bytes = c.gm_read;
+    } else {
+        uint64_t widest = 0;
+        for (const UbSpan& r : c.reads) {
+            bytes += r.bytes;
+            widest = std::max(widest, r.bytes);
+        }
+        for (const UbSpan& w : c.writes) {
+            bytes += w.bytes;
+            widest = std::max(widest, w.bytes);
+        }
+        instructions = c.repeats >= 0 ? static_cast<uint64_t>(c.repeats) : std::max<uint64_t>(1, (widest + 255) / 256);
+    }
+    issue_instruction(p, c.api, c.file, c.line, c.column, c.reads, c.writes, instructions, bytes);
+}
+
+// Joins an operand to the call being recorded, or starts the next call.
+inline void begin_or_join(const char* api, const char* role, const std::source_location& loc) {
+    PendingCall& c = st().pending;
+    bool same = c.open && c.line == loc.line() && c.column == loc.column() && std::strcmp(c.api, api) == 0 &&
+                std::strcmp(c.file, loc.file_name()) == 0;
+    if (same && role != nullptr)
+        for (const char* r : c.roles)
+            if (std::strcmp(r, role) == 0) same = false;
+    if (same) return;
+    flush_call();
+    c.open = true;
+    c.api = api;
+    c.file = loc.file_name();
+    c.line = loc.line();
+    c.column = loc.column();
+    c.roles.clear();
+    c.reads.clear();
+    c.writes.clear();
+    c.gm_read = c.gm_written = 0;
+    c.repeats = -1;
+}
+
+// A UB operand of `api`: "dst" and scratch buffers are written, sources read;
+// the accumulating APIs also read their destination.
+inline void record_operand(const char* api, const char* role, uint32_t addr, uint64_t bytes,
+                           const std::source_location& loc) {
+    if (!tracking_pipes() || bytes == 0) return;
+    begin_or_join(api, role, loc);
+    PendingCall& c = st().pending;
+    c.roles.push_back(role);
+    const bool dst = std::strcmp(role, "dst") == 0;
+    const bool scratch = std::strcmp(role, "sharedTmpBuffer") == 0 || std::strcmp(role, "work") == 0;
+    if (dst || scratch) c.writes.push_back({addr, bytes});
+    else c.reads.push_back({addr, bytes});
+    if (dst && (std::strcmp(api, "MulAddDst") == 0 || std::strcmp(api, "Axpy") == 0))
+        c.reads.push_back({addr, bytes});
+}
+
+// The repeats a mask/repeat or count form executes (one instruction each).
+inline void record_repeats(const char* api, int64_t repeats, const std::source_location& loc) {
+    if (!tracking_pipes()) return;
+    PendingCall& c = st().pending;
+    if (c.open && c.line == loc.line() && std::strcmp(c.api, api) == 0) c.repeats = std::max<int64_t>(c.repeats, 0) + repeats;
+}
+
+// A scalar access of the current block: to UB bytes [addr, addr+bytes), or
+// (ub == false) to GM.
+inline void record_scalar(const char* api, bool ub, uint32_t addr, uint64_t bytes, bool write,
+                          const std::source_location& loc) {
+    if (!tracking_pipes()) return;
+    flush_call();
+    std::vector<UbSpan> none, span;
+    if (ub) span.push_back({addr, bytes});
+    issue_instruction(PipeId::S, api, loc.file_name(), loc.line(), loc.column(), write ? none : span,
+                      write ? span : none, 1, bytes);
 }
 
 // ---------------------------------------------------------------------------
@@ -419,6 +595,14 @@ inline void gm_access(const char* api, uintptr_t root_begin, uintptr_t root_end,
     } else {
         st().gm_read += bytes;
         st().block_reads.add(a, bytes);
+    }
+    if (tracking_pipes()) {
+        if (std::strncmp(api, "GlobalTensor::", 14) == 0) {
+            record_scalar(api, false, 0, bytes, write, loc);
+        } else {
+            begin_or_join(api, nullptr, loc);
+            (write ? st().pending.gm_written : st().pending.gm_read) += bytes;
+        }
     }
 }
 

@@ -1,12 +1,16 @@
 // ascendc_sim/sync.h - synchronisation, system variables, mask register and
 // other scalar-side APIs (fact sheet 1.2, 1.3, 4.1 mask helpers, 5).
 //
-// Every API executes immediately and in program order, so pipe synchronisation
-// has nothing to order.  SetFlag/WaitFlag/PipeBarrier still validate their
-// arguments and model the event flags as a state machine, which catches the
-// pairing mistakes that hang real hardware: WaitFlag without a preceding SetFlag
-// and SetFlag twice on the same (event, id).  Missing synchronisation (a data
-// race between pipes) is NOT detected.
+// Every API executes immediately and in program order; what the device would
+// order is tracked beside it (pipes.h): SetFlag hands the source pipe's progress
+// to WaitFlag's destination pipe, PipeBarrier orders a pipe after its own past,
+// PIPE_ALL everything, and an instruction that touches UB bytes another
+// instruction writes or reads without such an order is a violation (missing
+// synchronisation is a data race on the device; ASCENDC_SIM_SYNC_CHECK=0 turns
+// the check off).  SetFlag/WaitFlag also validate their arguments and model the
+// event flags as a state machine, which catches the pairing mistakes that hang
+// real hardware: WaitFlag without a preceding SetFlag and SetFlag twice on the
+// same (event, id).
 //
 // SyncAll() (SyncAll<true>, the hardware barrier of all vector cores of a launch)
 // suspends the calling block's coroutine until every block of the launch has
@@ -67,6 +71,30 @@ inline bool is_aiv_event(AscendC::HardEvent e) {
     }
 }
 
+// Source and destination pipe of a vector-core event.
+inline std::pair<PipeId, PipeId> event_pipes(AscendC::HardEvent e) {
+    using AscendC::HardEvent;
+    switch (e) {
+    case HardEvent::MTE2_V: return {PipeId::MTE2, PipeId::V};
+    case HardEvent::V_MTE2: return {PipeId::V, PipeId::MTE2};
+    case HardEvent::MTE3_V: return {PipeId::MTE3, PipeId::V};
+    case HardEvent::V_MTE3: return {PipeId::V, PipeId::MTE3};
+    case HardEvent::MTE2_MTE3: return {PipeId::MTE2, PipeId::MTE3};
+    case HardEvent::MTE3_MTE2: return {PipeId::MTE3, PipeId::MTE2};
+    case HardEvent::S_V: return {PipeId::S, PipeId::V};
+    case HardEvent::V_S: return {PipeId::V, PipeId::S};
+    case HardEvent::S_MTE2: return {PipeId::S, PipeId::MTE2};
+    case HardEvent::MTE2_S: return {PipeId::MTE2, PipeId::S};
+    case HardEvent::S_MTE3: return {PipeId::S, PipeId::MTE3};
+    case HardEvent::MTE3_S: return {PipeId::MTE3, PipeId::S};
+    default: return {PipeId::V, PipeId::V};
+    }
+}
+
+inline PipeTracker::SyncKey flag_key(AscendC::HardEvent e, int32_t id) {
+    return {0, (static_cast<uint64_t>(e) << 8) | static_cast<uint64_t>(id)};
+}
+
 inline void check_event(const char* api, AscendC::HardEvent e, int32_t id, const std::source_location& loc) {
     if (!is_aiv_event(e))
         violation(api, fmt("HardEvent::%s is not a valid event on a vector core", event_name(e)), loc);
@@ -117,6 +145,8 @@ inline void SetFlag(int32_t eventID, std::source_location loc = std::source_loca
                             d::event_name(event), eventID),
                      loc);
     f |= 1u << eventID;
+    d::flush_call();
+    if (d::tracking_pipes()) d::st().pipes->stash(d::flag_key(event, eventID), d::event_pipes(event).first);
 }
 
 template <HardEvent event>
@@ -130,6 +160,8 @@ inline void WaitFlag(int32_t eventID, std::source_location loc = std::source_loc
                             d::event_name(event), eventID),
                      loc);
     f &= ~(1u << eventID);
+    d::flush_call();
+    if (d::tracking_pipes()) d::st().pipes->take(d::flag_key(event, eventID), d::event_pipes(event).second);
 }
 
 template <pipe_t pipe>
@@ -139,6 +171,14 @@ inline void PipeBarrier(std::source_location loc = std::source_location::current
     } else if constexpr (pipe != PIPE_V && pipe != PIPE_MTE2 && pipe != PIPE_MTE3 && pipe != PIPE_ALL) {
         ascendc_sim::detail::violation("PipeBarrier", "only PIPE_V, PIPE_MTE2, PIPE_MTE3 and PIPE_ALL exist on a vector core", loc);
     }
+    namespace d = ascendc_sim::detail;
+    d::flush_call();
+    if (!d::tracking_pipes()) return;
+    using ascendc_sim::PipeId;
+    if constexpr (pipe == PIPE_ALL) d::st().pipes->barrier_all();
+    else if constexpr (pipe == PIPE_V) d::st().pipes->barrier(PipeId::V);
+    else if constexpr (pipe == PIPE_MTE2) d::st().pipes->barrier(PipeId::MTE2);
+    else if constexpr (pipe == PIPE_MTE3) d::st().pipes->barrier(PipeId::MTE3);
 }
 
 // The hardware barrier of all blocks of the launch (see the top of this file).
@@ -162,7 +202,15 @@ inline void SyncAll(std::source_location loc = std::source_location::current()) 
                             static_cast<long long>(s.block_num), cores, d::prof().name),
                      loc);
     s.sync_loc = loc;
+    // The timeline: every block leaves the barrier when the last one arrives.
+    d::flush_call();
+    const uint32_t k = s.block_sync_count++;
+    if (d::tracking_pipes()) {
+        if (s.barrier_arrival.size() <= k) s.barrier_arrival.resize(k + 1, 0.0);
+        s.barrier_arrival[k] = std::max(s.barrier_arrival[k], s.block_origin + s.pipes->end_time());
+    }
     sched->barrier();
+    if (d::tracking_pipes()) s.pipes->advance_to(s.barrier_arrival[k] + s.costs.sync_all_cycles - s.block_origin);
 }
 
 // The software barrier over a GM workspace is not modelled.

@@ -114,12 +114,16 @@ public:
 
     T GetValue(uint32_t index, std::source_location loc = std::source_location::current()) const {
         check_scalar("GetValue", index, loc);
+        ascendc_sim::detail::record_scalar("GetValue", true, meta_.addr + index * static_cast<uint32_t>(sizeof(T)),
+                                           sizeof(T), false, loc);
         return ascendc_sim::detail::ub_load<T>(meta_.addr + index * static_cast<uint32_t>(sizeof(T)));
     }
 
     template <typename T1>
     void SetValue(uint32_t index, T1 value, std::source_location loc = std::source_location::current()) const {
         check_scalar("SetValue", index, loc);
+        ascendc_sim::detail::record_scalar("SetValue", true, meta_.addr + index * static_cast<uint32_t>(sizeof(T)),
+                                           sizeof(T), true, loc);
         ascendc_sim::detail::ub_store<T>(meta_.addr + index * static_cast<uint32_t>(sizeof(T)), static_cast<T>(value));
     }
 
@@ -128,6 +132,9 @@ public:
     // to it for views of 32 B aligned buffers, so the reference is aligned.
     T& operator()(uint32_t index, std::source_location loc = std::source_location::current()) const {
         check_scalar("operator()", index, loc);
+        // A reference may be read or written: recorded as a write (the stricter).
+        ascendc_sim::detail::record_scalar("operator()", true,
+                                           meta_.addr + index * static_cast<uint32_t>(sizeof(T)), sizeof(T), true, loc);
         return *reinterpret_cast<T*>(ascendc_sim::detail::ub_base() + meta_.addr + index * sizeof(T));
     }
 
@@ -288,6 +295,7 @@ inline void check_operand(const char* api, const LocalMeta& m, const char* role,
                   fmt("%s footprint of %llu bytes exceeds the tensor (%u elements = %llu bytes)", role,
                       static_cast<unsigned long long>(footprint), m.size, static_cast<unsigned long long>(have)),
                   loc);
+    record_operand(api, role, m.addr, footprint, loc);
 }
 
 // Two UB byte ranges [a, a+na) and [b, b+nb) of one operation: identical start

@@ -252,7 +252,8 @@ struct Stride {
 
 inline const char* src_role(size_t i, size_t n) {
     if (n == 1) return "src";
-    return i == 0 ? "src0" : "src1";
+    static const char* const names[] = {"src0", "src1", "src2", "src3"};
+    return names[i < 4 ? i : 3];
 }
 
 // Count form over N same-typed sources.  f(std::array<T, N>) -> T.
@@ -267,6 +268,7 @@ inline void run_count(const char* api, const AscendC::LocalTensor<T>& dst,
         check_operand(api, *src[i], src_role(i, N), bytes, sizeof(T), 32, loc);
         check_no_partial_overlap(api, "dst", dst.meta_.addr, bytes, src_role(i, N), src[i]->addr, bytes, loc);
     }
+    record_repeats(api, static_cast<int64_t>((bytes + 255) / 256), loc);
     for (int64_t e = 0; e < count; ++e) {
         std::array<T, N> in;
         for (size_t i = 0; i < N; ++i) in[i] = ub_load<T>(src[i]->addr + static_cast<uint32_t>(e * sizeof(T)));
@@ -286,6 +288,7 @@ inline void run_repeats(const char* api, const AscendC::LocalTensor<T>& dst, Str
     check_operand(api, dst.meta_, "dst", plan.extent(ds.blk, ds.rep, sz), sz, 32, loc);
     for (size_t i = 0; i < N; ++i)
         check_operand(api, *src[i], src_role(i, N), plan.extent(ss[i].blk, ss[i].rep, sz), sz, 32, loc);
+    record_repeats(api, plan.repeats, loc);
     constexpr uint32_t per_blk = 32 / sz;
     constexpr uint32_t lanes = 8 * per_blk;
     std::array<T, lanes> out;
