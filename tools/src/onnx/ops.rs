@@ -115,13 +115,14 @@ pub const FAMILIES: &[(&str, &[&str])] = &[
             "InstanceNormalization",
             "BatchNormalization",
             "GroupNormalization",
+            "LpNormalization",
         ],
     ),
     ("gelu", &["Gelu"]),
     ("reshape", &["Reshape", "Squeeze", "Unsqueeze", "Flatten"]),
     ("expand", &["Expand", "Tile"]),
-    ("range", &["Range", "Trilu"]),
-    ("transpose", &["Transpose"]),
+    ("range", &["Range", "Trilu", "EyeLike"]),
+    ("transpose", &["Transpose", "DepthToSpace", "SpaceToDepth"]),
     ("concat", &["Concat"]),
     ("split", &["Split"]),
     ("slice", &["Slice"]),
@@ -562,6 +563,9 @@ pub fn convert(im: &mut Importer, c: &NodeCtx) -> Converted {
         "MeanVarianceNormalization" => mvn(b, c),
         "InstanceNormalization" | "BatchNormalization" => channel_norm(b, c, op),
         "GroupNormalization" => group_norm(b, c),
+        "LpNormalization" => lp_norm(b, c),
+        "EyeLike" => eye_like(b, c),
+        "DepthToSpace" | "SpaceToDepth" => depth_space(b, c, op == "DepthToSpace"),
         "GlobalAveragePool" | "GlobalMaxPool" => {
             // Mean/max over every axis from 2 on, kept as 1s.
             let x = c.req(0)?;
@@ -1399,6 +1403,142 @@ fn group_norm(b: &mut Builder, c: &NodeCtx) -> Converted {
         reshape(b, &y3, x0.ty.dims.clone())?
     };
     one(cast(b, &y, x0.dtype())?)
+}
+
+/// LpNormalization: `x / norm` along `axis` with the L1 (`sum(|x|)`) or L2
+/// (`sqrt(sum(x*x))`) norm; a zero norm gives 0 (not 0/0), as the reference has it.
+fn lp_norm(b: &mut Builder, c: &NodeCtx) -> Converted {
+    let (x, back) = widen(b, c.req(0)?)?;
+    let axis = axis_index(c.int("axis", -1)?, x.rank(), false)? as i64;
+    let norm = match c.int("p", 2)? {
+        1 => {
+            let a = un(b, "abs", &x)?;
+            reduce(b, "reduce_sum", &a, &[axis], true)?
+        }
+        2 => {
+            let sq = bin(b, "mul", &x, &x)?;
+            let s = reduce(b, "reduce_sum", &sq, &[axis], true)?;
+            un(b, "sqrt", &s)?
+        }
+        p => return invalid(format!("LpNormalization p must be 1 or 2, not {p}")),
+    };
+    let zero = like(b, &x, 0.0);
+    let is_zero = cmp(b, "eq", &norm, &zero)?;
+    let q = bin(b, "div", &x, &norm)?;
+    let y = select(b, &is_zero, &zero, &q)?;
+    one(narrow(b, y, back)?)
+}
+
+/// EyeLike: ones where `col - row == k` in the input's 2-D shape, zeros elsewhere, of
+/// `dtype` (default the input's), from two ranges and a compare as Trilu.
+fn eye_like(b: &mut Builder, c: &NodeCtx) -> Converted {
+    let x = c.req(0)?;
+    if x.rank() != 2 {
+        return invalid(format!("EyeLike needs a 2-D input, not rank {}", x.rank()));
+    }
+    let dtype = match c.typed("dtype", &[at::INT], "an INT")? {
+        Some(a) => dtype_of(a.i as i32).map_err(Fail::Unsupported)?,
+        None => x.dtype(),
+    };
+    let k = c.int("k", 0)?;
+    let index = |b: &mut Builder, n: Dim| -> Result<Val, Fail> {
+        Ok(b.op(
+            "range",
+            &[],
+            &[("start", A::I(0)), ("delta", A::I(1))],
+            DType::I64,
+            Some(vec![n]),
+        )?)
+    };
+    let r = index(b, x.ty.dims[0].clone())?;
+    let r = unsqueeze(b, &r, &[1])?;
+    let col = index(b, x.ty.dims[1].clone())?;
+    let col = unsqueeze(b, &col, &[0])?;
+    let diff = bin(b, "sub", &col, &r)?;
+    let kv = b.scalar(DType::I64, k as f64);
+    let on = cmp(b, "eq", &diff, &kv)?;
+    let (onev, zero) = (b.scalar(dtype, 1.0), b.scalar(dtype, 0.0));
+    one(select(b, &on, &onev, &zero)?)
+}
+
+/// `e / k` for a dim that `k` must divide.
+fn div_dim(e: &Expr, k: i64, what: &str) -> Result<Expr, Fail> {
+    match e.as_const() {
+        Some(n) if n % k != 0 => invalid(format!("{what} {n} is not a multiple of {k}")),
+        Some(n) => Ok(Expr::constant(n / k)),
+        None => Ok(e.floor_div(&Expr::constant(k))),
+    }
+}
+
+/// DepthToSpace (DCR or CRD) and SpaceToDepth (DCR, and CRD from opset 28) of an
+/// `[N, C, H, W]` input: a reshape to rank 6, a transpose and a reshape back.
+fn depth_space(b: &mut Builder, c: &NodeCtx, to_space: bool) -> Converted {
+    let x = c.req(0)?;
+    if x.rank() != 4 {
+        return invalid(format!("needs a 4-D input, not rank {}", x.rank()));
+    }
+    let bs = c
+        .typed("blocksize", &[at::INT], "an INT")?
+        .ok_or_else(|| Fail::Invalid("missing attribute 'blocksize'".into()))?
+        .i;
+    if bs <= 0 {
+        return invalid(format!("blocksize must be positive, not {bs}"));
+    }
+    let mode = c.string("mode")?.unwrap_or_else(|| "DCR".into());
+    if mode != "DCR" && mode != "CRD" {
+        return invalid(format!("unknown mode '{mode}'"));
+    }
+    let dims: Vec<Expr> =
+        x.ty.dims
+            .iter()
+            .map(|d| d.expr().cloned())
+            .collect::<Option<_>>()
+            .ok_or_else(|| Fail::Unsupported("a dim without a symbol".into()))?;
+    let (n, ch, h, w) = (&dims[0], &dims[1], &dims[2], &dims[3]);
+    let k = Expr::constant(bs);
+    let (tmp, perm, out) = if to_space {
+        let cb = div_dim(ch, bs * bs, "the channel count")?;
+        let out = vec![
+            n.clone(),
+            cb.clone(),
+            h.clone() * k.clone(),
+            w.clone() * k.clone(),
+        ];
+        if mode == "DCR" {
+            let tmp = vec![n.clone(), k.clone(), k.clone(), cb, h.clone(), w.clone()];
+            (tmp, vec![0, 3, 4, 1, 5, 2], out)
+        } else {
+            let tmp = vec![n.clone(), cb, k.clone(), k.clone(), h.clone(), w.clone()];
+            (tmp, vec![0, 1, 4, 2, 5, 3], out)
+        }
+    } else {
+        let hb = div_dim(h, bs, "the height")?;
+        let wb = div_dim(w, bs, "the width")?;
+        let tmp = vec![
+            n.clone(),
+            ch.clone(),
+            hb.clone(),
+            k.clone(),
+            wb.clone(),
+            k.clone(),
+        ];
+        let out = vec![n.clone(), ch.clone() * Expr::constant(bs * bs), hb, wb];
+        let perm = if mode == "DCR" {
+            vec![0, 3, 5, 1, 2, 4]
+        } else {
+            vec![0, 1, 3, 5, 2, 4]
+        };
+        (tmp, perm, out)
+    };
+    let r = reshape(b, x, tmp.into_iter().map(Dim::Known).collect())?;
+    let t = b.op(
+        "transpose",
+        &[&r],
+        &[("perm", A::Ints(perm))],
+        x.dtype(),
+        None,
+    )?;
+    one(reshape(b, &t, out.into_iter().map(Dim::Known).collect())?)
 }
 
 // ---------------------------------------------------------------------------------

@@ -1362,3 +1362,108 @@ fn group_normalization_scales_per_channel_or_per_group_by_opset() {
     let out = run_single(&m18, &[x]);
     assert_close(&out[0], &[1, 4, 1], &[-1., 3., -3., 3.]);
 }
+
+#[test]
+fn lp_normalization_divides_by_the_norm_and_keeps_zero_rows_zero() {
+    let _lock = MLIR.lock();
+    // p = 2: [3, 4] / 5; p = 1: [1, -3] / 4; a zero row stays 0 (not 0/0).
+    for (p, x, expected) in [
+        (2, [3., 4., 0., 0.], [0.6, 0.8, 0., 0.]),
+        (1, [1., -3., 0., 0.], [0.25, -0.75, 0., 0.]),
+    ] {
+        let m = model(
+            22,
+            vec![node("LpNormalization", &["x"], &["y"], vec![ai("p", p)])],
+            vec![vi("x", dt::FLOAT, &[D::V(2), D::V(2)])],
+            vec![vi("y", dt::FLOAT, &[D::V(2), D::V(2)])],
+            vec![],
+        );
+        let out = run_single(&m, &[t(DType::F32, &[2, 2], &x)]);
+        assert_close(&out[0], &[2, 2], &expected);
+    }
+}
+
+#[test]
+fn eye_like_puts_ones_on_the_k_th_diagonal() {
+    let _lock = MLIR.lock();
+    let x = t(DType::F32, &[2, 3], &[7.; 6]);
+    // k = 1 in the input's type; k = -1 as int32.
+    for (attrs, elem, expected) in [
+        (vec![ai("k", 1)], dt::FLOAT, [0., 1., 0., 0., 0., 1.]),
+        (
+            vec![ai("k", -1), ai("dtype", dt::INT32 as i64)],
+            dt::INT32,
+            [0., 0., 0., 1., 0., 0.],
+        ),
+    ] {
+        let m = model(
+            22,
+            vec![node("EyeLike", &["x"], &["y"], attrs)],
+            vec![vi("x", dt::FLOAT, &[D::V(2), D::V(3)])],
+            vec![vi("y", elem, &[D::V(2), D::V(3)])],
+            vec![],
+        );
+        let out = run_single(&m, std::slice::from_ref(&x));
+        assert_close(&out[0], &[2, 3], &expected);
+    }
+}
+
+#[test]
+fn depth_to_space_and_space_to_depth_move_blocks_by_mode() {
+    let _lock = MLIR.lock();
+    let mode = |m: &str| AttributeProto {
+        name: "mode".into(),
+        r#type: at::STRING,
+        s: m.as_bytes().to_vec(),
+        ..Default::default()
+    };
+    let iota: Vec<f64> = (0..8).map(f64::from).collect();
+    // DepthToSpace of 8 channels 0..7, blocksize 2: DCR reads channel
+    // (row * 2 + col) * 2 + c for output channel c; CRD reads c * 4 + row * 2 + col.
+    // SpaceToDepth of 2 channels of 2x2: DCR writes channel (row * 2 + col) * 2 + c,
+    // CRD c * 4 + row * 2 + col (opset 28).
+    let cases = [
+        (
+            "DepthToSpace",
+            "DCR",
+            [1, 8, 1, 1],
+            [1, 2, 2, 2],
+            [0., 2., 4., 6., 1., 3., 5., 7.],
+        ),
+        (
+            "DepthToSpace",
+            "CRD",
+            [1, 8, 1, 1],
+            [1, 2, 2, 2],
+            [0., 1., 2., 3., 4., 5., 6., 7.],
+        ),
+        (
+            "SpaceToDepth",
+            "DCR",
+            [1, 2, 2, 2],
+            [1, 8, 1, 1],
+            [0., 4., 1., 5., 2., 6., 3., 7.],
+        ),
+        (
+            "SpaceToDepth",
+            "CRD",
+            [1, 2, 2, 2],
+            [1, 8, 1, 1],
+            [0., 1., 2., 3., 4., 5., 6., 7.],
+        ),
+    ];
+    for (op, md, ins, outs, expected) in cases {
+        let dims = |s: [i64; 4]| s.map(D::V);
+        let m = model(
+            28,
+            vec![node(op, &["x"], &["y"], vec![ai("blocksize", 2), mode(md)])],
+            vec![vi("x", dt::FLOAT, &dims(ins))],
+            vec![vi("y", dt::FLOAT, &dims(outs))],
+            vec![],
+        );
+        let shape: Vec<usize> = ins.iter().map(|&d| d as usize).collect();
+        let out = run_single(&m, &[t(DType::F32, &shape, &iota)]);
+        let oshape: Vec<usize> = outs.iter().map(|&d| d as usize).collect();
+        assert_close(&out[0], &oshape, &expected);
+    }
+}
