@@ -122,6 +122,8 @@ inline void write_trace(const std::string& path, const std::string& kernel, cons
         std::exit(3);
     }
     const double us_per_cycle = 1.0 / (costs.clock_ghz * 1000.0);
+    const double ts0 = 0.0;
+    const unsigned pid0 = 0;
     std::fprintf(f, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"kernel\":");
     json_string(f, kernel);
     std::fprintf(f, ",\"blocks\":%u,\"cycles\":%.1f,\"cycles_timeline\":%.1f,\"cycles_hbm\":%.1f,\"clock_ghz\":%g},",
@@ -139,21 +141,22 @@ inline void write_trace(const std::string& path, const std::string& kernel, cons
         if (seen[t.core]) continue;
         seen[t.core] = true;
         sep();
-        std::fprintf(f, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%u,\"args\":{\"name\":\"core %u\"}}", t.core,
-                     t.core);
+        std::fprintf(f, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%u,\"args\":{\"name\":", pid0 + t.core);
+        json_string(f, kernel + " core " + std::to_string(t.core));
+        std::fprintf(f, "}}");
         sep();
         std::fprintf(f, "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%u,\"args\":{\"sort_index\":%u}}",
-                     t.core, t.core);
+                     pid0 + t.core, pid0 + t.core);
         static const PipeId order[] = {PipeId::MTE2, PipeId::V, PipeId::MTE3, PipeId::S};
         for (size_t i = 0; i < kPipeCount; ++i) {
             sep();
             std::fprintf(f,
                          "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":\"%s\"}}",
-                         t.core, static_cast<unsigned>(order[i]), pipe_label(order[i]) + 5);
+                         pid0 + t.core, static_cast<unsigned>(order[i]), pipe_label(order[i]) + 5);
             sep();
             std::fprintf(f,
                          "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%u,\"tid\":%u,\"args\":{\"sort_index\":%zu}}",
-                         t.core, static_cast<unsigned>(order[i]), i);
+                         pid0 + t.core, static_cast<unsigned>(order[i]), i);
         }
     }
     for (const TraceSlice& t : slices) {
@@ -163,8 +166,8 @@ inline void write_trace(const std::string& path, const std::string& kernel, cons
         std::fprintf(f,
                      ",\"cat\":\"%s\",\"pid\":%u,\"tid\":%u,\"ts\":%.4f,\"dur\":%.4f,\"args\":{\"block\":%u,"
                      "\"instructions\":%llu,\"bytes\":%llu}}",
-                     pipe_label(t.slice.pipe) + 5, t.core, static_cast<unsigned>(t.slice.pipe),
-                     t.slice.start * us_per_cycle, (t.slice.end - t.slice.start) * us_per_cycle, t.block,
+                     pipe_label(t.slice.pipe) + 5, pid0 + t.core, static_cast<unsigned>(t.slice.pipe),
+                     ts0 + t.slice.start * us_per_cycle, (t.slice.end - t.slice.start) * us_per_cycle, t.block,
                      static_cast<unsigned long long>(t.slice.instructions),
                      static_cast<unsigned long long>(t.slice.bytes));
     }
@@ -254,6 +257,15 @@ LaunchStats launch(const char* kernel_name, void (*kernel)(Args...), uint32_t bl
         s.sync_check = s.sync_check_wanted && !(check != nullptr && std::strcmp(check, "0") == 0);
         const char* trace = std::getenv("ASCENDC_SIM_TRACE");
         s.trace_path = trace != nullptr ? trace : "";
+        // The driver of autofuse-run passes the target's chip model:
+        // "mte2 mte3 dma_head vec_bytes vec_head sync_all" (cycles, bytes per cycle).
+        const char* costs = std::getenv("ASCENDC_SIM_COSTS");
+        PipeCosts c = s.costs;
+        if (costs != nullptr &&
+            std::sscanf(costs, "%lf %lf %lf %lf %lf %lf", &c.mte2_bytes_per_cycle, &c.mte3_bytes_per_cycle,
+                        &c.dma_head_cycles, &c.vec_bytes_per_cycle, &c.vec_head_cycles, &c.sync_all_cycles) == 6 &&
+            c.mte2_bytes_per_cycle > 0 && c.mte3_bytes_per_cycle > 0 && c.vec_bytes_per_cycle > 0)
+            s.costs = c;
     }
     {
         auto body = [&] { kernel(args...); };

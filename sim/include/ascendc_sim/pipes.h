@@ -31,6 +31,9 @@
 // its gaps too; GM is not tracked (SyncAll orders it between blocks).
 #pragma once
 
+// Lets a driver shared with other Ascend C CPU libraries print the counts.
+#define ASCENDC_SIM_HAS_PIPES 1
+
 #include <algorithm>
 #include <array>
 #include <cstdint>

@@ -101,6 +101,18 @@ fn command() -> Command {
                 .help("Also check, build and run every kernel against the vendor's Ascend C headers (a CANN installation or a folder holding ascendc/include; default $AUTOFUSE_VENDOR_HEADERS)"),
         )
         .arg(
+            Arg::new("trace")
+                .long("trace")
+                .value_name("FILE")
+                .help("Write the emulated launches' pipe timelines as one Chrome trace-event JSON (open in Perfetto)"),
+        )
+        .arg(
+            Arg::new("trace-svg")
+                .long("trace-svg")
+                .value_name("FILE")
+                .help("Draw the pipe timeline of the first cores as SVG"),
+        )
+        .arg(
             Arg::new("report-json")
                 .long("report-json")
                 .value_name("FILE")
@@ -885,6 +897,12 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
             .collect()
     };
     let seed = *matches.get_one::<u64>("seed").unwrap_or(&0);
+    let trace_dir = (matches.contains_id("trace") || matches.contains_id("trace-svg"))
+        .then(|| std::env::temp_dir().join(format!("autofuse-trace-{}", std::process::id())));
+    if let Some(dir) = &trace_dir {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    let mut traces: Vec<run::trace::LaunchTrace> = Vec::new();
     let mut pass = true;
     let mut reports: Vec<String> = Vec::new();
     let mut summary = ModelSummary::default();
@@ -900,7 +918,22 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
         };
         let shapes: Vec<String> = inputs.iter().map(|t| format!("{:?}", t.shape)).collect();
         let expected = module.reference.run(&entry, &inputs)?;
+        if let Some(dir) = &trace_dir {
+            run::set_trace_dir(Some(dir.clone()));
+        }
         let result = run::execute(&module, &builds, &entry, &inputs);
+        run::set_trace_dir(None);
+        if let Ok(r) = &result {
+            for l in &r.launches {
+                if let (Some(file), Some(p)) = (&l.trace, &l.pipes) {
+                    traces.push(run::trace::LaunchTrace {
+                        kernel: l.kernel.clone(),
+                        file: file.clone(),
+                        micros: p.cycles / (run::trace::CLOCK_GHZ * 1000.0),
+                    });
+                }
+            }
+        }
         let _ = writeln!(out, "-- inputs {}", shapes.join(" "));
         match result {
             Err(e) => {
@@ -937,6 +970,9 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
                         l.ub_peak,
                         run::human_bytes(l.gm_read_per_core)
                     );
+                    if let Some(p) = &l.pipes {
+                        let _ = writeln!(out, "   {}", run::trace::pipes_line(p));
+                    }
                 }
                 for n in &run.notes {
                     let _ = writeln!(out, "   note: {n}");
@@ -1050,6 +1086,29 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
                     }
                 }
             }
+        }
+    }
+    if let Some(dir) = &trace_dir {
+        if traces.is_empty() {
+            let _ = std::fs::remove_dir_all(dir);
+            return Err(
+                "--trace: no kernel ran on the emulation, so there is no pipe timeline".into(),
+            );
+        }
+        let merged = run::trace::merge(&traces)?;
+        let _ = std::fs::remove_dir_all(dir);
+        if let Some(file) = matches.get_one::<String>("trace") {
+            std::fs::write(file, &merged).map_err(|e| format!("cannot write {file}: {e}"))?;
+        }
+        if let Some(file) = matches.get_one::<String>("trace-svg") {
+            let title = format!(
+                "{} pipe timeline",
+                Path::new(&path)
+                    .file_name()
+                    .map_or(path.clone(), |f| f.to_string_lossy().into_owned())
+            );
+            let picture = run::trace::svg(&merged, &title, 4)?;
+            std::fs::write(file, picture).map_err(|e| format!("cannot write {file}: {e}"))?;
         }
     }
     if let Some(line) = summary.render(onnx_nodes) {

@@ -17,6 +17,7 @@
 //! An emulation violation (exit status 3) is an error naming kernel, API and line.
 
 pub mod execute;
+pub mod trace;
 pub mod vendor;
 
 use crate::ascendc::launch::{translate_launch, wiring, LaunchGroup, Wiring};
@@ -570,7 +571,7 @@ fn launcher(k: &PreparedKernel) -> Result<String, String> {
     }
     let _ = writeln!(
         o,
-        "    std::printf(\"stats gm_read %llu gm_read_per_core %llu gm_written %llu blocks %u ub_peak %u\\n\", static_cast<unsigned long long>(st.gm_bytes_read), static_cast<unsigned long long>(st.gm_bytes_read_per_core), static_cast<unsigned long long>(st.gm_bytes_written), st.blocks, st.ub_peak_bytes);\n    return 0;\n}}\n"
+        "    std::printf(\"stats gm_read %llu gm_read_per_core %llu gm_written %llu blocks %u ub_peak %u\\n\", static_cast<unsigned long long>(st.gm_bytes_read), static_cast<unsigned long long>(st.gm_bytes_read_per_core), static_cast<unsigned long long>(st.gm_bytes_written), st.blocks, st.ub_peak_bytes);\n    af_print_pipes(st);\n    return 0;\n}}\n"
     );
     Ok(o)
 }
@@ -638,7 +639,7 @@ fn launch_launcher(l: &PreparedLaunch) -> Result<String, String> {
     }
     let _ = writeln!(
         o,
-        "    std::printf(\"stats gm_read %llu gm_read_per_core %llu gm_written %llu blocks %u ub_peak %u\\n\", static_cast<unsigned long long>(st.gm_bytes_read), static_cast<unsigned long long>(st.gm_bytes_read_per_core), static_cast<unsigned long long>(st.gm_bytes_written), st.blocks, st.ub_peak_bytes);\n    return 0;\n}}\n"
+        "    std::printf(\"stats gm_read %llu gm_read_per_core %llu gm_written %llu blocks %u ub_peak %u\\n\", static_cast<unsigned long long>(st.gm_bytes_read), static_cast<unsigned long long>(st.gm_bytes_read_per_core), static_cast<unsigned long long>(st.gm_bytes_written), st.blocks, st.ub_peak_bytes);\n    af_print_pipes(st);\n    return 0;\n}}\n"
     );
     Ok(o)
 }
@@ -660,6 +661,22 @@ struct Request {
     std::vector<int64_t> sym;
     std::vector<std::string> inputs, outputs;
 };
+
+// The emulation's per-pipe counts and the chip model's time (pipes.h); other
+// CPU libraries have none.
+template <class Stats>
+static void af_print_pipes(const Stats& st) {
+#ifdef ASCENDC_SIM_HAS_PIPES
+    std::printf("pipes cycles %.1f timeline %.1f hbm %.1f", st.cycles, st.cycles_timeline, st.cycles_hbm);
+    for (const ascendc_sim::PipeCounts& p : st.pipes)
+        std::printf(" %llu %llu %llu %.1f", static_cast<unsigned long long>(p.calls),
+                    static_cast<unsigned long long>(p.instructions), static_cast<unsigned long long>(p.bytes),
+                    p.busy_cycles);
+    std::printf("\n");
+#else
+    (void)st;
+#endif
+}
 
 // GM buffers of at least one byte (empty tensors still get an address).
 static size_t af_gm_bytes(size_t bytes) { return bytes == 0 ? 1 : bytes; }
@@ -1102,6 +1119,76 @@ pub struct Launch {
     pub ub_peak: u64,
     /// Tiling fields the host function produced.
     pub fields: Vec<(String, i64)>,
+    /// What the emulation counted per pipe and the chip model's time (sim path only).
+    pub pipes: Option<PipeReport>,
+    /// The launch's pipe timeline (Chrome trace events), when tracing was asked for.
+    pub trace: Option<std::path::PathBuf>,
+}
+
+/// The pipes of a launch, summed over blocks: index 0 S, 1 V, 2 MTE2, 3 MTE3.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PipeReport {
+    /// The chip model's kernel time: the larger of the timeline and the HBM bound.
+    pub cycles: f64,
+    /// When the last core's last instruction ends (waves and barriers included).
+    pub cycles_timeline: f64,
+    /// GM bytes over the bandwidth all cores share.
+    pub cycles_hbm: f64,
+    pub pipes: [PipeCount; 4],
+}
+
+/// One pipe's API calls, instructions (vector repeats; one per DMA or scalar access),
+/// bytes (GM for MTE2/MTE3, UB operands for V and S) and busy cycles.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PipeCount {
+    pub calls: u64,
+    pub instructions: u64,
+    pub bytes: u64,
+    pub busy_cycles: f64,
+}
+
+impl PipeReport {
+    /// Names of the pipes in the order of [`PipeReport::pipes`].
+    pub const NAMES: [&'static str; 4] = ["S", "V", "MTE2", "MTE3"];
+
+    /// Parses the driver's `pipes cycles C timeline T hbm H (calls instr bytes busy) x4` line.
+    fn parse(words: &[&str]) -> Option<PipeReport> {
+        if words.len() != 7 + 16
+            || words[1] != "cycles"
+            || words[3] != "timeline"
+            || words[5] != "hbm"
+        {
+            return None;
+        }
+        let f = |w: &str| w.parse::<f64>().ok();
+        let u = |w: &str| w.parse::<u64>().ok();
+        let mut r = PipeReport {
+            cycles: f(words[2])?,
+            cycles_timeline: f(words[4])?,
+            cycles_hbm: f(words[6])?,
+            ..PipeReport::default()
+        };
+        for (i, p) in r.pipes.iter_mut().enumerate() {
+            let w = &words[7 + 4 * i..11 + 4 * i];
+            *p = PipeCount {
+                calls: u(w[0])?,
+                instructions: u(w[1])?,
+                bytes: u(w[2])?,
+                busy_cycles: f(w[3])?,
+            };
+        }
+        Some(r)
+    }
+}
+
+/// Where launches write their pipe timelines (`autofuse-run --trace`); None: no tracing.
+static TRACE_DIR: std::sync::Mutex<Option<std::path::PathBuf>> = std::sync::Mutex::new(None);
+
+/// Makes every later launch on the emulation write its timeline into `dir`.
+pub fn set_trace_dir(dir: Option<std::path::PathBuf>) {
+    if let Ok(mut d) = TRACE_DIR.lock() {
+        *d = dir;
+    }
 }
 
 static RUN_COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
@@ -1251,6 +1338,24 @@ fn invoke(
         for i in 0..output_types.len() {
             cmd.arg(dir.join(format!("out{i}.bin")));
         }
+        cmd.env(
+            "ASCENDC_SIM_COSTS",
+            format!(
+                "{} {} {} {} {} {}",
+                chip.mte2_bytes_per_cycle,
+                chip.mte3_bytes_per_cycle,
+                chip.dma_head_cycles,
+                chip.vec_bytes_per_cycle,
+                chip.vec_head_cycles,
+                chip.sync_all_cycles
+            ),
+        );
+        let trace_dir = TRACE_DIR.lock().ok().and_then(|d| d.clone());
+        let trace = trace_dir.map(|d| d.join(format!("launch-{id}.json")));
+        match &trace {
+            Some(t) => cmd.env("ASCENDC_SIM_TRACE", t),
+            None => cmd.env_remove("ASCENDC_SIM_TRACE"),
+        };
         let out = cmd
             .output()
             .map_err(|e| format!("cannot run {}: {e}", build.binary.display()))?;
@@ -1274,6 +1379,7 @@ fn invoke(
         }
         let mut launch = Launch {
             kernel: name.to_string(),
+            trace: trace.filter(|t| t.exists()),
             ..Launch::default()
         };
         for line in stdout.lines() {
@@ -1290,6 +1396,7 @@ fn invoke(
                     launch.blocks = b.parse().unwrap_or(0);
                     launch.ub_peak = u.parse().unwrap_or(0);
                 }
+                ["pipes", ..] => launch.pipes = PipeReport::parse(&words),
                 _ => {}
             }
         }
