@@ -101,6 +101,12 @@ fn command() -> Command {
                 .help("Also check, build and run every kernel against the vendor's Ascend C headers (a CANN installation or a folder holding ascendc/include; default $AUTOFUSE_VENDOR_HEADERS)"),
         )
         .arg(
+            Arg::new("sync-check")
+                .long("sync-check")
+                .action(ArgAction::SetTrue)
+                .help("Stop a launch whose pipes race (an access no flag, queue or barrier orders; also AUTOFUSE_SYNC_CHECK=1)"),
+        )
+        .arg(
             Arg::new("trace")
                 .long("trace")
                 .value_name("FILE")
@@ -903,6 +909,9 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
     let mut traces: Vec<run::trace::LaunchTrace> = Vec::new();
+    if matches.get_flag("sync-check") {
+        run::set_sync_check(true);
+    }
     let mut pass = true;
     let mut reports: Vec<String> = Vec::new();
     let mut summary = ModelSummary::default();

