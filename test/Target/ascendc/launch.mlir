@@ -65,10 +65,12 @@
 // EMU: launch autofuse_launch_0: 2 loop groups (autofuse_reduce_0_Exp_ReduceSum, autofuse_pointwise_2_Mul_Tanh) | 1 cross-core barrier(s) | 1 workspace value(s)
 // EMU: -- inputs [3, 256] [5, 256]
 // EMU-NEXT: autofuse_launch_0: blocks
+// EMU-NEXT: pipes: S
 // EMU-NEXT: GM bytes
 // EMU-NEXT: PASS
 // EMU: -- inputs [301, 256] [37, 256]
 // EMU-NEXT: autofuse_launch_0: blocks
+// EMU-NEXT: pipes: S
 // EMU-NEXT: GM bytes
 // EMU-NEXT: PASS
 // EMU: model: 2 kernels in 1 launch(es) (0 left to the interpreter)
@@ -77,7 +79,9 @@
 // APART-NOT: launch autofuse_launch_0
 // APART: -- inputs [3, 256] [5, 256]
 // APART-NEXT: autofuse_reduce_0_Exp_ReduceSum: blocks
+// APART-NEXT: pipes: S
 // APART-NEXT: autofuse_pointwise_2_Mul_Tanh: blocks
+// APART-NEXT: pipes: S
 // APART: model: 2 kernels
 // FREE-EMU: launch autofuse_launch_0: 2 loop groups {{.*}} | 0 cross-core barrier(s) | 0 workspace value(s)
 // FREE-EMU: -- inputs [1, 64] [7, 33]
