@@ -1441,15 +1441,7 @@ fn eye_like(b: &mut Builder, c: &NodeCtx) -> Converted {
         None => x.dtype(),
     };
     let k = c.int("k", 0)?;
-    let index = |b: &mut Builder, n: Dim| -> Result<Val, Fail> {
-        Ok(b.op(
-            "range",
-            &[],
-            &[("start", A::I(0)), ("delta", A::I(1))],
-            DType::I64,
-            Some(vec![n]),
-        )?)
-    };
+    let index = index_range;
     let r = index(b, x.ty.dims[0].clone())?;
     let r = unsqueeze(b, &r, &[1])?;
     let col = index(b, x.ty.dims[1].clone())?;
@@ -2042,15 +2034,7 @@ fn trilu(b: &mut Builder, c: &NodeCtx) -> Converted {
     let upper = c.int("upper", 1)? != 0;
     let rows = x.ty.dims[x.rank() - 2].clone();
     let cols = x.ty.dims[x.rank() - 1].clone();
-    let index = |b: &mut Builder, n: Dim| -> Result<Val, Fail> {
-        Ok(b.op(
-            "range",
-            &[],
-            &[("start", A::I(0)), ("delta", A::I(1))],
-            DType::I64,
-            Some(vec![n]),
-        )?)
-    };
+    let index = index_range;
     let r = index(b, rows)?;
     let r = unsqueeze(b, &r, &[1])?;
     let col = index(b, cols)?;
@@ -2141,4 +2125,15 @@ fn constant(im: &mut Importer, c: &NodeCtx) -> Converted {
         return unsupported("sparse constants");
     }
     unsupported("a Constant without a dense numeric value (sparse or string)")
+}
+
+/// 0, 1, ..., n-1 as i64: the row or column index EyeLike and Trilu compare.
+fn index_range(b: &mut Builder, n: Dim) -> Result<Val, Fail> {
+    Ok(b.op(
+        "range",
+        &[],
+        &[("start", A::I(0)), ("delta", A::I(1))],
+        DType::I64,
+        Some(vec![n]),
+    )?)
 }
