@@ -17,4 +17,5 @@ pub mod infer_symbolic_shapes;
 pub mod lower_to_ascir;
 pub mod narrow_index_types;
 pub mod schedule;
+pub mod sink_constants;
 pub mod verify;

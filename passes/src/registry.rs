@@ -41,6 +41,7 @@ pub const PASSES: &[&PassInfo] = &[
     &crate::schedule::PASS,
     &crate::auto_tiling::PASS,
     &crate::fuse::PASS,
+    &crate::sink_constants::PASS,
     &crate::group_launches::PASS,
 ];
 

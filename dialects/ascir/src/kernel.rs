@@ -269,6 +269,56 @@ pub fn ub_dtype(dtype: DType) -> DType {
     }
 }
 
+/// [`Schedule::absorbed_scalar`] over the node list a schedule is being built from.
+pub fn absorbed_scalar(nodes: &[NodeInfo], operands: &[Vec<usize>], n: usize) -> bool {
+    let Some(info) = nodes.get(n) else {
+        return false;
+    };
+    if !matches!(info.kind, NodeKind::Scalar { .. })
+        || !matches!(info.dtype, DType::F32 | DType::F16 | DType::I32)
+    {
+        return false;
+    }
+    let mut read = false;
+    for (user, list) in operands.iter().enumerate() {
+        let Some(position) = list.iter().position(|&o| o == n) else {
+            continue;
+        };
+        read = true;
+        let Some(NodeKind::Elementwise { op }) = nodes.get(user).map(|u| &u.kind) else {
+            return false;
+        };
+        let [a, b] = list.as_slice() else {
+            return false;
+        };
+        let other = if position == 0 { *b } else { *a };
+        let other_is_scalar = nodes
+            .get(other)
+            .is_none_or(|o| matches!(o.kind, NodeKind::Scalar { .. }));
+        let form = match op.as_str() {
+            "add" | "mul" | "maximum" | "minimum" => true,
+            "sub" => position == 1,
+            // x / c is x * (1 / c) exactly when c is a power of two.
+            "div" => {
+                position == 1
+                    && info.dtype != DType::I32
+                    && matches!(info.kind, NodeKind::Scalar { value } if exact_reciprocal(value))
+            }
+            _ => false,
+        };
+        if !form || other_is_scalar || nodes[user].dtype != info.dtype {
+            return false;
+        }
+    }
+    read
+}
+
+/// Whether 1 / `value` is exact in every float type (a power of two in their range).
+pub fn exact_reciprocal(value: f64) -> bool {
+    let m = value.abs();
+    m.is_finite() && m > 0.0 && m.log2().fract() == 0.0 && (-14.0..=14.0).contains(&m.log2())
+}
+
 pub const REDUCE_OPS: &[&str] = &["sum", "mean", "max", "min", "prod", "any", "all"];
 
 fn c(v: i64) -> Expr {
@@ -434,6 +484,14 @@ pub fn buffer_count(queues: &[Queue], slots: usize, extras: &Extras) -> u64 {
 }
 
 impl Schedule {
+    /// Whether scalar node `n` is only read by binary ops with a tensor-scalar API form
+    /// (`Adds`, `Muls`, `Maxs`, `Mins`; a sub of the scalar is an `Adds` of its
+    /// negation, a division by a power of two a `Muls` by its exact reciprocal): it then
+    /// needs no buffer and no `Duplicate`, its readers take the value.
+    pub fn absorbed_scalar(&self, n: usize) -> bool {
+        absorbed_scalar(&self.nodes, &self.operands, n)
+    }
+
     /// The case with `key`.
     pub fn case(&self, key: u32) -> Option<&Case> {
         self.cases.iter().find(|c| c.key == key)
@@ -938,6 +996,7 @@ impl Schedule {
                     cost.load_ops = cost.load_ops + rows.clone();
                     cost.dma_rows = cost.dma_rows + rows;
                 }
+                NodeKind::Scalar { .. } if self.absorbed_scalar(n) => {}
                 NodeKind::Elementwise { .. } | NodeKind::Cast | NodeKind::Scalar { .. } => {
                     cost.vec_bytes = cost.vec_bytes + rows * pitch * ub_size(info.dtype);
                     cost.vec_ops = cost.vec_ops + 1;

@@ -348,7 +348,7 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
 }
 
 /// Reads an AscGraph and gives every node the location of its MLIR op.
-fn read_ascgraph(func: &OperationRef) -> Result<AscGraph, String> {
+pub(crate) fn read_ascgraph(func: &OperationRef) -> Result<AscGraph, String> {
     let attrs = extract::read_attributes(func);
     let extracted = extract::extract_function(*func).ok_or("an AscGraph without a body")?;
     let mut graph = AscGraph::from_graph(&extracted.graph, &attrs)

@@ -286,7 +286,7 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
 
 /// Replaces `op` by `func.call @name` with the operands `kept` marks (the others the
 /// kernel computes itself) and the same result types.
-fn replace_with_call(op: &OperationRef, name: &str, kept: &[bool]) -> Result<(), ()> {
+pub(crate) fn replace_with_call(op: &OperationRef, name: &str, kept: &[bool]) -> Result<(), ()> {
     let block = op.block().ok_or(())?;
     // SAFETY: the context outlives the op we build in it.
     // `to_ref` borrows the ContextRef's own storage: keep it alive while used.

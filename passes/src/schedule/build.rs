@@ -1015,6 +1015,7 @@ impl Steps for Schedule {
                 }
             }
             let needs_slot = self.nodes[n].value == Place::None
+                && !self.absorbed_scalar(n)
                 && matches!(
                     self.nodes[n].kind,
                     NodeKind::Load

@@ -281,7 +281,11 @@ public:
         s.active_pipe = this;
         generation_ = ascendc_sim::detail::next_pipe_generation();
     }
+    // The vendor's ~TPipe calls Destroy unless it ran, and Destroy ends with
+    // pipe_barrier(PIPE_ALL) (kernel_tpipe_impl.h): whatever follows a TPipe's lifetime
+    // (the next loop group of a launch, a second TPipe) is ordered after all its pipes.
     ~TPipe() {
+        if (!destroyed_) order_all_pipes();
         auto& s = ascendc_sim::detail::st();
         if (s.active_pipe == this) s.active_pipe = nullptr;
     }
@@ -373,6 +377,7 @@ public:
 
     void Destroy() {
         Reset();
+        if (!destroyed_) order_all_pipes();
         destroyed_ = true;
         auto& s = ascendc_sim::detail::st();
         if (s.active_pipe == this) s.active_pipe = nullptr;
@@ -412,6 +417,11 @@ public:
     std::array<uint32_t, static_cast<size_t>(HardEvent::MAX)> event_alloc_{};
 
 private:
+    static void order_all_pipes() {
+        namespace d = ascendc_sim::detail;
+        d::flush_call();
+        if (d::tracking_pipes()) d::st().pipes->barrier_all();
+    }
     void check_usable(const std::source_location& loc) const {
         if (destroyed_) ascendc_sim::detail::violation("InitBuffer", "TPipe was destroyed", loc);
     }

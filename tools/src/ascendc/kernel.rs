@@ -868,13 +868,20 @@ fn emit_stage(ctx: &Ctx, stage: &Stage, indent: &str) -> Result<String, String> 
         .collect();
     earlier.sort_unstable();
     earlier.dedup();
-    for x in earlier {
+    for &x in &earlier {
         if let Place::Slot { slot } = s.nodes[x].value {
             let t = ub_type(s.nodes[x].dtype);
             let _ = writeln!(o, "{ind}LocalTensor<{t}> v{x} = b{slot}.Get<{t}>();");
         }
     }
-    let mut first_vec = true;
+    // A stage's first vector call needs no PipeBarrier<PIPE_V> when it reads only queue
+    // tensors (DeQue orders MTE2 before V) and hoisted loads (SyncLoadToVector); a value
+    // an earlier stage or the previous tile wrote with the vector unit (an earlier-stage
+    // value, an accumulator) must be ordered after that write.
+    let mut pending = PendingVectorWrites::default();
+    if !earlier.is_empty() || !stage.accs.is_empty() {
+        pending.unknown = true;
+    }
     // Means are scaled before the stage's nodes, which may read them (e.g. a cast of a
     // bf16/f16 mean accumulated in f32 is a final of this stage).
     for &n in &stage.means {
@@ -891,15 +898,16 @@ fn emit_stage(ctx: &Ctx, stage: &Stage, indent: &str) -> Result<String, String> 
             "{ind}// %{n}: the mean divides the accumulated sum once.\n{ind}PipeBarrier<PIPE_V>();\n{ind}Muls(v{n}, v{n}, {}, static_cast<int32_t>(af::Elems(x{n}, kAlign)));",
             scalar(t, &format!("1.0f / static_cast<float>({})", sizes.join(" * ")))
         );
-        first_vec = false;
+        pending.clear();
+        pending.record(buffer_of(s, n));
     }
     let mut order: Vec<usize> = stage.nodes.iter().chain(&stage.accs).copied().collect();
     order.sort_unstable();
     for n in order {
         let lines = if stage.accs.contains(&n) {
-            accumulate(ctx, n, &mut first_vec)?
+            accumulate(ctx, n, &mut pending)?
         } else {
-            emit_node(ctx, n, &mut first_vec)?
+            emit_node(ctx, n, &mut pending)?
         };
         for l in lines {
             let _ = writeln!(o, "{ind}{l}");
@@ -992,7 +1000,11 @@ fn emit_stage(ctx: &Ctx, stage: &Stage, indent: &str) -> Result<String, String> 
 }
 
 /// The chunk's partial reduction of accumulator `n`, combined into its slot.
-fn accumulate(ctx: &Ctx, n: usize, first_vec: &mut bool) -> Result<Vec<String>, String> {
+fn accumulate(
+    ctx: &Ctx,
+    n: usize,
+    pending: &mut PendingVectorWrites,
+) -> Result<Vec<String>, String> {
     let s = ctx.s;
     let info = &s.nodes[n];
     let t = ub_type(info.dtype);
@@ -1024,10 +1036,12 @@ fn accumulate(ctx: &Ctx, n: usize, first_vec: &mut bool) -> Result<Vec<String>, 
         "part_v".to_string()
     };
     let mut l = vec![format!("{}, accumulated over the chunks", ctx.comment(n))];
-    if !*first_vec {
+    // The accumulator itself is read (Combine) after the partial reduction and an
+    // explicit barrier, so only the operand decides.
+    if pending.orders_read_of(&[buffer_of(s, a)]) {
         l.push("PipeBarrier<PIPE_V>();".into());
     }
-    *first_vec = false;
+    pending.record(buffer_of(s, n));
     l.push(format!("LocalTensor<{t}> v{n} = b{slot}.Get<{t}>();"));
     l.push("{".into());
     l.push(format!("    LocalTensor<{t}> part_v = part.Get<{t}>();"));
@@ -1049,6 +1063,63 @@ fn accumulate(ctx: &Ctx, n: usize, first_vec: &mut bool) -> Result<Vec<String>, 
     l.push("    }".into());
     l.push("}".into());
     Ok(l)
+}
+
+/// The UB buffer a node's value lives in, as far as vector ordering is concerned.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+enum Buffer {
+    Slot(usize),
+    Queue(usize),
+}
+
+/// `None` when the value has no buffer of its own (GM, or a tensor another value's
+/// declaration names): callers treat that as possibly any buffer.
+fn buffer_of(s: &Schedule, n: usize) -> Option<Buffer> {
+    match s.nodes[n].value {
+        Place::Slot { slot } => Some(Buffer::Slot(slot)),
+        Place::Queue { queue, .. } => Some(Buffer::Queue(queue)),
+        Place::None => None,
+    }
+}
+
+/// Buffers the vector unit wrote since the stage's last `PipeBarrier<PIPE_V>`. A
+/// vector instruction may read its operands before an earlier one has written them
+/// (ascendc_api.md section 5), so a read of one of these needs the barrier; writes
+/// after writes and after reads keep issue order on the pipe and need none. The
+/// emulation's pipe check (on in every `autofuse-run` launch) verifies every choice.
+#[derive(Default)]
+struct PendingVectorWrites {
+    buffers: std::collections::BTreeSet<Buffer>,
+    /// A write whose buffer is not known (or earlier stages' writes): any read waits.
+    unknown: bool,
+}
+
+impl PendingVectorWrites {
+    /// Whether reading `reads` needs a barrier first; clears the set when it does.
+    fn orders_read_of(&mut self, reads: &[Option<Buffer>]) -> bool {
+        let empty = self.buffers.is_empty() && !self.unknown;
+        let hit = !empty
+            && (self.unknown
+                || reads
+                    .iter()
+                    .any(|r| r.is_none_or(|b| self.buffers.contains(&b))));
+        if hit {
+            self.clear();
+        }
+        hit
+    }
+    fn record(&mut self, written: Option<Buffer>) {
+        match written {
+            Some(b) => {
+                self.buffers.insert(b);
+            }
+            None => self.unknown = true,
+        }
+    }
+    fn clear(&mut self) {
+        self.buffers.clear();
+        self.unknown = false;
+    }
 }
 
 /// The variable holding node `n`'s value, declaring it when it lives in a slot.
@@ -1091,6 +1162,32 @@ fn cmp_mode(op: &str) -> &'static str {
         "ge" => "GE",
         "eq" => "EQ",
         _ => "NE",
+    }
+}
+
+/// The tensor operand and the value of a binary op one of whose operands is an absorbed
+/// scalar ([`Schedule::absorbed_scalar`]).
+fn scalar_operand(s: &Schedule, operands: &[usize]) -> Option<(usize, f64)> {
+    let [a, b] = operands else {
+        return None;
+    };
+    let value = |n: usize| match s.nodes[n].kind {
+        NodeKind::Scalar { value } if s.absorbed_scalar(n) => Some(value),
+        _ => None,
+    };
+    match (value(*a), value(*b)) {
+        (None, Some(v)) => Some((*a, v)),
+        (Some(v), None) => Some((*b, v)),
+        _ => None,
+    }
+}
+
+/// A C++ literal of `value` for an element of `dtype` (integers without a fraction).
+fn scalar_literal(dtype: DType, value: f64) -> String {
+    if dtype.is_int() {
+        format!("{}", value as i64)
+    } else {
+        format!("{value:?}")
     }
 }
 
@@ -1164,7 +1261,11 @@ fn cast_lines(from: DType, to: DType, dst: &str, src: &str, count: &str) -> Vec<
     l
 }
 
-fn emit_node(ctx: &Ctx, n: usize, first_vec: &mut bool) -> Result<Vec<String>, String> {
+fn emit_node(
+    ctx: &Ctx,
+    n: usize,
+    pending: &mut PendingVectorWrites,
+) -> Result<Vec<String>, String> {
     let s = ctx.s;
     let g = ctx.input.graph;
     let info = &s.nodes[n];
@@ -1190,11 +1291,21 @@ fn emit_node(ctx: &Ctx, n: usize, first_vec: &mut bool) -> Result<Vec<String>, S
         }
         return Ok(l);
     }
+    if s.absorbed_scalar(n) {
+        // Its readers use the tensor-scalar API forms with the value.
+        return Ok(l);
+    }
     l.push(ctx.comment(n));
-    if !*first_vec {
+    let reads: Vec<Option<Buffer>> = node
+        .operands
+        .iter()
+        .filter(|&&a| !s.absorbed_scalar(a))
+        .map(|&a| buffer_of(s, a))
+        .collect();
+    if pending.orders_read_of(&reads) {
         l.push("PipeBarrier<PIPE_V>();".into());
     }
-    *first_vec = false;
+    pending.record(buffer_of(s, n));
     l.push(format!(
         "[[maybe_unused]] const int32_t {count} = static_cast<int32_t>(af::Elems(x{n}, kAlign));"
     ));
@@ -1485,6 +1596,22 @@ fn emit_node(ctx: &Ctx, n: usize, first_vec: &mut bool) -> Result<Vec<String>, S
                     ));
                     l.push("PipeBarrier<PIPE_V>();".into());
                     l.push(format!("Adds({v}, {v}, {}, {count});", scalar(t, "1.0f")));
+                }
+                "add" | "sub" | "mul" | "div" | "maximum" | "minimum"
+                    if let Some((x, value)) = scalar_operand(s, &node.operands) =>
+                {
+                    let (api, value) = match op.as_str() {
+                        "add" => ("Adds", value),
+                        "sub" => ("Adds", -value),
+                        "div" => ("Muls", 1.0 / value),
+                        "mul" => ("Muls", value),
+                        "maximum" => ("Maxs", value),
+                        _ => ("Mins", value),
+                    };
+                    l.push(format!(
+                        "{api}({v}, v{x}, {}, {count});",
+                        scalar(t, &scalar_literal(info.dtype, value))
+                    ));
                 }
                 "add" | "sub" | "mul" | "div" | "maximum" | "minimum" | "logical_and"
                 | "logical_or" => {

@@ -101,10 +101,10 @@ fn command() -> Command {
                 .help("Also check, build and run every kernel against the vendor's Ascend C headers (a CANN installation or a folder holding ascendc/include; default $AUTOFUSE_VENDOR_HEADERS)"),
         )
         .arg(
-            Arg::new("sync-check")
-                .long("sync-check")
+            Arg::new("no-sync-check")
+                .long("no-sync-check")
                 .action(ArgAction::SetTrue)
-                .help("Stop a launch whose pipes race (an access no flag, queue or barrier orders; also AUTOFUSE_SYNC_CHECK=1)"),
+                .help("Do not stop a launch whose pipes race (an access no flag, queue or barrier orders); also AUTOFUSE_SYNC_CHECK=0"),
         )
         .arg(
             Arg::new("trace")
@@ -909,8 +909,8 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
     let mut traces: Vec<run::trace::LaunchTrace> = Vec::new();
-    if matches.get_flag("sync-check") {
-        run::set_sync_check(true);
+    if matches.get_flag("no-sync-check") {
+        run::set_sync_check(false);
     }
     let mut pass = true;
     let mut reports: Vec<String> = Vec::new();

@@ -93,6 +93,9 @@ impl RunOptions {
         if self.fuse && registry::lookup("fuse").is_some() {
             p.push_str(",fuse");
         }
+        if registry::lookup("sink-constants").is_some() {
+            p.push_str(",sink-constants");
+        }
         let mut opts = format!("target={}", self.target);
         if self.ub_bytes != 0 {
             let _ = write!(opts, " ub-bytes={}", self.ub_bytes);
@@ -1184,10 +1187,10 @@ impl PipeReport {
 /// Where launches write their pipe timelines (`autofuse-run --trace`); None: no tracing.
 static TRACE_DIR: std::sync::Mutex<Option<std::path::PathBuf>> = std::sync::Mutex::new(None);
 
-/// Whether launches on the emulation check the ordering of pipes (`--sync-check`,
-/// or `AUTOFUSE_SYNC_CHECK=1`). Off by default while generated kernels still have the
-/// races the check found (docs/ascendc.md, "Synchronisation").
-static SYNC_CHECK: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// Whether launches on the emulation check the ordering of pipes: on unless
+/// `autofuse-run --no-sync-check` or `AUTOFUSE_SYNC_CHECK=0` turns it off (to look at
+/// the results of a kernel the check stops).
+static SYNC_CHECK: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
 
 /// Turns the emulation's pipe-ordering check on or off for later launches.
 pub fn set_sync_check(on: bool) {
@@ -1196,7 +1199,7 @@ pub fn set_sync_check(on: bool) {
 
 fn sync_check() -> bool {
     SYNC_CHECK.load(std::sync::atomic::Ordering::Relaxed)
-        || std::env::var("AUTOFUSE_SYNC_CHECK").is_ok_and(|v| v == "1")
+        && !std::env::var("AUTOFUSE_SYNC_CHECK").is_ok_and(|v| v == "0")
 }
 
 /// Makes every later launch on the emulation write its timeline into `dir`.
