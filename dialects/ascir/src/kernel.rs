@@ -1005,11 +1005,15 @@ impl Schedule {
                     if self.whole_tile_form(&info.kind, info.dtype) =>
                 {
                     // Whole-tile forms (af::CopyRowToRows, af::SplatRows,
-                    // af::ReduceRowsWhole): calls per 256-byte chunk of a row, when
-                    // that is fewer than one per row.
+                    // af::ReduceRowsWhole): calls per 256-byte chunk of a row, or per
+                    // eight rows (af::CopyBlocksToRows), when that is fewer than one
+                    // per row.
                     let chunks = (pitch.clone() * ub_size(info.dtype)).ceil_div(&c(256));
+                    let blocks = (pitch.clone() * ub_size(info.dtype)).ceil_div(&c(32));
+                    let by_blocks = rows.ceil_div(&c(8)) * blocks.ceil_div(&c(255));
                     cost.vec_bytes = cost.vec_bytes + rows.clone() * pitch * ub_size(info.dtype);
-                    cost.vec_ops = cost.vec_ops + Expr::min(&rows, &(chunks + 2));
+                    cost.vec_ops =
+                        cost.vec_ops + Expr::min(&rows, &(Expr::min(&chunks, &by_blocks) + 2));
                 }
                 NodeKind::Broadcast
                 | NodeKind::Reduce { .. }

@@ -417,13 +417,52 @@ __aicore__ inline constexpr bool WholeTileReduceType() {
 }
 constexpr int64_t kMaxRepeat = 255;
 
-// dst rows (pitch dpitch) = src row 0 (pitch-aligned, at least dpitch elements), each
-// row chunk of 256 B one Copy over the rows (src repeat stride 0: every repeat reads the
-// same chunk).
+// dst rows (pitch dpitch) from 32 B source blocks, eight rows per repeat: each of a
+// repeat's blocks goes to its own row (dst block stride = the row pitch) and the repeats
+// walk the blocks of a row, so one call covers 8 rows of up to 255 blocks.
+// `src_block_stride` 0 copies one source row to every row; SplatRows passes the Brcb
+// blocks of its rows (row r's block at r * src_block_stride).
+template <typename T>
+__aicore__ inline void CopyBlocksToRows(const LocalTensor<T>& dst, const LocalTensor<T>& src, int64_t rows,
+                                        int64_t dpitch, uint16_t src_block_stride) {
+    constexpr int64_t per_blk = 32 / sizeof(T);
+    const int64_t cols = dpitch / per_blk;
+    const uint16_t row_blocks = static_cast<uint16_t>(cols);
+    for (int64_t r0 = 0; r0 < rows; r0 += 8) {
+        const uint64_t mask = static_cast<uint64_t>(af_min(8, rows - r0) * per_blk);
+        const int64_t src_row = src_block_stride == 0 ? 0 : r0 * src_block_stride * per_blk;
+        for (int64_t c0 = 0; c0 < cols; c0 += kMaxRepeat) {
+            const int32_t repeat = static_cast<int32_t>(af_min(kMaxRepeat, cols - c0));
+            const uint16_t src_rep = src_block_stride == 0 ? 1 : 0;
+            const int64_t src_at = src_row + (src_block_stride == 0 ? c0 * per_blk : 0);
+            Copy(dst[static_cast<uint32_t>(r0 * dpitch + c0 * per_blk)], src[static_cast<uint32_t>(src_at)], mask,
+                 repeat, CopyRepeatParams(row_blocks, src_block_stride, 1, src_rep));
+        }
+    }
+}
+
+// Calls of CopyBlocksToRows and of the chunk-wise Copy loops (CopyRowToRows, the second
+// half of SplatRows) for `rows` rows of pitch `dpitch`: the callers take the fewer.
+template <typename T>
+__aicore__ inline constexpr int64_t BlockFormCalls(int64_t rows, int64_t dpitch) {
+    return af_ceildiv(rows, 8) * af_ceildiv(dpitch / static_cast<int64_t>(32 / sizeof(T)), kMaxRepeat);
+}
+template <typename T>
+__aicore__ inline constexpr int64_t ChunkFormCalls(int64_t rows, int64_t dpitch) {
+    return af_ceildiv(rows, kMaxRepeat) * af_ceildiv(dpitch, static_cast<int64_t>(256 / sizeof(T)));
+}
+
+// dst rows (pitch dpitch) = src row 0 (pitch-aligned, at least dpitch elements): eight
+// rows per call (CopyBlocksToRows), or each row chunk of 256 B one Copy over the rows
+// (src repeat stride 0: every repeat reads the same chunk), whichever takes fewer calls.
 template <typename T>
 __aicore__ inline void CopyRowToRows(const LocalTensor<T>& dst, const LocalTensor<T>& src, int64_t rows,
                                      int64_t dpitch) {
     constexpr int64_t lanes = 256 / sizeof(T);
+    if (BlockFormCalls<T>(rows, dpitch) <= ChunkFormCalls<T>(rows, dpitch)) {
+        CopyBlocksToRows(dst, src, rows, dpitch, 0);
+        return;
+    }
     const uint16_t drep = static_cast<uint16_t>(dpitch * sizeof(T) / 32);
     for (int64_t r0 = 0; r0 < rows; r0 += kMaxRepeat) {
         const int32_t repeat = static_cast<int32_t>(af_min(kMaxRepeat, rows - r0));
@@ -454,6 +493,10 @@ __aicore__ inline void SplatRows(const LocalTensor<T>& dst, const LocalTensor<T>
              static_cast<uint8_t>(repeat), BrcbRepeatParams(1, 8));
     }
     PipeBarrier<PIPE_V>();
+    if (BlockFormCalls<T>(rows, dpitch) <= ChunkFormCalls<T>(rows, dpitch)) {
+        CopyBlocksToRows(dst, blocks, rows, dpitch, static_cast<uint16_t>(spitch));
+        return;
+    }
     const uint16_t drep = static_cast<uint16_t>(dpitch * sizeof(T) / 32);
     const uint16_t srep = static_cast<uint16_t>(spitch);
     for (int64_t r0 = 0; r0 < rows; r0 += kMaxRepeat) {
@@ -615,6 +658,17 @@ __aicore__ inline void WholeReduceRepeats(const LocalTensor<T>& dst, const Local
     }
 }
 
+// Whether rows of `len` elements at pitch `spitch` reduce in two flat WholeReduce calls:
+// whole 256 B chunks with no gap between rows, and a row's partials (one per chunk) fit
+// one repeat and fill whole 32 B blocks, so every row's partials start aligned.
+template <typename T>
+__aicore__ inline constexpr bool ReduceRowsFlat(int64_t len, int64_t spitch) {
+    constexpr int64_t lanes = 256 / sizeof(T);
+    const int64_t chunks = len / lanes;
+    return len % lanes == 0 && spitch == len && chunks > 1 && chunks <= lanes &&
+           (chunks * static_cast<int64_t>(sizeof(T))) % 32 == 0;
+}
+
 // Bytes of `work` ReduceRowsWhole needs for `rows` rows of `len` elements.
 template <typename T>
 __aicore__ inline constexpr int64_t ReduceRowsWholeBytes(int64_t rows, int64_t len) {
@@ -623,7 +677,8 @@ __aicore__ inline constexpr int64_t ReduceRowsWholeBytes(int64_t rows, int64_t l
 
 // out[r * align] = the K-reduction of the `len` elements of src row r (pitch spitch),
 // for all rows in calls that do not grow with them: a row of one 256 B repeat reduces
-// with one WholeReduce per 255 rows; a longer row first folds its repeat-wide chunks
+// with one WholeReduce per 255 rows; rows of whole chunks back to back (ReduceRowsFlat)
+// in two flat WholeReduce calls; another longer row first folds its repeat-wide chunks
 // into one accumulator repeat per row (`work`: 256 B per row; the first chunk copied,
 // the others combined lane-wise, the last one masked to its length), which then reduces
 // the same way. False (nothing done) when the dtype has no WholeReduce, a row stride
@@ -639,6 +694,26 @@ __aicore__ inline bool ReduceRowsWhole(const LocalTensor<T>& out, const LocalTen
         const int64_t src_rep = spitch * static_cast<int64_t>(sizeof(T)) / 32;
         if (rows < 2 || src_rep > 255 || ReduceRowsWholeBytes<T>(rows, len) > work_bytes) return false;
         const int64_t chunks = af_ceildiv(len, lanes);
+        if (ReduceRowsFlat<T>(len, spitch)) {
+            // Rows of whole 256 B chunks back to back: every chunk of every row reduces
+            // to one partial (row r's at work[r * chunks], contiguous), then each row's
+            // partials, 32 B aligned, reduce to its value. Two calls per 255 repeats.
+            const int64_t partials = rows * chunks;
+            for (int64_t p0 = 0; p0 < partials; p0 += kMaxRepeat) {
+                const int32_t repeat = static_cast<int32_t>(af_min(kMaxRepeat, partials - p0));
+                WholeReduceRepeats<K>(work[static_cast<uint32_t>(p0)], src[static_cast<uint32_t>(p0 * lanes)],
+                                      static_cast<int32_t>(lanes), repeat, 1, 8);
+            }
+            PipeBarrier<PIPE_V>();
+            const int32_t part_rep = static_cast<int32_t>(chunks * static_cast<int64_t>(sizeof(T)) / 32);
+            for (int64_t r0 = 0; r0 < rows; r0 += kMaxRepeat) {
+                const int32_t repeat = static_cast<int32_t>(af_min(kMaxRepeat, rows - r0));
+                WholeReduceRepeats<K>(out[static_cast<uint32_t>(r0 * align)], work[static_cast<uint32_t>(r0 * chunks)],
+                                      static_cast<int32_t>(chunks), repeat, static_cast<int32_t>(align), part_rep);
+            }
+            PipeBarrier<PIPE_V>();
+            return true;
+        }
         // Rows by more calls than one per row would not pay.
         if (chunks + 1 >= rows) return false;
         for (int64_t r0 = 0; r0 < rows; r0 += kMaxRepeat) {
