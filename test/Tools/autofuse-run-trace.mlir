@@ -16,7 +16,7 @@
 // JSON-DAG: {"ph":"M","name":"process_name","pid":0,"args":{"name":"autofuse_reduce_0_{{.*}} core 0"}}
 // JSON-DAG: {"ph":"M","name":"thread_name","pid":0,"tid":1,"args":{"name":"V"}}
 // JSON-DAG: {"ph":"X","name":"DataCopyPad","cat":"MTE2","pid":0,"tid":2,"ts":0.0000,
-// JSON-DAG: {"ph":"X","name":"ReduceSum","cat":"V","pid":0,"tid":1,
+// JSON-DAG: {"ph":"X","name":"WholeReduceSum","cat":"V","pid":0,"tid":1,
 // JSON-DAG: {"ph":"X","name":"DataCopyPad","cat":"MTE3","pid":0,"tid":3,
 
 // SVG: <svg xmlns="http://www.w3.org/2000/svg"
