@@ -313,6 +313,78 @@ pub fn absorbed_scalar(nodes: &[NodeInfo], operands: &[Vec<usize>], n: usize) ->
     read
 }
 
+/// [`Schedule::absorbed_broadcast`] over the node list a schedule is being built from.
+pub fn absorbed_broadcast(nodes: &[NodeInfo], operands: &[Vec<usize>], n: usize) -> bool {
+    let Some(info) = nodes.get(n) else {
+        return false;
+    };
+    if info.kind != NodeKind::Broadcast
+        || !matches!(info.dtype, DType::F32 | DType::F16)
+        || info.partial.iter().any(Option::is_some)
+    {
+        return false;
+    }
+    let Some(source) = operands
+        .get(n)
+        .and_then(|o| o.first())
+        .and_then(|&o| nodes.get(o))
+    else {
+        return false;
+    };
+    let Some(last) = info.full.len().checked_sub(1) else {
+        return false;
+    };
+    if source.full.len() != info.full.len() || !info.full[last] {
+        return false;
+    }
+    // A row copied to every row, or each row's first element over its row.
+    let one_row = source.full[last] && (0..last).all(|k| !source.full[k]);
+    let splat = !source.full[last] && (0..last).all(|k| source.full[k] == info.full[k]);
+    if !(one_row || splat) || source.dtype != info.dtype {
+        return false;
+    }
+    let mut read = false;
+    for (user, list) in operands.iter().enumerate() {
+        let Some(position) = list.iter().position(|&o| o == n) else {
+            continue;
+        };
+        read = true;
+        let Some(reader) = nodes.get(user) else {
+            return false;
+        };
+        let NodeKind::Elementwise { op } = &reader.kind else {
+            return false;
+        };
+        let [a, b] = list.as_slice() else {
+            return false;
+        };
+        let other = if position == 0 { *b } else { *a };
+        let Some(full_operand) = nodes.get(other) else {
+            return false;
+        };
+        let binary = matches!(
+            op.as_str(),
+            "add" | "sub" | "mul" | "div" | "maximum" | "minimum"
+        );
+        if !binary
+            || a == b
+            || matches!(
+                full_operand.kind,
+                NodeKind::Broadcast | NodeKind::Scalar { .. }
+            )
+            || reader.dtype != info.dtype
+            || full_operand.dtype != info.dtype
+            || reader.full != info.full
+            || full_operand.full != info.full
+            || reader.partial.iter().any(Option::is_some)
+            || full_operand.partial.iter().any(Option::is_some)
+        {
+            return false;
+        }
+    }
+    read
+}
+
 /// Whether 1 / `value` is exact in every float type (a power of two in their range).
 pub fn exact_reciprocal(value: f64) -> bool {
     let m = value.abs();
@@ -490,6 +562,25 @@ impl Schedule {
     /// needs no buffer and no `Duplicate`, its readers take the value.
     pub fn absorbed_scalar(&self, n: usize) -> bool {
         absorbed_scalar(&self.nodes, &self.operands, n)
+    }
+
+    /// Whether broadcast node `n` (a row over every row, or each row's first element over
+    /// its row, of f16/f32) is only read by binary vector ops against a tile of its own
+    /// extent: it then needs no buffer and no copy; its readers read its source through
+    /// repeat strides (`af::BinaryBroadcastBox`: block stride 0 on Brcb blocks of the
+    /// row scalars, or repeat stride 0 on the row), one call per row or per 256-byte
+    /// column chunk.
+    pub fn absorbed_broadcast(&self, n: usize) -> bool {
+        absorbed_broadcast(&self.nodes, &self.operands, n)
+    }
+
+    /// The absorbed broadcast among the operands of node `n`, if any.
+    pub fn absorbed_broadcast_operand(&self, n: usize) -> Option<usize> {
+        self.operands
+            .get(n)?
+            .iter()
+            .copied()
+            .find(|&o| self.absorbed_broadcast(o))
     }
 
     /// The case with `key`.
@@ -997,6 +1088,14 @@ impl Schedule {
                     cost.dma_rows = cost.dma_rows + rows;
                 }
                 NodeKind::Scalar { .. } if self.absorbed_scalar(n) => {}
+                NodeKind::Broadcast if self.absorbed_broadcast(n) => {}
+                NodeKind::Elementwise { .. } if self.absorbed_broadcast_operand(n).is_some() => {
+                    // af::BinaryBroadcastBox: one call per row or per 256-byte column
+                    // chunk, whichever is fewer, and the Brcb of a splat's scalars.
+                    let chunks = (pitch.clone() * ub_size(info.dtype)).ceil_div(&c(256));
+                    cost.vec_bytes = cost.vec_bytes + rows.clone() * pitch * ub_size(info.dtype);
+                    cost.vec_ops = cost.vec_ops + Expr::min(&rows, &chunks) + 1;
+                }
                 NodeKind::Elementwise { .. } | NodeKind::Cast | NodeKind::Scalar { .. } => {
                     cost.vec_bytes = cost.vec_bytes + rows * pitch * ub_size(info.dtype);
                     cost.vec_ops = cost.vec_ops + 1;

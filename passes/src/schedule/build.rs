@@ -917,6 +917,14 @@ impl Steps for Schedule {
                 }
             }
         }
+        // A reader of an absorbed broadcast reads the broadcast's source.
+        for n in 0..count {
+            if self.absorbed_broadcast(n) {
+                if let Some(&src) = graph.nodes[n].operands.first() {
+                    last_use[src] = last_use[src].max(last_use[n]);
+                }
+            }
+        }
         // Queues.
         let loads: Vec<usize> = (0..count)
             .filter(|&n| self.nodes[n].kind == NodeKind::Load)
@@ -1016,6 +1024,7 @@ impl Steps for Schedule {
             }
             let needs_slot = self.nodes[n].value == Place::None
                 && !self.absorbed_scalar(n)
+                && !self.absorbed_broadcast(n)
                 && matches!(
                     self.nodes[n].kind,
                     NodeKind::Load
@@ -1130,6 +1139,17 @@ impl Steps for Schedule {
         self.extras.part = self.cases.iter().any(|c| c.reduce_split);
         let mut buffers =
             buffer_count(&self.queues, self.slots.len(), &self.extras) + u64::from(self.hoists());
+        // An absorbed splat reads Brcb blocks of its row scalars from the scratch buffer.
+        let absorbed_splat = (0..self.nodes.len()).any(|n| {
+            self.absorbed_broadcast(n)
+                && self.operands[n]
+                    .first()
+                    .is_some_and(|&src| self.nodes[src].full.last() == Some(&false))
+        });
+        if absorbed_splat && !self.extras.scratch {
+            self.extras.scratch = true;
+            buffers += 1;
+        }
         if !self.extras.scratch && buffers < chip.max_buffers {
             // Row splats take a constant number of calls with a scratch buffer of
             // blocks (af::SplatRows); without a free buffer they go row by row.
@@ -1518,6 +1538,27 @@ mod tests {
         assert_eq!(s.cases.len(), 2);
         assert_eq!(s.cases[0].in_tile, vec![0, 1]);
         assert_eq!(s.cases[1].looped, vec![0]);
+        // The add reads the row through repeat strides: the broadcast takes no slot.
+        let bcast = g.nodes.iter().position(|n| n.op == "broadcast").unwrap();
+        assert!(s.absorbed_broadcast(bcast));
+        assert_eq!(s.nodes[bcast].value, Place::None);
+        assert!(
+            s.slots.is_empty(),
+            "an absorbed broadcast needs no VECCALC slot"
+        );
+        // int32 has no strided binary form here: the broadcast is materialized.
+        let g = lower_op(
+            "ascend.add",
+            &Map::new(),
+            &[t(DType::I32, &["s0", "16"]), t(DType::I32, &["1", "16"])],
+            &[t(DType::I32, &["s0", "16"])],
+            None,
+            "k",
+        )
+        .unwrap();
+        let s = Schedule::build(&g, &chip()).unwrap();
+        let bcast = g.nodes.iter().position(|n| n.op == "broadcast").unwrap();
+        assert!(!s.absorbed_broadcast(bcast));
         assert_eq!(s.slots.len(), 1, "the broadcast gets one VECCALC slot");
     }
 

@@ -534,6 +534,26 @@ inline void record_operand(const char* api, const char* role, uint32_t addr, uin
         c.reads.push_back({addr, bytes});
 }
 
+// Replaces the footprint span the operand check recorded for `role` at `addr` with the
+// bytes the call touches (`spans`): a strided operand does not access its gaps, so
+// another call may write them meanwhile without a race on the device.
+inline void refine_operand(const char* role, uint32_t addr, uint64_t footprint, const std::vector<UbSpan>& spans) {
+    if (!tracking_pipes() || footprint == 0) return;
+    PendingCall& c = st().pending;
+    auto replace = [&](std::vector<UbSpan>& list) {
+        for (size_t i = list.size(); i-- > 0;) {
+            if (list[i].addr == addr && list[i].bytes == footprint) {
+                list.erase(list.begin() + static_cast<std::ptrdiff_t>(i));
+                list.insert(list.end(), spans.begin(), spans.end());
+                return;
+            }
+        }
+    };
+    const bool dst = std::strcmp(role, "dst") == 0;
+    replace(dst ? c.writes : c.reads);
+    if (dst && (std::strcmp(c.api, "MulAddDst") == 0 || std::strcmp(c.api, "Axpy") == 0)) replace(c.reads);
+}
+
 // The repeats a mask/repeat or count form executes (one instruction each).
 inline void record_repeats(const char* api, int64_t repeats, const std::source_location& loc) {
     if (!tracking_pipes()) return;

@@ -167,6 +167,31 @@ struct MaskPlan {
         }
         return ext;
     }
+    // The bytes an operand with strides (blk, rep) touches, one span per run of active
+    // elements of a block, adjacent spans merged.
+    std::vector<UbSpan> spans(uint32_t addr, uint64_t blk, uint64_t rep, uint32_t esize) const {
+        const uint32_t per_blk = 32 / esize;
+        std::vector<UbSpan> out;
+        for (int64_t r = 0; r < repeats; ++r) {
+            for (uint32_t j = 0; j < 8; ++j) {
+                int first = -1, last = -1;
+                for (uint32_t k = 0; k < per_blk; ++k)
+                    if (active(r, j * per_blk + k)) {
+                        if (first < 0) first = static_cast<int>(k);
+                        last = static_cast<int>(k);
+                    }
+                if (first < 0) continue;
+                const uint64_t begin = addr + (r * rep + j * blk) * 32 + static_cast<uint64_t>(first) * esize;
+                const uint64_t bytes = static_cast<uint64_t>(last - first + 1) * esize;
+                if (!out.empty() && out.back().addr + out.back().bytes == begin) {
+                    out.back().bytes += bytes;
+                } else {
+                    out.push_back({static_cast<uint32_t>(begin), bytes});
+                }
+            }
+        }
+        return out;
+    }
 };
 
 // 8-bit element types have 256 lanes per repeat, which the 128-bit mask model
@@ -288,6 +313,13 @@ inline void run_repeats(const char* api, const AscendC::LocalTensor<T>& dst, Str
     check_operand(api, dst.meta_, "dst", plan.extent(ds.blk, ds.rep, sz), sz, 32, loc);
     for (size_t i = 0; i < N; ++i)
         check_operand(api, *src[i], src_role(i, N), plan.extent(ss[i].blk, ss[i].rep, sz), sz, 32, loc);
+    // Strided operands: the pipe check sees the blocks the repeats touch, not the gaps.
+    if (ds.blk != 1 || ds.rep != 8)
+        refine_operand("dst", dst.meta_.addr, plan.extent(ds.blk, ds.rep, sz), plan.spans(dst.meta_.addr, ds.blk, ds.rep, sz));
+    for (size_t i = 0; i < N; ++i)
+        if (ss[i].blk != 1 || ss[i].rep != 8)
+            refine_operand(src_role(i, N), src[i]->addr, plan.extent(ss[i].blk, ss[i].rep, sz),
+                           plan.spans(src[i]->addr, ss[i].blk, ss[i].rep, sz));
     record_repeats(api, plan.repeats, loc);
     constexpr uint32_t per_blk = 32 / sz;
     constexpr uint32_t lanes = 8 * per_blk;

@@ -723,7 +723,13 @@ fn emit_stage(ctx: &Ctx, stage: &Stage, indent: &str) -> Result<String, String> 
     let mut boxed: Vec<usize> = Vec::new();
     for &n in stage.nodes.iter().chain(&stage.accs) {
         boxed.push(n);
-        boxed.extend(g.nodes[n].operands.iter().copied());
+        for &o in &g.nodes[n].operands {
+            boxed.push(o);
+            if s.absorbed_broadcast(o) {
+                // Its readers take the source's box.
+                boxed.extend(g.nodes[o].operands.first().copied());
+            }
+        }
     }
     boxed.extend(stage.means.iter().copied());
     boxed.sort_unstable();
@@ -863,6 +869,14 @@ fn emit_stage(ctx: &Ctx, stage: &Stage, indent: &str) -> Result<String, String> 
         .iter()
         .chain(&stage.accs)
         .flat_map(|&n| g.nodes[n].operands.iter().copied())
+        // A reader of an absorbed broadcast reads the broadcast's source.
+        .flat_map(|x| {
+            let source = s
+                .absorbed_broadcast(x)
+                .then(|| g.nodes[x].operands.first().copied())
+                .flatten();
+            std::iter::once(x).chain(source)
+        })
         .chain(stage.means.iter().copied())
         .filter(|&x| s.persistent[x] && !stage.nodes.contains(&x))
         .collect();
@@ -1295,12 +1309,27 @@ fn emit_node(
         // Its readers use the tensor-scalar API forms with the value.
         return Ok(l);
     }
+    if s.absorbed_broadcast(n) {
+        // Its readers read its source through repeat strides.
+        return Ok(l);
+    }
     l.push(ctx.comment(n));
+    // An absorbed broadcast is read where its source lives.
+    let read_of = |a: usize| {
+        if s.absorbed_broadcast(a) {
+            g.nodes[a]
+                .operands
+                .first()
+                .and_then(|&src| buffer_of(s, src))
+        } else {
+            buffer_of(s, a)
+        }
+    };
     let reads: Vec<Option<Buffer>> = node
         .operands
         .iter()
         .filter(|&&a| !s.absorbed_scalar(a))
-        .map(|&a| buffer_of(s, a))
+        .map(|&a| read_of(a))
         .collect();
     if pending.orders_read_of(&reads) {
         l.push("PipeBarrier<PIPE_V>();".into());
@@ -1611,6 +1640,37 @@ fn emit_node(
                     l.push(format!(
                         "{api}({v}, v{x}, {}, {count});",
                         scalar(t, &scalar_literal(info.dtype, value))
+                    ));
+                }
+                "add" | "sub" | "mul" | "div" | "maximum" | "minimum"
+                    if let Some(wide) = s.absorbed_broadcast_operand(n) =>
+                {
+                    let narrow = g.nodes[wide]
+                        .operands
+                        .first()
+                        .copied()
+                        .ok_or_else(|| format!("broadcast {wide} has no operand"))?;
+                    let full = if operand(0)? == wide {
+                        operand(1)?
+                    } else {
+                        operand(0)?
+                    };
+                    let kind = match op.as_str() {
+                        "add" => "Add",
+                        "sub" => "Sub",
+                        "mul" => "Mul",
+                        "div" => "Div",
+                        "maximum" => "Max",
+                        _ => "Min",
+                    };
+                    let blocks = if s.extras.scratch {
+                        format!("scratch.Get<{t}>(), t.scratch_size")
+                    } else {
+                        format!("{v}, 0")
+                    };
+                    l.push(format!(
+                        "af::BinaryBroadcastBox<af::Bin::{kind}>({v}, v{full}, v{narrow}, {}, x{n}, x{narrow}, kAlign, {blocks});",
+                        operand(0)? == wide
                     ));
                 }
                 "add" | "sub" | "mul" | "div" | "maximum" | "minimum" | "logical_and"

@@ -262,7 +262,25 @@ __aicore__ inline void ConcatBox(const LocalTensor<T>& dst, const LocalTensor<T>
     const int64_t p1 = af_align(len1, align);
     // src1 rows start at a layout unit: one DataCopy each, ending inside the row pitch.
     const bool aligned = len0 % align == 0;
-    for (int64_t o = 0; o < outer; ++o) {
+    constexpr int64_t kBlock = 32 / static_cast<int64_t>(sizeof(T));
+    if (outer <= 4095) {
+        // All rows of each input in one strided UB -> UB DataCopy (blocks of the input's
+        // padded row, the rest of the dst row skipped).
+        DataCopyParams p;
+        p.blockCount = static_cast<uint16_t>(outer);
+        p.srcStride = 0;
+        if (len0 > 0) {
+            p.blockLen = static_cast<uint16_t>(p0 / kBlock);
+            p.dstStride = static_cast<uint16_t>((dpitch - p0) / kBlock);
+            DataCopy(dst, src0, p);
+        }
+        if (aligned && len1 > 0) {
+            p.blockLen = static_cast<uint16_t>(p1 / kBlock);
+            p.dstStride = static_cast<uint16_t>((dpitch - p1) / kBlock);
+            DataCopy(dst[static_cast<uint32_t>(len0)], src1, p);
+        }
+    }
+    for (int64_t o = 0; o < outer && outer > 4095; ++o) {
         if (len0 > 0)
             DataCopy(dst[static_cast<uint32_t>(o * dpitch)], src0[static_cast<uint32_t>(o * p0)],
                      static_cast<uint32_t>(p0));
@@ -441,26 +459,76 @@ __aicore__ inline void CopyBlocksToRows(const LocalTensor<T>& dst, const LocalTe
     }
 }
 
-// Calls of CopyBlocksToRows and of the chunk-wise Copy loops (CopyRowToRows, the second
-// half of SplatRows) for `rows` rows of pitch `dpitch`: the callers take the fewer.
+// The three ways of filling `rows` dst rows (pitch dpitch) from one 32 B-block source
+// per row position: eight rows per call (CopyBlocksToRows: its repeats each move one
+// block of up to eight rows, so few rows waste lanes), one Copy per 256 B row chunk over
+// all rows (dst repeat stride = the pitch), or one Copy per row over its chunks. They
+// move the same data; the callers take the cheapest under the chip model's vector cost,
+// where a call's head is worth kCallHeadRepeats repeats (37 cycles against one cycle per
+// 256 B repeat, docs/benchmarks/kernel_quality.md; unverified, and used only to choose).
+constexpr int64_t kCallHeadRepeats = 37;
+enum class RowsForm { Blocks, Chunks, Rows };
 template <typename T>
-__aicore__ inline constexpr int64_t BlockFormCalls(int64_t rows, int64_t dpitch) {
-    return af_ceildiv(rows, 8) * af_ceildiv(dpitch / static_cast<int64_t>(32 / sizeof(T)), kMaxRepeat);
+__aicore__ inline constexpr int64_t RowsFormCost(RowsForm form, int64_t rows, int64_t dpitch) {
+    constexpr int64_t per_blk = 32 / static_cast<int64_t>(sizeof(T));
+    constexpr int64_t lanes = 256 / static_cast<int64_t>(sizeof(T));
+    const int64_t chunks = af_ceildiv(dpitch, lanes);
+    if (form == RowsForm::Blocks) {
+        const int64_t cols = dpitch / per_blk;
+        return af_ceildiv(rows, 8) * (af_ceildiv(cols, kMaxRepeat) * kCallHeadRepeats + cols);
+    }
+    if (form == RowsForm::Chunks) return af_ceildiv(rows, kMaxRepeat) * chunks * kCallHeadRepeats + rows * chunks;
+    const int64_t full = dpitch / lanes;
+    const int64_t calls = af_ceildiv(full, kMaxRepeat) + (dpitch % lanes != 0 ? 1 : 0);
+    return rows * (calls * kCallHeadRepeats + chunks);
 }
 template <typename T>
-__aicore__ inline constexpr int64_t ChunkFormCalls(int64_t rows, int64_t dpitch) {
-    return af_ceildiv(rows, kMaxRepeat) * af_ceildiv(dpitch, static_cast<int64_t>(256 / sizeof(T)));
+__aicore__ inline constexpr RowsForm CheapestRowsForm(int64_t rows, int64_t dpitch) {
+    const int64_t blocks = RowsFormCost<T>(RowsForm::Blocks, rows, dpitch);
+    const int64_t chunks = RowsFormCost<T>(RowsForm::Chunks, rows, dpitch);
+    const int64_t by_row = RowsFormCost<T>(RowsForm::Rows, rows, dpitch);
+    if (blocks <= chunks && blocks <= by_row) return RowsForm::Blocks;
+    return chunks <= by_row ? RowsForm::Chunks : RowsForm::Rows;
 }
 
-// dst rows (pitch dpitch) = src row 0 (pitch-aligned, at least dpitch elements): eight
-// rows per call (CopyBlocksToRows), or each row chunk of 256 B one Copy over the rows
-// (src repeat stride 0: every repeat reads the same chunk), whichever takes fewer calls.
+// dst rows (pitch dpitch) each from one source row, one Copy per row over its 256 B
+// chunks: source row r starts at r * src_row elements and is read with block stride
+// `src_blk` and repeat stride `src_rep` (1 and 8 walk a row; 0 and 0 repeat one block).
+template <typename T>
+__aicore__ inline void CopyRowsByRow(const LocalTensor<T>& dst, const LocalTensor<T>& src, int64_t rows,
+                                     int64_t dpitch, int64_t src_row, uint16_t src_blk, uint16_t src_rep) {
+    constexpr int64_t lanes = 256 / sizeof(T);
+    const int64_t full = dpitch / lanes;
+    const int64_t tail = dpitch % lanes;
+    for (int64_t r = 0; r < rows; ++r) {
+        const int64_t d = r * dpitch;
+        const int64_t s = r * src_row;
+        for (int64_t c0 = 0; c0 < full; c0 += kMaxRepeat) {
+            const int32_t repeat = static_cast<int32_t>(af_min(kMaxRepeat, full - c0));
+            Copy(dst[static_cast<uint32_t>(d + c0 * lanes)], src[static_cast<uint32_t>(s + (src_rep ? c0 * lanes : 0))],
+                 static_cast<uint64_t>(lanes), repeat, CopyRepeatParams(1, src_blk, 8, src_rep));
+        }
+        if (tail != 0) {
+            Copy(dst[static_cast<uint32_t>(d + full * lanes)],
+                 src[static_cast<uint32_t>(s + (src_rep ? full * lanes : 0))], static_cast<uint64_t>(tail), 1,
+                 CopyRepeatParams(1, src_blk, 8, src_rep));
+        }
+    }
+}
+
+// dst rows (pitch dpitch) = src row 0 (pitch-aligned, at least dpitch elements), in the
+// cheapest of the three row forms.
 template <typename T>
 __aicore__ inline void CopyRowToRows(const LocalTensor<T>& dst, const LocalTensor<T>& src, int64_t rows,
                                      int64_t dpitch) {
     constexpr int64_t lanes = 256 / sizeof(T);
-    if (BlockFormCalls<T>(rows, dpitch) <= ChunkFormCalls<T>(rows, dpitch)) {
+    const RowsForm form = CheapestRowsForm<T>(rows, dpitch);
+    if (form == RowsForm::Blocks) {
         CopyBlocksToRows(dst, src, rows, dpitch, 0);
+        return;
+    }
+    if (form == RowsForm::Rows) {
+        CopyRowsByRow(dst, src, rows, dpitch, 0, 1, 8);
         return;
     }
     const uint16_t drep = static_cast<uint16_t>(dpitch * sizeof(T) / 32);
@@ -476,9 +544,8 @@ __aicore__ inline void CopyRowToRows(const LocalTensor<T>& dst, const LocalTenso
 
 // dst rows (pitch dpitch) = the scalar at the start of each src row (pitch spitch):
 // Brcb turns every source element into one 32 B block of its value (the scalar of row r
-// at block r * spitch), then each 256 B chunk of the dst rows is one Copy reading that
-// block for all eight blocks of the repeat (block stride 0). `blocks` holds
-// rows * spitch blocks.
+// at block r * spitch), then the cheapest row form copies that block over the row
+// (source block stride 0). `blocks` holds rows * spitch blocks.
 template <typename T>
 __aicore__ inline void SplatRows(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& blocks,
                                  int64_t rows, int64_t spitch, int64_t dpitch) {
@@ -493,8 +560,13 @@ __aicore__ inline void SplatRows(const LocalTensor<T>& dst, const LocalTensor<T>
              static_cast<uint8_t>(repeat), BrcbRepeatParams(1, 8));
     }
     PipeBarrier<PIPE_V>();
-    if (BlockFormCalls<T>(rows, dpitch) <= ChunkFormCalls<T>(rows, dpitch)) {
+    const RowsForm form = CheapestRowsForm<T>(rows, dpitch);
+    if (form == RowsForm::Blocks) {
         CopyBlocksToRows(dst, blocks, rows, dpitch, static_cast<uint16_t>(spitch));
+        return;
+    }
+    if (form == RowsForm::Rows) {
+        CopyRowsByRow(dst, blocks, rows, dpitch, spitch * per_blk, 0, 0);
         return;
     }
     const uint16_t drep = static_cast<uint16_t>(dpitch * sizeof(T) / 32);
@@ -556,6 +628,19 @@ __aicore__ inline void BroadcastBox(const LocalTensor<T>& dst, const LocalTensor
         return;
     }
     int64_t idx[R];
+    if (!splat_rows) {
+        // Rows whose indices differ only on the trailing axes the broadcast keeps are
+        // contiguous in src and dst: one DataCopy per group of them.
+        int64_t group = 1;
+        for (int k = R - 2; k >= 0 && sext[k] == dext[k]; --k) group *= dext[k];
+        for (int64_t r = 0; r < drows; r += group) {
+            RowIndex(r, dext, idx);
+            const int64_t s = SourceRow(idx, sext);
+            DataCopy(dst[static_cast<uint32_t>(r * dpitch)], src[static_cast<uint32_t>(s * spitch)],
+                     static_cast<uint32_t>(group * dpitch));
+        }
+        return;
+    }
     for (int64_t r = 0; r < drows; ++r) {
         RowIndex(r, dext, idx);
         const int64_t s = SourceRow(idx, sext);
@@ -565,6 +650,131 @@ __aicore__ inline void BroadcastBox(const LocalTensor<T>& dst, const LocalTensor
         } else {
             DataCopy(dst[static_cast<uint32_t>(r * dpitch)], src[static_cast<uint32_t>(s * spitch)],
                      static_cast<uint32_t>(dpitch));
+        }
+    }
+}
+
+// The binary vector ops a broadcast operand can be read by through repeat strides.
+enum class Bin { Add, Sub, Mul, Div, Max, Min };
+
+template <Bin K, typename T>
+__aicore__ inline void BinaryRepeat(const LocalTensor<T>& dst, const LocalTensor<T>& src0,
+                                    const LocalTensor<T>& src1, uint64_t mask, int32_t repeat,
+                                    const BinaryRepeatParams& p) {
+    if constexpr (K == Bin::Add) {
+        Add(dst, src0, src1, mask, repeat, p);
+    } else if constexpr (K == Bin::Sub) {
+        Sub(dst, src0, src1, mask, repeat, p);
+    } else if constexpr (K == Bin::Mul) {
+        Mul(dst, src0, src1, mask, repeat, p);
+    } else if constexpr (K == Bin::Div) {
+        Div(dst, src0, src1, mask, repeat, p);
+    } else if constexpr (K == Bin::Max) {
+        Max(dst, src0, src1, mask, repeat, p);
+    } else {
+        Min(dst, src0, src1, mask, repeat, p);
+    }
+}
+
+// One strided call of dst = full op narrow (narrow op full when `narrow_first`): dst and
+// full walk with block stride 1 and repeat stride `rep` blocks, narrow with `nblk` and
+// `nrep`.
+template <Bin K, typename T>
+__aicore__ inline void BinaryStrided(const LocalTensor<T>& dst, const LocalTensor<T>& full,
+                                     const LocalTensor<T>& narrow, bool narrow_first, uint64_t mask,
+                                     int32_t repeat, int64_t rep, int64_t nblk, int64_t nrep) {
+    const uint8_t r = static_cast<uint8_t>(rep);
+    const uint8_t b = static_cast<uint8_t>(nblk);
+    const uint8_t nr = static_cast<uint8_t>(nrep);
+    if (narrow_first) {
+        BinaryRepeat<K>(dst, narrow, full, mask, repeat, BinaryRepeatParams(1, b, 1, r, nr, r));
+    } else {
+        BinaryRepeat<K>(dst, full, narrow, mask, repeat, BinaryRepeatParams(1, 1, b, r, r, nr));
+    }
+}
+
+// dst (extents dext) = full op broadcast(narrow), or broadcast(narrow) op full when
+// `narrow_first`, without the broadcast in UB: narrow (extents sext) is one row that
+// every row reads (sext 1 on every axis but the innermost: repeat stride 0 over the
+// rows, or a row's repeats walking it), or one value per row (sext 1 on the innermost
+// axis: Brcb turns the row scalars into 32 B blocks in `blocks`, which every repeat of
+// the row reads with block stride 0). One call per 256 B column chunk over all rows
+// when the row pitch fits an 8-bit repeat stride and that is fewer calls, else one call
+// per row over its chunks. `blocks` holds the Brcb blocks of as many rows as fit.
+template <Bin K, typename T, int R>
+__aicore__ inline void BinaryBroadcastBox(const LocalTensor<T>& dst, const LocalTensor<T>& full,
+                                          const LocalTensor<T>& narrow, bool narrow_first,
+                                          const int64_t (&dext)[R], const int64_t (&sext)[R], int64_t align,
+                                          const LocalTensor<T>& blocks, int64_t blocks_bytes) {
+    constexpr int64_t per_blk = 32 / static_cast<int64_t>(sizeof(T));
+    constexpr int64_t lanes = 256 / static_cast<int64_t>(sizeof(T));
+    const int64_t pitch = af_align(dext[R - 1], align);
+    const int64_t spitch = af_align(sext[R - 1], align);
+    int64_t rows = 1;
+    bool one_row = sext[R - 1] == dext[R - 1];
+    for (int k = 0; k + 1 < R; ++k) {
+        rows *= dext[k];
+        if (sext[k] != 1) one_row = false;
+    }
+    if (rows * pitch == 0) return;
+    const bool splat = !one_row;
+    const int64_t full_chunks = pitch / lanes;
+    const int64_t tail = pitch % lanes;
+    const int64_t chunks = af_ceildiv(pitch, lanes);
+    const int64_t row_calls = af_ceildiv(full_chunks, kMaxRepeat) + (tail != 0 ? 1 : 0);
+    const bool chunk_fits = pitch / per_blk <= 255 && (!splat || spitch <= 255);
+    const int64_t group = splat ? af_max(1, af_min(rows, blocks_bytes / (spitch * 32))) : rows;
+    // 248 Brcb repeats of 8 sources: each call starts 32-byte aligned for every type.
+    constexpr int64_t kBrcbRepeat = 248;
+    for (int64_t g0 = 0; g0 < rows; g0 += group) {
+        const int64_t gr = af_min(group, rows - g0);
+        if (splat) {
+            const int64_t sources = gr * spitch;
+            for (int64_t e0 = 0; e0 < sources; e0 += 8 * kBrcbRepeat) {
+                const int64_t repeat = af_min(kBrcbRepeat, af_ceildiv(sources - e0, 8));
+                Brcb(blocks[static_cast<uint32_t>(e0 * per_blk)], narrow[static_cast<uint32_t>(g0 * spitch + e0)],
+                     static_cast<uint8_t>(repeat), BrcbRepeatParams(1, 8));
+            }
+            PipeBarrier<PIPE_V>();
+        }
+        if (chunk_fits && af_ceildiv(gr, kMaxRepeat) * chunks < gr * row_calls) {
+            for (int64_t r0 = 0; r0 < gr; r0 += kMaxRepeat) {
+                const int32_t repeat = static_cast<int32_t>(af_min(kMaxRepeat, gr - r0));
+                for (int64_t c = 0; c < pitch; c += lanes) {
+                    const uint64_t mask = static_cast<uint64_t>(af_min(lanes, pitch - c));
+                    const uint32_t d = static_cast<uint32_t>((g0 + r0) * pitch + c);
+                    if (splat) {
+                        BinaryStrided<K>(dst[d], full[d], blocks[static_cast<uint32_t>(r0 * spitch * per_blk)],
+                                         narrow_first, mask, repeat, pitch / per_blk, 0, spitch);
+                    } else {
+                        BinaryStrided<K>(dst[d], full[d], narrow[static_cast<uint32_t>(c)], narrow_first, mask,
+                                         repeat, pitch / per_blk, 1, 0);
+                    }
+                }
+            }
+        } else {
+            for (int64_t r = 0; r < gr; ++r) {
+                const int64_t d = (g0 + r) * pitch;
+                for (int64_t c0 = 0; c0 < chunks; c0 += kMaxRepeat) {
+                    const bool partial = c0 + kMaxRepeat >= chunks && tail != 0;
+                    const int64_t whole = af_min(kMaxRepeat, full_chunks - c0);
+                    const int64_t at = c0 * lanes;
+                    const LocalTensor<T> n_at = splat ? blocks[static_cast<uint32_t>(r * spitch * per_blk)]
+                                                      : narrow[static_cast<uint32_t>(at)];
+                    if (whole > 0) {
+                        BinaryStrided<K>(dst[static_cast<uint32_t>(d + at)], full[static_cast<uint32_t>(d + at)],
+                                         n_at, narrow_first, static_cast<uint64_t>(lanes),
+                                         static_cast<int32_t>(whole), 8, splat ? 0 : 1, splat ? 0 : 8);
+                    }
+                    if (partial) {
+                        const int64_t t_at = full_chunks * lanes;
+                        const LocalTensor<T> n_tail = splat ? n_at : narrow[static_cast<uint32_t>(t_at)];
+                        BinaryStrided<K>(dst[static_cast<uint32_t>(d + t_at)], full[static_cast<uint32_t>(d + t_at)],
+                                         n_tail, narrow_first, static_cast<uint64_t>(tail), 1, 8, splat ? 0 : 1,
+                                         splat ? 0 : 8);
+                    }
+                }
+            }
         }
     }
 }
