@@ -35,14 +35,17 @@ func.func @pointwise(%x: tensor<4x64x8xf32>, %y: tensor<4x64x8xf32>) -> tensor<4
 // -----
 
 // Broadcast of a row vector: the axes stay apart (the operand is broadcast along z0),
-// one case per y axis (rows in the tile, or a chunk of a row with z0 looped); the
-// broadcast gets a VECCALC slot. Size-1 axes of the operand are dropped.
+// one case per y axis (rows in the tile, or a chunk of a row with z0 looped); the add
+// reads the row through repeat strides, so the broadcast is absorbed: no buffer, no
+// VECCALC slot (only the queues and the hoisted row). Size-1 axes of the operand are
+// dropped.
 // CHECK-LABEL: func.func @autofuse_pointwise_0_Add
-// CHECK: "ascir.broadcast"{{.*}}buf = 0 : i64, mem = "VECCALC"
+// CHECK: "ascir.broadcast"(%{{[0-9]+}}) {sched_axis = [0, 1], tiling_group = "()(z0,z1)()", view
 // CHECK: "tiling.group"() {hint_group = "{{.*}}", kernel = @autofuse_pointwise_0_Add, r = [], x = [], y = [0, 1]}
 // CHECK: "tiling.case"() {{{.*}}key = 0 : i64, looped_axis = [], tile_align = 1 : i64, ub_split = [0], vectorized_axis = [0, 1]}
 // CHECK: "tiling.case"() {{{.*}}key = 1 : i64, looped_axis = [0], tile_align = 8 : i64, ub_split = [1], vectorized_axis = [1]}
-// CHECK: "tiling.buffer"() {{{.*}}case = 0 : i64, count = 1 : i64, id = 3 : i64{{.*}}name = "b0", position = "VECCALC"}
+// CHECK: "tiling.buffer"() {{{.*}}case = 0 : i64, count = 2 : i64, id = 2 : i64{{.*}}name = "q2", position = "VECOUT"}
+// CHECK-NEXT: "tiling.buffer"() {{{.*}}case = 0 : i64, count = 1 : i64, id = 3 : i64{{.*}}name = "hoist", position = "VECCALC"}
 func.func @bias(%x: tensor<?x100xf32>, %b: tensor<1x100xf32>) -> tensor<?x100xf32> {
   %0 = "ascend.add"(%x, %b) : (tensor<?x100xf32>, tensor<1x100xf32>) -> tensor<?x100xf32>
   return %0 : tensor<?x100xf32>
@@ -99,12 +102,13 @@ func.func @cmp_select(%x: tensor<37xf32>, %y: tensor<37xf32>) -> tensor<37xf32> 
 // -----
 
 // A fused softmax (one kernel): reduce, broadcast back, reduce again; the row axis stays
-// in UB, slots are reused by lifetime (the sub writes over the broadcast it consumes).
+// in UB, slots are reused by lifetime; the
+// broadcasts of the row max and sum are absorbed into the sub and div (no slot).
 // For rows longer than UB, case 1 makes three passes over the chunks of a row (max,
 // sum of exp, output), reloading x in each.
 // FUSED-LABEL: func.func @autofuse_reduce_0_ReduceMax_Sub_Exp_ReduceSum_Div
 // FUSED: "ascir.max"{{.*}}buf = 0 : i64, mem = "VECCALC"
-// FUSED: "ascir.broadcast"{{.*}}buf = 1 : i64, mem = "VECCALC"
+// FUSED: "ascir.broadcast"(%{{[0-9]+}}) {sched_axis = [0, 1], tiling_group
 // FUSED: "ascir.sub"{{.*}}buf = 1 : i64, mem = "VECCALC"
 // FUSED: "ascir.div"{{.*}}mem = "VECOUT"
 // FUSED: "tiling.group"() {hint_group = "{{.*}}", kernel = @autofuse_reduce_0_ReduceMax_Sub_Exp_ReduceSum_Div, r = [1], x = [], y = [0]}
