@@ -719,11 +719,46 @@ impl Schedule {
         !self.chunk_resident(case).is_empty()
     }
 
+    /// Loads of a case whose tiles walk chunk-fastest (not `chunk_major`) that vary
+    /// along a looped axis but not along the split axis (a [batch, 1, 1, key] attention
+    /// mask while the heads are split): the consecutive tiles of one looped position
+    /// load the same box. They stay in the `hoist` buffer and are reloaded only when the
+    /// looped position changes (a block of `per` tiles over `chunks` chunks reloads them
+    /// at most `chunk_reloads_per_block(per, chunks, outer)` times).
+    pub fn outer_resident(&self, case: &Case) -> Vec<usize> {
+        if case.looped.is_empty() || self.chunk_major(case) {
+            return Vec::new();
+        }
+        let Some(u) = case
+            .split
+            .filter(|_| !case.reduce_split && case.inner_block.is_none())
+        else {
+            return Vec::new();
+        };
+        (0..self.nodes.len())
+            .filter(|&n| {
+                let info = &self.nodes[n];
+                info.kind == NodeKind::Load
+                    && !info.transpose
+                    && !info.full[u]
+                    && case.looped.iter().any(|&k| info.full[k])
+            })
+            .collect()
+    }
+
+    /// The loads `case` keeps resident across some tiles and reloads when the tile walk
+    /// moves on (`chunk_resident` or `outer_resident`; at most one is non-empty).
+    pub fn resident(&self, case: &Case) -> Vec<usize> {
+        let mut all = self.chunk_resident(case);
+        all.extend(self.outer_resident(case));
+        all
+    }
+
     /// Every load kept in the `hoist` buffer of `case`: the hoisted ones, then the
-    /// chunk-resident ones (their order is their place in the buffer).
+    /// resident ones (their order is their place in the buffer).
     pub fn in_hoist(&self, case: &Case) -> Vec<usize> {
         let mut all = self.hoisted(case);
-        all.extend(self.chunk_resident(case));
+        all.extend(self.resident(case));
         all
     }
 
@@ -777,10 +812,10 @@ impl Schedule {
         self.stage_cost(case, &self.hoisted(case))
     }
 
-    /// Work done each time a block's tile loop enters a new chunk (the chunk-resident
-    /// loads of a full chunk).
+    /// Work done each time a block's tile loop reloads its resident loads (entering a new
+    /// chunk, or a new looped position: `resident`).
     pub fn chunk_cost(&self, case: &Case) -> CostExprs {
-        self.stage_cost(case, &self.chunk_resident(case))
+        self.stage_cost(case, &self.resident(case))
     }
 
     /// Bytes of VECCALC slot `s`.

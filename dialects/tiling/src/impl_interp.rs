@@ -140,12 +140,16 @@ pub fn run(
     // enters a new chunk.
     let hoisted = schedule.hoisted(case);
     let resident = schedule.chunk_resident(case);
+    // Outer-resident loads: read again only when the (chunk-fastest) walk reaches a new
+    // looped position.
+    let outer_resident = schedule.outer_resident(case);
     let chunk_major = plan.is_none() && schedule.chunk_major(case);
     for block in 0..tiling.block_dim {
         let first = block * tiling.tiles_per_block;
         let last = (first + tiling.tiles_per_block).min(total);
         let mut hoist_cache: Vec<Option<Tensor>> = vec![None; graph.nodes.len()];
         let mut resident_chunk = None;
+        let mut resident_outer = None;
         for tile in first..last {
             stats.tiles += 1;
             let (chunk, mut rest) = match plan {
@@ -158,6 +162,12 @@ pub fn run(
                     hoist_cache[n] = None;
                 }
                 resident_chunk = Some(chunk);
+            }
+            if resident_outer != Some(rest) {
+                for &n in &outer_resident {
+                    hoist_cache[n] = None;
+                }
+                resident_outer = Some(rest);
             }
             let mut origin = vec![0i64; rank];
             let mut looped_index = vec![0i64; rank];
@@ -202,7 +212,10 @@ pub fn run(
                         env.ext[u] = t.min(s_u - env.origin[u]);
                     }
                     for n in 0..graph.nodes.len() {
-                        if hoisted.contains(&n) || resident.contains(&n) {
+                        if hoisted.contains(&n)
+                            || resident.contains(&n)
+                            || outer_resident.contains(&n)
+                        {
                             if hoist_cache[n].is_none() {
                                 hoist_cache[n] = env.eval(n, &values, None)?;
                             }

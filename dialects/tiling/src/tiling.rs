@@ -5,7 +5,7 @@
 //! buffer sizes; the tiling-data fields the kernel reads). The solver is the algorithm
 //! of `--auto-tiling` (`passes/src/auto_tiling/solver.rs`); the host tiling function
 //! generated in C++ runs the same steps.
-use autofuse_ascir::kernel::{Case, CostExprs, Schedule};
+use autofuse_ascir::kernel::{chunk_reloads_per_block, Case, CostExprs, Schedule};
 use autofuse_symbolic::Expr;
 use std::collections::HashMap;
 
@@ -30,6 +30,23 @@ pub struct CaseModel {
     /// full chunk); the case then walks its tiles chunk-major.
     pub chunk: CostExprs,
     pub chunk_major: bool,
+    /// The case walks chunk-fastest and reloads its outer-resident loads (`chunk`) each
+    /// time a block's tiles reach a new looped position.
+    pub outer_resident: bool,
+}
+
+impl CaseModel {
+    /// Most reloads of the resident loads a block of `per` tiles makes, with `outer`
+    /// looped positions of `chunks` chunks each.
+    pub fn reloads_per_block(&self, per: i64, outer: i64, chunks: i64) -> i64 {
+        if self.chunk_major {
+            chunk_reloads_per_block(per, outer, chunks)
+        } else if self.outer_resident {
+            chunk_reloads_per_block(per, chunks, outer)
+        } else {
+            0
+        }
+    }
 }
 
 /// The model of a whole kernel.
@@ -62,6 +79,7 @@ impl TilingModel {
                 once: schedule.once_cost(case),
                 chunk: schedule.chunk_cost(case),
                 chunk_major: schedule.chunk_major(case),
+                outer_resident: !schedule.outer_resident(case).is_empty(),
             })
             .collect();
         TilingModel {
@@ -116,6 +134,22 @@ impl TilingModel {
                         env.insert(v.clone(), t.min(s - chunk * t));
                     }
                     resident += eval(&case.chunk.mte2_bytes, &env)?;
+                }
+            }
+        }
+        if case.outer_resident && !case.reduce_split && tiling.tiles_total > 0 {
+            // Chunk-fastest walk: one reload per looped position a block reaches (the
+            // resident loads do not vary along the split axis: any tile extent will do).
+            let chunks = ceil_div(s, tiling.tile.max(1)).max(1);
+            if let Some(v) = &case.tile_var {
+                env.insert(v.clone(), tiling.tile);
+            }
+            let once = eval(&case.chunk.mte2_bytes, &env)?;
+            for block in 0..tiling.block_dim {
+                let first = block * tiling.tiles_per_block;
+                let last = (first + tiling.tiles_per_block).min(tiling.tiles_total);
+                if first < last {
+                    resident += ((last - 1) / chunks - first / chunks + 1) * once;
                 }
             }
         }

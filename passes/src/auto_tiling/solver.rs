@@ -27,7 +27,7 @@
 //! `block_dim * tiles_per_block >= tiles_total`.
 
 use autofuse_ascir::chip::ChipProfile;
-use autofuse_ascir::kernel::{chunk_reloads_per_block, CostExprs};
+use autofuse_ascir::kernel::CostExprs;
 use autofuse_symbolic::Expr;
 use autofuse_tiling::tiling::*;
 use std::collections::HashMap;
@@ -204,13 +204,9 @@ pub fn solve(
                 let per = ceil_div(tiles, bd);
                 let bd = ceil_div(tiles, per).max(1);
                 let cost = ev.cost(t, chip)?;
-                // Hoisted loads: once per block, before its tiles; chunk-resident
-                // loads: once per chunk the block enters.
-                let reloads = if case.chunk_major {
-                    chunk_reloads_per_block(per, o, ceil_div(s, t))
-                } else {
-                    0
-                };
+                // Hoisted loads: once per block, before its tiles; resident loads:
+                // once per chunk (or looped position) the block enters.
+                let reloads = case.reloads_per_block(per, o, ceil_div(s, t));
                 let total = per
                     .saturating_mul(cost.tile())
                     .saturating_add(ev.once(t, chip)?)

@@ -145,7 +145,11 @@ pub fn emit(input: &KernelInput, name: &str) -> Result<(String, String), String>
                 k = cs.key,
                 a = cs.tile_align,
                 r = i32::from(cs.reduce_split),
-                m = i32::from(cs.chunk_major)
+                m = if cs.chunk_major {
+                    1
+                } else {
+                    2 * i32::from(cs.outer_resident)
+                }
             )
         })
         .collect();

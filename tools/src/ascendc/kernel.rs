@@ -518,6 +518,11 @@ fn emit_all_load(ctx: &Ctx, o: &mut String) -> Result<(), String> {
             "    int64_t resident_chunk = -1;
 ",
         );
+    } else if !ctx.s.outer_resident(ctx.case).is_empty() {
+        o.push_str(
+            "    int64_t resident_outer = -1;
+",
+        );
     }
     o.push_str(
         "    for (int64_t tile_id = first; tile_id < last; ++tile_id) {
@@ -543,6 +548,12 @@ fn emit_all_load(ctx: &Ctx, o: &mut String) -> Result<(), String> {
         (void)chunk;
 ",
         );
+        if !ctx.s.outer_resident(ctx.case).is_empty() {
+            o.push_str(
+                "        const int64_t outer_pos = rest;
+",
+            );
+        }
     }
     o.push_str(&tile_position(ctx, "        ", true));
     let stage = Stage {
@@ -622,12 +633,26 @@ fn emit_hoisted_loads(ctx: &Ctx) -> Result<String, String> {
 /// first (V -> MTE2), the new copy must land before the tile's compute (MTE2 -> V); no
 /// queue orders either.
 fn emit_chunk_reload(ctx: &Ctx, indent: &str) -> Result<String, String> {
-    let resident = ctx.s.chunk_resident(ctx.case);
+    let (resident, position, last, why) = if ctx.s.chunk_major(ctx.case) {
+        (
+            ctx.s.chunk_resident(ctx.case),
+            "chunk",
+            "resident_chunk",
+            "Loads that vary only along the split axis: once per chunk, not once per tile.",
+        )
+    } else {
+        (
+            ctx.s.outer_resident(ctx.case),
+            "outer_pos",
+            "resident_outer",
+            "Loads that do not vary along the split axis: once per looped position, not once per tile.",
+        )
+    };
     if resident.is_empty() {
         return Ok(String::new());
     }
     let mut o = format!(
-        "{indent}// Loads that vary only along the split axis: once per chunk, not once per tile.\n{indent}if (chunk != resident_chunk) {{\n{indent}    if (resident_chunk >= 0) af::SyncVectorToLoad();\n"
+        "{indent}// {why}\n{indent}if ({position} != {last}) {{\n{indent}    if ({last} >= 0) af::SyncVectorToLoad();\n"
     );
     let inner = format!("{indent}    ");
     for &n in &resident {
@@ -635,7 +660,7 @@ fn emit_chunk_reload(ctx: &Ctx, indent: &str) -> Result<String, String> {
     }
     let _ = writeln!(
         o,
-        "{inner}af::SyncLoadToVector();\n{inner}resident_chunk = chunk;\n{indent}}}"
+        "{inner}af::SyncLoadToVector();\n{inner}{last} = {position};\n{indent}}}"
     );
     Ok(o)
 }
