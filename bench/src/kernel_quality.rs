@@ -201,12 +201,21 @@ struct KernelRow {
 }
 
 impl KernelRow {
-    /// The chip model's time of what the emulation ran (the larger of the pipe timeline
-    /// and the HBM bound of the bytes it moved) over the roofline.
+    /// The chip model's time of what the emulation ran: the larger of the pipe timeline
+    /// and the HBM bound of the bytes it moved. The bound is recomputed from the exact
+    /// byte count (the driver prints cycles to 0.1, which could round an HBM-bound
+    /// kernel's time just below its roofline).
+    fn estimate_cycles(&self) -> f64 {
+        self.pipes
+            .cycles
+            .max(roofline_cycles(self.measured_bytes, &self.chip))
+    }
+
+    /// [`Self::estimate_cycles`] over the roofline.
     fn estimate_ratio(&self) -> f64 {
         let roof = roofline_cycles(self.min_bytes, &self.chip);
         if roof > 0.0 {
-            self.pipes.cycles / roof
+            self.estimate_cycles() / roof
         } else {
             f64::NAN
         }
@@ -779,7 +788,7 @@ fn markdown(
             us(r.busy_per_block(2)),
             us(r.busy_per_block(1)),
             us(r.busy_per_block(3)),
-            us(r.pipes.cycles),
+            us(r.estimate_cycles()),
             us(t.estimate as f64),
             run::human_bytes(r.min_bytes),
             us(roof),

@@ -859,7 +859,8 @@ fn run_graph_on_emulation(
 }
 
 /// Regression: a bf16/f16 mean over the outer axis, split-reduction case (12 KiB of UB,
-/// 4 cores, 66 rows). The mean accumulates in f32 and is cast back after the chunk
+/// 4 cores, 130 rows: found at 66, which fits one tile since the sub reads the mean
+/// through repeat strides). The mean accumulates in f32 and is cast back after the chunk
 /// pass; the kernel scaled the accumulated sum by 1/N only after that cast, so the
 /// broadcast-back `sub` read the unscaled sum (-5 instead of -1.586 at element 0).
 #[test]
@@ -878,7 +879,7 @@ fn end_to_end_split_reduction_low_precision_mean() {
                 12288,
                 4,
                 &[
-                    &[("s0", 66), ("s1", 2)],
+                    &[("s0", 130), ("s1", 2)],
                     &[("s0", 300), ("s1", 3)],
                     &[("s0", 5), ("s1", 2)],
                 ],

@@ -1125,11 +1125,14 @@ impl Schedule {
                 NodeKind::Scalar { .. } if self.absorbed_scalar(n) => {}
                 NodeKind::Broadcast if self.absorbed_broadcast(n) => {}
                 NodeKind::Elementwise { .. } if self.absorbed_broadcast_operand(n).is_some() => {
-                    // af::BinaryBroadcastBox: one call per row or per 256-byte column
-                    // chunk, whichever is fewer, and the Brcb of a splat's scalars.
+                    // af::BinaryBroadcastBox: one call per row, per 256-byte column
+                    // chunk or per eight rows, and the Brcb of a splat's scalars.
                     let chunks = (pitch.clone() * ub_size(info.dtype)).ceil_div(&c(256));
+                    let blocks = (pitch.clone() * ub_size(info.dtype)).ceil_div(&c(32));
+                    let by_blocks = rows.ceil_div(&c(8)) * blocks.ceil_div(&c(255));
                     cost.vec_bytes = cost.vec_bytes + rows.clone() * pitch * ub_size(info.dtype);
-                    cost.vec_ops = cost.vec_ops + Expr::min(&rows, &chunks) + 1;
+                    cost.vec_ops =
+                        cost.vec_ops + Expr::min(&rows, &Expr::min(&chunks, &by_blocks)) + 1;
                 }
                 NodeKind::Elementwise { .. } | NodeKind::Cast | NodeKind::Scalar { .. } => {
                     cost.vec_bytes = cost.vec_bytes + rows * pitch * ub_size(info.dtype);

@@ -677,30 +677,33 @@ __aicore__ inline void BinaryRepeat(const LocalTensor<T>& dst, const LocalTensor
 }
 
 // One strided call of dst = full op narrow (narrow op full when `narrow_first`): dst and
-// full walk with block stride 1 and repeat stride `rep` blocks, narrow with `nblk` and
-// `nrep`.
+// full walk with block stride `blk` and repeat stride `rep` blocks, narrow with `nblk`
+// and `nrep`.
 template <Bin K, typename T>
 __aicore__ inline void BinaryStrided(const LocalTensor<T>& dst, const LocalTensor<T>& full,
                                      const LocalTensor<T>& narrow, bool narrow_first, uint64_t mask,
-                                     int32_t repeat, int64_t rep, int64_t nblk, int64_t nrep) {
+                                     int32_t repeat, int64_t blk, int64_t rep, int64_t nblk, int64_t nrep) {
+    const uint8_t b = static_cast<uint8_t>(blk);
     const uint8_t r = static_cast<uint8_t>(rep);
-    const uint8_t b = static_cast<uint8_t>(nblk);
+    const uint8_t nb = static_cast<uint8_t>(nblk);
     const uint8_t nr = static_cast<uint8_t>(nrep);
     if (narrow_first) {
-        BinaryRepeat<K>(dst, narrow, full, mask, repeat, BinaryRepeatParams(1, b, 1, r, nr, r));
+        BinaryRepeat<K>(dst, narrow, full, mask, repeat, BinaryRepeatParams(b, nb, b, r, nr, r));
     } else {
-        BinaryRepeat<K>(dst, full, narrow, mask, repeat, BinaryRepeatParams(1, 1, b, r, r, nr));
+        BinaryRepeat<K>(dst, full, narrow, mask, repeat, BinaryRepeatParams(b, b, nb, r, r, nr));
     }
 }
 
 // dst (extents dext) = full op broadcast(narrow), or broadcast(narrow) op full when
 // `narrow_first`, without the broadcast in UB: narrow (extents sext) is one row that
-// every row reads (sext 1 on every axis but the innermost: repeat stride 0 over the
-// rows, or a row's repeats walking it), or one value per row (sext 1 on the innermost
-// axis: Brcb turns the row scalars into 32 B blocks in `blocks`, which every repeat of
-// the row reads with block stride 0). One call per 256 B column chunk over all rows
-// when the row pitch fits an 8-bit repeat stride and that is fewer calls, else one call
-// per row over its chunks. `blocks` holds the Brcb blocks of as many rows as fit.
+// every row reads (sext 1 on every axis but the innermost), or one value per row (sext
+// 1 on the innermost axis: Brcb turns the row scalars into 32 B blocks in `blocks`,
+// which the row's repeats read with block stride 0). The cheapest of the three row forms
+// (RowsFormCost): eight rows per call (each of a repeat's blocks in its own row, block
+// stride = the row pitch, the repeats walking the row's blocks), one call per 256 B
+// column chunk over all rows (repeat stride = the row pitch), or one call per row over
+// its chunks; the first two need the row pitch within an 8-bit stride. `blocks` holds
+// the Brcb blocks of as many rows as fit.
 template <Bin K, typename T, int R>
 __aicore__ inline void BinaryBroadcastBox(const LocalTensor<T>& dst, const LocalTensor<T>& full,
                                           const LocalTensor<T>& narrow, bool narrow_first,
@@ -718,11 +721,11 @@ __aicore__ inline void BinaryBroadcastBox(const LocalTensor<T>& dst, const Local
     }
     if (rows * pitch == 0) return;
     const bool splat = !one_row;
+    const int64_t cols = pitch / per_blk;
     const int64_t full_chunks = pitch / lanes;
     const int64_t tail = pitch % lanes;
     const int64_t chunks = af_ceildiv(pitch, lanes);
-    const int64_t row_calls = af_ceildiv(full_chunks, kMaxRepeat) + (tail != 0 ? 1 : 0);
-    const bool chunk_fits = pitch / per_blk <= 255 && (!splat || spitch <= 255);
+    const bool strided_fits = cols <= 255 && (!splat || spitch <= 255);
     const int64_t group = splat ? af_max(1, af_min(rows, blocks_bytes / (spitch * 32))) : rows;
     // 248 Brcb repeats of 8 sources: each call starts 32-byte aligned for every type.
     constexpr int64_t kBrcbRepeat = 248;
@@ -737,7 +740,24 @@ __aicore__ inline void BinaryBroadcastBox(const LocalTensor<T>& dst, const Local
             }
             PipeBarrier<PIPE_V>();
         }
-        if (chunk_fits && af_ceildiv(gr, kMaxRepeat) * chunks < gr * row_calls) {
+        RowsForm form = CheapestRowsForm<T>(gr, pitch);
+        if (!strided_fits) form = RowsForm::Rows;
+        if (form == RowsForm::Blocks) {
+            for (int64_t r0 = 0; r0 < gr; r0 += 8) {
+                const uint64_t mask = static_cast<uint64_t>(af_min(8, gr - r0) * per_blk);
+                for (int64_t c0 = 0; c0 < cols; c0 += kMaxRepeat) {
+                    const int32_t repeat = static_cast<int32_t>(af_min(kMaxRepeat, cols - c0));
+                    const uint32_t d = static_cast<uint32_t>((g0 + r0) * pitch + c0 * per_blk);
+                    if (splat) {
+                        BinaryStrided<K>(dst[d], full[d], blocks[static_cast<uint32_t>(r0 * spitch * per_blk)],
+                                         narrow_first, mask, repeat, cols, 1, spitch, 0);
+                    } else {
+                        BinaryStrided<K>(dst[d], full[d], narrow[static_cast<uint32_t>(c0 * per_blk)], narrow_first,
+                                         mask, repeat, cols, 1, 0, 1);
+                    }
+                }
+            }
+        } else if (form == RowsForm::Chunks) {
             for (int64_t r0 = 0; r0 < gr; r0 += kMaxRepeat) {
                 const int32_t repeat = static_cast<int32_t>(af_min(kMaxRepeat, gr - r0));
                 for (int64_t c = 0; c < pitch; c += lanes) {
@@ -745,10 +765,10 @@ __aicore__ inline void BinaryBroadcastBox(const LocalTensor<T>& dst, const Local
                     const uint32_t d = static_cast<uint32_t>((g0 + r0) * pitch + c);
                     if (splat) {
                         BinaryStrided<K>(dst[d], full[d], blocks[static_cast<uint32_t>(r0 * spitch * per_blk)],
-                                         narrow_first, mask, repeat, pitch / per_blk, 0, spitch);
+                                         narrow_first, mask, repeat, 1, cols, 0, spitch);
                     } else {
                         BinaryStrided<K>(dst[d], full[d], narrow[static_cast<uint32_t>(c)], narrow_first, mask,
-                                         repeat, pitch / per_blk, 1, 0);
+                                         repeat, 1, cols, 1, 0);
                     }
                 }
             }
@@ -764,13 +784,13 @@ __aicore__ inline void BinaryBroadcastBox(const LocalTensor<T>& dst, const Local
                     if (whole > 0) {
                         BinaryStrided<K>(dst[static_cast<uint32_t>(d + at)], full[static_cast<uint32_t>(d + at)],
                                          n_at, narrow_first, static_cast<uint64_t>(lanes),
-                                         static_cast<int32_t>(whole), 8, splat ? 0 : 1, splat ? 0 : 8);
+                                         static_cast<int32_t>(whole), 1, 8, splat ? 0 : 1, splat ? 0 : 8);
                     }
                     if (partial) {
                         const int64_t t_at = full_chunks * lanes;
                         const LocalTensor<T> n_tail = splat ? n_at : narrow[static_cast<uint32_t>(t_at)];
                         BinaryStrided<K>(dst[static_cast<uint32_t>(d + t_at)], full[static_cast<uint32_t>(d + t_at)],
-                                         n_tail, narrow_first, static_cast<uint64_t>(tail), 1, 8, splat ? 0 : 1,
+                                         n_tail, narrow_first, static_cast<uint64_t>(tail), 1, 1, 8, splat ? 0 : 1,
                                          splat ? 0 : 8);
                     }
                 }
