@@ -628,8 +628,9 @@ fn emit_hoisted_loads(ctx: &Ctx) -> Result<String, String> {
     Ok(o)
 }
 
-/// The chunk-resident loads of a chunk-major case, reloaded into the `hoist` buffer when
-/// the tile enters a new chunk: the vector reads of the previous chunk's copy must end
+/// The resident loads of a case, reloaded into the `hoist` buffer when the tile enters a
+/// new chunk (chunk-resident, chunk-major walk) or a new looped position
+/// (outer-resident, chunk-fastest walk): the vector reads of the previous copy must end
 /// first (V -> MTE2), the new copy must land before the tile's compute (MTE2 -> V); no
 /// queue orders either.
 fn emit_chunk_reload(ctx: &Ctx, indent: &str) -> Result<String, String> {
