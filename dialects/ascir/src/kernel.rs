@@ -51,7 +51,8 @@ pub enum NodeKind {
     Concat {
         axis: usize,
     },
-    /// Rows of a GM table (operand 0, a data node) picked by an index tile (operand 1):
+    /// Rows of a table (operand 0, a data node; in GM, or copied whole into UB in a case
+    /// listing the node in `Case::ub_tables`) picked by an index tile (operand 1):
     /// element `p` of the tile is the table element at the table view's offset of `p`
     /// plus `index(p) * index_stride`, negative indices counting from `bound`.
     Gather {
@@ -167,6 +168,11 @@ pub struct Case {
     /// x_group): tiles loop over `ceil(size / extent)` blocks of it (counted in
     /// `outer_expr`), each tile is a 2-D block `[t, extent]`.
     pub inner_block: Option<(usize, Expr)>,
+    /// Gather nodes whose table this case copies whole into the `table` buffer once per
+    /// block (GE's gather with the table in UB): their rows are then UB -> UB copies
+    /// instead of one GM DMA each. A twin case keeps the tables in GM; the host tiling
+    /// function picks by tiling key (the UB case is infeasible when a table does not fit).
+    pub ub_tables: Vec<usize>,
 }
 
 /// Extra (non-slot) VECCALC buffers.
@@ -809,7 +815,77 @@ impl Schedule {
 
     /// Work done once per block before the tile loop (the hoisted loads).
     pub fn once_cost(&self, case: &Case) -> CostExprs {
-        self.stage_cost(case, &self.hoisted(case))
+        let mut once = self.stage_cost(case, &self.hoisted(case));
+        // The tables kept in UB: one DMA of the whole table each.
+        for input in self.table_inputs(case) {
+            once.mte2_bytes =
+                once.mte2_bytes + self.table_elems(input) * gm_size(self.inputs[input].dtype);
+            once.load_ops = once.load_ops + 1;
+            once.dma_rows = once.dma_rows + 1;
+        }
+        once
+    }
+
+    /// The kernel input a gather node reads its table from.
+    pub fn gather_table_input(&self, gather: usize) -> Option<usize> {
+        let table = *self.operands.get(gather)?.first()?;
+        match self.nodes.get(table)?.kind {
+            NodeKind::Data { input } => Some(input),
+            _ => None,
+        }
+    }
+
+    /// The distinct kernel inputs `case` keeps whole in the `table` buffer, in the order
+    /// of their place there.
+    pub fn table_inputs(&self, case: &Case) -> Vec<usize> {
+        let mut inputs: Vec<usize> = case
+            .ub_tables
+            .iter()
+            .filter_map(|&g| self.gather_table_input(g))
+            .collect();
+        inputs.sort_unstable();
+        inputs.dedup();
+        inputs
+    }
+
+    /// Elements of kernel input `input` (a table copied whole).
+    pub fn table_elems(&self, input: usize) -> Expr {
+        self.inputs[input].dims.iter().fold(c(1), |acc, d| {
+            acc * d.expr().cloned().unwrap_or_else(|| c(0))
+        })
+    }
+
+    /// Bytes one table takes in the `table` buffer: its elements plus one alignment unit
+    /// (a row copy reads whole 32-byte blocks, so the last row may read past the table's
+    /// end), 32-byte aligned so the next table starts aligned.
+    fn table_slot_bytes(&self, input: usize) -> Expr {
+        let size = ub_size(self.inputs[input].dtype);
+        ((self.table_elems(input) + self.align) * size).align(&c(32))
+    }
+
+    /// Byte offset of kernel input `input`'s table in the `table` buffer of `case`.
+    pub fn table_offset(&self, case: &Case, input: usize) -> Expr {
+        self.table_inputs(case)
+            .iter()
+            .take_while(|&&i| i != input)
+            .fold(c(0), |acc, &i| acc + self.table_slot_bytes(i))
+    }
+
+    /// Bytes of the `table` buffer of `case` (256 when it keeps no table in UB).
+    pub fn table_bytes(&self, case: &Case) -> Expr {
+        let inputs = self.table_inputs(case);
+        if inputs.is_empty() {
+            return c(256);
+        }
+        inputs
+            .iter()
+            .fold(c(0), |acc, &i| acc + self.table_slot_bytes(i))
+            .align(&c(256))
+    }
+
+    /// Whether some case keeps a gather table in UB.
+    pub fn keeps_tables(&self) -> bool {
+        self.cases.iter().any(|case| !case.ub_tables.is_empty())
     }
 
     /// Work done each time a block's tile loop reloads its resident loads (entering a new
@@ -1003,6 +1079,7 @@ impl Schedule {
             ("scratch", self.extras.scratch, scratch),
             ("part", self.extras.part, part),
             ("hoist", self.hoists(), self.hoist_bytes(case)),
+            ("table", self.keeps_tables(), self.table_bytes(case)),
         ] {
             if used {
                 out.push(BufferSpec {
@@ -1115,6 +1192,11 @@ impl Schedule {
                     cost.mte3_bytes = cost.mte3_bytes + real * gm_size(info.dtype);
                     cost.store_ops = cost.store_ops + 1;
                     cost.dma_rows = cost.dma_rows + rows;
+                }
+                NodeKind::Gather { .. } if case.ub_tables.contains(&n) => {
+                    // One UB -> UB DataCopy per row from the table in UB.
+                    cost.vec_bytes = cost.vec_bytes + rows.clone() * pitch * ub_size(info.dtype);
+                    cost.vec_ops = cost.vec_ops + rows;
                 }
                 NodeKind::Gather { .. } => {
                     // One DataCopyPad per row, the rows picked by the scalar unit.
@@ -1404,8 +1486,14 @@ impl Schedule {
                 Some(plan) => format!(", reduce_split = true, passes = {}", plan.passes),
                 None => String::new(),
             };
+            let tables = if case.ub_tables.is_empty() {
+                String::new()
+            } else {
+                let nodes: Vec<String> = case.ub_tables.iter().map(|n| n.to_string()).collect();
+                format!(", gather_tables_in_ub = [{}]", nodes.join(", "))
+            };
             lines.push(format!(
-                "\"tiling.case\"() {{kernel = @{k}, key = {}, ub_split = [{ub_split}], block_split = [{block_split}], vectorized_axis = [{vectorized}], looped_axis = [{looped}], tile_align = {}{split_reduction}}} : () -> ()",
+                "\"tiling.case\"() {{kernel = @{k}, key = {}, ub_split = [{ub_split}], block_split = [{block_split}], vectorized_axis = [{vectorized}], looped_axis = [{looped}], tile_align = {}{split_reduction}{tables}}} : () -> ()",
                 case.key, case.tile_align
             ));
         }

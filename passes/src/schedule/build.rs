@@ -610,6 +610,7 @@ fn build_in_order(graph: &AscGraph, chip: &ChipProfile) -> Result<Schedule, Stri
             block_name,
             reduce_split: split.is_some_and(|u| r_set[u]),
             inner_block: None,
+            ub_tables: Vec::new(),
         }
     };
     // Axes after the first concat axis are never split (GE's n_group). The concat axis
@@ -708,18 +709,76 @@ fn build_in_order(graph: &AscGraph, chip: &ChipProfile) -> Result<Schedule, Stri
     if transposes {
         schedule.fit_transpose_block(chip)?;
     }
+    schedule.add_table_in_ub_cases(chip);
     Ok(schedule)
 }
 
 /// The steps of `build` after the axes and cases are known.
 trait Steps {
     fn fit_transpose_block(&mut self, chip: &ChipProfile) -> Result<(), String>;
+    fn add_table_in_ub_cases(&mut self, chip: &ChipProfile);
     fn check_concat_slabs_fit(&self, chip: &ChipProfile) -> Result<(), String>;
     fn check_ops(&self, graph: &AscGraph, chip: &ChipProfile) -> Result<(), String>;
     fn allocate(&mut self, graph: &AscGraph, chip: &ChipProfile) -> Result<(), String>;
 }
 
 impl Steps for Schedule {
+    /// GE's two gather templates: beside every case that reads gather tables from GM
+    /// (one DMA per picked row), a twin with a new key that copies the tables whole into
+    /// UB once per block and picks rows there (one UB -> UB copy per row). Tables of a
+    /// known size qualify while together they take at most half of UB; a table of
+    /// symbolic size always does, since the host tiling function refuses the twin at run
+    /// time when its smallest tile does not fit and keeps the GM case. Split-reduction
+    /// cases keep their tables in GM (they reload per pass).
+    fn add_table_in_ub_cases(&mut self, chip: &ChipProfile) {
+        let mut gathers: Vec<(usize, Option<i64>)> = (0..self.nodes.len())
+            .filter(|&n| matches!(self.nodes[n].kind, NodeKind::Gather { .. }))
+            .filter_map(|g| {
+                let input = self.gather_table_input(g)?;
+                let table = &self.inputs[input];
+                if table.dims.iter().any(|d| d.expr().is_none()) {
+                    return None;
+                }
+                let bytes = self
+                    .table_elems(input)
+                    .as_const()
+                    .map(|e| (e + self.align) * ub_size(table.dtype));
+                Some((g, bytes))
+            })
+            .collect();
+        gathers.sort_by_key(|&(_, bytes)| bytes.unwrap_or(0));
+        let budget = (chip.ub_usable / 2) as i64;
+        let mut used = 0i64;
+        let mut chosen = Vec::new();
+        for (g, bytes) in gathers {
+            match bytes {
+                Some(b) if used + b > budget => {}
+                Some(b) => {
+                    used += b;
+                    chosen.push(g);
+                }
+                None => chosen.push(g),
+            }
+        }
+        let buffers =
+            buffer_count(&self.queues, self.slots.len(), &self.extras) + u64::from(self.hoists());
+        if chosen.is_empty() || buffers + 1 > chip.max_buffers {
+            return;
+        }
+        chosen.sort_unstable();
+        let twins: Vec<Case> = self
+            .cases
+            .iter()
+            .filter(|case| !case.reduce_split)
+            .cloned()
+            .collect();
+        for mut twin in twins {
+            twin.key = self.cases.len() as u32;
+            twin.ub_tables = chosen.clone();
+            self.cases.push(twin);
+        }
+    }
+
     /// The innermost block of a transpose case: TRANSPOSE_BLOCK elements, or 32, 16, 8
     /// (multiples of the layout alignment) when the smallest tile would take more than
     /// half of the chip's UB (the `Transpose` temporary alone is `(c + 2) * 512` bytes).

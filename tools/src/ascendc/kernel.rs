@@ -421,6 +421,7 @@ fn emit_case(ctx: &Ctx, params: &[String]) -> Result<String, String> {
         (s.extras.scratch, "scratch"),
         (s.extras.part, "part"),
         (s.hoists(), "hoist"),
+        (s.keeps_tables(), "table"),
     ] {
         if used {
             let _ = writeln!(
@@ -509,6 +510,7 @@ fn tile_position(ctx: &Ctx, indent: &str, with_split: bool) -> String {
 /// looped position does, and those loads are reloaded only when the chunk changes.
 fn emit_all_load(ctx: &Ctx, o: &mut String) -> Result<(), String> {
     o.push_str(&emit_hoisted_loads(ctx)?);
+    o.push_str(&emit_table_loads(ctx));
     if ctx.s.chunk_major(ctx.case) {
         o.push_str(
             "    const int64_t outer_tiles = chunks > 0 ? t.tiles_total / chunks : 0;
@@ -626,6 +628,31 @@ fn emit_hoisted_loads(ctx: &Ctx) -> Result<String, String> {
     }
     o.push_str("        af::SyncLoadToVector();\n    }\n");
     Ok(o)
+}
+
+/// The gather tables a case keeps in UB (`Case::ub_tables`): each copied whole into the
+/// `table` buffer once per block, before the tile loop. The row copies read them on the
+/// vector and scalar units, so both wait for the DMA (no queue orders it).
+fn emit_table_loads(ctx: &Ctx) -> String {
+    let s = ctx.s;
+    let inputs = s.table_inputs(ctx.case);
+    if inputs.is_empty() {
+        return String::new();
+    }
+    let mut o = String::from(
+        "    if (first >= last) return;\n    // Gather tables kept in UB: copied whole once per block; rows are picked there.\n",
+    );
+    for input in inputs {
+        let t = gm_type(s.inputs[input].dtype);
+        let _ = writeln!(
+            o,
+            "    af::LoadTable(table.Get<uint8_t>()[static_cast<uint32_t>({})].ReinterpretCast<{t}>(), gm_in{input}, {});",
+            cx(s, &s.table_offset(ctx.case, input)),
+            cx(s, &s.table_elems(input))
+        );
+    }
+    o.push_str("    af::SyncLoadToVector();\n    af::SyncLoadToScalar();\n");
+    o
 }
 
 /// The resident loads of a case, reloaded into the `hoist` buffer when the tile enters a
@@ -1457,8 +1484,18 @@ fn emit_node(
                 ctx.rank(),
                 ctx.strides_of(table)
             ));
+            let source = if ctx.case.ub_tables.contains(&n) {
+                // The table kept in UB by this case (emit_table_loads).
+                format!(
+                    "table.Get<uint8_t>()[static_cast<uint32_t>({})].ReinterpretCast<{}>()",
+                    cx(s, &s.table_offset(ctx.case, input)),
+                    gm_type(s.inputs[input].dtype)
+                )
+            } else {
+                format!("gm_in{input}")
+            };
             l.push(format!(
-                "af::GatherRows({v}, gm_in{input}, v{indices}, {}, x{n}, x{indices}, gs{n}, {}, {}, kAlign);",
+                "af::GatherRows({v}, {source}, v{indices}, {}, x{n}, x{indices}, gs{n}, {}, {}, kAlign);",
                 ctx.base_of(table),
                 cx(s, bound),
                 cx(s, index_stride)

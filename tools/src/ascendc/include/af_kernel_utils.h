@@ -375,6 +375,79 @@ __aicore__ inline void GatherRows(const LocalTensor<T>& dst, const GlobalTensor<
     SyncLoadToVector();
 }
 
+// DataCopy GM -> UB outside a queue before scalar reads (GetValue): order PIPE_MTE2
+// before PIPE_S.
+__aicore__ inline void SyncLoadToScalar() {
+    event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::MTE2_S));
+    SetFlag<HardEvent::MTE2_S>(e);
+    WaitFlag<HardEvent::MTE2_S>(e);
+}
+
+// The first `elems` elements of the GM tensor `src` into UB at `dst`: one DataCopyPad
+// (a gather table kept in UB; the caller orders it before its readers).
+template <typename T>
+__aicore__ inline void LoadTable(const LocalTensor<T>& dst, const GlobalTensor<T>& src, int64_t elems) {
+    if (elems <= 0) return;
+    const DataCopyPadExtParams<T> pad(false, 0, 0, T(0));
+    const DataCopyExtParams p(1, static_cast<uint32_t>(elems * static_cast<int64_t>(sizeof(T))), 0, 0, 0);
+    DataCopyPad(dst, src, p, pad);
+}
+
+// GatherRows from a table copied whole into UB (LoadTable, already ordered before the
+// vector and scalar units): when every picked row starts 32-byte aligned (table strides
+// and base in whole 32-byte blocks) each row is one UB -> UB DataCopy of the padded row
+// (it may read up to one block past the row, which LoadTable's buffer leaves room for);
+// otherwise, and for gathers of single elements, the scalar unit copies element by
+// element. The vector unit may still read dst (an earlier tile): the copies wait for it.
+template <typename T, typename I, int R>
+__aicore__ inline void GatherRows(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<I>& idx,
+                                  int64_t base, const int64_t (&dext)[R], const int64_t (&iext)[R],
+                                  const int64_t (&gs)[R], int64_t bound, int64_t istride, int64_t align) {
+    for (int k = 0; k < R; ++k)
+        if (dext[k] <= 0) return;
+    const int64_t len = dext[R - 1];
+    const int64_t dpitch = af_align(len, align);
+    const int64_t ipitch = af_align(iext[R - 1], align);
+    int64_t rows = 1;
+    for (int k = 0; k + 1 < R; ++k) rows *= dext[k];
+    constexpr int64_t kBlock = 32 / static_cast<int64_t>(sizeof(T));
+    bool blocks = iext[R - 1] == 1 && gs[R - 1] == 1 && base % kBlock == 0 && istride % kBlock == 0;
+    for (int k = 0; k + 1 < R; ++k)
+        if (dext[k] > 1 && gs[k] % kBlock != 0) blocks = false;
+    // The indices were written by MTE2 and read by V only so far.
+    {
+        event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::MTE2_S));
+        SetFlag<HardEvent::MTE2_S>(e);
+        WaitFlag<HardEvent::MTE2_S>(e);
+    }
+    if (blocks) {
+        PipeBarrier<PIPE_V>();
+        for (int64_t r = 0; r < rows; ++r) {
+            int64_t g = 0, at = 0;
+            GatherRowOrigin(r, dext, iext, gs, base, ipitch, g, at);
+            int64_t index = static_cast<int64_t>(idx.GetValue(static_cast<uint32_t>(at)));
+            if (index < 0) index += bound;
+            DataCopy(dst[static_cast<uint32_t>(r * dpitch)], src[static_cast<uint32_t>(g + index * istride)],
+                     static_cast<uint32_t>(dpitch));
+        }
+        PipeBarrier<PIPE_V>();
+        return;
+    }
+    SyncVectorToScalar();
+    for (int64_t r = 0; r < rows; ++r) {
+        int64_t g = 0, at = 0;
+        GatherRowOrigin(r, dext, iext, gs, base, ipitch, g, at);
+        for (int64_t j = 0; j < len; ++j) {
+            const int64_t pick = iext[R - 1] != 1 ? at + j : at;
+            int64_t index = static_cast<int64_t>(idx.GetValue(static_cast<uint32_t>(pick)));
+            if (index < 0) index += bound;
+            dst.SetValue(static_cast<uint32_t>(r * dpitch + j),
+                         src.GetValue(static_cast<uint32_t>(g + j * gs[R - 1] + index * istride)));
+        }
+    }
+    SyncScalarToVector();
+}
+
 // dst (extents dext) = the part of src (extents sext) from index `start` along `axis`;
 // the extents agree elsewhere. Along the innermost axis `start` is a whole number of
 // 32-byte blocks (the schedule keeps other parts as GM loads): every row is one block
