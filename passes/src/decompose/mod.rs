@@ -21,6 +21,13 @@
 //!
 //! - `pad` in constant mode with static pads on two or more axes becomes a chain of pads
 //!   on one axis each, innermost first (`--lower-to-ascir` lowers a one-axis pad).
+//! - `gather_nd(data, indices)` with index tuples of a static length `k` becomes a
+//!   `gather` along axis 0 of `data` reshaped to [prod(leading b + k dims), rest..] by the
+//!   linear index sum_j norm(indices[.., j]) * stride_j (+ the batch position times the
+//!   indexed block for `batch_dims` b > 0), each inner component made non-negative by
+//!   adding its dim where it is negative (the outermost one, without batch dims, by the
+//!   gather's own rule); symbolic dims enter as one-element `range`s starting at the
+//!   dim. The gather then fuses and lowers like any other.
 //!
 //! Division and `sqrt` are used instead of `rsqrt`/`reciprocal`, which are approximate on
 //! the device. Normalizations (softmax, log_softmax, layer_norm, rms_norm) of f16/bf16
@@ -50,7 +57,8 @@ pub const PASS: PassInfo = PassInfo {
                   reduce_mean becomes reduce_sum and a division when the reduced extent is static. \
                   pow with a constant exponent of 1, 2, 3, 4, 0.5, -0.5, -1 or -2 on floats becomes \
                   products, sqrt and a division (AscIR translates no pow). A constant pad on \
-                  several axes becomes a chain of one-axis pads.",
+                  several axes becomes a chain of one-axis pads. gather_nd with a static index-tuple \
+                  length becomes a gather of the flattened indexed dims by the linear index.",
     options: &[],
     run,
 };
@@ -73,8 +81,10 @@ fn run(module: OperationRef, _options: &PassOptions) -> Result<(), ()> {
                 "ascend.pad" => multi_axis_pad(node),
                 _ => None,
             };
+            let is_gather_nd = node.op == "ascend.gather_nd";
             if exponent.is_none()
                 && pad_axes.is_none()
+                && !is_gather_nd
                 && lookup(&node.op).map(|s| s.category) != Some(Category::Composite)
             {
                 continue;
@@ -96,6 +106,7 @@ fn run(module: OperationRef, _options: &PassOptions) -> Result<(), ()> {
                 .map(|(value, ty)| Typed { value, ty })
                 .collect();
             let rewritten = match (exponent, &pad_axes) {
+                _ if is_gather_nd => gather_nd(&mut emitter, &inputs, &node.attrs),
                 (_, Some(axes)) => split_pad(&mut emitter, &inputs[0], axes, &node.attrs),
                 (Some(c), None) => {
                     let result = node.results.first().and_then(|&r| graph.ty(r));
@@ -185,6 +196,165 @@ fn split_pad<'c, 'a>(
         )?;
     }
     Ok(Some(current))
+}
+
+/// A value of `dtype` holding the dim `size`: a scalar constant when static, else a
+/// one-element `range` starting at the dim's expression (a constant cannot hold a
+/// symbol).
+fn dim_value<'c, 'a>(
+    e: &mut Emitter<'c, 'a>,
+    size: &autofuse_symbolic::Expr,
+    dtype: DType,
+) -> Result<Typed<'c, 'a>, ShapeError> {
+    if let Some(v) = size.as_const() {
+        return e.scalar(v as f64, dtype);
+    }
+    let ty = TensorType::new(dtype, vec![Dim::constant(1)]);
+    let start = format!("{:?}", size.to_string());
+    let value = e.build(
+        "ascend.range",
+        &[],
+        &[("start", &start), ("delta", "1 : i64")],
+        &ty,
+    )?;
+    Ok(Typed { value, ty })
+}
+
+/// `gather_nd` as a `gather` along axis 0 of the flattened indexed dims (see the module
+/// text). `None` (kept) when the index tuple length or a dim is unknown.
+fn gather_nd<'c, 'a>(
+    e: &mut Emitter<'c, 'a>,
+    inputs: &[Typed<'c, 'a>],
+    attrs: &BTreeMap<String, AttrValue>,
+) -> Result<Option<Typed<'c, 'a>>, ShapeError> {
+    let (Some(data), Some(indices)) = (inputs.first(), inputs.get(1)) else {
+        return Err(ShapeError("gather_nd takes data and indices".into()));
+    };
+    let batch = int_attr(attrs, "batch_dims").unwrap_or(0);
+    let (r, q) = (data.ty.rank(), indices.ty.rank());
+    let Some(k) = q
+        .checked_sub(1)
+        .and_then(|last| indices.ty.dims[last].as_const())
+    else {
+        return Ok(None);
+    };
+    let (Ok(b), Ok(k)) = (usize::try_from(batch), usize::try_from(k)) else {
+        return Err(ShapeError(
+            "gather_nd batch_dims and tuple length must be >= 0".into(),
+        ));
+    };
+    if k == 0 || b + k > r || b + 1 > q {
+        return Ok(None);
+    }
+    let dims: Option<Vec<autofuse_symbolic::Expr>> =
+        data.ty.dims.iter().map(|d| d.expr().cloned()).collect();
+    let Some(dims) = dims else { return Ok(None) };
+    let one = autofuse_symbolic::Expr::constant(1);
+    let product = |range: std::ops::Range<usize>| {
+        dims[range]
+            .iter()
+            .fold(one.clone(), |acc, d| acc * d.clone())
+    };
+    let idx = indices.ty.dtype;
+    let last = q - 1;
+    let mut linear: Option<Typed<'c, 'a>> = None;
+    let mut add_term = |e: &mut Emitter<'c, 'a>, term: Typed<'c, 'a>| -> Result<(), ShapeError> {
+        linear = Some(match linear.take() {
+            None => term,
+            Some(sum) => e.op("ascend.add", &[&sum, &term], &[], None)?,
+        });
+        Ok(())
+    };
+    // Batch positions: a range along each batch axis of the indices, shaped to broadcast.
+    for i in 0..b {
+        let size = dims[i].clone();
+        let len = TensorType::new(idx, vec![Dim::Known(size.clone())]);
+        let position = e.build(
+            "ascend.range",
+            &[],
+            &[("start", "0 : i64"), ("delta", "1 : i64")],
+            &len,
+        )?;
+        let mut shape = vec![Dim::constant(1); q];
+        shape[i] = Dim::Known(size);
+        let shaped_ty = TensorType::new(idx, shape);
+        let shaped = e.build(
+            "ascend.reshape",
+            &[&Typed {
+                value: position,
+                ty: len,
+            }],
+            &[],
+            &shaped_ty,
+        )?;
+        let shaped = Typed {
+            value: shaped,
+            ty: shaped_ty,
+        };
+        let stride = dim_value(e, &product(i + 1..b + k), idx)?;
+        let term = e.op("ascend.mul", &[&shaped, &stride], &[], None)?;
+        add_term(e, term)?;
+    }
+    let zero = e.scalar(0.0, idx)?;
+    for j in 0..k {
+        let (start, end, axes) = (
+            format!("[{j}]"),
+            format!("[{}]", j + 1),
+            format!("[{last}]"),
+        );
+        let component = e.op(
+            "ascend.slice",
+            &[indices],
+            &[
+                ("starts", &start),
+                ("ends", &end),
+                ("axes", &axes),
+                ("steps", "[1]"),
+            ],
+            None,
+        )?;
+        // A negative component counts from the end of its dim: c + dim * (c < 0), in
+        // arithmetic (the vector unit selects only floats). Without batch dims the
+        // outermost one needs nothing: a negative linear index is in [-N, 0), which the
+        // gather itself counts from the end of the flattened axis.
+        let component = if j == 0 && b == 0 {
+            component
+        } else {
+            let size = dim_value(e, &dims[b + j], idx)?;
+            let negative = e.op("ascend.lt", &[&component, &zero], &[], Some(DType::Bool))?;
+            let negative = e.op("ascend.cast", &[&negative], &[], Some(idx))?;
+            let wrap = e.op("ascend.mul", &[&negative, &size], &[], None)?;
+            e.op("ascend.add", &[&component, &wrap], &[], None)?
+        };
+        let stride = product(b + j + 1..b + k);
+        let term = if stride.as_const() == Some(1) {
+            component
+        } else {
+            let stride = dim_value(e, &stride, idx)?;
+            e.op("ascend.mul", &[&component, &stride], &[], None)?
+        };
+        add_term(e, term)?;
+    }
+    let Some(linear) = linear else {
+        return Ok(None);
+    };
+    let axes = format!("[{last}]");
+    let linear = e.op("ascend.squeeze", &[&linear], &[("axes", &axes)], None)?;
+    let mut flat_dims = vec![Dim::Known(product(0..b + k))];
+    flat_dims.extend(data.ty.dims[b + k..].iter().cloned());
+    let flat_ty = TensorType::new(data.ty.dtype, flat_dims);
+    let flat = e.build("ascend.reshape", &[data], &[], &flat_ty)?;
+    let flat = Typed {
+        value: flat,
+        ty: flat_ty,
+    };
+    e.op(
+        "ascend.gather",
+        &[&flat, &linear],
+        &[("axis", "0 : i64")],
+        None,
+    )
+    .map(Some)
 }
 
 /// The exponent of `pow(x, c)` when `c` is one value: an `ascend.constant` whose

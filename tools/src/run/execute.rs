@@ -291,7 +291,7 @@ pub fn random_tensors(
 
 /// Random inputs of `graph` (see [`random_tensors`]), except that an integer argument
 /// used as the indices of `ascend.gather` (or `gather_elements`) draws from the whole index range of its table
-/// axis, `[-rows, rows)` (negative ids wrap): ids spread like token ids over a vocabulary
+/// axis, `[-rows, rows)` (negative ids wrap; for `gather_nd`, the smallest indexed dim): ids spread like token ids over a vocabulary
 /// instead of the 16 small integers of `Tensor::random`, so lookups repeat only as often
 /// as chance makes them. With several such uses, the smallest table decides.
 pub fn random_inputs(
@@ -309,12 +309,22 @@ pub fn random_inputs(
             .nodes
             .iter()
             .filter(|n| {
-                matches!(n.op.as_str(), "ascend.gather" | "ascend.gather_elements")
-                    && n.operands.get(1) == Some(&arg)
+                matches!(
+                    n.op.as_str(),
+                    "ascend.gather" | "ascend.gather_elements" | "ascend.gather_nd"
+                ) && n.operands.get(1) == Some(&arg)
             })
             .filter_map(|n| {
                 let table = graph.ty(*n.operands.first()?)?;
                 let shape = concrete_shape(table, symbols).ok()?;
+                if n.op == "ascend.gather_nd" {
+                    // Every component of an index tuple within the smallest indexed dim.
+                    let tuple = graph.ty(*n.operands.get(1)?)?.dims.last()?.as_const()?;
+                    let batch = n.attr("batch_dims").and_then(|a| a.as_int()).unwrap_or(0);
+                    let from = usize::try_from(batch).ok()?;
+                    let to = from + usize::try_from(tuple).ok()?;
+                    return shape.get(from..to)?.iter().copied().min();
+                }
                 let axis = n.attr("axis").and_then(|a| a.as_int()).unwrap_or(0);
                 let axis = if axis < 0 {
                     axis + shape.len() as i64
