@@ -145,28 +145,48 @@ fn product(dims: &[Dim]) -> Result<Dim, Fail> {
     Ok(Dim::Known(acc))
 }
 
-/// The positions 0..n-1 (i32) along `axis` of a rank-`rank` tensor: dims 1 except `n`
-/// at `axis`, so that it broadcasts against the tensor.
+/// Positions along an axis of `n` elements are f32 when `n` is known to be at most 2^24
+/// (every position, and every integer compared with them below 2^24, is exact, and f32
+/// `select`/`reduce_min` run as Ascend C), i32 otherwise (exact below 2^31; the vector
+/// unit has no i32 `Select`, so such kernels are interpreted).
+fn position_dtype(n: &Dim) -> DType {
+    match n.as_const() {
+        Some(k) if k <= F32_EXACT => DType::F32,
+        _ => DType::I32,
+    }
+}
+
+/// Integers up to this magnitude are exact in f32.
+const F32_EXACT: i64 = 1 << 24;
+
+/// The positions 0..n-1 along `axis` of a rank-`rank` tensor (`position_dtype`): dims
+/// 1 except `n` at `axis`, so that it broadcasts against the tensor.
 fn positions(b: &mut Builder, n: &Dim, rank: usize, axis: usize) -> Result<Val, Fail> {
     if let Some(k) = n.as_const() {
         if k >= i32::MAX as i64 {
             return unsupported(format!("an axis of {k} positions (indices are i32)"));
         }
     }
+    let dtype = position_dtype(n);
+    let (start, delta) = if dtype == DType::F32 {
+        (A::F(0.0), A::F(1.0))
+    } else {
+        (A::I(0), A::I(1))
+    };
     let r = b.op(
         "range",
         &[],
-        &[("start", A::I(0)), ("delta", A::I(1))],
-        DType::I32,
+        &[("start", start), ("delta", delta)],
+        dtype,
         Some(vec![n.clone()]),
     )?;
     let axes: Vec<i64> = (0..rank as i64).filter(|&a| a != axis as i64).collect();
     unsqueeze(b, &r, &axes)
 }
 
-/// The position (i32) along `axis` of the first (or last) maximum (or minimum) of `x`,
-/// kept as a unit dim. NaN counts as the extreme, as numpy's argmax/argmin have it: in
-/// a row holding a NaN, the first (last) NaN.
+/// The position (f32 or i32, `position_dtype`) along `axis` of the first (or last)
+/// maximum (or minimum) of `x`, kept as a unit dim. NaN counts as the extreme, as
+/// numpy's argmax/argmin have it: in a row holding a NaN, the first (last) NaN.
 fn extreme_position(b: &mut Builder, x: &Val, axis: usize, max: bool, last: bool) -> Result<Val, Fail> {
     if x.dtype() == DType::Bool {
         return unsupported("ArgMax/ArgMin/Hardmax of booleans");
@@ -175,12 +195,21 @@ fn extreme_position(b: &mut Builder, x: &Val, axis: usize, max: bool, last: bool
     let m = reduce(b, if max { "reduce_max" } else { "reduce_min" }, x, &ax, true)?;
     let mut hit = cmp(b, "eq", x, &m)?;
     if x.dtype().is_float() {
-        let nan = op(b, "isnan", &[x], &[], DType::Bool)?;
+        // x != x: NaN (`isnan` has no Ascend C lowering).
+        let nan = cmp(b, "ne", x, x)?;
         let any = reduce(b, "reduce_any", &nan, &ax, true)?;
         hit = select(b, &any, &nan, &hit)?;
     }
     let pos = positions(b, &x.ty.dims[axis], x.rank(), axis)?;
-    let miss = b.scalar(DType::I32, if last { -1.0 } else { i32::MAX as f64 });
+    // A miss: past every position (first) or before them (last).
+    let miss = if last {
+        -1.0
+    } else if pos.dtype() == DType::F32 {
+        F32_EXACT as f64
+    } else {
+        i32::MAX as f64
+    };
+    let miss = b.scalar(pos.dtype(), miss);
     let candidates = select(b, &hit, &pos, &miss)?;
     let pick = if last { "reduce_max" } else { "reduce_min" };
     reduce(b, pick, &candidates, &ax, true)
@@ -204,7 +233,7 @@ pub fn arg_extreme(b: &mut Builder, c: &NodeCtx, max: bool) -> Converted {
     let pos = if keep {
         pos
     } else {
-        op(b, "squeeze", &[&pos], &[("axes", A::Ints(vec![axis as i64]))], DType::I32)?
+        op(b, "squeeze", &[&pos], &[("axes", A::Ints(vec![axis as i64]))], pos.dtype())?
     };
     Ok(vec![Some(cast(b, &pos, DType::I64)?)])
 }
@@ -263,9 +292,9 @@ fn element(b: &mut Builder, values: &Val, k: i64) -> Result<Val, Fail> {
 /// OneHot: `on` where the position along the new `axis` equals the index (a negative
 /// index counts from `depth`; one outside `[-depth, depth)` matches nothing), `off`
 /// elsewhere. `depth` must be known at import time. Non-integer indices are truncated
-/// toward zero first, as the ONNX cast to int64 does. Indices are compared as i32 after
-/// clamping to `[-depth - 1, depth]` in their own type, so an out-of-range index
-/// of any magnitude stays out of range.
+/// toward zero first, as the ONNX cast to int64 does. Indices are compared in f32
+/// (depth is at most 2^24) after clamping to `[-depth - 1, depth]`, so an out-of-range
+/// index of any magnitude stays out of range.
 pub fn one_hot(b: &mut Builder, c: &NodeCtx) -> Converted {
     let (indices, values) = (req(c, 0)?, req(c, 2)?);
     let depth_val = req(c, 1)?;
@@ -290,43 +319,33 @@ pub fn one_hot(b: &mut Builder, c: &NodeCtx) -> Converted {
     let rank = indices.rank() + 1;
     let axis = axis_index(int_attr(c, "axis", -1)?, rank)?;
 
-    // The index as an integer in [-depth - 1, depth] (out-of-range ones clamped to a
-    // value that matches no position), then as i32.
+    // The index as an integer in [-depth - 1, depth], in f32: an index of magnitude
+    // below 2^24 converts exactly, a larger one rounds to a value still beyond the
+    // bounds, and clamping keeps it there; inside the bounds everything is exact.
     let dt = indices.dtype();
-    let idx = if dt == DType::Bool {
+    if dt == DType::Bool {
         return unsupported("OneHot with boolean indices");
-    } else if dt.is_float() {
-        // trunc(x) = x < 0 ? ceil(x) : floor(x), computed in f32 (exact for
-        // f16/bf16); clamping in f32 keeps huge values out of range.
-        let x = widen(b, indices)?;
-        let zero = b.scalar(x.dtype(), 0.0);
+    }
+    let x = cast(b, indices, DType::F32)?;
+    let x = if dt.is_float() {
+        // trunc(x) = x < 0 ? ceil(x) : floor(x)
+        let zero = b.scalar(DType::F32, 0.0);
         let neg = cmp(b, "lt", &x, &zero)?;
-        let (up, down) = (
-            op(b, "ceil", &[&x], &[], x.dtype())?,
-            op(b, "floor", &[&x], &[], x.dtype())?,
-        );
-        let t = select(b, &neg, &up, &down)?;
-        let (lo, hi) = (b.scalar(x.dtype(), (-depth - 1) as f64), b.scalar(x.dtype(), depth as f64));
-        let t = bin(b, "maximum", &t, &lo)?;
-        let t = bin(b, "minimum", &t, &hi)?;
-        cast(b, &t, DType::I32)?
-    } else if matches!(dt, DType::I64) {
-        // Clamped in f32: a value of magnitude >= 2^24 rounds but stays beyond the
-        // bounds, and the ones within are exact.
-        let x = cast(b, indices, DType::F32)?;
-        let (lo, hi) = (b.scalar(DType::F32, (-depth - 1) as f64), b.scalar(DType::F32, depth as f64));
-        let t = bin(b, "maximum", &x, &lo)?;
-        let t = bin(b, "minimum", &t, &hi)?;
-        cast(b, &t, DType::I32)?
+        let up = op(b, "ceil", &[&x], &[], DType::F32)?;
+        let down = op(b, "floor", &[&x], &[], DType::F32)?;
+        select(b, &neg, &up, &down)?
     } else {
-        // i32 and narrower: exact as i32.
-        cast(b, indices, DType::I32)?
+        x
     };
-    let zero = b.scalar(DType::I32, 0.0);
-    let neg = cmp(b, "lt", &idx, &zero)?;
-    let d = b.scalar(DType::I32, depth as f64);
-    let wrapped = bin(b, "add", &idx, &d)?;
-    let idx = select(b, &neg, &wrapped, &idx)?;
+    let lo = b.scalar(DType::F32, (-depth - 1) as f64);
+    let hi = b.scalar(DType::F32, depth as f64);
+    let x = bin(b, "maximum", &x, &lo)?;
+    let x = bin(b, "minimum", &x, &hi)?;
+    let zero = b.scalar(DType::F32, 0.0);
+    let neg = cmp(b, "lt", &x, &zero)?;
+    let d = b.scalar(DType::F32, depth as f64);
+    let wrapped = bin(b, "add", &x, &d)?;
+    let idx = select(b, &neg, &wrapped, &x)?;
     let idx = unsqueeze(b, &idx, &[axis as i64])?;
     let pos = positions(b, &Dim::Known(Expr::constant(depth)), rank, axis)?;
     let at = cmp(b, "eq", &idx, &pos)?;
@@ -369,10 +388,11 @@ fn nll(
             return invalid("the weight must be a 1-D tensor of one weight per class");
         }
     }
-    // Targets are class positions below C < 2^31 (or the ignored index): exact as i32.
-    let t = cast(b, target, DType::I32)?;
-    let t1 = unsqueeze(b, &t, &[1])?;
+    // Targets are class positions (or the ignored index), compared with the positions
+    // in their type: exact for every position (`position_dtype`).
     let classes = positions(b, &input.ty.dims[1], rank - 1, 0)?;
+    let t = cast(b, target, classes.dtype())?;
+    let t1 = unsqueeze(b, &t, &[1])?;
     let mask = cmp(b, "eq", &t1, &classes)?;
     let zero = b.scalar(DType::F32, 0.0);
     let picked = select(b, &mask, input, &zero)?;
@@ -392,8 +412,10 @@ fn nll(
         None => None,
     };
     if let Some(ii) = ignore {
-        let kept = if ii >= i32::MIN as i64 && ii <= i32::MAX as i64 {
-            let iv = b.scalar(DType::I32, ii as f64);
+        let kept = if t.dtype() == DType::F32 || (ii >= i32::MIN as i64 && ii <= i32::MAX as i64) {
+            // In f32 an index of magnitude >= 2^24 rounds, but to a value no class
+            // position (<= 2^24) has, and the same way for the target that equals it.
+            let iv = b.scalar(t.dtype(), ii as f64);
             cmp(b, "ne", &t, &iv)?
         } else {
             // Beyond i32: compared in f32, where no class position (< 2^31) meets it.
