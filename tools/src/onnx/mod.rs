@@ -30,6 +30,8 @@ pub mod shape_values;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_index;
 
 use autofuse_ir::attr::quote;
 use autofuse_ir::graph::{Dim, TensorType};

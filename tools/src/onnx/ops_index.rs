@@ -78,7 +78,13 @@ fn axis_index(axis: i64, rank: usize) -> Result<usize, Fail> {
 // Emission helpers
 // ---------------------------------------------------------------------------------
 
-fn op(b: &mut Builder, name: &str, xs: &[&Val], attrs: &[(&str, A)], dtype: DType) -> Result<Val, Fail> {
+fn op(
+    b: &mut Builder,
+    name: &str,
+    xs: &[&Val],
+    attrs: &[(&str, A)],
+    dtype: DType,
+) -> Result<Val, Fail> {
     Ok(b.op(name, xs, attrs, dtype, None)?)
 }
 
@@ -105,7 +111,13 @@ fn unsqueeze(b: &mut Builder, x: &Val, axes: &[i64]) -> Result<Val, Fail> {
     if axes.is_empty() {
         return Ok(x.clone());
     }
-    op(b, "unsqueeze", &[x], &[("axes", A::Ints(axes.to_vec()))], x.dtype())
+    op(
+        b,
+        "unsqueeze",
+        &[x],
+        &[("axes", A::Ints(axes.to_vec()))],
+        x.dtype(),
+    )
 }
 
 fn reshape(b: &mut Builder, x: &Val, dims: Vec<Dim>) -> Result<Val, Fail> {
@@ -187,12 +199,24 @@ fn positions(b: &mut Builder, n: &Dim, rank: usize, axis: usize) -> Result<Val, 
 /// The position (f32 or i32, `position_dtype`) along `axis` of the first (or last)
 /// maximum (or minimum) of `x`, kept as a unit dim. NaN counts as the extreme, as
 /// numpy's argmax/argmin have it: in a row holding a NaN, the first (last) NaN.
-fn extreme_position(b: &mut Builder, x: &Val, axis: usize, max: bool, last: bool) -> Result<Val, Fail> {
+fn extreme_position(
+    b: &mut Builder,
+    x: &Val,
+    axis: usize,
+    max: bool,
+    last: bool,
+) -> Result<Val, Fail> {
     if x.dtype() == DType::Bool {
         return unsupported("ArgMax/ArgMin/Hardmax of booleans");
     }
     let ax = [axis as i64];
-    let m = reduce(b, if max { "reduce_max" } else { "reduce_min" }, x, &ax, true)?;
+    let m = reduce(
+        b,
+        if max { "reduce_max" } else { "reduce_min" },
+        x,
+        &ax,
+        true,
+    )?;
     let mut hit = cmp(b, "eq", x, &m)?;
     if x.dtype().is_float() {
         // x != x: NaN (`isnan` has no Ascend C lowering).
@@ -233,7 +257,13 @@ pub fn arg_extreme(b: &mut Builder, c: &NodeCtx, max: bool) -> Converted {
     let pos = if keep {
         pos
     } else {
-        op(b, "squeeze", &[&pos], &[("axes", A::Ints(vec![axis as i64]))], pos.dtype())?
+        op(
+            b,
+            "squeeze",
+            &[&pos],
+            &[("axes", A::Ints(vec![axis as i64]))],
+            pos.dtype(),
+        )?
     };
     Ok(vec![Some(cast(b, &pos, DType::I64)?)])
 }
@@ -300,17 +330,29 @@ pub fn one_hot(b: &mut Builder, c: &NodeCtx) -> Converted {
     let depth_val = req(c, 1)?;
     let depth = match depth_val.known.as_deref().map(Values::as_f64).as_deref() {
         Some([d]) => d.trunc(),
-        Some(v) => return invalid(format!("OneHot depth must hold one element, not {}", v.len())),
+        Some(v) => {
+            return invalid(format!(
+                "OneHot depth must hold one element, not {}",
+                v.len()
+            ))
+        }
         None => return unsupported("OneHot depth (input #1) is not a constant"),
     };
     if depth < 1.0 {
         return invalid(format!("OneHot depth must be positive, not {depth}"));
     }
     if depth >= (1u64 << 24) as f64 {
-        return unsupported(format!("OneHot depth {depth} (positions are exact below 2^24)"));
+        return unsupported(format!(
+            "OneHot depth {depth} (positions are exact below 2^24)"
+        ));
     }
     let depth = depth as i64;
-    if values.static_shape().as_deref().map(|s| s.iter().product::<usize>()) != Some(2) {
+    if values
+        .static_shape()
+        .as_deref()
+        .map(|s| s.iter().product::<usize>())
+        != Some(2)
+    {
         return invalid("OneHot values must hold two elements [off, on]");
     }
     if values.rank() != 1 {
@@ -448,9 +490,10 @@ fn nll(
                     let count = match count.as_const() {
                         Some(n) => b.scalar(DType::F32, n as f64),
                         None => {
-                            let e = count.expr().cloned().ok_or_else(|| {
-                                Fail::Unsupported("a dim has no symbol".into())
-                            })?;
+                            let e = count
+                                .expr()
+                                .cloned()
+                                .ok_or_else(|| Fail::Unsupported("a dim has no symbol".into()))?;
                             let n = b.symbolic(DType::I64, &[], vec![e]);
                             cast(b, &n, DType::F32)?
                         }
