@@ -433,7 +433,7 @@ fn nll(
     // Targets are class positions (or the ignored index), compared with the positions
     // in their type: exact for every position (`position_dtype`).
     let classes = positions(b, &input.ty.dims[1], rank - 1, 0)?;
-    let t = cast(b, target, classes.dtype())?;
+    let t = targets(b, target, classes.dtype(), &input.ty.dims[1], ignore)?;
     let t1 = unsqueeze(b, &t, &[1])?;
     let mask = cmp(b, "eq", &t1, &classes)?;
     let zero = b.scalar(DType::F32, 0.0);
@@ -504,6 +504,47 @@ fn nll(
         }
         other => return invalid(format!("unknown reduction '{other}'")),
     })
+}
+
+/// Largest half-width of the table that converts i64 targets (`targets`).
+const TARGET_TABLE: i64 = 1 << 14;
+
+/// The targets in `dtype`, that of the class positions. Kernels hold no 64-bit vector
+/// values, so an i64 target is not cast by the vector unit: it indexes a gather
+/// (whose indices only the scalar unit reads) from the f32 table
+/// `[0, 1, ..., K-1, -K, ..., -1]` (a negative index counts from the end), which gives
+/// every target in `[-K, K)` exactly. K covers the classes and the ignored index, so
+/// every target the operator defines is in the table (a target outside it is
+/// undefined by the operator; beyond the table it is a gather out of range). Without
+/// a static class count, or a K above 2^14, the target is cast.
+fn targets(
+    b: &mut Builder,
+    target: &Val,
+    dtype: DType,
+    classes: &Dim,
+    ignore: Option<i64>,
+) -> Result<Val, Fail> {
+    if let (DType::I64, DType::F32, Some(c)) = (target.dtype(), dtype, classes.as_const()) {
+        let k = match ignore {
+            Some(ii) if ii >= 0 => c.max(ii.saturating_add(1)),
+            Some(ii) => c.max(ii.saturating_neg()),
+            None => c,
+        };
+        if k <= TARGET_TABLE {
+            let table: Vec<f64> = (0..2 * k)
+                .map(|i| if i < k { i } else { i - 2 * k } as f64)
+                .collect();
+            let table = b.constant(DType::F32, &[2 * k as usize], Values::F(table));
+            return op(
+                b,
+                "gather",
+                &[&table, target],
+                &[("axis", A::I(0))],
+                DType::F32,
+            );
+        }
+    }
+    cast(b, target, dtype)
 }
 
 fn loss_attrs(c: &NodeCtx) -> Result<(String, Option<i64>), Fail> {

@@ -357,6 +357,26 @@ fn nll_loss_over_spatial_dims_and_a_negative_ignore_index() {
         ],
     );
     assert_close(&out[0], &[], &[4.]);
+    // An ignore_index beyond the classes that a target has: 9 with C = 2 (the i64
+    // targets are converted by a gather from a table that covers it).
+    let m = loss_model(
+        "NegativeLogLikelihoodLoss",
+        &[3, 2],
+        false,
+        vec![ai("ignore_index", 9), astr("reduction", "none")],
+        &[3],
+        false,
+    );
+    let text = super::tests::imported(&m);
+    assert!(text.contains("\"ascend.gather\""), "{text}");
+    let out = run_single(
+        &m,
+        &[
+            t(DType::F32, &[3, 2], &[-1., -2., -3., -4., -5., -6.]),
+            t(DType::I64, &[3], &[1., 9., 0.]),
+        ],
+    );
+    assert_close(&out[0], &[3], &[2., 0., 5.]);
 }
 
 #[test]
