@@ -2,13 +2,15 @@
 //! NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss, as exact compositions of
 //! existing `ascend` ops (compares, `select`, reductions and `range`s along an axis).
 //!
-//! Positions along an axis are an i32 `range` (exact below 2^31, computed inside the
-//! kernels that read it); "the first position where a predicate holds" is the
-//! `reduce_min` of `select(pred, position, i32::MAX)` (the last: `reduce_max` of
-//! `select(pred, position, -1)`), so no op of these compositions computes in 64 bits
-//! except the final cast of an index result to i64. Picking `input[n, target[n]]` is a
-//! class mask (`eq(position, target)`) and a `reduce_sum` of `select(mask, input, 0)`:
-//! one term is the value and the others are exact zeros, so the pick is exact.
+//! Positions along an axis are a `range` (f32 when the axis is static and at most
+//! 2^24 long, so every position is exact and `select`/`reduce_min` run as Ascend C;
+//! i32 otherwise, exact below 2^31); "the first position where a predicate holds" is the
+//! `reduce_min` of `select(pred, position, miss)` with `miss` past every position (the
+//! last: `reduce_max` of `select(pred, position, -1)`). No op of these compositions
+//! computes in 64 bits except the final cast of an ArgMax/ArgMin result to i64 (and the
+//! cast of i64 OneHot indices). Picking `input[n, target[n]]` is a class mask
+//! (`eq(position, target)`) and a `reduce_sum` of `select(mask, input, 0)`: one term is
+//! the value and the others are exact zeros, so the pick is exact.
 
 use super::data::Values;
 use super::emit::{Builder, Val, A};
