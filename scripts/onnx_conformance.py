@@ -77,6 +77,7 @@ SHAPE_OPERANDS = {
     "CumSum": [1],
     "Range": [0, 1, 2],
     "Trilu": [1],
+    "OneHot": [1],
     **{
         op: [1]
         for op in [

@@ -3,7 +3,8 @@
 //! - `proto`: the ONNX messages, declared by hand for `prost` (no `protoc`).
 //! - `data`: element types and tensor payloads (typed fields, raw data, external files).
 //! - `emit`: the MLIR text builder; result types come from the compiler's shape rules.
-//! - `ops`: one converter per covered ONNX operator.
+//! - `ops`: one converter per covered ONNX operator (`ops_index`: the index and loss
+//!   operators).
 //!
 //! What the importer guarantees (see `docs/onnx.md`):
 //! - Graph inputs become function arguments (named by `loc("<input name>")`),
@@ -23,11 +24,14 @@
 pub mod data;
 pub mod emit;
 pub mod ops;
+pub mod ops_index;
 pub mod proto;
 pub mod shape_values;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_index;
 
 use autofuse_ir::attr::quote;
 use autofuse_ir::graph::{Dim, TensorType};

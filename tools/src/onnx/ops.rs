@@ -129,6 +129,11 @@ pub const FAMILIES: &[(&str, &[&str])] = &[
     ("gather", &["Gather", "GatherElements", "GatherND"]),
     ("scan", &["CumSum"]),
     ("pad", &["Pad"]),
+    ("index", &["ArgMax", "ArgMin", "Hardmax", "OneHot"]),
+    (
+        "loss",
+        &["NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"],
+    ),
     ("matmul", &["MatMul", "Gemm"]),
     (
         "constant",
@@ -797,6 +802,11 @@ pub fn convert(im: &mut Importer, c: &NodeCtx) -> Converted {
         }
         "Tile" => tile(b, c),
         "Trilu" => trilu(b, c),
+        "ArgMax" | "ArgMin" => super::ops_index::arg_extreme(b, c, op == "ArgMax"),
+        "Hardmax" => super::ops_index::hardmax(b, c),
+        "OneHot" => super::ops_index::one_hot(b, c),
+        "NegativeLogLikelihoodLoss" => super::ops_index::nll_loss(b, c),
+        "SoftmaxCrossEntropyLoss" => super::ops_index::softmax_cross_entropy(b, c),
         _ => unsupported(super::NOT_COVERED),
     }
 }

@@ -20,7 +20,7 @@ use std::sync::Mutex;
 
 /// MLIR diagnostics go to one process-wide stream; tests that parse or run MLIR take
 /// this lock so that they do not read each other's diagnostics.
-static MLIR: Mutex<()> = Mutex::new(());
+pub(super) static MLIR: Mutex<()> = Mutex::new(());
 
 // ---------------------------------------------------------------------------------
 // Building models
@@ -28,13 +28,13 @@ static MLIR: Mutex<()> = Mutex::new(());
 
 /// A dim of a value info: static, named, or anonymous.
 #[derive(Clone, Copy)]
-enum D {
+pub(super) enum D {
     V(i64),
     P(&'static str),
     A,
 }
 
-fn vi(name: &str, elem: i32, dims: &[D]) -> ValueInfoProto {
+pub(super) fn vi(name: &str, elem: i32, dims: &[D]) -> ValueInfoProto {
     ValueInfoProto {
         name: name.into(),
         r#type: Some(TypeProto {
@@ -80,7 +80,12 @@ fn i64s(name: &str, v: &[i64]) -> TensorProto {
     }
 }
 
-fn node(op: &str, inputs: &[&str], outputs: &[&str], attrs: Vec<AttributeProto>) -> NodeProto {
+pub(super) fn node(
+    op: &str,
+    inputs: &[&str],
+    outputs: &[&str],
+    attrs: Vec<AttributeProto>,
+) -> NodeProto {
     NodeProto {
         input: inputs.iter().map(|s| s.to_string()).collect(),
         output: outputs.iter().map(|s| s.to_string()).collect(),
@@ -95,7 +100,7 @@ fn node(op: &str, inputs: &[&str], outputs: &[&str], attrs: Vec<AttributeProto>)
     }
 }
 
-fn ai(name: &str, v: i64) -> AttributeProto {
+pub(super) fn ai(name: &str, v: i64) -> AttributeProto {
     AttributeProto {
         name: name.into(),
         r#type: at::INT,
@@ -122,7 +127,7 @@ fn aints(name: &str, v: &[i64]) -> AttributeProto {
     }
 }
 
-fn model(
+pub(super) fn model(
     opset: i64,
     nodes: Vec<NodeProto>,
     inputs: Vec<ValueInfoProto>,
@@ -151,14 +156,14 @@ fn import(m: &ModelProto) -> Result<Imported, ImportError> {
     import_bytes(&m.encode_to_vec(), None)
 }
 
-fn imported(m: &ModelProto) -> String {
+pub(super) fn imported(m: &ModelProto) -> String {
     match import(m) {
         Ok(i) => i.mlir,
         Err(e) => panic!("import failed: {e}"),
     }
 }
 
-fn import_err(m: &ModelProto) -> String {
+pub(super) fn import_err(m: &ModelProto) -> String {
     match import(m) {
         Ok(i) => panic!("expected an import error, got:\n{}", i.mlir),
         Err(e) => e.0,
@@ -166,7 +171,7 @@ fn import_err(m: &ModelProto) -> String {
 }
 
 /// Parses and verifies MLIR text (MLIR's verifier and autofuse's).
-fn verify(text: &str) -> Result<(), String> {
+pub(super) fn verify(text: &str) -> Result<(), String> {
     let context = autofuse_mlir::context::create_context();
     autofuse_mlir::diagnostics::drain();
     let module = autofuse_mlir::parse::parse_module(&context, text.as_bytes(), "<import>");
@@ -213,11 +218,11 @@ fn run(text: &str, inputs: &[Tensor]) -> Vec<Tensor> {
     before
 }
 
-fn t(dtype: DType, shape: &[usize], data: &[f64]) -> Tensor {
+pub(super) fn t(dtype: DType, shape: &[usize], data: &[f64]) -> Tensor {
     Tensor::new(dtype, shape.to_vec(), data.to_vec()).unwrap()
 }
 
-fn assert_close(actual: &Tensor, shape: &[usize], expected: &[f64]) {
+pub(super) fn assert_close(actual: &Tensor, shape: &[usize], expected: &[f64]) {
     assert_eq!(actual.shape, shape, "shape");
     for (i, (a, e)) in actual.data.iter().zip(expected).enumerate() {
         assert!(
@@ -634,7 +639,7 @@ fn mutated_models_never_panic() {
 // Semantics by operator and opset
 // ---------------------------------------------------------------------------------
 
-fn run_single(m: &ModelProto, inputs: &[Tensor]) -> Vec<Tensor> {
+pub(super) fn run_single(m: &ModelProto, inputs: &[Tensor]) -> Vec<Tensor> {
     let text = imported(m);
     verify(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
     run(&text, inputs)
