@@ -23,11 +23,14 @@
 pub mod data;
 pub mod emit;
 pub mod ops;
+pub mod ops_attention;
 pub mod proto;
 pub mod shape_values;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_attention;
 
 use autofuse_ir::attr::quote;
 use autofuse_ir::graph::{Dim, TensorType};
