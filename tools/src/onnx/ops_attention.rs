@@ -778,10 +778,6 @@ fn quant_range(dtype: DType) -> Result<(f64, f64), Fail> {
 fn per_axis(b: &mut Builder, v: &Val, x: &Val, axis: i64, block: i64) -> Result<Val, Fail> {
     let rank = x.rank();
     let r = rank as i64;
-    if axis < -r || axis >= r.max(1) {
-        return invalid(format!("axis {axis} is out of range for rank {rank}"));
-    }
-    let axis = if axis < 0 { axis + r } else { axis } as usize;
     let count =
         v.ty.dims
             .iter()
@@ -792,6 +788,10 @@ fn per_axis(b: &mut Builder, v: &Val, x: &Val, axis: i64, block: i64) -> Result<
     if count == Some(1) {
         return reshape(b, v, vec![]);
     }
+    if axis < -r || axis >= r {
+        return invalid(format!("axis {axis} is out of range for rank {rank}"));
+    }
+    let axis = if axis < 0 { axis + r } else { axis } as usize;
     if block <= 0 {
         if v.rank() != 1 {
             return invalid("a per-axis scale or zero point must be 1-D");
