@@ -75,6 +75,7 @@ SHAPE_OPERANDS = {
     "Tile": [1],
     "Pad": [1, 2, 3],
     "CumSum": [1],
+    "CumProd": [1],
     "Range": [0, 1, 2],
     "Trilu": [1],
     "OneHot": [1],

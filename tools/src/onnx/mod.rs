@@ -24,6 +24,7 @@
 pub mod data;
 pub mod emit;
 pub mod ops;
+pub mod ops_attention;
 pub mod ops_index;
 pub mod proto;
 pub mod shape_values;
@@ -32,6 +33,8 @@ pub mod shape_values;
 mod tests;
 #[cfg(test)]
 mod tests_index;
+#[cfg(test)]
+mod tests_attention;
 
 use autofuse_ir::attr::quote;
 use autofuse_ir::graph::{Dim, TensorType};

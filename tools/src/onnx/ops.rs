@@ -61,6 +61,10 @@ pub const FAMILIES: &[(&str, &[&str])] = &[
             "BitwiseOr",
             "BitwiseXor",
             "BitwiseNot",
+            "Acos",
+            "Asin",
+            "Atan",
+            "BitShift",
         ],
     ),
     (
@@ -78,6 +82,7 @@ pub const FAMILIES: &[(&str, &[&str])] = &[
             "PRelu",
             "Shrink",
             "Swish",
+            "SwiGLU",
         ],
     ),
     (
@@ -127,7 +132,7 @@ pub const FAMILIES: &[(&str, &[&str])] = &[
     ("split", &["Split"]),
     ("slice", &["Slice"]),
     ("gather", &["Gather", "GatherElements", "GatherND"]),
-    ("scan", &["CumSum"]),
+    ("scan", &["CumSum", "CumProd"]),
     ("pad", &["Pad"]),
     ("index", &["ArgMax", "ArgMin", "Hardmax", "OneHot"]),
     (
@@ -135,6 +140,15 @@ pub const FAMILIES: &[(&str, &[&str])] = &[
         &["NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"],
     ),
     ("matmul", &["MatMul", "Gemm"]),
+    ("attention", &["Attention", "RotaryEmbedding"]),
+    (
+        "quantize",
+        &[
+            "QuantizeLinear",
+            "DequantizeLinear",
+            "DynamicQuantizeLinear",
+        ],
+    ),
     (
         "constant",
         &["Constant", "ConstantOfShape", "Shape", "Size"],
@@ -807,6 +821,15 @@ pub fn convert(im: &mut Importer, c: &NodeCtx) -> Converted {
         "OneHot" => super::ops_index::one_hot(b, c),
         "NegativeLogLikelihoodLoss" => super::ops_index::nll_loss(b, c),
         "SoftmaxCrossEntropyLoss" => super::ops_index::softmax_cross_entropy(b, c),
+        "Attention" => super::ops_attention::attention(b, c),
+        "RotaryEmbedding" => super::ops_attention::rotary_embedding(b, c),
+        "QuantizeLinear" => super::ops_attention::quantize_linear(b, c),
+        "DequantizeLinear" => super::ops_attention::dequantize_linear(b, c),
+        "DynamicQuantizeLinear" => super::ops_attention::dynamic_quantize_linear(b, c),
+        "SwiGLU" => super::ops_attention::swiglu(b, c),
+        "Acos" | "Asin" | "Atan" => super::ops_attention::inverse_trig(b, c, op),
+        "CumProd" => super::ops_attention::cumprod(b, c),
+        "BitShift" => super::ops_attention::bitshift(b, c),
         _ => unsupported(super::NOT_COVERED),
     }
 }
