@@ -487,8 +487,10 @@ pub fn apis_of(op: &str) -> &'static [&'static str] {
 pub fn cast_supported(from: DType, to: DType) -> bool {
     use DType::*;
     let ok = |d: DType| matches!(d, F32 | F16 | BF16 | I32 | Bool);
-    // Every pair converts directly or through f32 (see `cast_direct`).
-    ok(from) && ok(to)
+    // Every pair converts directly or through f32 (see `cast_direct`); int64 only
+    // directly, to and from int32 and f32 (the schedule keeps 64-bit values out of
+    // every vector op but these casts).
+    (ok(from) && ok(to)) || (cast_direct(from, to) && matches!(from, I64) != matches!(to, I64))
 }
 
 /// Whether an op needs the scratch buffer, and how many value-sized areas of it.
@@ -537,6 +539,10 @@ pub fn cast_direct(from: DType, to: DType) -> bool {
                 | (F16, Bool)
                 | (F32, Bool)
                 | (I32, Bool)
+                | (I64, I32)
+                | (I32, I64)
+                | (I64, F32)
+                | (F32, I64)
         )
 }
 

@@ -27,7 +27,8 @@
 //!   indexed block for `batch_dims` b > 0), each inner component made non-negative by
 //!   adding its dim where it is negative (the outermost one, without batch dims, by the
 //!   gather's own rule); symbolic dims enter as one-element `range`s starting at the
-//!   dim. The gather then fuses and lowers like any other.
+//!   dim; int64 indices are computed in int32 (valid ones fit). The gather then fuses
+//!   and lowers like any other.
 //!
 //! Division and `sqrt` are used instead of `rsqrt`/`reciprocal`, which are approximate on
 //! the device. Normalizations (softmax, log_softmax, layer_norm, rms_norm) of f16/bf16
@@ -255,7 +256,12 @@ fn gather_nd<'c, 'a>(
             .iter()
             .fold(one.clone(), |acc, d| acc * d.clone())
     };
-    let idx = indices.ty.dtype;
+    // Valid components lie in [-dim, dim) and dims fit in int32, so int64 indices are
+    // computed in int32 (the vector unit has no 64-bit arithmetic).
+    let idx = match indices.ty.dtype {
+        DType::I64 => DType::I32,
+        other => other,
+    };
     let last = q - 1;
     let mut linear: Option<Typed<'c, 'a>> = None;
     let mut add_term = |e: &mut Emitter<'c, 'a>, term: Typed<'c, 'a>| -> Result<(), ShapeError> {
@@ -313,6 +319,11 @@ fn gather_nd<'c, 'a>(
             ],
             None,
         )?;
+        let component = if component.ty.dtype == idx {
+            component
+        } else {
+            e.op("ascend.cast", &[&component], &[], Some(idx))?
+        };
         // A negative component counts from the end of its dim: c + dim * (c < 0), in
         // arithmetic (the vector unit selects only floats). Without batch dims the
         // outermost one needs nothing: a negative linear index is in [-N, 0), which the

@@ -509,10 +509,13 @@ pub fn lower_op_with(
             ),
         );
     }
-    // The vector unit has no 64-bit integer arithmetic and the schedule no 64-bit
-    // buffers: such results stay outside kernels (`--narrow-index-types` first makes
-    // index arithmetic 32-bit where it fits).
-    if matches!(result.dtype, DType::I64) {
+    // The vector unit has no 64-bit integer arithmetic: 64-bit results stay outside
+    // kernels (`--narrow-index-types` first makes index arithmetic 32-bit where it
+    // fits), except a cast from int32 or f32, which is one Cast before its store, and
+    // views, which only move data (GM -> UB -> GM, or into a narrowing cast).
+    let widening_cast = short == "cast" && matches!(compute_input, DType::I32 | DType::F32);
+    let view = matches!(short, "slice" | "reshape" | "squeeze" | "unsqueeze");
+    if matches!(result.dtype, DType::I64) && !widening_cast && !view {
         return refuse(
             "AF-LW003",
             format!("'{short}' produces i64, which the vector unit of ascend910b does not compute"),

@@ -541,30 +541,63 @@ fn build_in_order(graph: &AscGraph, chip: &ChipProfile) -> Result<Schedule, Stri
         max_size = max_size.max(ub_size(node.dtype));
     }
     if max_size > 4 {
-        // The one 64-bit value a kernel holds is a gather's i64 index tile (and its
-        // data node): the scalar unit reads it, no vector instruction does.
-        let index_only = |n: usize| {
-            let users: Vec<usize> = (0..graph.nodes.len())
+        // The vector unit has no 64-bit arithmetic. A kernel holds 64-bit values only
+        // where they move between GM and a 32-bit value: a gather's i64 index tile (the
+        // scalar unit reads it), a load converted by one Cast (int64 -> int32 or float)
+        // or copied to GM as it is, and a Cast to int64 that only a store reads.
+        let wide = |n: usize| ub_size(graph.nodes[n].dtype) > 4;
+        let users = |n: usize| -> Vec<usize> {
+            (0..graph.nodes.len())
                 .filter(|&u| graph.nodes[u].operands.contains(&n))
-                .collect();
-            !users.is_empty()
-                && users.iter().all(|&u| match graph.nodes[u].op.as_str() {
-                    "gather" => graph.nodes[u].operands.get(1) == Some(&n),
-                    "load" => {
-                        graph.nodes[n].op == "data"
-                            && (0..graph.nodes.len()).all(|g| {
-                                !graph.nodes[g].operands.contains(&u)
-                                    || (graph.nodes[g].op == "gather"
-                                        && graph.nodes[g].operands.get(1) == Some(&u))
-                            })
-                    }
-                    _ => false,
-                })
+                .collect()
         };
-        let wide_elsewhere = nodes
-            .iter()
-            .enumerate()
-            .any(|(n, x)| ub_size(x.dtype) > 4 && !index_only(n));
+        let narrowing_read = |load: usize, u: usize| {
+            let user = &graph.nodes[u];
+            (user.op == "gather" && user.operands.get(1) == Some(&load))
+                || user.op == "store"
+                || (user.op == "cast"
+                    && !wide(u)
+                    && cast_direct(graph.nodes[load].dtype, user.dtype))
+        };
+        let load_ok = |l: usize| {
+            let readers = users(l);
+            graph.nodes[l].op == "load"
+                && !readers.is_empty()
+                && readers.iter().all(|&u| narrowing_read(l, u))
+        };
+        let allowed = |n: usize| {
+            let node = &graph.nodes[n];
+            let producer_ok = |p: usize| {
+                let from = &graph.nodes[p];
+                from.op == "cast"
+                    && from.operands.first().is_some_and(|&o| !wide(o))
+                    && cast_direct(graph.nodes[from.operands[0]].dtype, from.dtype)
+                    && users(p).iter().all(|&u| graph.nodes[u].op == "store")
+            };
+            match node.op.as_str() {
+                "data" => {
+                    let readers = users(n);
+                    !readers.is_empty()
+                        && readers.iter().all(|&l| match graph.nodes[l].op.as_str() {
+                            "load" => load_ok(l),
+                            "gather" => graph.nodes[l].operands.first() == Some(&n),
+                            _ => false,
+                        })
+                }
+                "load" => load_ok(n),
+                "cast" => producer_ok(n),
+                "store" => node
+                    .operands
+                    .first()
+                    .is_some_and(|&p| producer_ok(p) || (wide(p) && load_ok(p))),
+                "output" => node
+                    .operands
+                    .first()
+                    .is_some_and(|&st| graph.nodes[st].op == "store"),
+                _ => false,
+            }
+        };
+        let wide_elsewhere = (0..graph.nodes.len()).any(|n| wide(n) && !allowed(n));
         if wide_elsewhere {
             return refuse("64-bit element types are not scheduled");
         }

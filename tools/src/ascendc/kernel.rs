@@ -1290,6 +1290,10 @@ fn cast_lines(from: DType, to: DType, dst: &str, src: &str, count: &str) -> Vec<
         (DType::F32, DType::I32) | (DType::F16, DType::I32) | (DType::Bool, DType::I32) => {
             l.push(cast("CAST_TRUNC"))
         }
+        // int32 <-> int64 (vconv_s322s64 / vconv_s642s32) take no round mode.
+        (DType::I64, DType::I32) | (DType::I32, DType::I64) => l.push(cast("CAST_NONE")),
+        (DType::F32, DType::I64) => l.push(cast("CAST_TRUNC")),
+        (DType::I64, DType::F32) => l.push(cast("CAST_RINT")),
         (DType::F32 | DType::F16, DType::Bool) => {
             l.push(format!(
                 "AF_COMPARES(mk, {src}, {}, CMPMODE::NE, static_cast<uint32_t>(af_align({count}, 256 / sizeof({tf}))));",

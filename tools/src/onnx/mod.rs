@@ -32,9 +32,9 @@ pub mod shape_values;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
-mod tests_index;
-#[cfg(test)]
 mod tests_attention;
+#[cfg(test)]
+mod tests_index;
 
 use autofuse_ir::attr::quote;
 use autofuse_ir::graph::{Dim, TensorType};
