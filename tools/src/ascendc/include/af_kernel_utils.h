@@ -414,7 +414,8 @@ __aicore__ inline void GatherRows(const LocalTensor<T>& dst, const LocalTensor<T
     bool blocks = iext[R - 1] == 1 && gs[R - 1] == 1 && base % kBlock == 0 && istride % kBlock == 0;
     for (int k = 0; k + 1 < R; ++k)
         if (dext[k] > 1 && gs[k] % kBlock != 0) blocks = false;
-    // The indices were written by MTE2 and read by V only so far.
+    // The scalar unit reads the indices, which MTE2 (a load) or V (computed ids) wrote.
+    SyncVectorToScalar();
     {
         event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::MTE2_S));
         SetFlag<HardEvent::MTE2_S>(e);
@@ -433,7 +434,6 @@ __aicore__ inline void GatherRows(const LocalTensor<T>& dst, const LocalTensor<T
         PipeBarrier<PIPE_V>();
         return;
     }
-    SyncVectorToScalar();
     for (int64_t r = 0; r < rows; ++r) {
         int64_t g = 0, at = 0;
         GatherRowOrigin(r, dext, iext, gs, base, ipitch, g, at);
