@@ -487,6 +487,10 @@ def write_report(path: Path, cases: list[dict], results: dict[str, dict], famili
         f"{meta['emulated_passed']} of {meta['emulated']} emulated; "
         f"{meta['total'] - meta['applicable']} not applicable.",
         "",
+    ]
+    if meta.get("update"):
+        lines += [meta["update"], ""]
+    lines += [
         "| family | applicable | passed | as kernels | fallback | failed | emulated | failing cases |",
         "|---|---:|---:|---:|---:|---:|---:|---|",
     ]
@@ -571,6 +575,13 @@ def main() -> int:
         help="only rewrite the report from the results.json of an earlier full run",
     )
     parser.add_argument(
+        "--update",
+        metavar="RESULTS_JSON",
+        help="rerun only the cases matching --filter (e.g. the cases of operators just added) on top of the "
+        "results.json of an earlier full run, and rewrite the report from the union; every applicable case "
+        "must then have a result (the report says which cases were rerun)",
+    )
+    parser.add_argument(
         "--emulate",
         choices=["all", "sample", "none"],
         default="all",
@@ -637,6 +648,27 @@ def main() -> int:
                 print(f"  {r['status'].upper()}: {r['name']} {r['detail']}{left}")
 
     applicable = [c for c in cases if c["applicable"]]
+    update_note = ""
+    if args.update:
+        saved = json.loads(Path(args.update).read_text())
+        names = {c["name"] for c in applicable}
+        merged = {
+            name: r
+            for name, r in saved["results"].items()
+            if name in names and not re.search(args.filter, name)
+        }
+        merged.update(results)
+        missing = sorted(names - set(merged))
+        if missing:
+            sys.exit(
+                f"onnx-conformance: --update: {len(missing)} applicable case(s) have no result in {args.update} "
+                f"and do not match the filter: {', '.join(missing[:10])}"
+            )
+        update_note = (
+            f"{len(results)} cases (those matching `{args.filter}`) were rerun on top of a full run "
+            f"of {saved['meta'].get('applicable', '?')} applicable cases; the others keep that run's results."
+        )
+        results = merged
     passed = [r for r in results.values() if r["status"] == "pass"]
     meta = {
         "onnx": onnx.__version__,
@@ -651,13 +683,14 @@ def main() -> int:
         "emulate": args.emulate,
         "emulated": sum(1 for r in results.values() if r.get("emulated")),
         "emulated_passed": sum(1 for r in results.values() if r.get("emulated") == "pass"),
+        "update": update_note,
     }
     families = list(dict.fromkeys(covered.values())) + [EXPANDED_FAMILY]
     meta["families"] = families
     (Path(args.work) / "results.json").write_text(
         json.dumps({"meta": meta, "cases": cases, "results": results}, indent=1, default=str)
     )
-    full_run = not args.filter and len(selected) == len(applicable)
+    full_run = (not args.filter and len(selected) == len(applicable)) or bool(args.update)
     if full_run and not args.no_report:
         write_report(Path(args.report), cases, results, families, meta)
         print(f"onnx-conformance: wrote {args.report}")
