@@ -2,7 +2,9 @@
 //! interpreters (before and after the lowering pipeline) against hand-computed values.
 
 use super::proto::{attribute_type as at, data_type as dt, AttributeProto, TensorProto};
-use super::tests::{ai, assert_close, import_err, model, node, run_single, t, vi, D, MLIR};
+use super::tests::{
+    ai, assert_close, import_err, imported, model, node, run_single, t, vi, D, MLIR,
+};
 use autofuse_ir::graph::DType;
 
 fn astr(name: &str, v: &str) -> AttributeProto {
@@ -200,6 +202,63 @@ fn tf_crop_and_resize_extrapolates_outside_the_input() {
     let x = t(DType::F32, &[2, 4], &[1., 2., 3., 4., 5., 6., 7., 8.]);
     let out = run_single(&m, &[x]);
     assert_close(&out[0], &[2, 3], &[2.5, 4., 10., 6.5, 8., 10.]);
+}
+
+#[test]
+fn antialiased_linear_widens_the_filter_when_downsampling() {
+    let _lock = MLIR.lock();
+    // Scale 0.5: the triangle filter is stretched to 4 taps at (i - ratio) * 0.5. Both
+    // outputs have ratio 0.5 (x_ori 0.5 and 2.5): 1 - |[-0.75, -0.25, 0.25, 0.75]|
+    // normalized = [0.125, 0.375, 0.375, 0.125], on [-1, 0, 1, 2] -> [1, 1, 2, 4]
+    // (1.75) and [1, 2, 3, 4] -> [2, 4, 8, 8] (5.75).
+    let m = resize_model(
+        &[4],
+        &[2],
+        ["", "scales", ""],
+        vec![floats("scales", &[0.5])],
+        vec![astr("mode", "linear"), ai("antialias", 1)],
+    );
+    let out = run_single(&m, &[t(DType::F32, &[4], &[1., 2., 4., 8.])]);
+    assert_close(&out[0], &[2], &[1.75, 5.75]);
+}
+
+#[test]
+fn half_precision_computes_in_f32() {
+    let _lock = MLIR.lock();
+    // Linear, align_corners, 2 -> 3: the middle output is the mean.
+    let mut m = resize_model(
+        &[2],
+        &[3],
+        ["", "", "sizes"],
+        vec![ints("sizes", &[3])],
+        vec![
+            astr("mode", "linear"),
+            astr("coordinate_transformation_mode", "align_corners"),
+        ],
+    );
+    let g = m.graph.as_mut().unwrap();
+    g.input[0] = vi("x", dt::FLOAT16, &dims(&[2]));
+    g.output[0] = vi("y", dt::FLOAT16, &dims(&[3]));
+    let out = run_single(&m, &[t(DType::F16, &[2], &[1., 2.])]);
+    assert_eq!(out[0].dtype, DType::F16);
+    assert_close(&out[0], &[3], &[1., 1.5, 2.]);
+}
+
+#[test]
+fn a_dynamic_resized_axis_stays_a_boundary_call() {
+    let mut m = resize_model(
+        &[4],
+        &[8],
+        ["", "scales", ""],
+        vec![floats("scales", &[2.])],
+        vec![],
+    );
+    let g = m.graph.as_mut().unwrap();
+    g.input[0] = vi("x", dt::FLOAT, &[D::P("n")]);
+    g.output[0] = vi("y", dt::FLOAT, &[D::A]);
+    let text = imported(&m);
+    assert!(text.contains("func.call"), "{text}");
+    assert!(!text.contains("ascend.gather"), "{text}");
 }
 
 #[test]
