@@ -483,14 +483,18 @@ pub fn resize(b: &mut Builder, c: &NodeCtx) -> Converted {
         }
     };
     let m = axes.len();
+    // A dynamic axis is only allowed unchanged (scale 1, whole roi): it is skipped.
     let mut in_dims = vec![0usize; rank];
+    let mut dynamic = vec![false; rank];
     for &a in &axes {
         match x.ty.dims[a].as_const() {
             Some(d) if d > 0 => in_dims[a] = d as usize,
             Some(_) => return unsupported("Resize of an empty axis"),
-            None => return unsupported(format!("Resize of a dynamic axis ({})", x.ty.dims[a])),
+            None => dynamic[a] = true,
         }
     }
+    let dynamic_axis =
+        |a: usize| unsupported(format!("Resize of a dynamic axis ({})", x.ty.dims[a]));
 
     // Scales and output sizes of the resized axes.
     let mut scale = vec![1.0f64; rank];
@@ -509,11 +513,17 @@ pub fn resize(b: &mut Builder, c: &NodeCtx) -> Converted {
                 if !(v > 0.0 && v.is_finite()) {
                     return invalid(format!("Resize scale {v} is not positive"));
                 }
+                if dynamic[a] && v != 1.0 {
+                    return dynamic_axis(a);
+                }
                 scale[a] = v;
                 out_dims[a] = (v * in_dims[a] as f64).floor() as usize;
             }
         }
         (None, Some(s)) => {
+            if let Some(&a) = axes.iter().find(|&&a| dynamic[a]) {
+                return dynamic_axis(a);
+            }
             if s.len() != m {
                 return invalid(format!("Resize sizes hold {} values for {m} axes", s.len()));
             }
@@ -548,7 +558,7 @@ pub fn resize(b: &mut Builder, c: &NodeCtx) -> Converted {
             }
         }
     }
-    if axes.iter().any(|&a| out_dims[a] == 0) {
+    if axes.iter().any(|&a| !dynamic[a] && out_dims[a] == 0) {
         return unsupported("Resize to an empty axis");
     }
     if axes.iter().any(|&a| out_dims[a] > i32::MAX as usize) {
@@ -566,6 +576,13 @@ pub fn resize(b: &mut Builder, c: &NodeCtx) -> Converted {
         }
         _ => None,
     };
+
+    for (i, &a) in axes.iter().enumerate() {
+        let axis_roi = roi.as_ref().map(|r| r[i]);
+        if dynamic[a] && !is_identity(scale[a], 0, 0, axis_roi) {
+            return dynamic_axis(a);
+        }
+    }
 
     let dtype = x.dtype();
     let exact_gather = matches!(mode, Mode::Nearest(_));

@@ -262,6 +262,24 @@ fn a_dynamic_resized_axis_stays_a_boundary_call() {
 }
 
 #[test]
+fn a_dynamic_axis_of_scale_one_is_left_alone() {
+    let _lock = MLIR.lock();
+    // [n, 2] with scales [1, 2] (nearest, asymmetric): only axis 1 is resampled.
+    let mut m = resize_model(
+        &[1, 2],
+        &[1, 4],
+        ["", "scales", ""],
+        vec![floats("scales", &[1., 2.])],
+        vec![astr("coordinate_transformation_mode", "asymmetric")],
+    );
+    let g = m.graph.as_mut().unwrap();
+    g.input[0] = vi("x", dt::FLOAT, &[D::P("n"), D::V(2)]);
+    g.output[0] = vi("y", dt::FLOAT, &[D::P("n"), D::V(4)]);
+    let out = run_single(&m, &[t(DType::F32, &[2, 2], &[1., 2., 3., 4.])]);
+    assert_close(&out[0], &[2, 4], &[1., 1., 2., 2., 3., 3., 4., 4.]);
+}
+
+#[test]
 fn resize_refuses_scales_and_sizes_together() {
     let m = resize_model(
         &[4],
