@@ -79,6 +79,7 @@ SHAPE_OPERANDS = {
     "Range": [0, 1, 2],
     "Trilu": [1],
     "OneHot": [1],
+    "Resize": [1, 2, 3],
     **{
         op: [1]
         for op in [

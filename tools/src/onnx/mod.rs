@@ -26,6 +26,7 @@ pub mod emit;
 pub mod ops;
 pub mod ops_attention;
 pub mod ops_index;
+pub mod ops_resize;
 pub mod proto;
 pub mod shape_values;
 
@@ -35,6 +36,8 @@ mod tests;
 mod tests_attention;
 #[cfg(test)]
 mod tests_index;
+#[cfg(test)]
+mod tests_resize;
 
 use autofuse_ir::attr::quote;
 use autofuse_ir::graph::{Dim, TensorType};

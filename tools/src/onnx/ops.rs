@@ -134,6 +134,7 @@ pub const FAMILIES: &[(&str, &[&str])] = &[
     ("gather", &["Gather", "GatherElements", "GatherND"]),
     ("scan", &["CumSum", "CumProd"]),
     ("pad", &["Pad"]),
+    ("resize", &["Resize"]),
     ("index", &["ArgMax", "ArgMin", "Hardmax", "OneHot"]),
     (
         "loss",
@@ -819,6 +820,7 @@ pub fn convert(im: &mut Importer, c: &NodeCtx) -> Converted {
         "ArgMax" | "ArgMin" => super::ops_index::arg_extreme(b, c, op == "ArgMax"),
         "Hardmax" => super::ops_index::hardmax(b, c),
         "OneHot" => super::ops_index::one_hot(b, c),
+        "Resize" => super::ops_resize::resize(b, c),
         "NegativeLogLikelihoodLoss" => super::ops_index::nll_loss(b, c),
         "SoftmaxCrossEntropyLoss" => super::ops_index::softmax_cross_entropy(b, c),
         "Attention" => super::ops_attention::attention(b, c),
