@@ -4,7 +4,7 @@
 //! - `data`: element types and tensor payloads (typed fields, raw data, external files).
 //! - `emit`: the MLIR text builder; result types come from the compiler's shape rules.
 //! - `ops`: one converter per covered ONNX operator (`ops_index`: the index and loss
-//!   operators).
+//!   operators; `ops_misc`: windows, CenterCropPad, ReverseSequence, Einsum, LRN).
 //!
 //! What the importer guarantees (see `docs/onnx.md`):
 //! - Graph inputs become function arguments (named by `loc("<input name>")`),
@@ -26,6 +26,7 @@ pub mod emit;
 pub mod ops;
 pub mod ops_attention;
 pub mod ops_index;
+pub mod ops_misc;
 pub mod ops_resize;
 pub mod proto;
 pub mod shape_values;
@@ -36,6 +37,8 @@ mod tests;
 mod tests_attention;
 #[cfg(test)]
 mod tests_index;
+#[cfg(test)]
+mod tests_misc;
 #[cfg(test)]
 mod tests_resize;
 

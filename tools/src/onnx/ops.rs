@@ -121,6 +121,7 @@ pub const FAMILIES: &[(&str, &[&str])] = &[
             "BatchNormalization",
             "GroupNormalization",
             "LpNormalization",
+            "LRN",
         ],
     ),
     ("gelu", &["Gelu"]),
@@ -131,16 +132,20 @@ pub const FAMILIES: &[(&str, &[&str])] = &[
     ("concat", &["Concat"]),
     ("split", &["Split"]),
     ("slice", &["Slice"]),
-    ("gather", &["Gather", "GatherElements", "GatherND"]),
+    (
+        "gather",
+        &["Gather", "GatherElements", "GatherND", "ReverseSequence"],
+    ),
     ("scan", &["CumSum", "CumProd"]),
-    ("pad", &["Pad"]),
+    ("pad", &["Pad", "CenterCropPad"]),
     ("resize", &["Resize"]),
     ("index", &["ArgMax", "ArgMin", "Hardmax", "OneHot"]),
     (
         "loss",
         &["NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"],
     ),
-    ("matmul", &["MatMul", "Gemm"]),
+    ("matmul", &["MatMul", "Gemm", "Einsum"]),
+    ("window", &["HannWindow", "HammingWindow", "BlackmanWindow"]),
     ("attention", &["Attention", "RotaryEmbedding"]),
     (
         "quantize",
@@ -832,6 +837,11 @@ pub fn convert(im: &mut Importer, c: &NodeCtx) -> Converted {
         "Acos" | "Asin" | "Atan" => super::ops_attention::inverse_trig(b, c, op),
         "CumProd" => super::ops_attention::cumprod(b, c),
         "BitShift" => super::ops_attention::bitshift(b, c),
+        "HannWindow" | "HammingWindow" | "BlackmanWindow" => super::ops_misc::window(b, c, op),
+        "CenterCropPad" => super::ops_misc::center_crop_pad(b, c),
+        "ReverseSequence" => super::ops_misc::reverse_sequence(b, c),
+        "Einsum" => super::ops_misc::einsum(b, c),
+        "LRN" => super::ops_misc::lrn(b, c),
         _ => unsupported(super::NOT_COVERED),
     }
 }
