@@ -3,60 +3,16 @@
 //! after the lowering pipeline), compared with hand-computed values.
 
 use super::proto::{
-    attribute_type as at, data_type as dt, AttributeProto, DimValue, Dimension, GraphProto,
-    ModelProto, NodeProto, OperatorSetIdProto, TensorShapeProto, TypeProto, TypeTensor, TypeValue,
-    ValueInfoProto,
+    attribute_type as at, data_type as dt, AttributeProto, ModelProto, NodeProto, ValueInfoProto,
 };
-use super::*;
-use crate::run::execute::{compare, run_pipeline, Program};
+use super::tests::{ai, assert_close, node, run_single, t, D, MLIR};
 use autofuse_ir::graph::DType;
 use autofuse_ir::tensor::Tensor;
-use melior::ir::operation::OperationLike;
-use std::sync::Mutex;
 
-/// MLIR diagnostics go to one process-wide stream (see `tests.rs`).
-static MLIR: Mutex<()> = Mutex::new(());
-
+/// A value info with static dims.
 fn vi(name: &str, elem: i32, dims: &[i64]) -> ValueInfoProto {
-    ValueInfoProto {
-        name: name.into(),
-        r#type: Some(TypeProto {
-            value: Some(TypeValue::TensorType(TypeTensor {
-                elem_type: elem,
-                shape: Some(TensorShapeProto {
-                    dim: dims
-                        .iter()
-                        .map(|&d| Dimension {
-                            value: Some(DimValue::DimValue(d)),
-                            ..Default::default()
-                        })
-                        .collect(),
-                }),
-            })),
-            ..Default::default()
-        }),
-        ..Default::default()
-    }
-}
-
-fn node(op: &str, inputs: &[&str], outputs: &[&str], attrs: Vec<AttributeProto>) -> NodeProto {
-    NodeProto {
-        input: inputs.iter().map(|s| s.to_string()).collect(),
-        output: outputs.iter().map(|s| s.to_string()).collect(),
-        name: format!("{}_0", op.to_ascii_lowercase()),
-        op_type: op.into(),
-        attribute: attrs,
-        ..Default::default()
-    }
-}
-
-fn ai(name: &str, v: i64) -> AttributeProto {
-    AttributeProto {
-        name: name.into(),
-        r#type: at::INT,
-        i: v,
-        ..Default::default()
-    }
+    let dims: Vec<D> = dims.iter().map(|&d| D::V(d)).collect();
+    super::tests::vi(name, elem, &dims)
 }
 
 fn a_str(name: &str, v: &str) -> AttributeProto {
@@ -68,84 +24,26 @@ fn a_str(name: &str, v: &str) -> AttributeProto {
     }
 }
 
+/// A model of one node.
 fn model(
     opset: i64,
     n: NodeProto,
     inputs: Vec<ValueInfoProto>,
     outputs: Vec<ValueInfoProto>,
 ) -> ModelProto {
-    ModelProto {
-        ir_version: 8,
-        opset_import: vec![OperatorSetIdProto {
-            domain: String::new(),
-            version: opset,
-        }],
-        graph: Some(GraphProto {
-            node: vec![n],
-            name: "g".into(),
-            input: inputs,
-            output: outputs,
-            ..Default::default()
-        }),
-        ..Default::default()
-    }
+    super::tests::model(opset, vec![n], inputs, outputs, Vec::new())
 }
 
-/// Imports, verifies, and runs before and after lowering (both must agree).
+/// Imports (the node must not become a boundary call), verifies, and runs before and
+/// after lowering (both must agree).
 fn run_model(m: &ModelProto, inputs: &[Tensor]) -> Vec<Tensor> {
     let _lock = MLIR.lock();
-    let text = match import_bytes(&m.encode_to_vec(), None) {
-        Ok(i) => i.mlir,
-        Err(e) => panic!("import failed: {e}"),
-    };
+    let text = super::tests::imported(m);
     assert!(
         !text.contains("func.call"),
         "the node became a boundary call:\n{text}"
     );
-    let context = autofuse_mlir::context::create_context();
-    autofuse_mlir::diagnostics::drain();
-    let run_module = |pipeline: Option<&str>| -> Vec<Tensor> {
-        let mut module = autofuse_mlir::parse::parse_module(&context, text.as_bytes(), "<import>")
-            .unwrap_or_else(|| panic!("does not parse:\n{text}"));
-        assert!(
-            module.as_operation().verify() && autofuse_mlir::verify::verify_module(module.body()),
-            "does not verify:\n{text}"
-        );
-        if let Some(p) = pipeline {
-            if let Err(e) = run_pipeline(&mut module, p) {
-                panic!("pipeline '{p}' failed: {e}\n{text}");
-            }
-        }
-        let program = Program::from_module(module.body()).unwrap();
-        let entry = program.default_entry().unwrap().to_string();
-        program
-            .run(&entry, inputs)
-            .unwrap_or_else(|e| panic!("run failed: {e}\n{text}"))
-    };
-    let before = run_module(None);
-    let after = run_module(Some(
-        "infer-symbolic-shapes,decompose,narrow-index-types,lower-to-ascir{remarks=false}",
-    ));
-    for (b, a) in before.iter().zip(&after) {
-        compare(b, a).unwrap_or_else(|e| panic!("lowering changed the result: {e}\n{text}"));
-    }
-    before
-}
-
-fn t(dtype: DType, shape: &[usize], data: &[f64]) -> Tensor {
-    Tensor::new(dtype, shape.to_vec(), data.to_vec()).unwrap()
-}
-
-fn assert_close(actual: &Tensor, shape: &[usize], expected: &[f64]) {
-    assert_eq!(actual.shape, shape, "shape");
-    assert_eq!(actual.data.len(), expected.len());
-    for (i, (a, e)) in actual.data.iter().zip(expected).enumerate() {
-        assert!(
-            (a - e).abs() <= 1e-5 * (1.0 + e.abs()),
-            "element {i}: {a} vs {e} (all: {:?})",
-            actual.data
-        );
-    }
+    run_single(m, inputs)
 }
 
 fn assert_exact(actual: &Tensor, dtype: DType, expected: &[f64]) {
