@@ -176,12 +176,27 @@ pub struct NodeCtx<'a> {
     pub opset: i64,
 }
 
-fn invalid<T>(message: impl Into<String>) -> Result<T, Fail> {
+pub(super) fn invalid<T>(message: impl Into<String>) -> Result<T, Fail> {
     Err(Fail::Invalid(message.into()))
 }
 
-fn unsupported<T>(message: impl Into<String>) -> Result<T, Fail> {
+pub(super) fn unsupported<T>(message: impl Into<String>) -> Result<T, Fail> {
     Err(Fail::Unsupported(message.into()))
+}
+
+/// Input `i` of the node, if given (an empty name is an omitted optional input).
+pub(super) fn input<'a>(c: &'a NodeCtx, i: usize) -> Option<&'a Val> {
+    c.inputs.get(i).and_then(Option::as_ref)
+}
+
+/// Input `i` of the node, which the operator requires.
+pub(super) fn req<'a>(c: &'a NodeCtx, i: usize) -> Result<&'a Val, Fail> {
+    input(c, i).ok_or_else(|| Fail::Invalid(format!("missing required input #{i}")))
+}
+
+/// Whether the model reads output `i` of the node (an empty name omits it).
+pub(super) fn wants(c: &NodeCtx, i: usize) -> bool {
+    c.node.output.get(i).is_some_and(|n| !n.is_empty())
 }
 
 impl NodeCtx<'_> {
@@ -309,7 +324,7 @@ fn select(b: &mut Builder, c: &Val, t: &Val, f: &Val) -> Result<Val, Fail> {
 }
 
 /// A rank-0 constant of `x`'s dtype.
-fn like(b: &mut Builder, x: &Val, value: f64) -> Val {
+pub(super) fn like(b: &mut Builder, x: &Val, value: f64) -> Val {
     b.scalar(x.dtype(), value)
 }
 
@@ -320,7 +335,7 @@ fn cast(b: &mut Builder, x: &Val, dtype: DType) -> Result<Val, Fail> {
     Ok(b.op("cast", &[x], &[], dtype, None)?)
 }
 
-fn reshape(b: &mut Builder, x: &Val, dims: Vec<Dim>) -> Result<Val, Fail> {
+pub(super) fn reshape(b: &mut Builder, x: &Val, dims: Vec<Dim>) -> Result<Val, Fail> {
     if dims == x.ty.dims {
         return Ok(x.clone());
     }
@@ -357,7 +372,7 @@ fn reduce(b: &mut Builder, name: &str, x: &Val, axes: &[i64], keep: bool) -> Res
     )?)
 }
 
-fn broadcast_to(b: &mut Builder, x: &Val, dims: Vec<Dim>) -> Result<Val, Fail> {
+pub(super) fn broadcast_to(b: &mut Builder, x: &Val, dims: Vec<Dim>) -> Result<Val, Fail> {
     if dims == x.ty.dims {
         return Ok(x.clone());
     }
@@ -365,7 +380,7 @@ fn broadcast_to(b: &mut Builder, x: &Val, dims: Vec<Dim>) -> Result<Val, Fail> {
 }
 
 /// The product of dims (symbolic).
-fn product(dims: &[Dim]) -> Result<Dim, Fail> {
+pub(super) fn product(dims: &[Dim]) -> Result<Dim, Fail> {
     let mut acc = Expr::constant(1);
     for d in dims {
         match d.expr() {
@@ -397,7 +412,7 @@ fn broadcast_dims(b: &mut Builder, x: &[Dim], y: &[Dim]) -> Result<Vec<Dim>, Fai
 /// Composites that stand for one ONNX operator compute half-precision inputs in f32 and
 /// round once at the end, as the operator's definition (and its reference) does;
 /// rounding after every primitive would differ from it by an ulp or more.
-fn widen(b: &mut Builder, x: &Val) -> Result<(Val, Option<DType>), Fail> {
+pub(super) fn widen(b: &mut Builder, x: &Val) -> Result<(Val, Option<DType>), Fail> {
     match x.dtype() {
         DType::F16 | DType::BF16 => Ok((cast(b, x, DType::F32)?, Some(x.dtype()))),
         _ => Ok((x.clone(), None)),
@@ -405,14 +420,14 @@ fn widen(b: &mut Builder, x: &Val) -> Result<(Val, Option<DType>), Fail> {
 }
 
 /// Rounds a widened result back to the operator's type.
-fn narrow(b: &mut Builder, y: Val, back: Option<DType>) -> Result<Val, Fail> {
+pub(super) fn narrow(b: &mut Builder, y: Val, back: Option<DType>) -> Result<Val, Fail> {
     match back {
         Some(dtype) => cast(b, &y, dtype),
         None => Ok(y),
     }
 }
 
-fn one(v: Val) -> Converted {
+pub(super) fn one(v: Val) -> Converted {
     Ok(vec![Some(v)])
 }
 
@@ -2173,7 +2188,7 @@ fn constant(im: &mut Importer, c: &NodeCtx) -> Converted {
 }
 
 /// 0, 1, ..., n-1 as i64: the row or column index EyeLike and Trilu compare.
-fn index_range(b: &mut Builder, n: Dim) -> Result<Val, Fail> {
+pub(super) fn index_range(b: &mut Builder, n: Dim) -> Result<Val, Fail> {
     Ok(b.op(
         "range",
         &[],

@@ -7,34 +7,18 @@
 use super::data::{dtype_of, Values};
 use super::emit::{Builder, Val, A};
 use super::ops::NodeCtx;
+use super::ops::{
+    broadcast_to, index_range, invalid, like, narrow, one, reshape, unsupported, widen,
+};
+use super::ops::{input, req, wants};
 use super::proto::{attribute_type as at, AttributeProto};
 use super::{Converted, Fail};
 use autofuse_ir::graph::{DType, Dim};
 use autofuse_symbolic::Expr;
 
 // ---------------------------------------------------------------------------------
-// Node access and emission helpers (the private ones of `ops` are not visible here)
+// Node access and emission helpers of this file (the shared ones are in `ops`)
 // ---------------------------------------------------------------------------------
-
-fn invalid<T>(message: impl Into<String>) -> Result<T, Fail> {
-    Err(Fail::Invalid(message.into()))
-}
-
-fn unsupported<T>(message: impl Into<String>) -> Result<T, Fail> {
-    Err(Fail::Unsupported(message.into()))
-}
-
-fn input<'a>(c: &'a NodeCtx, i: usize) -> Option<&'a Val> {
-    c.inputs.get(i).and_then(Option::as_ref)
-}
-
-fn req<'a>(c: &'a NodeCtx, i: usize) -> Result<&'a Val, Fail> {
-    input(c, i).ok_or_else(|| Fail::Invalid(format!("missing required input #{i}")))
-}
-
-fn wants(c: &NodeCtx, i: usize) -> bool {
-    c.node.output.get(i).is_some_and(|n| !n.is_empty())
-}
 
 fn attr<'a>(
     c: &'a NodeCtx,
@@ -97,29 +81,11 @@ fn select(b: &mut Builder, cond: &Val, t: &Val, f: &Val) -> Result<Val, Fail> {
     op(b, "select", &[cond, t, f], &[], t.dtype())
 }
 
-fn like(b: &mut Builder, x: &Val, value: f64) -> Val {
-    b.scalar(x.dtype(), value)
-}
-
 fn cast(b: &mut Builder, x: &Val, dtype: DType) -> Result<Val, Fail> {
     if x.dtype() == dtype {
         return Ok(x.clone());
     }
     op(b, "cast", &[x], &[], dtype)
-}
-
-fn reshape(b: &mut Builder, x: &Val, dims: Vec<Dim>) -> Result<Val, Fail> {
-    if dims == x.ty.dims {
-        return Ok(x.clone());
-    }
-    Ok(b.op("reshape", &[x], &[], x.dtype(), Some(dims))?)
-}
-
-fn broadcast_to(b: &mut Builder, x: &Val, dims: Vec<Dim>) -> Result<Val, Fail> {
-    if dims == x.ty.dims {
-        return Ok(x.clone());
-    }
-    Ok(b.op("broadcast_to", &[x], &[], x.dtype(), Some(dims))?)
 }
 
 fn unsqueeze(b: &mut Builder, x: &Val, axes: &[i64]) -> Result<Val, Fail> {
@@ -179,25 +145,6 @@ fn slice(
     )
 }
 
-/// Half-precision inputs compute in f32 and round once at the end.
-fn widen(b: &mut Builder, x: &Val) -> Result<(Val, Option<DType>), Fail> {
-    match x.dtype() {
-        DType::F16 | DType::BF16 => Ok((cast(b, x, DType::F32)?, Some(x.dtype()))),
-        _ => Ok((x.clone(), None)),
-    }
-}
-
-fn narrow(b: &mut Builder, y: Val, back: Option<DType>) -> Result<Val, Fail> {
-    match back {
-        Some(dtype) => cast(b, &y, dtype),
-        None => Ok(y),
-    }
-}
-
-fn one(v: Val) -> Converted {
-    Ok(vec![Some(v)])
-}
-
 /// The symbolic expression of a dim.
 fn dim_expr(d: &Dim) -> Result<Expr, Fail> {
     d.expr()
@@ -221,17 +168,6 @@ fn div_dim(e: &Expr, k: i64, what: &str) -> Result<Expr, Fail> {
         Some(n) => Ok(Expr::constant(n / k)),
         None => Ok(e.floor_div(&Expr::constant(k))),
     }
-}
-
-/// 0, 1, ..., n-1 as i64.
-fn index_range(b: &mut Builder, n: Dim) -> Result<Val, Fail> {
-    Ok(b.op(
-        "range",
-        &[],
-        &[("start", A::I(0)), ("delta", A::I(1))],
-        DType::I64,
-        Some(vec![n]),
-    )?)
 }
 
 /// -inf of `dtype`, computed as `log(0)`: non-finite dense literals are written as bit

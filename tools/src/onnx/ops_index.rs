@@ -15,30 +15,16 @@
 use super::data::Values;
 use super::emit::{Builder, Val, A};
 use super::ops::NodeCtx;
+use super::ops::{input, req, wants};
+use super::ops::{invalid, product, reshape, unsupported};
 use super::proto::attribute_type as at;
 use super::{Converted, Fail};
 use autofuse_ir::graph::{DType, Dim};
 use autofuse_symbolic::Expr;
 
-fn invalid<T>(message: impl Into<String>) -> Result<T, Fail> {
-    Err(Fail::Invalid(message.into()))
-}
-
-fn unsupported<T>(message: impl Into<String>) -> Result<T, Fail> {
-    Err(Fail::Unsupported(message.into()))
-}
-
 // ---------------------------------------------------------------------------------
 // Reading the node
 // ---------------------------------------------------------------------------------
-
-fn input<'a>(c: &'a NodeCtx, i: usize) -> Option<&'a Val> {
-    c.inputs.get(i).and_then(Option::as_ref)
-}
-
-fn req<'a>(c: &'a NodeCtx, i: usize) -> Result<&'a Val, Fail> {
-    input(c, i).ok_or_else(|| Fail::Invalid(format!("missing required input #{i}")))
-}
 
 fn int_attr(c: &NodeCtx, name: &str, default: i64) -> Result<i64, Fail> {
     match c.node.attribute.iter().find(|a| a.name == name) {
@@ -60,11 +46,6 @@ fn string_attr(c: &NodeCtx, name: &str) -> Result<Option<String>, Fail> {
 
 fn has_attr(c: &NodeCtx, name: &str) -> bool {
     c.node.attribute.iter().any(|a| a.name == name)
-}
-
-/// Whether output `i` is used (present with a name).
-fn wants(c: &NodeCtx, i: usize) -> bool {
-    c.node.output.get(i).is_some_and(|n| !n.is_empty())
 }
 
 /// `axis` in `[-rank, rank)` as an index.
@@ -122,13 +103,6 @@ fn unsqueeze(b: &mut Builder, x: &Val, axes: &[i64]) -> Result<Val, Fail> {
     )
 }
 
-fn reshape(b: &mut Builder, x: &Val, dims: Vec<Dim>) -> Result<Val, Fail> {
-    if dims == x.ty.dims {
-        return Ok(x.clone());
-    }
-    Ok(b.op("reshape", &[x], &[], x.dtype(), Some(dims))?)
-}
-
 fn reduce(b: &mut Builder, name: &str, x: &Val, axes: &[i64], keep: bool) -> Result<Val, Fail> {
     op(
         b,
@@ -145,18 +119,6 @@ fn widen(b: &mut Builder, x: &Val) -> Result<Val, Fail> {
         DType::F16 | DType::BF16 => cast(b, x, DType::F32),
         _ => Ok(x.clone()),
     }
-}
-
-/// The product of dims (symbolic).
-fn product(dims: &[Dim]) -> Result<Dim, Fail> {
-    let mut acc = Expr::constant(1);
-    for d in dims {
-        match d.expr() {
-            Some(e) => acc = acc * e.clone(),
-            None => return unsupported("a dim has no symbol"),
-        }
-    }
-    Ok(Dim::Known(acc))
 }
 
 /// Positions along an axis of `n` elements are f32 when `n` is known to be at most 2^24

@@ -5,31 +5,17 @@
 
 use super::data::dtype_of;
 use super::emit::{Builder, Val, A};
+use super::ops::req;
 use super::ops::NodeCtx;
+use super::ops::{broadcast_to, invalid, like, product, reshape, unsupported};
 use super::proto::{attribute_type as at, AttributeProto};
 use super::{Converted, Fail};
 use autofuse_ir::graph::{DType, Dim};
 use autofuse_symbolic::Expr;
 
 // ---------------------------------------------------------------------------------
-// Node access and emission helpers (the private ones of `ops` are not visible here)
+// Node access and emission helpers of this file (the shared ones are in `ops`)
 // ---------------------------------------------------------------------------------
-
-fn invalid<T>(message: impl Into<String>) -> Result<T, Fail> {
-    Err(Fail::Invalid(message.into()))
-}
-
-fn unsupported<T>(message: impl Into<String>) -> Result<T, Fail> {
-    Err(Fail::Unsupported(message.into()))
-}
-
-fn input<'a>(c: &'a NodeCtx, i: usize) -> Option<&'a Val> {
-    c.inputs.get(i).and_then(Option::as_ref)
-}
-
-fn req<'a>(c: &'a NodeCtx, i: usize) -> Result<&'a Val, Fail> {
-    input(c, i).ok_or_else(|| Fail::Invalid(format!("missing required input #{i}")))
-}
 
 fn attr<'a>(
     c: &'a NodeCtx,
@@ -91,29 +77,11 @@ fn bin(b: &mut Builder, name: &str, x: &Val, y: &Val) -> Result<Val, Fail> {
     op(b, name, &[x, y], &[], x.dtype())
 }
 
-fn like(b: &mut Builder, x: &Val, value: f64) -> Val {
-    b.scalar(x.dtype(), value)
-}
-
 fn cast(b: &mut Builder, x: &Val, dtype: DType) -> Result<Val, Fail> {
     if x.dtype() == dtype {
         return Ok(x.clone());
     }
     op(b, "cast", &[x], &[], dtype)
-}
-
-fn reshape(b: &mut Builder, x: &Val, dims: Vec<Dim>) -> Result<Val, Fail> {
-    if dims == x.ty.dims {
-        return Ok(x.clone());
-    }
-    Ok(b.op("reshape", &[x], &[], x.dtype(), Some(dims))?)
-}
-
-fn broadcast_to(b: &mut Builder, x: &Val, dims: Vec<Dim>) -> Result<Val, Fail> {
-    if dims == x.ty.dims {
-        return Ok(x.clone());
-    }
-    Ok(b.op("broadcast_to", &[x], &[], x.dtype(), Some(dims))?)
 }
 
 fn unsqueeze(b: &mut Builder, x: &Val, axes: &[i64]) -> Result<Val, Fail> {
@@ -157,18 +125,6 @@ fn widen(b: &mut Builder, x: &Val) -> Result<(Val, DType), Fail> {
         DType::F16 | DType::BF16 => Ok((cast(b, x, DType::F32)?, x.dtype())),
         d => Ok((x.clone(), d)),
     }
-}
-
-/// The product of dims (symbolic).
-fn product(dims: &[Dim]) -> Result<Dim, Fail> {
-    let mut acc = Expr::constant(1);
-    for d in dims {
-        match d.expr() {
-            Some(e) => acc = acc * e.clone(),
-            None => return unsupported("a dim has no symbol"),
-        }
-    }
-    Ok(Dim::Known(acc))
 }
 
 fn axis_index(axis: i64, rank: usize) -> Result<usize, Fail> {

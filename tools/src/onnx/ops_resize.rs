@@ -18,26 +18,16 @@
 
 use super::data::Values;
 use super::emit::{Builder, Val, A};
+use super::ops::input;
 use super::ops::NodeCtx;
+use super::ops::{invalid, unsupported};
 use super::proto::attribute_type as at;
 use super::{Converted, Fail};
 use autofuse_ir::graph::DType;
 
-fn invalid<T>(message: impl Into<String>) -> Result<T, Fail> {
-    Err(Fail::Invalid(message.into()))
-}
-
-fn unsupported<T>(message: impl Into<String>) -> Result<T, Fail> {
-    Err(Fail::Unsupported(message.into()))
-}
-
 // ---------------------------------------------------------------------------------
 // Reading the node
 // ---------------------------------------------------------------------------------
-
-fn input<'a>(c: &'a NodeCtx, i: usize) -> Option<&'a Val> {
-    c.inputs.get(i).and_then(Option::as_ref)
-}
 
 fn attr<'a>(c: &'a NodeCtx, name: &str) -> Option<&'a super::proto::AttributeProto> {
     c.node.attribute.iter().find(|a| a.name == name)
