@@ -316,6 +316,41 @@ __aicore__ inline void GatherRowOrigin(int64_t r, const int64_t (&dext)[R], cons
     }
 }
 
+// One table element by offset: a GM table or one kept in UB (LocalTensor offsets are 32-bit).
+template <typename T>
+__aicore__ inline T TableValue(const GlobalTensor<T>& table, int64_t offset) {
+    return table.GetValue(static_cast<uint64_t>(offset));
+}
+template <typename T>
+__aicore__ inline T TableValue(const LocalTensor<T>& table, int64_t offset) {
+    return table.GetValue(static_cast<uint32_t>(offset));
+}
+
+// The element-by-element form of GatherRows (a gather of single elements, or rows that do
+// not start on 32-byte blocks): the scalar unit copies, already ordered after the index
+// tile's writers; the vector unit then waits for it.
+template <typename T, typename I, int R, typename Table>
+__aicore__ inline void GatherElements(const LocalTensor<T>& dst, const Table& src, const LocalTensor<I>& idx,
+                                      int64_t base, const int64_t (&dext)[R], const int64_t (&iext)[R],
+                                      const int64_t (&gs)[R], int64_t bound, int64_t istride, int64_t align) {
+    const int64_t len = dext[R - 1];
+    const int64_t dpitch = af_align(len, align);
+    const int64_t ipitch = af_align(iext[R - 1], align);
+    int64_t rows = 1;
+    for (int k = 0; k + 1 < R; ++k) rows *= dext[k];
+    for (int64_t r = 0; r < rows; ++r) {
+        int64_t g = 0, at = 0;
+        GatherRowOrigin(r, dext, iext, gs, base, ipitch, g, at);
+        for (int64_t j = 0; j < len; ++j) {
+            const int64_t pick = iext[R - 1] != 1 ? at + j : at;
+            int64_t index = static_cast<int64_t>(idx.GetValue(static_cast<uint32_t>(pick)));
+            if (index < 0) index += bound;
+            dst.SetValue(static_cast<uint32_t>(r * dpitch + j), TableValue(src, g + j * gs[R - 1] + index * istride));
+        }
+    }
+    SyncScalarToVector();
+}
+
 // dst (extents dext) = rows of the GM table `src` picked by the index tile `idx`
 // (extents iext: 1 on the axes the indices do not vary along): row element (i0, ..) is
 // at base + sum(i_k * gs[k]) + index * istride, where index is idx at (i0, ..) with the
@@ -350,17 +385,7 @@ __aicore__ inline void GatherRows(const LocalTensor<T>& dst, const GlobalTensor<
     if (iext[R - 1] != 1 || gs[R - 1] != 1) {
         // The innermost axis is an index axis (a gather of single elements): a DMA
         // copy would start every element at a 32-byte block, so the scalar unit copies.
-        for (int64_t r = 0; r < rows; ++r) {
-            int64_t g = 0, at = 0;
-            GatherRowOrigin(r, dext, iext, gs, base, ipitch, g, at);
-            for (int64_t j = 0; j < len; ++j) {
-                const int64_t pick = iext[R - 1] != 1 ? at + j : at;
-                int64_t index = static_cast<int64_t>(idx.GetValue(static_cast<uint32_t>(pick)));
-                if (index < 0) index += bound;
-                dst.SetValue(static_cast<uint32_t>(r * dpitch + j), src.GetValue(g + j * gs[R - 1] + index * istride));
-            }
-        }
-        SyncScalarToVector();
+        GatherElements(dst, src, idx, base, dext, iext, gs, bound, istride, align);
         return;
     }
     const DataCopyPadExtParams<T> pad(false, 0, 0, T(0));
@@ -434,18 +459,7 @@ __aicore__ inline void GatherRows(const LocalTensor<T>& dst, const LocalTensor<T
         PipeBarrier<PIPE_V>();
         return;
     }
-    for (int64_t r = 0; r < rows; ++r) {
-        int64_t g = 0, at = 0;
-        GatherRowOrigin(r, dext, iext, gs, base, ipitch, g, at);
-        for (int64_t j = 0; j < len; ++j) {
-            const int64_t pick = iext[R - 1] != 1 ? at + j : at;
-            int64_t index = static_cast<int64_t>(idx.GetValue(static_cast<uint32_t>(pick)));
-            if (index < 0) index += bound;
-            dst.SetValue(static_cast<uint32_t>(r * dpitch + j),
-                         src.GetValue(static_cast<uint32_t>(g + j * gs[R - 1] + index * istride)));
-        }
-    }
-    SyncScalarToVector();
+    GatherElements(dst, src, idx, base, dext, iext, gs, bound, istride, align);
 }
 
 // dst (extents dext) = the part of src (extents sext) from index `start` along `axis`;
