@@ -109,7 +109,7 @@ pub(super) fn ai(name: &str, v: i64) -> AttributeProto {
     }
 }
 
-fn af(name: &str, v: f32) -> AttributeProto {
+pub(super) fn af(name: &str, v: f32) -> AttributeProto {
     AttributeProto {
         name: name.into(),
         r#type: at::FLOAT,
@@ -118,11 +118,20 @@ fn af(name: &str, v: f32) -> AttributeProto {
     }
 }
 
-fn aints(name: &str, v: &[i64]) -> AttributeProto {
+pub(super) fn aints(name: &str, v: &[i64]) -> AttributeProto {
     AttributeProto {
         name: name.into(),
         r#type: at::INTS,
         ints: v.to_vec(),
+        ..Default::default()
+    }
+}
+
+pub(super) fn astr(name: &str, v: &str) -> AttributeProto {
+    AttributeProto {
+        name: name.into(),
+        r#type: at::STRING,
+        s: v.as_bytes().to_vec(),
         ..Default::default()
     }
 }

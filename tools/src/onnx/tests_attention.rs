@@ -2,10 +2,8 @@
 //! messages, imported, verified and run by the reference interpreters (before and
 //! after the lowering pipeline), compared with hand-computed values.
 
-use super::proto::{
-    attribute_type as at, data_type as dt, AttributeProto, ModelProto, NodeProto, ValueInfoProto,
-};
-use super::tests::{ai, assert_close, node, run_single, t, D, MLIR};
+use super::proto::{data_type as dt, ModelProto, NodeProto, ValueInfoProto};
+use super::tests::{ai, assert_close, astr, node, run_single, t, D, MLIR};
 use autofuse_ir::graph::DType;
 use autofuse_ir::tensor::Tensor;
 
@@ -13,15 +11,6 @@ use autofuse_ir::tensor::Tensor;
 fn vi(name: &str, elem: i32, dims: &[i64]) -> ValueInfoProto {
     let dims: Vec<D> = dims.iter().map(|&d| D::V(d)).collect();
     super::tests::vi(name, elem, &dims)
-}
-
-fn a_str(name: &str, v: &str) -> AttributeProto {
-    AttributeProto {
-        name: name.into(),
-        r#type: at::STRING,
-        s: v.as_bytes().to_vec(),
-        ..Default::default()
-    }
 }
 
 /// A model of one node.
@@ -252,7 +241,7 @@ fn cumprod_and_bitshift_match_hand_computed_values() {
                 "BitShift",
                 &["x", "k"],
                 &["y"],
-                vec![a_str("direction", direction)],
+                vec![astr("direction", direction)],
             ),
             vec![vi("x", dt::INT8, &[n]), vi("k", dt::INT8, &[n])],
             vec![vi("y", dt::INT8, &[n])],

@@ -3,18 +3,9 @@
 //! the reference interpreters (before and after the lowering pipeline) against
 //! hand-computed values.
 
-use super::proto::{attribute_type as at, data_type as dt, AttributeProto, TensorProto};
-use super::tests::{ai, assert_close, import_err, model, node, run_single, t, vi, D, MLIR};
+use super::proto::{data_type as dt, AttributeProto, TensorProto};
+use super::tests::{ai, assert_close, astr, import_err, model, node, run_single, t, vi, D, MLIR};
 use autofuse_ir::graph::DType;
-
-fn astr(name: &str, v: &str) -> AttributeProto {
-    AttributeProto {
-        name: name.into(),
-        r#type: at::STRING,
-        s: v.as_bytes().to_vec(),
-        ..Default::default()
-    }
-}
 
 fn scalar_i64(name: &str, v: i64) -> TensorProto {
     TensorProto {

@@ -2,9 +2,10 @@
 //! run through the reference interpreters (before and after the lowering pipeline)
 //! against hand-computed values.
 
-use super::proto::{attribute_type as at, data_type as dt, AttributeProto, TensorProto};
+use super::proto::{data_type as dt, AttributeProto, TensorProto};
 use super::tests::{
-    ai, assert_close, import_err, imported, model, node, run_single, t, vi, D, MLIR,
+    af, ai, aints, assert_close, astr, import_err, imported, model, node, run_single, t, vi, D,
+    MLIR,
 };
 use autofuse_ir::graph::DType;
 
@@ -14,33 +15,6 @@ fn ints_tensor(name: &str, dims: &[i64], v: &[i64]) -> TensorProto {
         dims: dims.to_vec(),
         data_type: dt::INT64,
         int64_data: v.to_vec(),
-        ..Default::default()
-    }
-}
-
-fn astr(name: &str, v: &str) -> AttributeProto {
-    AttributeProto {
-        name: name.into(),
-        r#type: at::STRING,
-        s: v.as_bytes().to_vec(),
-        ..Default::default()
-    }
-}
-
-fn afloat(name: &str, v: f32) -> AttributeProto {
-    AttributeProto {
-        name: name.into(),
-        r#type: at::FLOAT,
-        f: v,
-        ..Default::default()
-    }
-}
-
-fn aints(name: &str, v: &[i64]) -> AttributeProto {
-    AttributeProto {
-        name: name.into(),
-        r#type: at::INTS,
-        ints: v.to_vec(),
         ..Default::default()
     }
 }
@@ -281,9 +255,9 @@ fn lrn_divides_by_the_windowed_square_sum() {
     // sums 1+4, 1+4+9, 4+9.
     let m = lrn_model(vec![
         ai("size", 3),
-        afloat("alpha", 3.0),
-        afloat("beta", 1.0),
-        afloat("bias", 1.0),
+        af("alpha", 3.0),
+        af("beta", 1.0),
+        af("bias", 1.0),
     ]);
     let out = run_single(&m, std::slice::from_ref(&x));
     assert_close(&out[0], &[1, 3, 1, 1], &[1. / 6., 2. / 15., 3. / 14.]);
@@ -291,9 +265,9 @@ fn lrn_divides_by_the_windowed_square_sum() {
     // sums 1+4, 4+9, 9.
     let m = lrn_model(vec![
         ai("size", 2),
-        afloat("alpha", 2.0),
-        afloat("beta", 0.5),
-        afloat("bias", 0.0),
+        af("alpha", 2.0),
+        af("beta", 0.5),
+        af("bias", 0.0),
     ]);
     let out = run_single(&m, &[x]);
     let expected = [1. / 5f64.sqrt(), 2. / 13f64.sqrt(), 1.];

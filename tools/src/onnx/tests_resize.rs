@@ -1,38 +1,12 @@
 //! Unit tests of the Resize converter (`ops_resize.rs`), run through the reference
 //! interpreters (before and after the lowering pipeline) against hand-computed values.
 
-use super::proto::{attribute_type as at, data_type as dt, AttributeProto, TensorProto};
+use super::proto::{data_type as dt, AttributeProto, TensorProto};
 use super::tests::{
-    ai, assert_close, import_err, imported, model, node, run_single, t, vi, D, MLIR,
+    af, ai, aints, assert_close, astr, import_err, imported, model, node, run_single, t, vi, D,
+    MLIR,
 };
 use autofuse_ir::graph::DType;
-
-fn astr(name: &str, v: &str) -> AttributeProto {
-    AttributeProto {
-        name: name.into(),
-        r#type: at::STRING,
-        s: v.as_bytes().to_vec(),
-        ..Default::default()
-    }
-}
-
-fn af(name: &str, v: f32) -> AttributeProto {
-    AttributeProto {
-        name: name.into(),
-        r#type: at::FLOAT,
-        f: v,
-        ..Default::default()
-    }
-}
-
-fn aints(name: &str, v: &[i64]) -> AttributeProto {
-    AttributeProto {
-        name: name.into(),
-        r#type: at::INTS,
-        ints: v.to_vec(),
-        ..Default::default()
-    }
-}
 
 fn floats(name: &str, v: &[f32]) -> TensorProto {
     TensorProto {
