@@ -27,7 +27,10 @@
 //! location.
 
 use crate::lower_to_ascir::lowering::camel_name;
+use crate::schedule::build::BuildSchedule;
+use autofuse_ascir::chip::ChipProfile;
 use autofuse_ascir::graph::{AscGraph, AscNode, Axis, AxisKind, View};
+use autofuse_ascir::kernel::Schedule;
 use autofuse_ascir::tiling_group::{self, Mode};
 use autofuse_ir::attr::quote;
 use autofuse_ir::graph::{Dim, TensorType, ValueId};
@@ -53,10 +56,11 @@ pub enum Rule {
     TransposePattern,
     ConcatPattern,
     KindDisabled,
+    Unschedulable,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 10] = [
+    pub const ALL: [Rule; 11] = [
         Rule::NoSharedBuffer,
         Rule::Cycle,
         Rule::SizeCap,
@@ -67,6 +71,7 @@ impl Rule {
         Rule::TransposePattern,
         Rule::ConcatPattern,
         Rule::KindDisabled,
+        Rule::Unschedulable,
     ];
 
     pub fn code(self) -> &'static str {
@@ -81,6 +86,7 @@ impl Rule {
             Rule::TransposePattern => "AF-NF008",
             Rule::ConcatPattern => "AF-NF009",
             Rule::KindDisabled => "AF-NF010",
+            Rule::Unschedulable => "AF-NF011",
         }
     }
 
@@ -96,6 +102,7 @@ impl Rule {
             Rule::TransposePattern => "transpose-pattern",
             Rule::ConcatPattern => "concat-pattern",
             Rule::KindDisabled => "kind-disabled",
+            Rule::Unschedulable => "unschedulable",
         }
     }
 
@@ -138,6 +145,12 @@ impl Rule {
             Rule::KindDisabled => {
                 "a kernel holding an op of a kind named by the `disable` option (reduce, \
                  concat, transpose, gather, slice, pad) fuses with nothing"
+            }
+            Rule::Unschedulable => {
+                "the fused kernel must be one the schedule pass can express for the `target` \
+                 chip (the detail is the schedule's own reason, which it would otherwise give \
+                 as remark AF-SC001 and leave the kernel to the interpreter); two kernels the \
+                 schedule expresses alone stay two kernels rather than become one it cannot"
             }
             Rule::ConcatPattern => {
                 "a kernel holding a concat fuses only vertically with pointwise producers and \
@@ -530,9 +543,7 @@ pub fn merge_kernels(
 
 /// [`merge_kernels`] taking `a`'s nodes and leaving the result unnamed: on success the
 /// nodes have moved into the result (what is left of `a` is to be dropped); a refusal
-/// leaves `a` unchanged. The solver grows kernels by merging them with one op at a time;
-/// moving `a`'s nodes instead of copying them spares a copy of the whole kernel per step
-/// (the checks still read `a`'s nodes once).
+/// leaves `a` unchanged.
 fn merge_checked(
     a: &mut Kernel,
     b: &Kernel,
@@ -1267,6 +1278,8 @@ pub struct Limits {
     pub max_proximity: usize,
     /// Bit i set: kernels holding an op of kind `FUSION_KINDS[i]` fuse with nothing.
     pub disabled: u8,
+    /// The chip whose schedule every fused kernel must fit (rule AF-NF011).
+    pub target: &'static str,
 }
 
 impl Limits {
@@ -1287,6 +1300,7 @@ impl Default for Limits {
             max_rounds: 10,
             max_proximity: 64,
             disabled: 0,
+            target: autofuse_ascir::chip::DEFAULT_TARGET,
         }
     }
 }
@@ -1788,41 +1802,20 @@ impl Solver<'_> {
         if let Err(detail) = concat_pattern(ka, kb, vertical) {
             return refuse(Rule::ConcatPattern, detail);
         }
-        // A fused kernel may not store a transposed view nor concatenate along two axes,
-        // which only the merged kernel shows: `first`'s kernel must then survive a
-        // refusal after the merge.
-        let checked_after_merge = holds_transpose(&ka.graph)
-            || holds_transpose(&kb.graph)
-            || (holds_concat(&ka.graph) && holds_concat(&kb.graph));
-        let move_first = !checked_after_merge;
+        // Some rules see only the merged kernel (a transposed store, concats along two
+        // axes, what the schedule can express): the merge works on copies so that both
+        // kernels survive a refusal after it.
         let number = self.number(first, fresh).min(self.number(second, fresh));
-        let mut merged = if move_first {
-            let Some(mut taken) = self.groups[first].kernel.take() else {
-                return refuse(Rule::NoSharedBuffer, "only kernels fuse");
-            };
-            let result = match &self.groups[second].kernel {
-                Some(kb) => {
-                    let keep = |v: ValueId| self.needed_outside_pair(v, first, second);
-                    // A unit's kernel is copied here, on its first merge as the first of
-                    // a pair (the copy survives a refusal).
-                    merge_checked(taken.to_mut(), kb, &keep, env)
-                }
-                None => refuse(Rule::NoSharedBuffer, "only kernels fuse"),
-            };
-            if result.is_err() {
-                self.groups[first].kernel = Some(taken);
-            }
-            result?
-        } else {
-            let keep = |v: ValueId| self.needed_outside_pair(v, first, second);
-            merge_kernels(ka, kb, &keep, env, number)?
-        };
+        let keep = |v: ValueId| self.needed_outside_pair(v, first, second);
+        let mut merged = merge_kernels(ka, kb, &keep, env, number)?;
         if let Some(detail) = transposed_store(&merged.kernel.graph) {
             return refuse(Rule::TransposePattern, detail);
         }
         if let Some(detail) = mixed_concat_axes(&merged.kernel.graph) {
             return refuse(Rule::ConcatPattern, detail);
         }
+        align_hinted_repeats(&mut merged.kernel.graph, &merged.hinted);
+        schedulable(&merged.kernel.graph, limits.target)?;
         // Name the kernel by its original ops in program order (the merge lists
         // `first`'s ops, then `second`'s: already that order unless they interleave).
         let (fm, sm) = (&self.groups[first].members, &self.groups[second].members);
@@ -1855,6 +1848,47 @@ impl Solver<'_> {
                 g != a && g != b
             })
     }
+}
+
+/// Axes paired because the hints make their sizes equal (recorded as `expect` guards)
+/// keep the second kernel's size in its views: those repeats become the loop axis's
+/// own size, which the guard makes the same number, so that the loop nest is one the
+/// schedule expresses (it compares repeats with axis sizes symbol by symbol).
+fn align_hinted_repeats(graph: &mut AscGraph, hinted: &[(Expr, Expr)]) {
+    if hinted.is_empty() {
+        return;
+    }
+    let sizes: Vec<Expr> = graph.axes.iter().map(|axis| axis.size.clone()).collect();
+    for node in &mut graph.nodes {
+        if node.view.repeats.len() != sizes.len() {
+            continue;
+        }
+        for (repeat, size) in node.view.repeats.iter_mut().zip(&sizes) {
+            let equal_by_hint = hinted
+                .iter()
+                .any(|(l, r)| (l == size && r == &*repeat) || (l == &*repeat && r == size));
+            if repeat != size && equal_by_hint {
+                *repeat = size.clone();
+            }
+        }
+    }
+}
+
+/// Rule AF-NF011: the schedule pass must be able to express the fused kernel on
+/// `target`. Asking the schedule itself (not a copy of its conditions) keeps fusion from
+/// building a kernel that would be left to the interpreter (remark AF-SC001) where its
+/// two halves run as generated code.
+fn schedulable(graph: &AscGraph, target: &str) -> Result<(), Refusal> {
+    let chip = ChipProfile::lookup(target).map_err(|detail| Refusal {
+        rule: Rule::Unschedulable,
+        detail,
+    })?;
+    Schedule::build(graph, &chip)
+        .map(|_| ())
+        .map_err(|detail| Refusal {
+            rule: Rule::Unschedulable,
+            detail,
+        })
 }
 
 /// GE's transpose strategy (ge_autofuse.md §5.4): a kernel holding a transpose fuses

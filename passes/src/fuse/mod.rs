@@ -59,8 +59,9 @@ pub const PASS: PassInfo = PassInfo {
                   epilogue, multi-output kernels, transposes and concats with pointwise producers and \
                   consumers. Pairs must share a buffer, create no cycle, stay within \
                   max-fusion-size ops and max-inputs inputs, follow GE's transpose and concat rules, map \
-                  their loop axes by symbolic size and merge their TilingGroups. Refused pairs get remarks \
-                  AF-NF001..AF-NF010 (docs/fusion.md). \
+                  their loop axes by symbolic size, merge their TilingGroups and give a kernel the schedule \
+                  can express on the target chip. Refused pairs get remarks \
+                  AF-NF001..AF-NF011 (docs/fusion.md). \
                   Kernels left with one op are lifted back to the ascend op.",
     options: &[
         OptionInfo {
@@ -93,6 +94,13 @@ pub const PASS: PassInfo = PassInfo {
             default: "",
             help: "op kinds whose kernels fuse with nothing (GE's --autofuse_disable_pass): any of \
                    reduce, concat, transpose, gather, slice, pad, e.g. disable='reduce,concat'",
+        },
+        OptionInfo {
+            name: "target",
+            kind: "string",
+            default: "ascend910b",
+            help: "chip profile whose schedule every fused kernel must fit (as --schedule's \
+                   target): ascend910b, ascend910_93 or ascend950",
         },
         OptionInfo {
             name: "lifting",
@@ -131,6 +139,12 @@ fn settings(options: &PassOptions) -> Result<Settings, String> {
             max_rounds: options.get_usize("max-rounds", 10)?,
             max_proximity: options.get_usize("max-proximity", 64)?,
             disabled: disabled_kinds(options)?,
+            target: autofuse_ascir::chip::ChipProfile::lookup(
+                options
+                    .get("target")
+                    .unwrap_or(autofuse_ascir::chip::DEFAULT_TARGET),
+            )?
+            .name,
         },
         lifting: options.get_bool("lifting", true)?,
         remarks: options.get_bool("remarks", true)?,
@@ -323,6 +337,7 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
                 "max_inputs": settings.limits.max_inputs,
                 "max_rounds": settings.limits.max_rounds,
                 "max_proximity": settings.limits.max_proximity,
+                "target": settings.limits.target,
                 "disable": fusion::FUSION_KINDS
                     .iter()
                     .filter(|k| settings.limits.disables(k))

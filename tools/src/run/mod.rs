@@ -91,7 +91,8 @@ impl RunOptions {
         let mut p =
             String::from("infer-symbolic-shapes,decompose,narrow-index-types,lower-to-ascir");
         if self.fuse && registry::lookup("fuse").is_some() {
-            p.push_str(",fuse");
+            // Fusion builds only kernels the schedule can express on this chip (AF-NF011).
+            let _ = write!(p, ",fuse{{target={}}}", self.target);
         }
         if registry::lookup("sink-constants").is_some() {
             p.push_str(",sink-constants");
