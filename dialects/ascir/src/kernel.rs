@@ -498,7 +498,13 @@ pub fn scratch_factor(kind: &NodeKind, dtype: DType, operand_dtype: Option<DType
     match kind {
         NodeKind::Elementwise { op } => match op.as_str() {
             "rsqrt" | "reciprocal" => 1,
-            "sigmoid" | "tanh" | "erf" | "sin" | "cos" => 2,
+            // The vendor's Sigmoid works in the element type in chunks of
+            // sharedTmpBuffer / sizeof(T) elements (a ones vector), Tanh of float in
+            // chunks of bytes / sizeof(float) (CANN 8.1.RC1 activation/sigmoid,
+            // math/tanh): one value of the element type holds a whole tile's chunk.
+            "sigmoid" => 1,
+            "tanh" if dtype == DType::F32 => 1,
+            "tanh" | "erf" | "sin" | "cos" => 2,
             // f16 rounds in f32: one f32 copy of the value, two f16-sized areas.
             "floor" | "ceil" | "round" if dtype == DType::F16 => 2,
             // int32 has only EQ/NE compares on 2201: a <= b is max(a, b) == b, with the
@@ -999,10 +1005,14 @@ impl Schedule {
                         } else {
                             elems
                         };
-                        scratch = Expr::max(
-                            &scratch,
-                            &Self::buffer_bytes(&(counted * f), ub_size(info.dtype).max(4)),
-                        );
+                        // Sigmoid's temporary is of the element type; the others
+                        // stage in at least 32-bit words.
+                        let word = if op == "sigmoid" {
+                            ub_size(info.dtype)
+                        } else {
+                            ub_size(info.dtype).max(4)
+                        };
+                        scratch = Expr::max(&scratch, &Self::buffer_bytes(&(counted * f), word));
                     }
                     if matches!(op.as_str(), "erf" | "sin" | "cos") {
                         // The vendor's Erf works in chunks of bytes / sizeof(T) / 8 (f16)
