@@ -311,8 +311,22 @@ impl KernelRow {
         Some((best, loads + hoisted, stores))
     }
 
-    /// Why the row cannot reach its bound, when the lower bound says so.
+    /// Why the row cannot reach its bound, when the lower bound says so (or, for a
+    /// split-reduction case on fewer row groups than cores, what the schedule lacks).
     fn cannot_reach(&self) -> Option<String> {
+        let t = &self.tiling;
+        if self.fixed_dmas.is_none() && t.block_dim < t.cores {
+            return Some(format!(
+                "cannot reach {} with this schedule because its split-reduction case has \
+                 {} row group(s), so {} of {} cores work: splitting the reduced axis over \
+                 cores (partial results per core and a combine across cores) is not \
+                 implemented",
+                self.bound(),
+                t.tiles_total,
+                t.block_dim,
+                t.cores
+            ));
+        }
         let (lb, loads, stores) = self.lower_bound()?;
         let roof = roofline_cycles(self.min_bytes, &self.chip);
         if roof <= 0.0 || lb / roof <= self.bound() {
@@ -372,8 +386,23 @@ impl KernelRow {
             ));
         }
         if self.estimate_ratio() > self.bound() {
-            if let Some(reason) = self.cannot_reach() {
-                why.push(reason);
+            match self.cannot_reach() {
+                Some(reason) => why.push(reason),
+                None => {
+                    // Not proven out of reach: say what holds it above the bound.
+                    let m = &self.pipes.pipes[2];
+                    let blocks = self.blocks.max(1);
+                    why.push(format!(
+                        "above {}: {} tiles per block of {} split-axis elements (UB {:.0}% full), {} DMA loads \
+                         per block whose heads are {:.0}% of MTE2",
+                        self.bound(),
+                        t.tiles_per_block,
+                        t.tile,
+                        100.0 * t.ub_bytes as f64 / t.ub_capacity.max(1) as f64,
+                        m.calls / blocks,
+                        self.mte2_head_share() * 100.0
+                    ));
+                }
             }
         }
         why.join("; ")
