@@ -772,6 +772,53 @@ impl Schedule {
         all
     }
 
+    /// A dead input tile Sigmoid node `n` of `case` may use as its temporary instead of
+    /// the `scratch` buffer: a load read straight from its VECIN queue tensor in every
+    /// tile (not hoisted or resident, not transposed, not bool) with `n`'s box and UB
+    /// type, whose last reader comes before `n`. The vendor's Sigmoid writes its
+    /// temporary (a ones vector) only after reading its source, and the queue tensor is
+    /// freed after the tile's compute. None in kernels with split-reduction cases (their
+    /// passes compute in several stages).
+    pub fn sigmoid_tmp(&self, case: &Case, n: usize) -> Option<usize> {
+        let info = &self.nodes[n];
+        if !matches!(&info.kind, NodeKind::Elementwise { op } if op == "sigmoid")
+            || self.cases.iter().any(|c| c.reduce_split)
+        {
+            return None;
+        }
+        let in_hoist = self.in_hoist(case);
+        (0..n).rev().find(|&l| {
+            let load = &self.nodes[l];
+            load.kind == NodeKind::Load
+                && !load.transpose
+                && load.dtype != DType::Bool
+                && matches!(load.raw, Place::Queue { .. })
+                && load.value == load.raw
+                && !in_hoist.contains(&l)
+                && load.full == info.full
+                && load.partial == info.partial
+                && ub_dtype(load.dtype) == ub_dtype(info.dtype)
+                && self.last_reader(l) < n
+        })
+    }
+
+    /// The last node reading value `x` (a reader of an absorbed broadcast of `x` reads
+    /// `x`); `x` itself when nothing reads it.
+    fn last_reader(&self, x: usize) -> usize {
+        let mut last = x;
+        for (m, ops) in self.operands.iter().enumerate() {
+            if ops.contains(&x) {
+                let at = if self.absorbed_broadcast(m) {
+                    self.last_reader(m)
+                } else {
+                    m
+                };
+                last = last.max(at);
+            }
+        }
+        last
+    }
+
     /// Every load kept in the `hoist` buffer of `case`: the hoisted ones, then the
     /// resident ones (their order is their place in the buffer).
     pub fn in_hoist(&self, case: &Case) -> Vec<usize> {
@@ -998,7 +1045,7 @@ impl Schedule {
                         );
                     }
                     let f = scratch_factor(&info.kind, info.dtype, operand_dtype);
-                    if f > 0 {
+                    if f > 0 && self.sigmoid_tmp(case, n).is_none() {
                         // A compare reads whole 256 B groups of its int32 scratch.
                         let counted = if compare_supported(op) {
                             elems.align(&c(64))
