@@ -62,7 +62,7 @@ func.func @big(%x: tensor<4096x1024xf32>, %y: tensor<1024xf32>) -> tensor<4096x1
   %0 = "ascend.mul"(%x, %y) : (tensor<4096x1024xf32>, tensor<1024xf32>) -> tensor<4096x1024xf32>
   return %0 : tensor<4096x1024xf32>
 }
-// SMALL: "tiling.function"() {block_dim = 48 : i64{{.*}}kernel = @autofuse_pointwise_0_Mul, key = 1 : i64, static = true, symbols = [], tile = 192 : i64, ub_bytes = 4096 : i64
+// SMALL: "tiling.function"() {block_dim = 48 : i64{{.*}}kernel = @autofuse_pointwise_0_Mul, key = 1 : i64, static = true, symbols = [], tile = 176 : i64, ub_bytes = 4096 : i64
 
 // -----
 

@@ -148,6 +148,47 @@ impl ChipProfile {
         Ok(self)
     }
 
+    /// The chip model's cycles of `instructions` GM->UB DMAs (MTE2) moving `bytes`:
+    /// a fixed head per instruction plus the bytes at the per-core rate. The one
+    /// definition of a DMA's time: the tiling solver, the host tiling function
+    /// (`af_host::Mte2Cycles`, constants printed from this profile) and the emulation's
+    /// timeline (`PipeCosts::cycles` in `sim/include/ascendc_sim/pipes.h`, constants
+    /// passed from this profile by the runner in `ASCENDC_SIM_COSTS`) all price a DMA
+    /// this way.
+    pub fn mte2_cycles(&self, bytes: i64, instructions: i64) -> i64 {
+        ceil_div(bytes, self.mte2_bytes_per_cycle as i64)
+            .saturating_add((self.dma_head_cycles as i64).saturating_mul(instructions))
+    }
+
+    /// Cycles of `instructions` UB->GM DMAs (MTE3) moving `bytes` (as [`Self::mte2_cycles`]).
+    pub fn mte3_cycles(&self, bytes: i64, instructions: i64) -> i64 {
+        ceil_div(bytes, self.mte3_bytes_per_cycle as i64)
+            .saturating_add((self.dma_head_cycles as i64).saturating_mul(instructions))
+    }
+
+    /// Cycles of `instructions` vector calls over `bytes` of operands: a fixed head per
+    /// call plus one cycle per `vec_bytes_per_cycle` (one 256-byte repeat on 910B).
+    pub fn vec_cycles(&self, bytes: i64, instructions: i64) -> i64 {
+        ceil_div(bytes, self.vec_bytes_per_cycle as i64)
+            .saturating_add((self.vec_head_cycles as i64).saturating_mul(instructions))
+    }
+
+    /// Cycles of a block that runs `tiles` tiles, each `mte2`, `vec` and `mte3` cycles on
+    /// the three pipes, software-pipelined through double-buffered queues: the first
+    /// tile's load, compute and store run one after the other (the pipes cannot overlap
+    /// within one tile), every further tile adds its bottleneck pipe (the other pipes
+    /// work on the neighbouring tiles meanwhile). One tile per block costs
+    /// `mte2 + vec + mte3`; many tiles approach `tiles * max(mte2, vec, mte3)`.
+    pub fn pipelined_cycles(&self, tiles: i64, mte2: i64, vec: i64, mte3: i64) -> i64 {
+        if tiles <= 0 {
+            return 0;
+        }
+        let bottleneck = mte2.max(vec).max(mte3);
+        (tiles - 1)
+            .saturating_mul(bottleneck)
+            .saturating_add(mte2.saturating_add(vec).saturating_add(mte3))
+    }
+
     /// The name of the sim profile (`sim/include/ascendc_sim/state.h`) with the same
     /// UB and arch.
     pub fn sim_profile(&self) -> &'static str {
@@ -176,6 +217,13 @@ impl ChipProfile {
     }
 }
 
+fn ceil_div(a: i64, b: i64) -> i64 {
+    if b <= 0 {
+        return 0;
+    }
+    (a + b - 1).div_euclid(b)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,6 +249,21 @@ mod tests {
         assert_eq!(p.clone().with_overrides(4096, 8).unwrap().ub_usable, 4096);
         assert!(p.clone().with_overrides(1 << 20, 0).is_err());
         assert_eq!(p.with_overrides(0, 0).unwrap().vector_cores, 48);
+    }
+
+    #[test]
+    fn pipe_cycles_follow_the_constants() {
+        let p = ChipProfile::lookup(DEFAULT_TARGET).unwrap();
+        // One DMA of 1024 bytes: 880 + ceil(1024 / 18) = 880 + 57 cycles.
+        assert_eq!(p.mte2_cycles(1024, 1), 937);
+        assert_eq!(p.mte3_cycles(0, 2), 1760);
+        // Two vector calls over 1000 bytes: 2 * 37 + ceil(1000 / 256) = 78 cycles.
+        assert_eq!(p.vec_cycles(1000, 2), 78);
+        // One tile: the three pipes one after the other; four tiles: three more of the
+        // bottleneck (MTE2, 100 cycles).
+        assert_eq!(p.pipelined_cycles(1, 100, 20, 50), 170);
+        assert_eq!(p.pipelined_cycles(4, 100, 20, 50), 470);
+        assert_eq!(p.pipelined_cycles(0, 100, 20, 50), 0);
     }
 
     #[test]

@@ -498,7 +498,13 @@ pub fn scratch_factor(kind: &NodeKind, dtype: DType, operand_dtype: Option<DType
     match kind {
         NodeKind::Elementwise { op } => match op.as_str() {
             "rsqrt" | "reciprocal" => 1,
-            "sigmoid" | "tanh" | "erf" | "sin" | "cos" => 2,
+            // The vendor's Sigmoid works in the element type in chunks of
+            // sharedTmpBuffer / sizeof(T) elements (a ones vector), Tanh of float in
+            // chunks of bytes / sizeof(float) (CANN 8.1.RC1 activation/sigmoid,
+            // math/tanh): one value of the element type holds a whole tile's chunk.
+            "sigmoid" => 1,
+            "tanh" if dtype == DType::F32 => 1,
+            "tanh" | "erf" | "sin" | "cos" => 2,
             // f16 rounds in f32: one f32 copy of the value, two f16-sized areas.
             "floor" | "ceil" | "round" if dtype == DType::F16 => 2,
             // int32 has only EQ/NE compares on 2201: a <= b is max(a, b) == b, with the
@@ -766,6 +772,53 @@ impl Schedule {
         all
     }
 
+    /// A dead input tile Sigmoid node `n` of `case` may use as its temporary instead of
+    /// the `scratch` buffer: a load read straight from its VECIN queue tensor in every
+    /// tile (not hoisted or resident, not transposed, not bool) with `n`'s box and UB
+    /// type, whose last reader comes before `n`. The vendor's Sigmoid writes its
+    /// temporary (a ones vector) only after reading its source, and the queue tensor is
+    /// freed after the tile's compute. None in kernels with split-reduction cases (their
+    /// passes compute in several stages).
+    pub fn sigmoid_tmp(&self, case: &Case, n: usize) -> Option<usize> {
+        let info = &self.nodes[n];
+        if !matches!(&info.kind, NodeKind::Elementwise { op } if op == "sigmoid")
+            || self.cases.iter().any(|c| c.reduce_split)
+        {
+            return None;
+        }
+        let in_hoist = self.in_hoist(case);
+        (0..n).rev().find(|&l| {
+            let load = &self.nodes[l];
+            load.kind == NodeKind::Load
+                && !load.transpose
+                && load.dtype != DType::Bool
+                && matches!(load.raw, Place::Queue { .. })
+                && load.value == load.raw
+                && !in_hoist.contains(&l)
+                && load.full == info.full
+                && load.partial == info.partial
+                && ub_dtype(load.dtype) == ub_dtype(info.dtype)
+                && self.last_reader(l) < n
+        })
+    }
+
+    /// The last node reading value `x` (a reader of an absorbed broadcast of `x` reads
+    /// `x`); `x` itself when nothing reads it.
+    fn last_reader(&self, x: usize) -> usize {
+        let mut last = x;
+        for (m, ops) in self.operands.iter().enumerate() {
+            if ops.contains(&x) {
+                let at = if self.absorbed_broadcast(m) {
+                    self.last_reader(m)
+                } else {
+                    m
+                };
+                last = last.max(at);
+            }
+        }
+        last
+    }
+
     /// Every load kept in the `hoist` buffer of `case`: the hoisted ones, then the
     /// resident ones (their order is their place in the buffer).
     pub fn in_hoist(&self, case: &Case) -> Vec<usize> {
@@ -992,17 +1045,21 @@ impl Schedule {
                         );
                     }
                     let f = scratch_factor(&info.kind, info.dtype, operand_dtype);
-                    if f > 0 {
+                    if f > 0 && self.sigmoid_tmp(case, n).is_none() {
                         // A compare reads whole 256 B groups of its int32 scratch.
                         let counted = if compare_supported(op) {
                             elems.align(&c(64))
                         } else {
                             elems
                         };
-                        scratch = Expr::max(
-                            &scratch,
-                            &Self::buffer_bytes(&(counted * f), ub_size(info.dtype).max(4)),
-                        );
+                        // Sigmoid's temporary is of the element type; the others
+                        // stage in at least 32-bit words.
+                        let word = if op == "sigmoid" {
+                            ub_size(info.dtype)
+                        } else {
+                            ub_size(info.dtype).max(4)
+                        };
+                        scratch = Expr::max(&scratch, &Self::buffer_bytes(&(counted * f), word));
                     }
                     if matches!(op.as_str(), "erf" | "sin" | "cos") {
                         // The vendor's Erf works in chunks of bytes / sizeof(T) / 8 (f16)

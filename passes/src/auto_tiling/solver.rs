@@ -8,16 +8,18 @@
 //! 2. `t_max` = the largest multiple of `a` (or `S`) whose UB bytes fit, by binary
 //!    search: UB bytes are non-decreasing in `t` (every buffer size is a sum/max of
 //!    aligned products of extents).
-//! 3. Candidates: `t_max`, its halvings (aligned) down to `t_min`, and the tile that
-//!    gives every core work (`ceil(S / ceil(cores / O))`).
+//! 3. Candidates: `t_max`, its halvings (aligned) down to `t_min`, the tile that
+//!    gives every core work (`ceil(S / ceil(cores / O))`), and the balanced tile
+//!    (`balanced_tile`) of the tiles-per-block count of each of those and of 1..=4.
 //! 4. For each candidate: `tiles = O * ceil(S / t)` (split-reduction cases: `O` row
 //!    groups, each all passes over all chunks), `block_dim = min(cores, tiles)`,
 //!    `per = ceil(tiles / block_dim)`, `block_dim = ceil(tiles / per)` (no idle block);
-//!    cost = `per * max(MTE2, VEC, MTE3)` cycles of one tile (ge_autofuse.md §7.2: the
-//!    bottleneck pipe hides the others) plus the MTE2 cycles of the loads hoisted out of
-//!    the tile loop (once per block) and of the chunk-resident loads times the chunks a
-//!    block enters (`chunk_reloads_per_block`). The cheapest wins; ties keep the larger
-//!    tile, then the lower case key.
+//!    cost = the pipelined time of `per` tiles (`block_cycles`: the first tile's MTE2,
+//!    VEC and MTE3 in sequence, then the bottleneck pipe per further tile; the pipe
+//!    times are `ChipProfile::{mte2,vec,mte3}_cycles`) plus the MTE2 cycles of the
+//!    loads hoisted out of the tile loop (once per block) and of the chunk-resident
+//!    loads times the chunks a block enters (`chunk_reloads_per_block`). The cheapest
+//!    wins; ties keep the larger tile, then the lower case key.
 //!
 //! All arithmetic is on integers, and the host tiling function generated in C++
 //! (`tools/src/ascendc/host.rs`) runs the same steps on the same expressions, so both
@@ -58,17 +60,11 @@ impl Eval<'_> {
         let c = &self.case.cost;
         let e = |x: &Expr, env: &HashMap<String, i64>| eval(x, env);
         Ok(PipeCost {
-            mte2: ceil_div(
-                e(&c.mte2_bytes, &self.env)?,
-                chip.mte2_bytes_per_cycle as i64,
-            ) + chip.dma_head_cycles as i64 * e(&c.load_ops, &self.env)?
-                + e(&c.dma_rows, &self.env)?,
-            vec: ceil_div(e(&c.vec_bytes, &self.env)?, chip.vec_bytes_per_cycle as i64)
-                + chip.vec_head_cycles as i64 * e(&c.vec_ops, &self.env)?,
-            mte3: ceil_div(
-                e(&c.mte3_bytes, &self.env)?,
-                chip.mte3_bytes_per_cycle as i64,
-            ) + chip.dma_head_cycles as i64 * e(&c.store_ops, &self.env)?,
+            mte2: chip
+                .mte2_cycles(e(&c.mte2_bytes, &self.env)?, e(&c.load_ops, &self.env)?)
+                .saturating_add(e(&c.dma_rows, &self.env)?),
+            vec: chip.vec_cycles(e(&c.vec_bytes, &self.env)?, e(&c.vec_ops, &self.env)?),
+            mte3: chip.mte3_cycles(e(&c.mte3_bytes, &self.env)?, e(&c.store_ops, &self.env)?),
         })
     }
 }
@@ -88,12 +84,43 @@ impl Eval<'_> {
 
     fn mte2_of(&mut self, w: &CostExprs, t: i64, chip: &ChipProfile) -> Result<i64, String> {
         self.with_t(t);
-        Ok(ceil_div(
-            eval(&w.mte2_bytes, &self.env)?,
-            chip.mte2_bytes_per_cycle as i64,
-        ) + chip.dma_head_cycles as i64 * eval(&w.load_ops, &self.env)?
-            + eval(&w.dma_rows, &self.env)?)
+        Ok(chip
+            .mte2_cycles(
+                eval(&w.mte2_bytes, &self.env)?,
+                eval(&w.load_ops, &self.env)?,
+            )
+            .saturating_add(eval(&w.dma_rows, &self.env)?))
     }
+}
+
+/// The smallest tile (a multiple of `a`, or `s`) with at most `p` tiles per block on
+/// `cores` blocks when `o` looped positions each split `s` into tiles; 0 when even
+/// whole-axis tiles need more than `p` tiles per block.
+pub fn balanced_tile(s: i64, o: i64, a: i64, p: i64, cores: i64) -> i64 {
+    let chunks = p.saturating_mul(cores) / o.max(1);
+    if chunks < 1 {
+        return 0;
+    }
+    align_up(ceil_div(s, chunks), a.max(1))
+}
+
+/// Cycles of a block of `per` tiles of per-pipe cost `cost`, pipelined
+/// ([`ChipProfile::pipelined_cycles`]: the first tile's pipes in sequence, then the
+/// bottleneck per tile). A split-reduction "tile" is a row group whose `chunks` chunks
+/// already pipeline among themselves: only one chunk's share of the fill is added.
+pub fn block_cycles(
+    reduce_split: bool,
+    per: i64,
+    chunks: i64,
+    cost: &PipeCost,
+    chip: &ChipProfile,
+) -> i64 {
+    if !reduce_split {
+        return chip.pipelined_cycles(per, cost.mte2, cost.vec, cost.mte3);
+    }
+    let fill = chip.pipelined_cycles(1, cost.mte2, cost.vec, cost.mte3) - cost.tile();
+    per.saturating_mul(cost.tile())
+        .saturating_add(ceil_div(fill, chunks.max(1)))
 }
 
 /// One evaluated candidate.
@@ -192,6 +219,20 @@ pub fn solve(
             if !ts.contains(&t_bal) {
                 ts.push(t_bal);
             }
+            // The smallest tile that keeps `p` tiles per block (every block then gets
+            // as much work, each tile as little as that many tiles allow), for the
+            // tiles-per-block count of every candidate so far and for 1..=4.
+            let mut levels: Vec<i64> = ts
+                .iter()
+                .map(|&t| ceil_div(o.saturating_mul(ceil_div(s, t)), cores))
+                .collect();
+            levels.extend(1..=4);
+            for p in levels {
+                let t = balanced_tile(s, o, a, p, cores).min(t_max).max(t_min);
+                if !ts.contains(&t) {
+                    ts.push(t);
+                }
+            }
             ts.sort_unstable_by(|x, y| y.cmp(x));
             let mut chosen: Option<Candidate> = None;
             for t in ts {
@@ -207,8 +248,7 @@ pub fn solve(
                 // Hoisted loads: once per block, before its tiles; resident loads:
                 // once per chunk (or looped position) the block enters.
                 let reloads = case.reloads_per_block(per, o, ceil_div(s, t));
-                let total = per
-                    .saturating_mul(cost.tile())
+                let total = block_cycles(case.reduce_split, per, ceil_div(s, t), &cost, chip)
                     .saturating_add(ev.once(t, chip)?)
                     .saturating_add(reloads.saturating_mul(ev.chunk(t, chip)?));
                 if chosen.as_ref().is_none_or(|c| total < c.total) {

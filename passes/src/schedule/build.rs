@@ -1099,6 +1099,23 @@ impl Steps for Schedule {
                 self.nodes[l].value = self.nodes[l].raw;
             }
         }
+        // Staging tensors of direct stores free for values computed before their
+        // producer: (producer, occupant and its last use). The VECOUT tensor is taken
+        // (AllocTensor) when the tile's compute starts, so a chain of elementwise values
+        // of the stored value's box and type can be computed in it up to the producer,
+        // which then writes over the last of them in place: one VECCALC slot fewer (a
+        // tile-sized buffer). Not in kernels with split-reduction cases (their passes
+        // compute in several stages) nor across tiling groups.
+        let mut staging: Vec<(usize, Option<(usize, usize)>)> =
+            if self.cases.iter().any(|c| c.reduce_split) {
+                Vec::new()
+            } else {
+                stores
+                    .iter()
+                    .filter(|&&st| self.nodes[st].direct)
+                    .filter_map(|&st| graph.nodes[st].operands.first().map(|&p| (p, None)))
+                    .collect()
+            };
         // Slots by lifetime.
         let mut slot_members: Vec<Vec<usize>> = Vec::new();
         let mut free: Vec<usize> = Vec::new();
@@ -1161,6 +1178,12 @@ impl Steps for Schedule {
                             }
                         }
                     }
+                }
+            }
+            if chosen.is_none() {
+                if let Some(place) = staging_place(self, graph, n, &last_use, &mut staging) {
+                    self.nodes[n].value = place;
+                    continue;
                 }
             }
             let slot = match chosen {
@@ -1411,6 +1434,48 @@ fn node_kind(graph: &AscGraph, n: usize) -> Result<NodeKind, String> {
             op: other.to_string(),
         },
     })
+}
+
+/// The staging tensor of a direct store that value `n` may live in: `n` is an
+/// elementwise value (no compare) or a cast computed before the store's producer
+/// `p`, with `p`'s box and UB type, dead by `p` (or at `p` when `p` is elementwise
+/// and writes over it in place), and the tensor is free at `n` (its occupant died
+/// before `n`, or dies at `n`, which writes over it in place).
+fn staging_place(
+    s: &Schedule,
+    graph: &AscGraph,
+    n: usize,
+    last_use: &[usize],
+    staging: &mut [(usize, Option<(usize, usize)>)],
+) -> Option<Place> {
+    let in_place = |x: usize| match &s.nodes[x].kind {
+        NodeKind::Elementwise { op } => !compare_supported(op),
+        _ => false,
+    };
+    let info = &s.nodes[n];
+    if !(in_place(n) || info.kind == NodeKind::Cast) || info.dtype == DType::Bool {
+        return None;
+    }
+    for (p, occupant) in staging.iter_mut() {
+        let p = *p;
+        let target = &s.nodes[p];
+        let fits = n < p
+            && target.full == info.full
+            && target.partial == info.partial
+            && ub_dtype(target.dtype) == ub_dtype(info.dtype)
+            && s.node_groups.get(n) == s.node_groups.get(p)
+            && (last_use[n] < p || (last_use[n] == p && in_place(p)));
+        let free = match *occupant {
+            None => true,
+            Some((_, dies)) if dies < n => true,
+            Some((o, dies)) => dies == n && in_place(n) && graph.nodes[n].operands.contains(&o),
+        };
+        if fits && free && matches!(target.value, Place::Queue { .. }) {
+            *occupant = Some((n, last_use[n].max(n)));
+            return Some(target.value);
+        }
+    }
+    None
 }
 
 #[cfg(test)]

@@ -66,9 +66,12 @@ struct PipeCounts {
     double busy_cycles = 0;     // the chip model's time of these instructions
 };
 
-// The chip model's price of one instruction.  Defaults are the numbers of
-// dialects/ascir/src/chip.rs for ascend910b (unverified estimates, see
-// docs/benchmarks/kernel_quality.md); the generated driver sets the target's.
+// The chip model's price of one instruction: the formula of ChipProfile::mte2_cycles,
+// mte3_cycles and vec_cycles (dialects/ascir/src/chip.rs, the one definition the tiling
+// solver and the host tiling function use too), in doubles.  The constants come from
+// that profile: autofuse-run passes the target's in ASCENDC_SIM_COSTS; the defaults
+// here are ascend910b's, for drivers run by hand (unverified estimates, see
+// docs/benchmarks/kernel_quality.md).
 struct PipeCosts {
     double mte2_bytes_per_cycle = 18;
     double mte3_bytes_per_cycle = 18;

@@ -1198,7 +1198,8 @@ fn value_decl(ctx: &Ctx, n: usize, lines: &mut Vec<String>) -> String {
             lines.push(format!("LocalTensor<{t}> v{n} = b{slot}.Get<{t}>();"));
         }
         Place::Queue { .. } => {
-            // A direct producer writes into its store's staging tensor.
+            // A direct producer writes into its store's staging tensor, and so do the
+            // values the schedule computes there before it (`staging_place`).
             if let Some(store) = ctx
                 .input
                 .graph
@@ -1206,7 +1207,11 @@ fn value_decl(ctx: &Ctx, n: usize, lines: &mut Vec<String>) -> String {
                 .iter()
                 .enumerate()
                 .find(|(i, x)| {
-                    x.op == "store" && x.operands.first() == Some(&n) && ctx.s.nodes[*i].direct
+                    x.op == "store"
+                        && ctx.s.nodes[*i].direct
+                        && x.operands
+                            .first()
+                            .is_some_and(|&p| ctx.s.nodes[p].value == info.value)
                 })
                 .map(|(i, _)| i)
             {
@@ -1679,8 +1684,13 @@ fn emit_node(
                         "cos" => "Cos",
                         _ => "Erf",
                     };
+                    // Sigmoid may borrow a dead input tile as its temporary.
+                    let tmp = match s.sigmoid_tmp(ctx.case, n) {
+                        Some(l) => format!("r{l}.ReinterpretCast<uint8_t>()"),
+                        None => "scratch.Get<uint8_t>()".to_string(),
+                    };
                     l.push(format!(
-                        "{api}({v}, {}, scratch.Get<uint8_t>(), static_cast<uint32_t>({count}));",
+                        "{api}({v}, {}, {tmp}, static_cast<uint32_t>({count}));",
                         a()?
                     ));
                 }

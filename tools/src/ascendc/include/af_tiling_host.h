@@ -7,9 +7,12 @@
 //   per case: S = split extent, O = looped count, a = tile alignment,
 //   t_min = min(a, S); skip the case if UB(t_min) > capacity;
 //   t_max = largest multiple of a (or S) with UB(t) <= capacity (binary search);
-//   candidates t_max, its aligned halvings down to t_min, and ceil(S / ceil(cores/O));
+//   candidates t_max, its aligned halvings down to t_min, ceil(S / ceil(cores/O)), and
+//   the balanced tile (BalancedTile) of the tiles-per-block count of each of those
+//   and of 1..4;
 //   tiles = O * ceil(S/t), block_dim = min(cores, tiles), per = ceil(tiles/block_dim),
-//   block_dim = ceil(tiles/per); cost = per * max(MTE2, VEC, MTE3) cycles per tile
+//   block_dim = ceil(tiles/per); cost = BlockCycles (the first tile's MTE2 + VEC + MTE3,
+//   then max(MTE2, VEC, MTE3) per further tile: the pipeline fills and drains once)
 //   + MTE2 cycles of the loads hoisted out of the tile loop (once per block)
 //   + MTE2 cycles of the resident loads times ChunkReloads (per chunk in chunk-major
 //     cases, per looped position in outer-resident ones);
@@ -92,8 +95,36 @@ inline int64_t ChunkReloads(int64_t per, int64_t outer, int64_t chunks) {
     return r < chunks ? r : chunks;
 }
 
+// The chip model's pipe times (autofuse_ascir::chip::ChipProfile::{mte2,mte3,vec}_cycles):
+// a head per instruction plus the bytes at the pipe's rate; DMA rows add one cycle each.
 inline int64_t Mte2Cycles(const Work& w, const Chip& chip) {
     return ceil_div(w.mte2_bytes, chip.mte2_bytes_per_cycle) + chip.dma_head_cycles * w.load_ops + w.dma_rows;
+}
+inline int64_t Mte3Cycles(const Work& w, const Chip& chip) {
+    return ceil_div(w.mte3_bytes, chip.mte3_bytes_per_cycle) + chip.dma_head_cycles * w.store_ops;
+}
+inline int64_t VecCycles(const Work& w, const Chip& chip) {
+    return ceil_div(w.vec_bytes, chip.vec_bytes_per_cycle) + chip.vec_head_cycles * w.vec_ops;
+}
+
+// Cycles of a block of `per` tiles (autofuse_passes::auto_tiling::solver::block_cycles):
+// the first tile's pipes one after the other, then the bottleneck per further tile; a
+// split-reduction row group adds one chunk's share of that fill only.
+inline int64_t BlockCycles(int reduce_split, int64_t per, int64_t chunks, int64_t mte2, int64_t vec, int64_t mte3) {
+    if (per <= 0 && !reduce_split) return 0;
+    int64_t top = mte2 > vec ? mte2 : vec;
+    if (mte3 > top) top = mte3;
+    const int64_t fill = mte2 + vec + mte3 - top;
+    if (!reduce_split) return (per - 1) * top + mte2 + vec + mte3;
+    return per * top + ceil_div(fill, chunks < 1 ? 1 : chunks);
+}
+
+// The smallest tile (a multiple of a, or s) with at most p tiles per block on `cores`
+// blocks (autofuse_passes::auto_tiling::solver::balanced_tile); 0 when none.
+inline int64_t BalancedTile(int64_t s, int64_t o, int64_t a, int64_t p, int64_t cores) {
+    const int64_t chunks = p * cores / (o < 1 ? 1 : o);
+    if (chunks < 1) return 0;
+    return align_up(ceil_div(s, chunks), a < 1 ? 1 : a);
 }
 
 inline Solution Solve(const CaseModel* cases, int count, const int64_t* sym, const Chip& chip) {
@@ -131,7 +162,7 @@ inline Solution Solve(const CaseModel* cases, int count, const int64_t* sym, con
                     hi = mid - 1;
             }
             const int64_t t_max = lo * a < s ? lo * a : s;
-            int64_t ts[80];
+            int64_t ts[160];
             int nt = 0;
             ts[nt++] = t_max;
             int64_t t = t_max;
@@ -150,6 +181,19 @@ inline Solution Solve(const CaseModel* cases, int count, const int64_t* sym, con
             bool seen = false;
             for (int i = 0; i < nt; ++i) seen = seen || ts[i] == t_bal;
             if (!seen) ts[nt++] = t_bal;
+            // The balanced tile of every candidate's tiles-per-block count and of 1..4.
+            int64_t levels[80];
+            int nl = 0;
+            for (int i = 0; i < nt; ++i) levels[nl++] = ceil_div(o * ceil_div(s, ts[i]), cores);
+            for (int64_t p = 1; p <= 4; ++p) levels[nl++] = p;
+            for (int i = 0; i < nl; ++i) {
+                int64_t tb = BalancedTile(s, o, a, levels[i], cores);
+                if (tb > t_max) tb = t_max;
+                if (tb < t_min) tb = t_min;
+                bool have_tb = false;
+                for (int j = 0; j < nt; ++j) have_tb = have_tb || ts[j] == tb;
+                if (!have_tb) ts[nt++] = tb;
+            }
             // Decreasing order, as the Rust solver visits them.
             for (int i = 0; i < nt; ++i)
                 for (int j = i + 1; j < nt; ++j)
@@ -168,18 +212,15 @@ inline Solution Solve(const CaseModel* cases, int count, const int64_t* sym, con
                 bd = ceil_div(tiles, per);
                 if (bd < 1) bd = 1;
                 const Work w = c.work(sym, tt);
-                const int64_t mte2 = ceil_div(w.mte2_bytes, chip.mte2_bytes_per_cycle) +
-                                     chip.dma_head_cycles * w.load_ops + w.dma_rows;
-                const int64_t vec = ceil_div(w.vec_bytes, chip.vec_bytes_per_cycle) + chip.vec_head_cycles * w.vec_ops;
-                const int64_t mte3 = ceil_div(w.mte3_bytes, chip.mte3_bytes_per_cycle) +
-                                     chip.dma_head_cycles * w.store_ops;
-                int64_t tile_cost = mte2 > vec ? mte2 : vec;
-                if (mte3 > tile_cost) tile_cost = mte3;
+                const int64_t mte2 = Mte2Cycles(w, chip);
+                const int64_t vec = VecCycles(w, chip);
+                const int64_t mte3 = Mte3Cycles(w, chip);
                 const int64_t once = Mte2Cycles(c.once(sym, tt), chip);
                 const int64_t reloads = c.chunk_major == 1   ? ChunkReloads(per, o, ceil_div(s, tt))
                                         : c.chunk_major == 2 ? ChunkReloads(per, ceil_div(s, tt), o)
                                                              : 0;
-                const int64_t cost = per * tile_cost + once + reloads * Mte2Cycles(c.chunk(sym, tt), chip);
+                const int64_t cost = BlockCycles(c.reduce_split, per, ceil_div(s, tt), mte2, vec, mte3) + once +
+                                     reloads * Mte2Cycles(c.chunk(sym, tt), chip);
                 if (!have || cost < cand.cost) {
                     have = true;
                     cand.tile = tt;
