@@ -30,6 +30,14 @@
 //!   dim; int64 indices are computed in int32 (valid ones fit). The gather then fuses
 //!   and lowers like any other.
 //!
+//! - `pad` in edge, reflect or wrap mode with static non-negative pads becomes, axis by
+//!   axis, a concat chain of the operand and slices of it (each output position is a
+//!   copy of the input position the mode maps it to; consecutive positions are one
+//!   slice, a repeated border a one-element slice and `broadcast_to`); symbolic extents
+//!   in edge mode; at most 16 pieces per axis (longer reflections stay `pad`).
+//! - `concat` with an operand of static extent 0 along the axis becomes its other
+//!   operand (its empty producer, now unused, is erased).
+//!
 //! Division and `sqrt` are used instead of `rsqrt`/`reciprocal`, which are approximate on
 //! the device. Normalizations (softmax, log_softmax, layer_norm, rms_norm) of f16/bf16
 //! tensors compute in f32 between two casts.
@@ -47,7 +55,7 @@ use autofuse_ir::graph::{DType, Dim, Graph, Node, TensorType, ValueDef};
 use autofuse_mlir::builder::{Emitter, Typed};
 use autofuse_mlir::registry::{lookup, Category};
 use autofuse_mlir::{diagnostics, extract, raw};
-use melior::ir::{operation::OperationLike, OperationRef};
+use melior::ir::{operation::OperationLike, operation::OperationResult, OperationRef};
 use std::collections::BTreeMap;
 
 pub const PASS: PassInfo = PassInfo {
@@ -58,7 +66,9 @@ pub const PASS: PassInfo = PassInfo {
                   reduce_mean becomes reduce_sum and a division when the reduced extent is static. \
                   pow with a constant exponent of 1, 2, 3, 4, 0.5, -0.5, -1 or -2 on floats becomes \
                   products, sqrt and a division (AscIR translates no pow). A constant pad on \
-                  several axes becomes a chain of one-axis pads. gather_nd with a static index-tuple \
+                  several axes becomes a chain of one-axis pads; an edge, reflect or wrap pad becomes \
+                  concats of slices of its operand (the positions its mode maps to); a concat \
+                  with an empty operand becomes the other. gather_nd with a static index-tuple \
                   length becomes a gather of the flattened indexed dims by the linear index.",
     options: &[],
     run,
@@ -83,8 +93,18 @@ fn run(module: OperationRef, _options: &PassOptions) -> Result<(), ()> {
                 _ => None,
             };
             let is_gather_nd = node.op == "ascend.gather_nd";
+            let kept_concat_operand = match node.op.as_str() {
+                "ascend.concat" => concat_of_empty(graph, node),
+                _ => None,
+            };
+            let border = match node.op.as_str() {
+                "ascend.pad" => border_pad_axes(node),
+                _ => None,
+            };
             if exponent.is_none()
                 && pad_axes.is_none()
+                && border.is_none()
+                && kept_concat_operand.is_none()
                 && !is_gather_nd
                 && lookup(&node.op).map(|s| s.category) != Some(Category::Composite)
             {
@@ -108,6 +128,13 @@ fn run(module: OperationRef, _options: &PassOptions) -> Result<(), ()> {
                 .collect();
             let rewritten = match (exponent, &pad_axes) {
                 _ if is_gather_nd => gather_nd(&mut emitter, &inputs, &node.attrs),
+                _ if kept_concat_operand.is_some() => {
+                    Ok(kept_concat_operand.and_then(|k| inputs.get(k).cloned()))
+                }
+                _ if border.is_some() => match &border {
+                    Some((mode, axes)) => border_pad(&mut emitter, &inputs[0], *mode, axes),
+                    None => Ok(None),
+                },
                 (_, Some(axes)) => split_pad(&mut emitter, &inputs[0], axes, &node.attrs),
                 (Some(c), None) => {
                     let result = node.results.first().and_then(|&r| graph.ty(r));
@@ -121,7 +148,22 @@ fn run(module: OperationRef, _options: &PassOptions) -> Result<(), ()> {
                     if let Ok(old) = op.result(0) {
                         raw::replace_all_uses(old.into(), result.value);
                     }
+                    // Producers only the rewritten op read (the empty operand of a
+                    // concat) go with it.
+                    let producers: Vec<_> = op
+                        .operands()
+                        .filter_map(|v| OperationResult::try_from(v).ok())
+                        .map(|r| r.owner())
+                        .filter(|p| p.name().as_string_ref().as_str().is_ok_and(|n| n.starts_with("ascend.")))
+                        .collect();
                     raw::erase_op(*op);
+                    for producer in producers {
+                        let unused = (0..producer.result_count())
+                            .all(|i| producer.result(i).is_ok_and(|r| !raw::has_uses(r.into())));
+                        if unused {
+                            raw::erase_op(producer);
+                        }
+                    }
                     expanded += 1;
                 }
                 Err(e) => {
@@ -165,6 +207,236 @@ fn multi_axis_pad(pad: &Node) -> Option<Vec<(usize, i64, i64)>> {
         .map(|k| (k, pads[k], pads[rank + k]))
         .collect();
     (axes.len() >= 2).then_some(axes)
+}
+
+/// The operand a concat reduces to when the other one is empty along the axis (a
+/// statically zero extent, as an exported split of a rotary embedding's pass-through
+/// part produces when the whole head rotates): the concat is that operand.
+fn concat_of_empty(graph: &Graph, concat: &Node) -> Option<usize> {
+    let types: Vec<&TensorType> = concat.operands.iter().map(|v| graph.ty(*v)).collect::<Option<_>>()?;
+    let result = graph.ty(*concat.results.first()?)?;
+    let [x, y] = types[..] else { return None };
+    let axis = concat.attrs.get("axis").and_then(AttrValue::as_int)?;
+    let axis = normalize_axis(axis, x.rank()).ok()?;
+    let empty = |t: &TensorType| t.dims.get(axis).and_then(|d| d.expr()).and_then(|e| e.as_const()) == Some(0);
+    let kept = match (empty(x), empty(y)) {
+        (_, true) => 0,
+        (true, false) => 1,
+        (false, false) => return None,
+    };
+    (types[kept] == result).then_some(kept)
+}
+
+/// How a border pad maps an output position to an input position along one axis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BorderMode {
+    /// Repeat the first / last element (`clamp(j - before, 0, n - 1)`).
+    Edge,
+    /// Mirror without repeating the border (period `2 (n - 1)`).
+    Reflect,
+    /// Periodic (`(j - before) mod n`).
+    Wrap,
+}
+
+impl BorderMode {
+    /// The input index of position `i` (relative to the first input element, so the
+    /// before-pad is negative) along an axis of static extent `n` (>= 1).
+    fn source(self, i: i64, n: i64) -> i64 {
+        match self {
+            BorderMode::Edge => i.clamp(0, n - 1),
+            BorderMode::Wrap => i.rem_euclid(n),
+            BorderMode::Reflect if n == 1 => 0,
+            BorderMode::Reflect => {
+                let m = i.rem_euclid(2 * (n - 1));
+                if m >= n {
+                    2 * (n - 1) - m
+                } else {
+                    m
+                }
+            }
+        }
+    }
+}
+
+/// Most pieces (slices and broadcast borders) one axis of a border pad becomes; larger
+/// reflections (one piece per mirrored element) stay `pad` ops.
+const MAX_BORDER_PIECES: usize = 16;
+
+/// The mode and padded axes (axis, before, after) of an edge / reflect / wrap `pad` with
+/// static, non-negative pads; `None` for any other pad.
+fn border_pad_axes(pad: &Node) -> Option<(BorderMode, Vec<(usize, i64, i64)>)> {
+    let mode = match pad.attrs.get("mode").and_then(AttrValue::as_str)? {
+        "edge" => BorderMode::Edge,
+        "reflect" => BorderMode::Reflect,
+        "wrap" => BorderMode::Wrap,
+        _ => return None,
+    };
+    let pads: Vec<i64> = pad
+        .attrs
+        .get("pads")?
+        .as_exprs()?
+        .iter()
+        .map(|p| p.as_const())
+        .collect::<Option<_>>()?;
+    if pads.iter().any(|&p| p < 0) {
+        return None;
+    }
+    let rank = pads.len() / 2;
+    let axes: Vec<(usize, i64, i64)> = (0..rank)
+        .rev()
+        .filter(|&k| pads[k] != 0 || pads[rank + k] != 0)
+        .map(|k| (k, pads[k], pads[rank + k]))
+        .collect();
+    (!axes.is_empty()).then_some((mode, axes))
+}
+
+/// One piece of a border-padded axis: `len` consecutive input elements from `start`, or
+/// the element at `start` repeated `len` times (a broadcast).
+#[derive(Clone, Debug, PartialEq)]
+enum BorderPiece {
+    Run(autofuse_symbolic::Expr, i64),
+    Repeat(autofuse_symbolic::Expr, i64),
+    /// The whole axis (the operand itself).
+    Whole,
+}
+
+/// The pieces of one axis of extent `n` padded by `before` / `after` in `mode`, in
+/// output order; `None` when the axis is symbolic and the mode needs its value (reflect,
+/// wrap) or when it would take more than `MAX_BORDER_PIECES` pieces.
+fn border_pieces(
+    mode: BorderMode,
+    n: &autofuse_symbolic::Expr,
+    before: i64,
+    after: i64,
+) -> Option<Vec<BorderPiece>> {
+    use autofuse_symbolic::Expr;
+    let Some(size) = n.as_const() else {
+        // Symbolic extent: only the edge mode maps without knowing it.
+        if mode != BorderMode::Edge {
+            return None;
+        }
+        let last = n.clone() - Expr::constant(1);
+        let mut pieces = Vec::new();
+        if before > 0 {
+            pieces.push(BorderPiece::Repeat(Expr::constant(0), before));
+        }
+        pieces.push(BorderPiece::Whole);
+        if after > 0 {
+            pieces.push(BorderPiece::Repeat(last, after));
+        }
+        return Some(pieces);
+    };
+    if size < 1 {
+        return None;
+    }
+    // Group the source indices of the padded regions into runs of consecutive
+    // ascending elements and runs of one repeated element.
+    let mut raw: Vec<(i64, i64, bool)> = Vec::new(); // (start, len, repeated)
+    let push = |src: i64, raw: &mut Vec<(i64, i64, bool)>| match raw.last_mut() {
+        Some((start, len, repeated)) if !*repeated && *start + *len == src => *len += 1,
+        Some((start, len, repeated)) if (*repeated || *len == 1) && *start == src => {
+            *len += 1;
+            *repeated = true;
+        }
+        _ => raw.push((src, 1, false)),
+    };
+    for i in -before..0 {
+        push(mode.source(i, size), &mut raw);
+    }
+    let mut pieces: Vec<BorderPiece> = Vec::new();
+    let flush = |raw: &mut Vec<(i64, i64, bool)>, pieces: &mut Vec<BorderPiece>| {
+        for (start, len, repeated) in raw.drain(..) {
+            pieces.push(if repeated {
+                BorderPiece::Repeat(Expr::constant(start), len)
+            } else {
+                BorderPiece::Run(Expr::constant(start), len)
+            });
+        }
+    };
+    flush(&mut raw, &mut pieces);
+    pieces.push(BorderPiece::Whole);
+    for i in size..size + after {
+        push(mode.source(i, size), &mut raw);
+    }
+    flush(&mut raw, &mut pieces);
+    (pieces.len() <= MAX_BORDER_PIECES).then_some(pieces)
+}
+
+/// An edge / reflect / wrap pad as, per padded axis, a concat chain of slices of the
+/// operand (the mirrored or wrapped parts; a border repeated by `broadcast_to` of a
+/// one-element slice) and the operand itself: every output element is a copy of the
+/// input element its mode maps it to, and each piece lowers to a load at an offset, so
+/// the chain fuses into one concat kernel. The modes are separable (the map of each
+/// axis depends on that axis only), so padding axis by axis equals padding at once.
+/// `None` (kept) when an axis cannot be cut into a few pieces.
+fn border_pad<'c, 'a>(
+    e: &mut Emitter<'c, 'a>,
+    x: &Typed<'c, 'a>,
+    mode: BorderMode,
+    axes: &[(usize, i64, i64)],
+) -> Result<Option<Typed<'c, 'a>>, ShapeError> {
+    let mut plans = Vec::new();
+    for &(axis, before, after) in axes {
+        let Some(n) = x.ty.dims.get(axis).and_then(|d| d.expr().cloned()) else {
+            return Ok(None);
+        };
+        let Some(pieces) = border_pieces(mode, &n, before, after) else {
+            return Ok(None);
+        };
+        plans.push((axis, n, pieces));
+    }
+    let expr_list = |e: &autofuse_symbolic::Expr| format!("[{:?}]", e.to_string());
+    let mut current = x.clone();
+    for (axis, _n, pieces) in plans {
+        let axis_text = format!("[{axis}]");
+        let mut joined: Option<Typed<'c, 'a>> = None;
+        for piece in &pieces {
+            let part = match piece {
+                BorderPiece::Whole => current.clone(),
+                BorderPiece::Run(start, len) | BorderPiece::Repeat(start, len) => {
+                    let width = if matches!(piece, BorderPiece::Run(..)) {
+                        *len
+                    } else {
+                        1
+                    };
+                    let end = start.clone() + autofuse_symbolic::Expr::constant(width);
+                    let slice = e.op(
+                        "ascend.slice",
+                        &[&current],
+                        &[
+                            ("starts", &expr_list(start)),
+                            ("ends", &expr_list(&end)),
+                            ("axes", &axis_text),
+                            ("steps", "[1]"),
+                        ],
+                        None,
+                    )?;
+                    if matches!(piece, BorderPiece::Repeat(..)) && *len > 1 {
+                        let mut dims = slice.ty.dims.clone();
+                        dims[axis] = Dim::constant(*len);
+                        let ty = TensorType::new(slice.ty.dtype, dims);
+                        let value = e.build("ascend.broadcast_to", &[&slice], &[], &ty)?;
+                        Typed { value, ty }
+                    } else {
+                        slice
+                    }
+                }
+            };
+            joined = Some(match joined.take() {
+                None => part,
+                Some(acc) => e.op(
+                    "ascend.concat",
+                    &[&acc, &part],
+                    &[("axis", &format!("{axis} : i64"))],
+                    None,
+                )?,
+            });
+        }
+        if let Some(j) = joined {
+            current = j;
+        }
+    }
+    Ok(Some(current))
 }
 
 /// A pad on several axes as a chain of pads on one axis each (innermost first), each of
