@@ -154,7 +154,12 @@ fn run(module: OperationRef, _options: &PassOptions) -> Result<(), ()> {
                         .operands()
                         .filter_map(|v| OperationResult::try_from(v).ok())
                         .map(|r| r.owner())
-                        .filter(|p| p.name().as_string_ref().as_str().is_ok_and(|n| n.starts_with("ascend.")))
+                        .filter(|p| {
+                            p.name()
+                                .as_string_ref()
+                                .as_str()
+                                .is_ok_and(|n| n.starts_with("ascend."))
+                        })
                         .collect();
                     raw::erase_op(*op);
                     for producer in producers {
@@ -213,12 +218,22 @@ fn multi_axis_pad(pad: &Node) -> Option<Vec<(usize, i64, i64)>> {
 /// statically zero extent, as an exported split of a rotary embedding's pass-through
 /// part produces when the whole head rotates): the concat is that operand.
 fn concat_of_empty(graph: &Graph, concat: &Node) -> Option<usize> {
-    let types: Vec<&TensorType> = concat.operands.iter().map(|v| graph.ty(*v)).collect::<Option<_>>()?;
+    let types: Vec<&TensorType> = concat
+        .operands
+        .iter()
+        .map(|v| graph.ty(*v))
+        .collect::<Option<_>>()?;
     let result = graph.ty(*concat.results.first()?)?;
     let [x, y] = types[..] else { return None };
     let axis = concat.attrs.get("axis").and_then(AttrValue::as_int)?;
     let axis = normalize_axis(axis, x.rank()).ok()?;
-    let empty = |t: &TensorType| t.dims.get(axis).and_then(|d| d.expr()).and_then(|e| e.as_const()) == Some(0);
+    let empty = |t: &TensorType| {
+        t.dims
+            .get(axis)
+            .and_then(|d| d.expr())
+            .and_then(|e| e.as_const())
+            == Some(0)
+    };
     let kept = match (empty(x), empty(y)) {
         (_, true) => 0,
         (true, false) => 1,
