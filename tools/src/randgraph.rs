@@ -554,7 +554,8 @@ impl Gen {
     /// - gather_elements and gather_nd by computed ids (a flip of an axis: ids -1, -2, ..);
     /// - edge / reflect / wrap pads of static axes (reflect and wrap by less than the
     ///   extent), edge pads of symbolic ones;
-    /// - a slice with step 2 along the static innermost axis (a graph op today);
+    /// - a slice with step 2 along the static innermost axis (`--decompose` makes it a
+    ///   reshape and a one-column slice);
     /// - integer floor_div / mod / bitwise_and / bitwise_not of an argument (times 4,
     ///   floored, cast to i32) and back; a matmul (boundary op) of x by its transpose;
     ///   one extent of x as a symbolic_constant, cast and added.

@@ -35,6 +35,11 @@
 //!   copy of the input position the mode maps it to; consecutive positions are one
 //!   slice, a repeated border a one-element slice and `broadcast_to`); symbolic extents
 //!   in edge mode; at most 16 pieces per axis (longer reflections stay `pad`).
+//! - `slice` with a step k > 1 on the static innermost axis becomes contiguous data
+//!   movement: the groups of k elements from the start's group (a slice; zeros padded
+//!   after when the axis ends inside the last group) reshaped to [count, k], the one
+//!   column the start falls in, reshaped back (the lowering copies rows, not strided
+//!   elements).
 //! - `concat` with an operand of static extent 0 along the axis becomes its other
 //!   operand (its empty producer, now unused, is erased).
 //!
@@ -68,7 +73,8 @@ pub const PASS: PassInfo = PassInfo {
                   products, sqrt and a division (AscIR translates no pow). A constant pad on \
                   several axes becomes a chain of one-axis pads; an edge, reflect or wrap pad becomes \
                   concats of slices of its operand (the positions its mode maps to); a concat \
-                  with an empty operand becomes the other. gather_nd with a static index-tuple \
+                  with an empty operand becomes the other; a slice stepping through the innermost \
+                  axis becomes a reshape to [count, step] and a one-column slice. gather_nd with a static index-tuple \
                   length becomes a gather of the flattened indexed dims by the linear index.",
     options: &[],
     run,
@@ -93,6 +99,10 @@ fn run(module: OperationRef, _options: &PassOptions) -> Result<(), ()> {
                 _ => None,
             };
             let is_gather_nd = node.op == "ascend.gather_nd";
+            let strided = match node.op.as_str() {
+                "ascend.slice" => strided_innermost(graph, node),
+                _ => None,
+            };
             let kept_concat_operand = match node.op.as_str() {
                 "ascend.concat" => concat_of_empty(graph, node),
                 _ => None,
@@ -105,6 +115,7 @@ fn run(module: OperationRef, _options: &PassOptions) -> Result<(), ()> {
                 && pad_axes.is_none()
                 && border.is_none()
                 && kept_concat_operand.is_none()
+                && strided.is_none()
                 && !is_gather_nd
                 && lookup(&node.op).map(|s| s.category) != Some(Category::Composite)
             {
@@ -128,6 +139,10 @@ fn run(module: OperationRef, _options: &PassOptions) -> Result<(), ()> {
                 .collect();
             let rewritten = match (exponent, &pad_axes) {
                 _ if is_gather_nd => gather_nd(&mut emitter, &inputs, &node.attrs),
+                _ if strided.is_some() => match &strided {
+                    Some(plan) => strided_slice(&mut emitter, &inputs[0], plan),
+                    None => Ok(None),
+                },
                 _ if kept_concat_operand.is_some() => {
                     Ok(kept_concat_operand.and_then(|k| inputs.get(k).cloned()))
                 }
@@ -212,6 +227,164 @@ fn multi_axis_pad(pad: &Node) -> Option<Vec<(usize, i64, i64)>> {
         .map(|k| (k, pads[k], pads[rank + k]))
         .collect();
     (axes.len() >= 2).then_some(axes)
+}
+
+/// A slice with a step above 1 on the innermost axis, as the decomposition needs it:
+/// the other axes' slicing (starts, ends, axes, steps as attribute texts, or `None`),
+/// then `count` elements from `start` every `step` of the innermost axis of static
+/// extent `n`.
+struct StridedPlan {
+    outer: Option<[String; 4]>,
+    n: i64,
+    start: i64,
+    step: i64,
+    count: i64,
+}
+
+fn strided_innermost(graph: &Graph, slice: &Node) -> Option<StridedPlan> {
+    let x = graph.ty(*slice.operands.first()?)?;
+    let result = graph.ty(*slice.results.first()?)?;
+    let rank = x.rank();
+    let last = rank.checked_sub(1)?;
+    let starts = slice.attrs.get("starts")?.as_exprs()?;
+    let ends = slice.attrs.get("ends")?.as_exprs()?;
+    let axes = slice.attrs.get("axes")?.as_ints()?;
+    let steps = slice.attrs.get("steps")?.as_ints()?;
+    let inner = axes
+        .iter()
+        .position(|&a| normalize_axis(a, rank).ok() == Some(last))?;
+    let step = *steps.get(inner)?;
+    let n = x.dims[last].as_const()?;
+    let count = result.dims[last].as_const()?;
+    if step <= 1 || count < 1 {
+        return None;
+    }
+    let env = autofuse_symbolic::ShapeEnv::new();
+    let size = autofuse_symbolic::Expr::constant(n);
+    let start = autofuse_ascend::shape::slice_bound(starts.get(inner)?, &size, &env)
+        .ok()?
+        .as_const()?;
+    if start + (count - 1) * step >= n {
+        return None;
+    }
+    let others: Vec<usize> = (0..axes.len()).filter(|&i| i != inner).collect();
+    let outer = (!others.is_empty()).then(|| {
+        let list = |f: &dyn Fn(usize) -> String| {
+            format!(
+                "[{}]",
+                others.iter().map(|&i| f(i)).collect::<Vec<_>>().join(", ")
+            )
+        };
+        [
+            list(&|i| format!("{:?}", starts[i].to_string())),
+            list(&|i| format!("{:?}", ends[i].to_string())),
+            list(&|i| axes[i].to_string()),
+            list(&|i| steps[i].to_string()),
+        ]
+    });
+    Some(StridedPlan {
+        outer,
+        n,
+        start,
+        step,
+        count,
+    })
+}
+
+/// A slice stepping through the innermost axis (`x[..., s::k]`, the interleaved halves
+/// of a rotary embedding) as contiguous data movement: the `count` groups of `k`
+/// elements from the group holding `s` (a contiguous slice; when the axis ends inside
+/// the last group, the elements from `s` padded with zeros after) viewed as
+/// `[count, k]` (a reshape), their column `s % k` (or 0 after the pad; a slice keeping
+/// one element of the innermost dim: rows of one element), reshaped back. The other
+/// axes are sliced first.
+fn strided_slice<'c, 'a>(
+    e: &mut Emitter<'c, 'a>,
+    x: &Typed<'c, 'a>,
+    plan: &StridedPlan,
+) -> Result<Option<Typed<'c, 'a>>, ShapeError> {
+    let mut current = x.clone();
+    if let Some([starts, ends, axes, steps]) = &plan.outer {
+        current = e.op(
+            "ascend.slice",
+            &[&current],
+            &[
+                ("starts", starts),
+                ("ends", ends),
+                ("axes", axes),
+                ("steps", steps),
+            ],
+            None,
+        )?;
+    }
+    let rank = current.ty.rank();
+    let last = rank - 1;
+    // Whole groups of `k` from the group holding `start` when the axis holds them (the
+    // column is then `start % k`), else the elements from `start` padded to `count * k`.
+    let span = plan.count * plan.step;
+    let group = plan.start / plan.step * plan.step;
+    let (first, column) = if group + span <= plan.n {
+        (group, plan.start - group)
+    } else {
+        (plan.start, 0)
+    };
+    let end = (first + span).min(plan.n);
+    if first > 0 || end < plan.n {
+        current = e.op(
+            "ascend.slice",
+            &[&current],
+            &[
+                ("starts", &format!("[{first}]")),
+                ("ends", &format!("[{end}]")),
+                ("axes", &format!("[{last}]")),
+                ("steps", "[1]"),
+            ],
+            None,
+        )?;
+    }
+    let short = first + span - end;
+    if short > 0 {
+        let mut pads = vec![0i64; 2 * rank];
+        pads[rank + last] = short;
+        current = e.op(
+            "ascend.pad",
+            &[&current],
+            &[
+                ("pads", &format!("{pads:?}")),
+                ("mode", "\"constant\""),
+                ("value", "0.0 : f64"),
+            ],
+            None,
+        )?;
+    }
+    let mut dims = current.ty.dims.clone();
+    dims[last] = Dim::constant(plan.count);
+    dims.push(Dim::constant(plan.step));
+    let grid_ty = TensorType::new(current.ty.dtype, dims);
+    let grid = e.build("ascend.reshape", &[&current], &[], &grid_ty)?;
+    let grid = Typed {
+        value: grid,
+        ty: grid_ty,
+    };
+    let column = e.op(
+        "ascend.slice",
+        &[&grid],
+        &[
+            ("starts", &format!("[{column}]")),
+            ("ends", &format!("[{}]", column + 1)),
+            ("axes", &format!("[{}]", last + 1)),
+            ("steps", "[1]"),
+        ],
+        None,
+    )?;
+    let mut dims = column.ty.dims.clone();
+    dims.pop();
+    let result_ty = TensorType::new(current.ty.dtype, dims);
+    let value = e.build("ascend.reshape", &[&column], &[], &result_ty)?;
+    Ok(Some(Typed {
+        value,
+        ty: result_ty,
+    }))
 }
 
 /// The operand a concat reduces to when the other one is empty along the axis (a
