@@ -1,9 +1,9 @@
 //! A generator of random well-typed `ascend` graphs for differential testing.
 //!
 //! Graphs mix elementwise ops, compares with select, cast round trips, broadcasts,
-//! reductions, reshapes, transposes, concats, slices, gathers, ranges and composites over random static and
-//! symbolic shapes and
-//! random float dtypes. Result types are computed with the same shape rules the
+//! reductions, reshapes, transposes, concats, slices, gathers, ranges and composites,
+//! and every other op of the `ascend` catalogue (`Gen::catalogue_step`), over random
+//! static and symbolic shapes and random float dtypes. Result types are computed with the same shape rules the
 //! verifier uses, and printed with `#ascend.dims` encodings. Values are kept in ranges
 //! where every op is defined (sqrt of abs, division by 1+|y|, ...), so that differences
 //! between two executions are rounding, never NaN against a number.
@@ -1002,5 +1002,30 @@ mod tests {
         );
         assert!(count("\"ascend.gather\"") >= 10, "too few gathers");
         assert!(count("\"ascend.pad\"") >= 10, "too few pads");
+    }
+
+    /// Every op of the `ascend` catalogue is drawn by some graph of the first 300 seeds
+    /// (the catalogue's list, so an op added without a generator step fails here), and
+    /// the border pad modes and innermost strided slices appear.
+    #[test]
+    fn graphs_draw_every_catalogue_op() {
+        let texts: Vec<String> = (0..300).map(|seed| generate(seed, 6).text).collect();
+        let all = texts.join("\n");
+        let missing: Vec<&str> = autofuse_ascend::ops::ops()
+            .map(|spec| spec.name)
+            .filter(|name| !all.contains(&format!("\"ascend.{name}\"")))
+            .collect();
+        assert!(missing.is_empty(), "ops never drawn: {missing:?}");
+        for mode in ["edge", "reflect", "wrap"] {
+            assert!(
+                all.contains(&format!("mode = \"{mode}\"")),
+                "no {mode} pad drawn"
+            );
+        }
+        assert!(
+            all.lines()
+                .any(|l| l.contains("\"ascend.slice\"") && l.contains("steps = [2]")),
+            "no strided slice drawn"
+        );
     }
 }
