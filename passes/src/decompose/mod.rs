@@ -450,9 +450,12 @@ impl BorderMode {
 /// reflections (one piece per mirrored element) stay `pad` ops.
 const MAX_BORDER_PIECES: usize = 16;
 
+/// A padded axis: (axis, before, after).
+type PaddedAxis = (usize, i64, i64);
+
 /// The mode and padded axes (axis, before, after) of an edge / reflect / wrap `pad` with
 /// static, non-negative pads; `None` for any other pad.
-fn border_pad_axes(pad: &Node) -> Option<(BorderMode, Vec<(usize, i64, i64)>)> {
+fn border_pad_axes(pad: &Node) -> Option<(BorderMode, Vec<PaddedAxis>)> {
     let mode = match pad.attrs.get("mode").and_then(AttrValue::as_str)? {
         "edge" => BorderMode::Edge,
         "reflect" => BorderMode::Reflect,
@@ -470,7 +473,7 @@ fn border_pad_axes(pad: &Node) -> Option<(BorderMode, Vec<(usize, i64, i64)>)> {
         return None;
     }
     let rank = pads.len() / 2;
-    let axes: Vec<(usize, i64, i64)> = (0..rank)
+    let axes: Vec<PaddedAxis> = (0..rank)
         .rev()
         .filter(|&k| pads[k] != 0 || pads[rank + k] != 0)
         .map(|k| (k, pads[k], pads[rank + k]))
@@ -561,7 +564,7 @@ fn border_pad<'c, 'a>(
     e: &mut Emitter<'c, 'a>,
     x: &Typed<'c, 'a>,
     mode: BorderMode,
-    axes: &[(usize, i64, i64)],
+    axes: &[PaddedAxis],
 ) -> Result<Option<Typed<'c, 'a>>, ShapeError> {
     let mut plans = Vec::new();
     for &(axis, before, after) in axes {
