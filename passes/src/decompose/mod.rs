@@ -1093,3 +1093,70 @@ fn expand<'c, 'a>(
     }
     Ok(Some(result))
 }
+
+#[cfg(test)]
+mod border_tests {
+    use super::{border_pieces, BorderMode, BorderPiece};
+    use autofuse_symbolic::Expr;
+
+    /// The source index of every output position, against numpy's `np.pad` of
+    /// `np.arange(n)` (values written down from numpy, not from this code).
+    #[test]
+    fn source_indices_match_numpy() {
+        let map = |mode: BorderMode, n: i64, before: i64, after: i64| -> Vec<i64> {
+            (-before..n + after).map(|i| mode.source(i, n)).collect()
+        };
+        // np.pad(np.arange(5), (3, 3), 'reflect')
+        assert_eq!(
+            map(BorderMode::Reflect, 5, 3, 3),
+            [3, 2, 1, 0, 1, 2, 3, 4, 3, 2, 1]
+        );
+        // np.pad(np.arange(3), (4, 4), 'wrap')
+        assert_eq!(
+            map(BorderMode::Wrap, 3, 4, 4),
+            [2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0]
+        );
+        // np.pad(np.arange(5), (4, 4), 'edge')
+        assert_eq!(
+            map(BorderMode::Edge, 5, 4, 4),
+            [0, 0, 0, 0, 0, 1, 2, 3, 4, 4, 4, 4, 4]
+        );
+        // np.pad(np.arange(3), (5, 0), 'reflect'): reflects past the other end.
+        assert_eq!(map(BorderMode::Reflect, 3, 5, 0), [1, 0, 1, 2, 1, 0, 1, 2]);
+        assert_eq!(map(BorderMode::Reflect, 1, 2, 2), [0, 0, 0, 0, 0]);
+    }
+
+    #[test]
+    fn pieces_group_runs_and_repeats() {
+        let c = Expr::constant;
+        assert_eq!(
+            border_pieces(BorderMode::Edge, &c(5), 3, 1),
+            Some(vec![
+                BorderPiece::Repeat(c(0), 3),
+                BorderPiece::Whole,
+                BorderPiece::Run(c(4), 1),
+            ])
+        );
+        assert_eq!(
+            border_pieces(BorderMode::Wrap, &c(3), 4, 2),
+            Some(vec![
+                BorderPiece::Run(c(2), 1),
+                BorderPiece::Run(c(0), 3),
+                BorderPiece::Whole,
+                BorderPiece::Run(c(0), 2),
+            ])
+        );
+        // Symbolic extents: edge only.
+        let s = Expr::symbol("s0");
+        assert!(border_pieces(BorderMode::Reflect, &s, 1, 1).is_none());
+        assert_eq!(
+            border_pieces(BorderMode::Edge, &s, 0, 2),
+            Some(vec![
+                BorderPiece::Whole,
+                BorderPiece::Repeat(s.clone() - c(1), 2)
+            ])
+        );
+        // A reflection of more than 16 single elements stays a pad.
+        assert!(border_pieces(BorderMode::Reflect, &c(40), 20, 0).is_none());
+    }
+}
