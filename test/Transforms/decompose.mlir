@@ -151,3 +151,21 @@ func.func @pow_constant_exponents(%x: tensor<4x8xf32>, %h: tensor<4x8xf16>) -> (
   %7 = "ascend.pow"(%x, %wide) : (tensor<4x8xf32>, tensor<1x4x8xf32>) -> tensor<1x4x8xf32>
   return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf16>, tensor<1x4x8xf32>
 }
+
+// -----
+
+// A concat with an operand empty along the axis (the pass-through part of an exported
+// rotary embedding that rotates the whole head) is its other operand; the empty slice
+// feeding it goes too. A concat of two non-empty operands stays.
+// CHECK-LABEL: func.func @concat_empty
+// CHECK-NOT: "ascend.slice"
+// CHECK: %[[E:.*]] = "ascend.exp"(%arg0)
+// CHECK-NEXT: %[[C:.*]] = "ascend.concat"(%[[E]], %arg0) {axis = 1 : i64}
+// CHECK-NEXT: return %[[E]], %[[C]]
+func.func @concat_empty(%x: tensor<3x8xf32>) -> (tensor<3x8xf32>, tensor<3x16xf32>) {
+  %e = "ascend.exp"(%x) : (tensor<3x8xf32>) -> tensor<3x8xf32>
+  %none = "ascend.slice"(%x) {starts = [8], ends = [8], axes = [1], steps = [1]} : (tensor<3x8xf32>) -> tensor<3x0xf32>
+  %0 = "ascend.concat"(%e, %none) {axis = -1 : i64} : (tensor<3x8xf32>, tensor<3x0xf32>) -> tensor<3x8xf32>
+  %1 = "ascend.concat"(%e, %x) {axis = 1 : i64} : (tensor<3x8xf32>, tensor<3x8xf32>) -> tensor<3x16xf32>
+  return %0, %1 : tensor<3x8xf32>, tensor<3x16xf32>
+}

@@ -1,9 +1,9 @@
 //! A generator of random well-typed `ascend` graphs for differential testing.
 //!
 //! Graphs mix elementwise ops, compares with select, cast round trips, broadcasts,
-//! reductions, reshapes, transposes, concats, slices, gathers, ranges and composites over random static and
-//! symbolic shapes and
-//! random float dtypes. Result types are computed with the same shape rules the
+//! reductions, reshapes, transposes, concats, slices, gathers, ranges and composites,
+//! and every other op of the `ascend` catalogue (`Gen::catalogue_step`), over random
+//! static and symbolic shapes and random float dtypes. Result types are computed with the same shape rules the
 //! verifier uses, and printed with `#ascend.dims` encodings. Values are kept in ranges
 //! where every op is defined (sqrt of abs, division by 1+|y|, ...), so that differences
 //! between two executions are rounding, never NaN against a number.
@@ -51,6 +51,8 @@ struct Gen {
     body: String,
     next: usize,
     env: ShapeEnv,
+    /// The graph's arguments (exact values: discontinuous ops read only these).
+    args: Vec<Val>,
 }
 
 #[derive(Clone)]
@@ -116,9 +118,14 @@ impl Gen {
         let ty = TensorType::new(dtype, Vec::new());
         let name = format!("%v{}", self.next);
         self.next += 1;
+        let literal = if dtype.is_float() {
+            format!("{value:.6e}")
+        } else {
+            format!("{}", value as i64)
+        };
         let _ = writeln!(
             self.body,
-            "  {name} = \"ascend.constant\"() {{value = dense<{value:.6e}> : {}}} : () -> {}",
+            "  {name} = \"ascend.constant\"() {{value = dense<{literal}> : {}}} : () -> {}",
             ty.to_mlir(),
             ty.to_mlir()
         );
@@ -509,6 +516,337 @@ impl Gen {
     }
 }
 
+impl Gen {
+    /// An index tensor for `x` along `axis`: an i32 range over that dim counting down
+    /// from -1 (so every id is valid, negative ones count from the end, for static and
+    /// symbolic dims alike), shaped to `x`'s rank (size 1 on the other axes).
+    fn flip_ids(&mut self, x: &Val, axis: usize) -> Option<Val> {
+        let length = x.ty.dims.get(axis)?.clone();
+        let ids = self.op(
+            "ascend.range",
+            &[],
+            &[("start", "-1 : i64"), ("delta", "-1 : i64")],
+            None,
+            Some(TensorType::new(DType::I32, vec![length])),
+        )?;
+        let others: Vec<String> = (0..x.ty.rank())
+            .filter(|&k| k != axis)
+            .map(|k| k.to_string())
+            .collect();
+        if others.is_empty() {
+            return Some(ids);
+        }
+        let axes = format!("[{}]", others.join(", "));
+        self.op("ascend.unsqueeze", &[&ids], &[("axes", &axes)], None, None)
+    }
+
+    /// One op of the catalogue that the other steps do not draw (its own random stream,
+    /// like the layout step), applied to `x` so that its result stays finite and
+    /// continuous in `x` where rounding could differ between executions:
+    /// - unary math: log / rsqrt / reciprocal of `1 + |x|`, sin, cos, leaky_relu;
+    ///   floor / ceil / round / sign only of a graph argument (exact in every dtype);
+    /// - compares eq / ne / le with logical and / or / xor / not, isnan / isfinite, and a
+    ///   select; reduce_any / reduce_all of a mask, cast back;
+    /// - clip, swish, swiglu; pow by 2 or 0.5 (of `1 + |x|`); floor_div / mod of an
+    ///   argument by 2;
+    /// - broadcast_to of a one-element slice, reduce_prod of values near 1, cumsum
+    ///   (exclusive / reverse) of squashed values;
+    /// - gather_elements and gather_nd by computed ids (a flip of an axis: ids -1, -2, ..);
+    /// - edge / reflect / wrap pads of static axes (reflect and wrap by less than the
+    ///   extent), edge pads of symbolic ones;
+    /// - a slice with step 2 along the static innermost axis (`--decompose` makes it a
+    ///   reshape and a one-column slice);
+    /// - integer floor_div / mod / bitwise_and / bitwise_not of an argument (times 4,
+    ///   floored, cast to i32) and back; a matmul (boundary op) of x by its transpose;
+    ///   one extent of x as a symbolic_constant, cast and added.
+    fn catalogue_step(&mut self, x: &Val) -> Option<Val> {
+        let rank = x.ty.rank();
+        let dtype = x.ty.dtype;
+        let one = |g: &mut Gen| g.scalar(1.0, dtype);
+        let positive = |g: &mut Gen, x: &Val| -> Option<Val> {
+            let abs = g.op("ascend.abs", &[x], &[], None, None)?;
+            let o = g.scalar(1.0, dtype);
+            g.op("ascend.add", &[&abs, &o], &[], None, None)
+        };
+        match self.below(20) {
+            0 => {
+                let ops = ["ascend.log", "ascend.rsqrt", "ascend.reciprocal"];
+                let op = ops[self.below(3) as usize];
+                let p = positive(self, x)?;
+                self.op(op, &[&p], &[], None, None)
+            }
+            1 => {
+                let op = ["ascend.sin", "ascend.cos"][self.below(2) as usize];
+                self.op(op, &[x], &[], None, None)
+            }
+            2 => {
+                let alpha = ["0.1 : f32", "0.5 : f32", "2.0 : f32"][self.below(3) as usize];
+                self.op("ascend.leaky_relu", &[x], &[("alpha", alpha)], None, None)
+            }
+            3 => {
+                // Discontinuous ops only of an argument: no rounding before them.
+                let pick = self.below(self.args.len() as u64) as usize;
+                let x = &self.args[pick].clone();
+                let ops = ["ascend.floor", "ascend.ceil", "ascend.round", "ascend.sign"];
+                let op = ops[self.below(4) as usize];
+                let four = self.scalar(4.0, dtype);
+                let scaled = self.op("ascend.mul", &[x, &four], &[], None, None)?;
+                self.op(op, &[&scaled], &[], None, None)
+            }
+            4 => {
+                // Masks: compare with 0 and with x itself, combine, select.
+                let zero = self.scalar(0.0, dtype);
+                let ops = ["ascend.eq", "ascend.ne", "ascend.le"];
+                let op = ops[self.below(3) as usize];
+                let a = self.op(op, &[x, &zero], &[], None, None)?;
+                let b = if self.chance(50) {
+                    self.op("ascend.isfinite", &[x], &[], None, None)?
+                } else {
+                    let n = self.op("ascend.isnan", &[x], &[], None, None)?;
+                    self.op("ascend.logical_not", &[&n], &[], None, None)?
+                };
+                let ops = [
+                    "ascend.logical_and",
+                    "ascend.logical_or",
+                    "ascend.logical_xor",
+                ];
+                let op = ops[self.below(3) as usize];
+                let m = self.op(op, &[&a, &b], &[], None, None)?;
+                let neg = self.op("ascend.neg", &[x], &[], None, None)?;
+                self.op("ascend.select", &[&m, x, &neg], &[], None, None)
+            }
+            5 if rank > 0 => {
+                let zero = self.scalar(0.0, dtype);
+                let m = self.op("ascend.gt", &[x, &zero], &[], None, None)?;
+                let op = ["ascend.reduce_any", "ascend.reduce_all"][self.below(2) as usize];
+                let axes = format!("[{}]", self.below(rank as u64));
+                let r = self.op(
+                    op,
+                    &[&m],
+                    &[("axes", &axes), ("keep_dims", "true")],
+                    None,
+                    None,
+                )?;
+                let f = self.op("ascend.cast", &[&r], &[], Some(dtype), None)?;
+                self.op("ascend.add", &[x, &f], &[], None, None)
+            }
+            6 => {
+                let lo = self.scalar(-0.5, dtype);
+                let hi = self.scalar(0.75, dtype);
+                self.op("ascend.clip", &[x, &lo, &hi], &[], None, None)
+            }
+            7 => {
+                if self.chance(50) {
+                    let beta = ["1.0 : f32", "1.702 : f32"][self.below(2) as usize];
+                    self.op("ascend.swish", &[x], &[("beta", beta)], None, None)
+                } else {
+                    let a = self.op("ascend.tanh", &[x], &[], None, None)?;
+                    self.op("ascend.swiglu", &[&a, x], &[], None, None)
+                }
+            }
+            8 => {
+                let p = positive(self, x)?;
+                let exponent = [2.0, 0.5][self.below(2) as usize];
+                let e = self.scalar(exponent, dtype);
+                let r = self.op("ascend.pow", &[&p, &e], &[], None, None)?;
+                self.squash(&r)
+            }
+            9 if rank > 0 => {
+                // broadcast_to of a one-element slice of the first axis.
+                let s = self.op(
+                    "ascend.slice",
+                    &[x],
+                    &[
+                        ("starts", "[0]"),
+                        ("ends", "[1]"),
+                        ("axes", "[0]"),
+                        ("steps", "[1]"),
+                    ],
+                    None,
+                    None,
+                )?;
+                let b = self.op("ascend.broadcast_to", &[&s], &[], None, Some(x.ty.clone()))?;
+                self.op("ascend.sub", &[x, &b], &[], None, None)
+            }
+            10 if rank > 0 => {
+                // Values in (0.9, 1.1): products over up to ~70 elements stay finite.
+                let q = self.squash(x)?;
+                let tenth = self.scalar(0.1, dtype);
+                let small = self.op("ascend.mul", &[&q, &tenth], &[], None, None)?;
+                let o = one(self);
+                let near = self.op("ascend.add", &[&small, &o], &[], None, None)?;
+                let axes = format!("[{}]", self.below(rank as u64));
+                self.op(
+                    "ascend.reduce_prod",
+                    &[&near],
+                    &[("axes", &axes), ("keep_dims", "true")],
+                    None,
+                    None,
+                )
+            }
+            11 if rank > 0 => {
+                let q = self.squash(x)?;
+                let axis = format!("{} : i64", self.below(rank as u64));
+                let exclusive = ["false", "true"][self.below(2) as usize];
+                let reverse = ["false", "true"][self.below(2) as usize];
+                self.op(
+                    "ascend.cumsum",
+                    &[&q],
+                    &[
+                        ("axis", &axis),
+                        ("exclusive", exclusive),
+                        ("reverse", reverse),
+                    ],
+                    None,
+                    None,
+                )
+            }
+            12 if rank > 0 => {
+                // A flip of one axis by gather_elements.
+                let axis = self.below(rank as u64) as usize;
+                let ids = self.flip_ids(x, axis)?;
+                let ids = self.op(
+                    "ascend.broadcast_to",
+                    &[&ids],
+                    &[],
+                    None,
+                    Some(TensorType::new(DType::I32, x.ty.dims.clone())),
+                )?;
+                let attr = format!("{axis} : i64");
+                let f = self.op(
+                    "ascend.gather_elements",
+                    &[x, &ids],
+                    &[("axis", &attr)],
+                    None,
+                    None,
+                )?;
+                self.op("ascend.add", &[&f, x], &[], None, None)
+            }
+            13 if rank > 0 => {
+                // Rows of x in reverse order by gather_nd with one-component tuples.
+                let rows = x.ty.dims.first()?.clone();
+                let ids = self.op(
+                    "ascend.range",
+                    &[],
+                    &[("start", "-1 : i64"), ("delta", "-1 : i64")],
+                    None,
+                    Some(TensorType::new(DType::I32, vec![rows])),
+                )?;
+                let tuples =
+                    self.op("ascend.unsqueeze", &[&ids], &[("axes", "[1]")], None, None)?;
+                let f = self.op(
+                    "ascend.gather_nd",
+                    &[x, &tuples],
+                    &[("batch_dims", "0 : i64")],
+                    None,
+                    None,
+                )?;
+                self.op("ascend.mul", &[&f, x], &[], None, None)
+            }
+            14 | 16 if rank > 0 => {
+                let axis = self.below(rank as u64) as usize;
+                let mut pads = vec![0i64; 2 * rank];
+                let mode = match x.ty.dims[axis].as_const() {
+                    Some(n) if n >= 2 => {
+                        let limit = (n - 1).min(3) as u64;
+                        pads[axis] = self.below(limit + 1) as i64;
+                        pads[rank + axis] = 1 + self.below(limit) as i64;
+                        ["\"edge\"", "\"reflect\"", "\"wrap\""][self.below(3) as usize]
+                    }
+                    _ => {
+                        pads[axis] = self.below(3) as i64;
+                        pads[rank + axis] = 1 + self.below(2) as i64;
+                        "\"edge\""
+                    }
+                };
+                let pads_text = format!("{pads:?}");
+                let padded = self.op(
+                    "ascend.pad",
+                    &[x],
+                    &[("pads", &pads_text), ("mode", mode), ("value", "0.0 : f64")],
+                    None,
+                    None,
+                )?;
+                self.op("ascend.abs", &[&padded], &[], None, None)
+            }
+            15 if rank > 0 => {
+                // Every second element of the static innermost axis (interleaved halves).
+                let last = rank - 1;
+                let n = x.ty.dims[last].as_const().filter(|&n| n >= 2)?;
+                let start = self.below(2) as i64;
+                let (starts, ends, axes) =
+                    (format!("[{start}]"), format!("[{n}]"), format!("[{last}]"));
+                let s = self.op(
+                    "ascend.slice",
+                    &[x],
+                    &[
+                        ("starts", &starts),
+                        ("ends", &ends),
+                        ("axes", &axes),
+                        ("steps", "[2]"),
+                    ],
+                    None,
+                    None,
+                )?;
+                self.op("ascend.neg", &[&s], &[], None, None)
+            }
+            17 => {
+                // Integer ops of an argument rounded to a multiple of 1/4, times 4:
+                // floor_div / mod by 3, bitwise_and with 5 / bitwise_not, cast back.
+                let pick = self.below(self.args.len() as u64) as usize;
+                let x = &self.args[pick].clone();
+                let four = self.scalar(4.0, dtype);
+                let scaled = self.op("ascend.mul", &[x, &four], &[], None, None)?;
+                let rounded = self.op("ascend.floor", &[&scaled], &[], None, None)?;
+                let int = self.op("ascend.cast", &[&rounded], &[], Some(DType::I32), None)?;
+                let r = match self.below(4) {
+                    0 | 1 => {
+                        let three = self.scalar(3.0, DType::I32);
+                        let op = ["ascend.floor_div", "ascend.mod"][self.below(2) as usize];
+                        self.op(op, &[&int, &three], &[], None, None)?
+                    }
+                    2 => {
+                        let five = self.scalar(5.0, DType::I32);
+                        self.op("ascend.bitwise_and", &[&int, &five], &[], None, None)?
+                    }
+                    _ => self.op("ascend.bitwise_not", &[&int], &[], None, None)?,
+                };
+                self.op("ascend.cast", &[&r], &[], Some(dtype), None)
+            }
+            18 if rank >= 2 => {
+                // A matmul (a boundary op) of squashed x by its transpose.
+                let q = self.squash(x)?;
+                let mut perm: Vec<usize> = (0..rank).collect();
+                perm.swap(rank - 2, rank - 1);
+                let perm = format!("{perm:?}");
+                let t = self.op("ascend.transpose", &[&q], &[("perm", &perm)], None, None)?;
+                let attrs = [("transpose_a", "false"), ("transpose_b", "false")];
+                let m = self.op("ascend.matmul", &[&q, &t], &attrs, None, None)?;
+                self.squash(&m)
+            }
+            19 if rank > 0 => {
+                // One extent of x as a symbolic constant (a shape value), scaled, added.
+                let axis = self.below(rank as u64) as usize;
+                let dim = x.ty.dims[axis].expr()?.to_string();
+                let values = format!("[{dim:?}]");
+                let shape = TensorType::new(DType::I32, vec![Dim::constant(1)]);
+                let c = self.op(
+                    "ascend.symbolic_constant",
+                    &[],
+                    &[("values", &values)],
+                    None,
+                    Some(shape),
+                )?;
+                let f = self.op("ascend.cast", &[&c], &[], Some(dtype), None)?;
+                let scale = self.scalar(1.0 / 64.0, dtype);
+                let ramp = self.op("ascend.mul", &[&f, &scale], &[], None, None)?;
+                self.op("ascend.add", &[x, &ramp], &[], None, None)
+            }
+            _ => None,
+        }
+    }
+}
+
 /// Generates a random graph from `seed` with at most `max_ops` generation steps.
 pub fn generate(seed: u64, max_ops: usize) -> RandomGraph {
     let mut g = Gen {
@@ -516,6 +854,7 @@ pub fn generate(seed: u64, max_ops: usize) -> RandomGraph {
         body: String::new(),
         next: 0,
         env: ShapeEnv::new(),
+        args: Vec::new(),
     };
     let rank = 1 + g.below(3) as usize;
     let dtype = match g.below(10) {
@@ -559,6 +898,7 @@ pub fn generate(seed: u64, max_ops: usize) -> RandomGraph {
             ty: ty.clone(),
         })
         .collect();
+    g.args = values.clone();
     // The first value has the full shape; make sure later ones broadcast against it.
     let steps = 1 + g.below(max_ops.max(1) as u64) as usize;
     let mut attempts = 0;
@@ -581,7 +921,7 @@ pub fn generate(seed: u64, max_ops: usize) -> RandomGraph {
         .collect();
     // Each extra step draws from its own stream (seeded from the graph's), so adding one
     // leaves the others' graphs as they were.
-    let extra_steps: [(u64, u64, Step); 5] = [
+    let extra_steps: [(u64, u64, Step); 8] = [
         // Half also return a transpose or concat of one of their values.
         (0x7a3c_91e5_0f1d_2b47, 50, Gen::layout_step),
         // A third a value plus a ramp computed from a range of one of its dims.
@@ -592,6 +932,10 @@ pub fn generate(seed: u64, max_ops: usize) -> RandomGraph {
         (0x0ea7_be11_2c4d_9a61, 20, Gen::gather_step),
         // A fifth a constant pad of one of their values, squared.
         (0x9ad0_c0de_77e1_3b25, 20, Gen::pad_step),
+        // Three draws of the rest of the catalogue, 60% each.
+        (0x6c1b_a7f3_d2e0_4859, 60, Gen::catalogue_step),
+        (0x2d95_4e0b_c8a7_13f6, 60, Gen::catalogue_step),
+        (0x48e3_1f07_b5c9_d26a, 60, Gen::catalogue_step),
     ];
     for (salt, percent, step) in extra_steps {
         g.rng = SplitMix64::new(seed ^ salt);
@@ -658,5 +1002,30 @@ mod tests {
         );
         assert!(count("\"ascend.gather\"") >= 10, "too few gathers");
         assert!(count("\"ascend.pad\"") >= 10, "too few pads");
+    }
+
+    /// Every op of the `ascend` catalogue is drawn by some graph of the first 300 seeds
+    /// (the catalogue's list, so an op added without a generator step fails here), and
+    /// the border pad modes and innermost strided slices appear.
+    #[test]
+    fn graphs_draw_every_catalogue_op() {
+        let texts: Vec<String> = (0..300).map(|seed| generate(seed, 6).text).collect();
+        let all = texts.join("\n");
+        let missing: Vec<&str> = autofuse_ascend::ops::ops()
+            .map(|spec| spec.name)
+            .filter(|name| !all.contains(&format!("\"ascend.{name}\"")))
+            .collect();
+        assert!(missing.is_empty(), "ops never drawn: {missing:?}");
+        for mode in ["edge", "reflect", "wrap"] {
+            assert!(
+                all.contains(&format!("mode = \"{mode}\"")),
+                "no {mode} pad drawn"
+            );
+        }
+        assert!(
+            all.lines()
+                .any(|l| l.contains("\"ascend.slice\"") && l.contains("steps = [2]")),
+            "no strided slice drawn"
+        );
     }
 }

@@ -30,6 +30,19 @@
 //!   dim; int64 indices are computed in int32 (valid ones fit). The gather then fuses
 //!   and lowers like any other.
 //!
+//! - `pad` in edge, reflect or wrap mode with static non-negative pads becomes, axis by
+//!   axis, a concat chain of the operand and slices of it (each output position is a
+//!   copy of the input position the mode maps it to; consecutive positions are one
+//!   slice, a repeated border a one-element slice and `broadcast_to`); symbolic extents
+//!   in edge mode; at most 16 pieces per axis (longer reflections stay `pad`).
+//! - `slice` with a step k > 1 on the static innermost axis becomes contiguous data
+//!   movement: the groups of k elements from the start's group (a slice; zeros padded
+//!   after when the axis ends inside the last group) reshaped to [count, k], the one
+//!   column the start falls in, reshaped back (the lowering copies rows, not strided
+//!   elements).
+//! - `concat` with an operand of static extent 0 along the axis becomes its other
+//!   operand (its empty producer, now unused, is erased).
+//!
 //! Division and `sqrt` are used instead of `rsqrt`/`reciprocal`, which are approximate on
 //! the device. Normalizations (softmax, log_softmax, layer_norm, rms_norm) of f16/bf16
 //! tensors compute in f32 between two casts.
@@ -47,7 +60,7 @@ use autofuse_ir::graph::{DType, Dim, Graph, Node, TensorType, ValueDef};
 use autofuse_mlir::builder::{Emitter, Typed};
 use autofuse_mlir::registry::{lookup, Category};
 use autofuse_mlir::{diagnostics, extract, raw};
-use melior::ir::{operation::OperationLike, OperationRef};
+use melior::ir::{operation::OperationLike, operation::OperationResult, OperationRef};
 use std::collections::BTreeMap;
 
 pub const PASS: PassInfo = PassInfo {
@@ -58,7 +71,10 @@ pub const PASS: PassInfo = PassInfo {
                   reduce_mean becomes reduce_sum and a division when the reduced extent is static. \
                   pow with a constant exponent of 1, 2, 3, 4, 0.5, -0.5, -1 or -2 on floats becomes \
                   products, sqrt and a division (AscIR translates no pow). A constant pad on \
-                  several axes becomes a chain of one-axis pads. gather_nd with a static index-tuple \
+                  several axes becomes a chain of one-axis pads; an edge, reflect or wrap pad becomes \
+                  concats of slices of its operand (the positions its mode maps to); a concat \
+                  with an empty operand becomes the other; a slice stepping through the innermost \
+                  axis becomes a reshape to [count, step] and a one-column slice. gather_nd with a static index-tuple \
                   length becomes a gather of the flattened indexed dims by the linear index.",
     options: &[],
     run,
@@ -83,8 +99,23 @@ fn run(module: OperationRef, _options: &PassOptions) -> Result<(), ()> {
                 _ => None,
             };
             let is_gather_nd = node.op == "ascend.gather_nd";
+            let strided = match node.op.as_str() {
+                "ascend.slice" => strided_innermost(graph, node),
+                _ => None,
+            };
+            let kept_concat_operand = match node.op.as_str() {
+                "ascend.concat" => concat_of_empty(graph, node),
+                _ => None,
+            };
+            let border = match node.op.as_str() {
+                "ascend.pad" => border_pad_axes(node),
+                _ => None,
+            };
             if exponent.is_none()
                 && pad_axes.is_none()
+                && border.is_none()
+                && kept_concat_operand.is_none()
+                && strided.is_none()
                 && !is_gather_nd
                 && lookup(&node.op).map(|s| s.category) != Some(Category::Composite)
             {
@@ -108,6 +139,17 @@ fn run(module: OperationRef, _options: &PassOptions) -> Result<(), ()> {
                 .collect();
             let rewritten = match (exponent, &pad_axes) {
                 _ if is_gather_nd => gather_nd(&mut emitter, &inputs, &node.attrs),
+                _ if strided.is_some() => match &strided {
+                    Some(plan) => strided_slice(&mut emitter, &inputs[0], plan),
+                    None => Ok(None),
+                },
+                _ if kept_concat_operand.is_some() => {
+                    Ok(kept_concat_operand.and_then(|k| inputs.get(k).cloned()))
+                }
+                _ if border.is_some() => match &border {
+                    Some((mode, axes)) => border_pad(&mut emitter, &inputs[0], *mode, axes),
+                    None => Ok(None),
+                },
                 (_, Some(axes)) => split_pad(&mut emitter, &inputs[0], axes, &node.attrs),
                 (Some(c), None) => {
                     let result = node.results.first().and_then(|&r| graph.ty(r));
@@ -121,7 +163,27 @@ fn run(module: OperationRef, _options: &PassOptions) -> Result<(), ()> {
                     if let Ok(old) = op.result(0) {
                         raw::replace_all_uses(old.into(), result.value);
                     }
+                    // Producers only the rewritten op read (the empty operand of a
+                    // concat) go with it.
+                    let producers: Vec<_> = op
+                        .operands()
+                        .filter_map(|v| OperationResult::try_from(v).ok())
+                        .map(|r| r.owner())
+                        .filter(|p| {
+                            p.name()
+                                .as_string_ref()
+                                .as_str()
+                                .is_ok_and(|n| n.starts_with("ascend."))
+                        })
+                        .collect();
                     raw::erase_op(*op);
+                    for producer in producers {
+                        let unused = (0..producer.result_count())
+                            .all(|i| producer.result(i).is_ok_and(|r| !raw::has_uses(r.into())));
+                        if unused {
+                            raw::erase_op(producer);
+                        }
+                    }
                     expanded += 1;
                 }
                 Err(e) => {
@@ -165,6 +227,407 @@ fn multi_axis_pad(pad: &Node) -> Option<Vec<(usize, i64, i64)>> {
         .map(|k| (k, pads[k], pads[rank + k]))
         .collect();
     (axes.len() >= 2).then_some(axes)
+}
+
+/// A slice with a step above 1 on the innermost axis, as the decomposition needs it:
+/// the other axes' slicing (starts, ends, axes, steps as attribute texts, or `None`),
+/// then `count` elements from `start` every `step` of the innermost axis of static
+/// extent `n`.
+struct StridedPlan {
+    outer: Option<[String; 4]>,
+    n: i64,
+    start: i64,
+    step: i64,
+    count: i64,
+}
+
+fn strided_innermost(graph: &Graph, slice: &Node) -> Option<StridedPlan> {
+    let x = graph.ty(*slice.operands.first()?)?;
+    let result = graph.ty(*slice.results.first()?)?;
+    let rank = x.rank();
+    let last = rank.checked_sub(1)?;
+    let starts = slice.attrs.get("starts")?.as_exprs()?;
+    let ends = slice.attrs.get("ends")?.as_exprs()?;
+    let axes = slice.attrs.get("axes")?.as_ints()?;
+    let steps = slice.attrs.get("steps")?.as_ints()?;
+    let inner = axes
+        .iter()
+        .position(|&a| normalize_axis(a, rank).ok() == Some(last))?;
+    let step = *steps.get(inner)?;
+    let n = x.dims[last].as_const()?;
+    let count = result.dims[last].as_const()?;
+    if step <= 1 || count < 1 {
+        return None;
+    }
+    let env = autofuse_symbolic::ShapeEnv::new();
+    let size = autofuse_symbolic::Expr::constant(n);
+    let start = autofuse_ascend::shape::slice_bound(starts.get(inner)?, &size, &env)
+        .ok()?
+        .as_const()?;
+    if start + (count - 1) * step >= n {
+        return None;
+    }
+    let others: Vec<usize> = (0..axes.len()).filter(|&i| i != inner).collect();
+    let outer = (!others.is_empty()).then(|| {
+        let list = |f: &dyn Fn(usize) -> String| {
+            format!(
+                "[{}]",
+                others.iter().map(|&i| f(i)).collect::<Vec<_>>().join(", ")
+            )
+        };
+        [
+            list(&|i| format!("{:?}", starts[i].to_string())),
+            list(&|i| format!("{:?}", ends[i].to_string())),
+            list(&|i| axes[i].to_string()),
+            list(&|i| steps[i].to_string()),
+        ]
+    });
+    Some(StridedPlan {
+        outer,
+        n,
+        start,
+        step,
+        count,
+    })
+}
+
+/// A slice stepping through the innermost axis (`x[..., s::k]`, the interleaved halves
+/// of a rotary embedding) as contiguous data movement: the `count` groups of `k`
+/// elements from the group holding `s` (a contiguous slice; when the axis ends inside
+/// the last group, the elements from `s` padded with zeros after) viewed as
+/// `[count, k]` (a reshape), their column `s % k` (or 0 after the pad; a slice keeping
+/// one element of the innermost dim: rows of one element), reshaped back. The other
+/// axes are sliced first.
+fn strided_slice<'c, 'a>(
+    e: &mut Emitter<'c, 'a>,
+    x: &Typed<'c, 'a>,
+    plan: &StridedPlan,
+) -> Result<Option<Typed<'c, 'a>>, ShapeError> {
+    let mut current = x.clone();
+    if let Some([starts, ends, axes, steps]) = &plan.outer {
+        current = e.op(
+            "ascend.slice",
+            &[&current],
+            &[
+                ("starts", starts),
+                ("ends", ends),
+                ("axes", axes),
+                ("steps", steps),
+            ],
+            None,
+        )?;
+    }
+    let rank = current.ty.rank();
+    let last = rank - 1;
+    // Whole groups of `k` from the group holding `start` when the axis holds them (the
+    // column is then `start % k`), else the elements from `start` padded to `count * k`.
+    let span = plan.count * plan.step;
+    let group = plan.start / plan.step * plan.step;
+    let (first, column) = if group + span <= plan.n {
+        (group, plan.start - group)
+    } else {
+        (plan.start, 0)
+    };
+    let end = (first + span).min(plan.n);
+    if first > 0 || end < plan.n {
+        current = e.op(
+            "ascend.slice",
+            &[&current],
+            &[
+                ("starts", &format!("[{first}]")),
+                ("ends", &format!("[{end}]")),
+                ("axes", &format!("[{last}]")),
+                ("steps", "[1]"),
+            ],
+            None,
+        )?;
+    }
+    let short = first + span - end;
+    if short > 0 {
+        let mut pads = vec![0i64; 2 * rank];
+        pads[rank + last] = short;
+        current = e.op(
+            "ascend.pad",
+            &[&current],
+            &[
+                ("pads", &format!("{pads:?}")),
+                ("mode", "\"constant\""),
+                ("value", "0.0 : f64"),
+            ],
+            None,
+        )?;
+    }
+    let mut dims = current.ty.dims.clone();
+    dims[last] = Dim::constant(plan.count);
+    dims.push(Dim::constant(plan.step));
+    let grid_ty = TensorType::new(current.ty.dtype, dims);
+    let grid = e.build("ascend.reshape", &[&current], &[], &grid_ty)?;
+    let grid = Typed {
+        value: grid,
+        ty: grid_ty,
+    };
+    let column = e.op(
+        "ascend.slice",
+        &[&grid],
+        &[
+            ("starts", &format!("[{column}]")),
+            ("ends", &format!("[{}]", column + 1)),
+            ("axes", &format!("[{}]", last + 1)),
+            ("steps", "[1]"),
+        ],
+        None,
+    )?;
+    let mut dims = column.ty.dims.clone();
+    dims.pop();
+    let result_ty = TensorType::new(current.ty.dtype, dims);
+    let value = e.build("ascend.reshape", &[&column], &[], &result_ty)?;
+    Ok(Some(Typed {
+        value,
+        ty: result_ty,
+    }))
+}
+
+/// The operand a concat reduces to when the other one is empty along the axis (a
+/// statically zero extent, as an exported split of a rotary embedding's pass-through
+/// part produces when the whole head rotates): the concat is that operand.
+fn concat_of_empty(graph: &Graph, concat: &Node) -> Option<usize> {
+    let types: Vec<&TensorType> = concat
+        .operands
+        .iter()
+        .map(|v| graph.ty(*v))
+        .collect::<Option<_>>()?;
+    let result = graph.ty(*concat.results.first()?)?;
+    let [x, y] = types[..] else { return None };
+    let axis = concat.attrs.get("axis").and_then(AttrValue::as_int)?;
+    let axis = normalize_axis(axis, x.rank()).ok()?;
+    let empty = |t: &TensorType| {
+        t.dims
+            .get(axis)
+            .and_then(|d| d.expr())
+            .and_then(|e| e.as_const())
+            == Some(0)
+    };
+    let kept = match (empty(x), empty(y)) {
+        (_, true) => 0,
+        (true, false) => 1,
+        (false, false) => return None,
+    };
+    (types[kept] == result).then_some(kept)
+}
+
+/// How a border pad maps an output position to an input position along one axis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BorderMode {
+    /// Repeat the first / last element (`clamp(j - before, 0, n - 1)`).
+    Edge,
+    /// Mirror without repeating the border (period `2 (n - 1)`).
+    Reflect,
+    /// Periodic (`(j - before) mod n`).
+    Wrap,
+}
+
+impl BorderMode {
+    /// The input index of position `i` (relative to the first input element, so the
+    /// before-pad is negative) along an axis of static extent `n` (>= 1).
+    fn source(self, i: i64, n: i64) -> i64 {
+        match self {
+            BorderMode::Edge => i.clamp(0, n - 1),
+            BorderMode::Wrap => i.rem_euclid(n),
+            BorderMode::Reflect if n == 1 => 0,
+            BorderMode::Reflect => {
+                let m = i.rem_euclid(2 * (n - 1));
+                if m >= n {
+                    2 * (n - 1) - m
+                } else {
+                    m
+                }
+            }
+        }
+    }
+}
+
+/// Most pieces (slices and broadcast borders) one axis of a border pad becomes; larger
+/// reflections (one piece per mirrored element) stay `pad` ops.
+const MAX_BORDER_PIECES: usize = 16;
+
+/// A padded axis: (axis, before, after).
+type PaddedAxis = (usize, i64, i64);
+
+/// The mode and padded axes (axis, before, after) of an edge / reflect / wrap `pad` with
+/// static, non-negative pads; `None` for any other pad.
+fn border_pad_axes(pad: &Node) -> Option<(BorderMode, Vec<PaddedAxis>)> {
+    let mode = match pad.attrs.get("mode").and_then(AttrValue::as_str)? {
+        "edge" => BorderMode::Edge,
+        "reflect" => BorderMode::Reflect,
+        "wrap" => BorderMode::Wrap,
+        _ => return None,
+    };
+    let pads: Vec<i64> = pad
+        .attrs
+        .get("pads")?
+        .as_exprs()?
+        .iter()
+        .map(|p| p.as_const())
+        .collect::<Option<_>>()?;
+    if pads.iter().any(|&p| p < 0) {
+        return None;
+    }
+    let rank = pads.len() / 2;
+    let axes: Vec<PaddedAxis> = (0..rank)
+        .rev()
+        .filter(|&k| pads[k] != 0 || pads[rank + k] != 0)
+        .map(|k| (k, pads[k], pads[rank + k]))
+        .collect();
+    (!axes.is_empty()).then_some((mode, axes))
+}
+
+/// One piece of a border-padded axis: `len` consecutive input elements from `start`, or
+/// the element at `start` repeated `len` times (a broadcast).
+#[derive(Clone, Debug, PartialEq)]
+enum BorderPiece {
+    Run(autofuse_symbolic::Expr, i64),
+    Repeat(autofuse_symbolic::Expr, i64),
+    /// The whole axis (the operand itself).
+    Whole,
+}
+
+/// The pieces of one axis of extent `n` padded by `before` / `after` in `mode`, in
+/// output order; `None` when the axis is symbolic and the mode needs its value (reflect,
+/// wrap) or when it would take more than `MAX_BORDER_PIECES` pieces.
+fn border_pieces(
+    mode: BorderMode,
+    n: &autofuse_symbolic::Expr,
+    before: i64,
+    after: i64,
+) -> Option<Vec<BorderPiece>> {
+    use autofuse_symbolic::Expr;
+    let Some(size) = n.as_const() else {
+        // Symbolic extent: only the edge mode maps without knowing it.
+        if mode != BorderMode::Edge {
+            return None;
+        }
+        let last = n.clone() - Expr::constant(1);
+        let mut pieces = Vec::new();
+        if before > 0 {
+            pieces.push(BorderPiece::Repeat(Expr::constant(0), before));
+        }
+        pieces.push(BorderPiece::Whole);
+        if after > 0 {
+            pieces.push(BorderPiece::Repeat(last, after));
+        }
+        return Some(pieces);
+    };
+    if size < 1 {
+        return None;
+    }
+    // Group the source indices of the padded regions into runs of consecutive
+    // ascending elements and runs of one repeated element.
+    let mut raw: Vec<(i64, i64, bool)> = Vec::new(); // (start, len, repeated)
+    let push = |src: i64, raw: &mut Vec<(i64, i64, bool)>| match raw.last_mut() {
+        Some((start, len, repeated)) if !*repeated && *start + *len == src => *len += 1,
+        Some((start, len, repeated)) if (*repeated || *len == 1) && *start == src => {
+            *len += 1;
+            *repeated = true;
+        }
+        _ => raw.push((src, 1, false)),
+    };
+    for i in -before..0 {
+        push(mode.source(i, size), &mut raw);
+    }
+    let mut pieces: Vec<BorderPiece> = Vec::new();
+    let flush = |raw: &mut Vec<(i64, i64, bool)>, pieces: &mut Vec<BorderPiece>| {
+        for (start, len, repeated) in raw.drain(..) {
+            pieces.push(if repeated {
+                BorderPiece::Repeat(Expr::constant(start), len)
+            } else {
+                BorderPiece::Run(Expr::constant(start), len)
+            });
+        }
+    };
+    flush(&mut raw, &mut pieces);
+    pieces.push(BorderPiece::Whole);
+    for i in size..size + after {
+        push(mode.source(i, size), &mut raw);
+    }
+    flush(&mut raw, &mut pieces);
+    (pieces.len() <= MAX_BORDER_PIECES).then_some(pieces)
+}
+
+/// An edge / reflect / wrap pad as, per padded axis, a concat chain of slices of the
+/// operand (the mirrored or wrapped parts; a border repeated by `broadcast_to` of a
+/// one-element slice) and the operand itself: every output element is a copy of the
+/// input element its mode maps it to, and each piece lowers to a load at an offset, so
+/// the chain fuses into one concat kernel. The modes are separable (the map of each
+/// axis depends on that axis only), so padding axis by axis equals padding at once.
+/// `None` (kept) when an axis cannot be cut into a few pieces.
+fn border_pad<'c, 'a>(
+    e: &mut Emitter<'c, 'a>,
+    x: &Typed<'c, 'a>,
+    mode: BorderMode,
+    axes: &[PaddedAxis],
+) -> Result<Option<Typed<'c, 'a>>, ShapeError> {
+    let mut plans = Vec::new();
+    for &(axis, before, after) in axes {
+        let Some(n) = x.ty.dims.get(axis).and_then(|d| d.expr().cloned()) else {
+            return Ok(None);
+        };
+        let Some(pieces) = border_pieces(mode, &n, before, after) else {
+            return Ok(None);
+        };
+        plans.push((axis, n, pieces));
+    }
+    let expr_list = |e: &autofuse_symbolic::Expr| format!("[{:?}]", e.to_string());
+    let mut current = x.clone();
+    for (axis, _n, pieces) in plans {
+        let axis_text = format!("[{axis}]");
+        let mut joined: Option<Typed<'c, 'a>> = None;
+        for piece in &pieces {
+            let part = match piece {
+                BorderPiece::Whole => current.clone(),
+                BorderPiece::Run(start, len) | BorderPiece::Repeat(start, len) => {
+                    let width = if matches!(piece, BorderPiece::Run(..)) {
+                        *len
+                    } else {
+                        1
+                    };
+                    let end = start.clone() + autofuse_symbolic::Expr::constant(width);
+                    let slice = e.op(
+                        "ascend.slice",
+                        &[&current],
+                        &[
+                            ("starts", &expr_list(start)),
+                            ("ends", &expr_list(&end)),
+                            ("axes", &axis_text),
+                            ("steps", "[1]"),
+                        ],
+                        None,
+                    )?;
+                    if matches!(piece, BorderPiece::Repeat(..)) && *len > 1 {
+                        let mut dims = slice.ty.dims.clone();
+                        dims[axis] = Dim::constant(*len);
+                        let ty = TensorType::new(slice.ty.dtype, dims);
+                        let value = e.build("ascend.broadcast_to", &[&slice], &[], &ty)?;
+                        Typed { value, ty }
+                    } else {
+                        slice
+                    }
+                }
+            };
+            joined = Some(match joined.take() {
+                None => part,
+                Some(acc) => e.op(
+                    "ascend.concat",
+                    &[&acc, &part],
+                    &[("axis", &format!("{axis} : i64"))],
+                    None,
+                )?,
+            });
+        }
+        if let Some(j) = joined {
+            current = j;
+        }
+    }
+    Ok(Some(current))
 }
 
 /// A pad on several axes as a chain of pads on one axis each (innermost first), each of
@@ -629,4 +1092,71 @@ fn expand<'c, 'a>(
             .map(Some);
     }
     Ok(Some(result))
+}
+
+#[cfg(test)]
+mod border_tests {
+    use super::{border_pieces, BorderMode, BorderPiece};
+    use autofuse_symbolic::Expr;
+
+    /// The source index of every output position, against numpy's `np.pad` of
+    /// `np.arange(n)` (values written down from numpy, not from this code).
+    #[test]
+    fn source_indices_match_numpy() {
+        let map = |mode: BorderMode, n: i64, before: i64, after: i64| -> Vec<i64> {
+            (-before..n + after).map(|i| mode.source(i, n)).collect()
+        };
+        // np.pad(np.arange(5), (3, 3), 'reflect')
+        assert_eq!(
+            map(BorderMode::Reflect, 5, 3, 3),
+            [3, 2, 1, 0, 1, 2, 3, 4, 3, 2, 1]
+        );
+        // np.pad(np.arange(3), (4, 4), 'wrap')
+        assert_eq!(
+            map(BorderMode::Wrap, 3, 4, 4),
+            [2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0]
+        );
+        // np.pad(np.arange(5), (4, 4), 'edge')
+        assert_eq!(
+            map(BorderMode::Edge, 5, 4, 4),
+            [0, 0, 0, 0, 0, 1, 2, 3, 4, 4, 4, 4, 4]
+        );
+        // np.pad(np.arange(3), (5, 0), 'reflect'): reflects past the other end.
+        assert_eq!(map(BorderMode::Reflect, 3, 5, 0), [1, 0, 1, 2, 1, 0, 1, 2]);
+        assert_eq!(map(BorderMode::Reflect, 1, 2, 2), [0, 0, 0, 0, 0]);
+    }
+
+    #[test]
+    fn pieces_group_runs_and_repeats() {
+        let c = Expr::constant;
+        assert_eq!(
+            border_pieces(BorderMode::Edge, &c(5), 3, 1),
+            Some(vec![
+                BorderPiece::Repeat(c(0), 3),
+                BorderPiece::Whole,
+                BorderPiece::Run(c(4), 1),
+            ])
+        );
+        assert_eq!(
+            border_pieces(BorderMode::Wrap, &c(3), 4, 2),
+            Some(vec![
+                BorderPiece::Run(c(2), 1),
+                BorderPiece::Run(c(0), 3),
+                BorderPiece::Whole,
+                BorderPiece::Run(c(0), 2),
+            ])
+        );
+        // Symbolic extents: edge only.
+        let s = Expr::symbol("s0");
+        assert!(border_pieces(BorderMode::Reflect, &s, 1, 1).is_none());
+        assert_eq!(
+            border_pieces(BorderMode::Edge, &s, 0, 2),
+            Some(vec![
+                BorderPiece::Whole,
+                BorderPiece::Repeat(s.clone() - c(1), 2)
+            ])
+        );
+        // A reflection of more than 16 single elements stays a pad.
+        assert!(border_pieces(BorderMode::Reflect, &c(40), 20, 0).is_none());
+    }
 }
