@@ -489,8 +489,9 @@ pub fn cast_supported(from: DType, to: DType) -> bool {
     let ok = |d: DType| matches!(d, F32 | F16 | BF16 | I32 | Bool);
     // Every pair converts directly or through f32 (see `cast_direct`); int64 only
     // directly, to and from int32 and f32 (the schedule keeps 64-bit values out of
-    // every vector op but these casts).
-    (ok(from) && ok(to)) || (cast_direct(from, to) && matches!(from, I64) != matches!(to, I64))
+    // every vector op but these casts); int8/uint8/int16 only directly, to and from
+    // the float type that holds them exactly (f16, resp. f32).
+    (ok(from) && ok(to)) || (cast_direct(from, to) && from != to)
 }
 
 /// Whether an op needs the scratch buffer, and how many value-sized areas of it.
@@ -541,6 +542,12 @@ pub fn cast_direct(from: DType, to: DType) -> bool {
                 | (I32, Bool)
                 | (I64, I32)
                 | (I32, I64)
+                | (I8, F16)
+                | (U8, F16)
+                | (F16, I8)
+                | (F16, U8)
+                | (I16, F32)
+                | (F32, I16)
                 | (I64, F32)
                 | (F32, I64)
         )

@@ -194,6 +194,51 @@ fn computable(op: &str, dtype: DType) -> bool {
     }
 }
 
+/// How an op on a small integer type (i8, u8, i16) is computed: the v1 chip's vector
+/// unit has no 8-bit arithmetic, `Compare` only on half/float (int32 EQ), `Select` only
+/// on half/float, and int16 only partly (`ascendc_api.md` 4.2, 4.5), so such ops run in
+/// a wider type whose results are exact and are narrowed back with the integer
+/// semantics of the op (the `ascend` interpreter's: wrap to the width, `div` truncates).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SmallInt {
+    /// In the float type that holds every value of the type exactly ([`exact_float`]):
+    /// compares give a bool, and max/min/select give one of their operands, so
+    /// narrowing the result back is exact.
+    Exact,
+    /// In int32, exact modulo 2^32 (any sum, difference or product of two 16-bit
+    /// values has the right low bits), then wrapped to the type's width ([`Builder::wrap_int`]).
+    Wrapping,
+    /// Integer division: the f32 quotient of the exact f32 operands, truncated to int32,
+    /// then wrapped (`-128 / -1` is `-128` in i8). For operands below 2^16 in magnitude
+    /// the f32 quotient never rounds across an integer: a non-integral `a / b` is at
+    /// least `1 / |b| >= q / 2^16` from the nearest integer `q`, far more than its
+    /// rounding error `q * 2^-24`.
+    Truncating,
+}
+
+fn small_int(op: &str, dtype: DType) -> Option<SmallInt> {
+    if !matches!(dtype, DType::I8 | DType::U8 | DType::I16) {
+        return None;
+    }
+    Some(match op {
+        "eq" | "ne" | "lt" | "le" | "gt" | "ge" | "maximum" | "minimum" | "select" => {
+            SmallInt::Exact
+        }
+        "add" | "sub" | "mul" | "neg" | "abs" => SmallInt::Wrapping,
+        "div" => SmallInt::Truncating,
+        _ => return None,
+    })
+}
+
+/// The float type that holds every value of a small integer type exactly and that the
+/// chip casts it to and from directly: i8/u8 <-> f16 (11 significant bits), i16 <-> f32.
+fn exact_float(dtype: DType) -> DType {
+    match dtype {
+        DType::I16 => DType::F32,
+        _ => DType::F16,
+    }
+}
+
 fn known_dims(ty: &TensorType) -> Result<Vec<Expr>, NotLowered> {
     ty.dims
         .iter()
@@ -300,6 +345,61 @@ impl Builder {
         }
         let view = self.nodes[node].view.clone();
         self.push("cast", vec![node], dtype, view, Vec::new())
+    }
+
+    /// A compile-time scalar of `dtype` over the whole loop nest.
+    fn scalar(&mut self, dtype: DType, value: f64) -> usize {
+        let view = View::contiguous(self.axis.clone(), self.loop_dims.clone());
+        self.push(
+            "scalar",
+            Vec::new(),
+            dtype,
+            view,
+            vec![("value".into(), quote(&format!("{value:?}")))],
+        )
+    }
+
+    /// `lhs <op> rhs` in `dtype` over the whole loop nest.
+    fn binary(&mut self, op: &str, lhs: usize, rhs: usize, dtype: DType) -> usize {
+        let view = View::contiguous(self.axis.clone(), self.loop_dims.clone());
+        self.push(op, vec![lhs, rhs], dtype, view, Vec::new())
+    }
+
+    /// A small integer value (i8, u8, i16) converted exactly to `to` (its exact float
+    /// type, f32 or i32), one direct Cast per step.
+    fn widen_int(&mut self, node: usize, to: DType) -> usize {
+        let exact = self.cast(node, exact_float(self.nodes[node].dtype));
+        self.cast(exact, to)
+    }
+
+    /// An int32 value wrapped to the small integer type `dtype` (two's complement, as
+    /// the `ascend` interpreter's integer arithmetic): `t = v * 2^(32-w)` keeps the low
+    /// `w` bits at the top (int32 multiplication wraps), `t` is exact in f32 (at most `w`
+    /// significant bits) and `t * 2^-(32-w)` is the signed `w`-bit value `s`; unsigned
+    /// types add 2^w to negative `s` (`s - 2^w * floor(s / 2^w)`). Every step is exact.
+    fn wrap_int(&mut self, value: usize, dtype: DType) -> usize {
+        let width = match dtype {
+            DType::I16 => 16,
+            _ => 8,
+        };
+        let shift = f64::from(1u32 << (32 - width));
+        let up = self.scalar(DType::I32, shift);
+        let top = self.binary("mul", value, up, DType::I32);
+        let top = self.cast(top, DType::F32);
+        let down = self.scalar(DType::F32, 1.0 / shift);
+        let mut signed = self.binary("mul", top, down, DType::F32);
+        if dtype == DType::U8 {
+            let modulus = f64::from(1u32 << width);
+            let inverse = self.scalar(DType::F32, 1.0 / modulus);
+            let scaled = self.binary("mul", signed, inverse, DType::F32);
+            let view = self.nodes[scaled].view.clone();
+            let wraps = self.push("floor", vec![scaled], DType::F32, view, Vec::new());
+            let m = self.scalar(DType::F32, modulus);
+            let offset = self.binary("mul", wraps, m, DType::F32);
+            signed = self.binary("sub", signed, offset, DType::F32);
+        }
+        let exact = self.cast(signed, exact_float(dtype));
+        self.cast(exact, dtype)
     }
 
     /// The kernel input an operand of the op is bound to: inlined ranges take none.
@@ -501,7 +601,8 @@ pub fn lower_op_with(
             .map(|t| t.dtype)
             .unwrap_or(result.dtype),
     };
-    if !computable(short, compute_input) {
+    let small = small_int(short, compute_input);
+    if !computable(short, compute_input) && small.is_none() {
         return refuse(
             "AF-LW003",
             format!(
@@ -709,6 +810,40 @@ pub fn lower_op_with(
             let view = View::contiguous(axis.clone(), repeats);
             let op_name = ascir_reduce(short).unwrap_or("sum");
             b.push(op_name, vec![input], compute, view, Vec::new())
+        }
+        _ if let Some(plan) = small => {
+            // A small integer op in a wider type (see `SmallInt`).
+            let select = spec.category == Category::Select;
+            let compute = match plan {
+                SmallInt::Exact => exact_float(compute_input),
+                SmallInt::Wrapping => DType::I32,
+                SmallInt::Truncating => DType::F32,
+            };
+            let inputs: Vec<usize> = reads
+                .iter()
+                .enumerate()
+                .map(|(i, &r)| {
+                    if select && i == 0 {
+                        r
+                    } else {
+                        b.widen_int(r, compute)
+                    }
+                })
+                .collect();
+            let dtype = if spec.category == Category::Compare {
+                DType::Bool
+            } else {
+                compute
+            };
+            let computed = b.push(short, inputs, dtype, full_view.clone(), Vec::new());
+            match plan {
+                SmallInt::Exact => computed,
+                SmallInt::Wrapping => b.wrap_int(computed, result.dtype),
+                SmallInt::Truncating => {
+                    let quotient = b.cast(computed, DType::I32);
+                    b.wrap_int(quotient, result.dtype)
+                }
+            }
         }
         _ => {
             let mut inputs = Vec::new();

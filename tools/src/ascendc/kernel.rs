@@ -1293,6 +1293,15 @@ fn cast_lines(from: DType, to: DType, dst: &str, src: &str, count: &str) -> Vec<
         // int32 <-> int64 (vconv_s322s64 / vconv_s642s32) take no round mode.
         (DType::I64, DType::I32) | (DType::I32, DType::I64) => l.push(cast("CAST_NONE")),
         (DType::F32, DType::I64) => l.push(cast("CAST_TRUNC")),
+        // Small integers to and from the float type that holds them exactly
+        // (int8/uint8 -> half: NONE only; half -> int8/uint8 and float -> int16 take a
+        // rounding mode; the values are integral, so TRUNC is exact).
+        (DType::I8 | DType::U8, DType::F16) | (DType::I16, DType::F32) => {
+            l.push(cast("CAST_NONE"))
+        }
+        (DType::F16, DType::I8 | DType::U8) | (DType::F32, DType::I16) => {
+            l.push(cast("CAST_TRUNC"))
+        }
         (DType::I64, DType::F32) => l.push(cast("CAST_RINT")),
         (DType::F32 | DType::F16, DType::Bool) => {
             l.push(format!(
