@@ -275,22 +275,56 @@ pub fn ub_dtype(dtype: DType) -> DType {
     }
 }
 
+/// Whether node `n` is a select of integer data (int32 or int64): `Select` exists only
+/// for half/float on 2201, so it is emitted bitwise, `(x & m) | (y & ~m)` with the
+/// condition widened to an all-ones/all-zeros mask `m` of the element width (`And`,
+/// `Not`, `Or` on the int16 view of the data), which is exact for every bit pattern.
+pub fn int_select(nodes: &[NodeInfo], n: usize) -> bool {
+    nodes.get(n).is_some_and(|info| {
+        matches!(&info.kind, NodeKind::Elementwise { op } if op == "select" || op == "where")
+            && matches!(info.dtype, DType::I32 | DType::I64)
+    })
+}
+
+/// Whether `value` is an integer a 32-bit scalar holds (an integer select's scalar
+/// branch is a `Duplicate` of int32, widened to int64 by a Cast).
+pub fn int32_value(value: f64) -> bool {
+    value.fract() == 0.0 && value >= f64::from(i32::MIN) && value <= f64::from(i32::MAX)
+}
+
 /// [`Schedule::absorbed_scalar`] over the node list a schedule is being built from.
 pub fn absorbed_scalar(nodes: &[NodeInfo], operands: &[Vec<usize>], n: usize) -> bool {
     let Some(info) = nodes.get(n) else {
         return false;
     };
     if !matches!(info.kind, NodeKind::Scalar { .. })
-        || !matches!(info.dtype, DType::F32 | DType::F16 | DType::I32)
+        || !matches!(info.dtype, DType::F32 | DType::F16 | DType::I32 | DType::I64)
     {
         return false;
     }
+    // A data branch of an integer select: the select materializes it (one branch at
+    // most may be a scalar).
+    let int_branch = |user: usize, list: &[usize]| {
+        int_select(nodes, user)
+            && nodes[user].dtype == info.dtype
+            && matches!(info.kind, NodeKind::Scalar { value } if int32_value(value))
+            && list.first() != Some(&n)
+            && list
+                .iter()
+                .skip(1)
+                .filter(|&&o| matches!(nodes[o].kind, NodeKind::Scalar { .. }))
+                .count()
+                == 1
+    };
     let mut read = false;
     for (user, list) in operands.iter().enumerate() {
         let Some(position) = list.iter().position(|&o| o == n) else {
             continue;
         };
         read = true;
+        if int_branch(user, list) {
+            continue;
+        }
         let Some(NodeKind::Elementwise { op }) = nodes.get(user).map(|u| &u.kind) else {
             return false;
         };
@@ -505,6 +539,9 @@ pub fn scratch_factor(kind: &NodeKind, dtype: DType, operand_dtype: Option<DType
             // int32 has only EQ/NE compares on 2201: a <= b is max(a, b) == b, with the
             // max in one int32 value of scratch.
             "lt" | "le" | "gt" | "ge" if operand_dtype == Some(DType::I32) => 1,
+            // An integer select: the mask, its complement and a scalar branch, each
+            // one value (see `int_select`; sized in `extra_bytes`).
+            "select" | "where" if matches!(dtype, DType::I32 | DType::I64) => 3,
             _ => 0,
         },
         NodeKind::Cast => {
@@ -1000,9 +1037,12 @@ impl Schedule {
                     }
                     let f = scratch_factor(&info.kind, info.dtype, operand_dtype);
                     if f > 0 {
-                        // A compare reads whole 256 B groups of its int32 scratch.
+                        // A compare reads whole 256 B groups of its int32 scratch; an
+                        // integer select's areas each start on a 32-byte block.
                         let counted = if compare_supported(op) {
                             elems.align(&c(64))
+                        } else if int_select(&self.nodes, n) {
+                            elems.align(&c(32 / ub_size(info.dtype)))
                         } else {
                             elems
                         };

@@ -187,6 +187,12 @@ fn computable(op: &str, dtype: DType) -> bool {
                 | "eq"
                 | "ne"
         ),
+        // A select of int64 data only moves bits (emitted bitwise, see
+        // `autofuse_ascir::kernel::int_select`).
+        DType::I64 => matches!(
+            op,
+            "cast" | "broadcast_to" | "reshape" | "squeeze" | "unsqueeze" | "slice" | "select"
+        ),
         _ => matches!(
             op,
             "cast" | "broadcast_to" | "reshape" | "squeeze" | "unsqueeze" | "slice"
@@ -296,6 +302,9 @@ struct Builder {
     loc: Option<String>,
     /// Per operand of the op: the range the kernel computes in place of loading it.
     inlined: Vec<Option<InlinedRange>>,
+    /// Small integer loads are cast to their exact float type before they are
+    /// broadcast (the chip broadcasts only 16- and 32-bit elements).
+    widen_loads: bool,
 }
 
 impl Builder {
@@ -368,7 +377,12 @@ impl Builder {
     /// A small integer value (i8, u8, i16) converted exactly to `to` (its exact float
     /// type, f32 or i32), one direct Cast per step.
     fn widen_int(&mut self, node: usize, to: DType) -> usize {
-        let exact = self.cast(node, exact_float(self.nodes[node].dtype));
+        let dtype = self.nodes[node].dtype;
+        let exact = if matches!(dtype, DType::I8 | DType::U8 | DType::I16) {
+            self.cast(node, exact_float(dtype))
+        } else {
+            node
+        };
         self.cast(exact, to)
     }
 
@@ -494,6 +508,9 @@ impl Builder {
             load_view,
             vec![("offset".into(), "\"0\"".into())],
         );
+        if self.widen_loads && matches!(ty.dtype, DType::I8 | DType::U8 | DType::I16) {
+            current = self.cast(current, exact_float(ty.dtype));
+        }
         for i in 0..self.loop_dims.len() {
             let repeats = self.nodes[current].view.repeats.clone();
             if repeats[i].as_const() == Some(1) && self.loop_dims[i].as_const() != Some(1) {
@@ -615,7 +632,10 @@ pub fn lower_op_with(
     // fits), except a cast from int32 or f32, which is one Cast before its store, and
     // views, which only move data (GM -> UB -> GM, or into a narrowing cast).
     let widening_cast = short == "cast" && matches!(compute_input, DType::I32 | DType::F32);
-    let view = matches!(short, "slice" | "reshape" | "squeeze" | "unsqueeze");
+    let view = matches!(
+        short,
+        "slice" | "reshape" | "squeeze" | "unsqueeze" | "select"
+    );
     if matches!(result.dtype, DType::I64) && !widening_cast && !view {
         return refuse(
             "AF-LW003",
@@ -639,6 +659,7 @@ pub fn lower_op_with(
         nodes: Vec::new(),
         loc,
         inlined,
+        widen_loads: small.is_some(),
     };
 
     let reshape_like = matches!(short, "reshape" | "squeeze" | "unsqueeze");
@@ -1055,6 +1076,7 @@ fn lower_gather(
         loc,
         // Computed ids (position ids: a range) are an `arange` tile, not an input.
         inlined,
+        widen_loads: false,
     };
     let table = b.push("data", Vec::new(), data_ty.dtype, data_view, Vec::new());
     b.nodes[table].index = Some(0);
@@ -1145,6 +1167,7 @@ fn lower_range(
         nodes: Vec::new(),
         loc,
         inlined: vec![Some(range.clone())],
+        widen_loads: false,
     };
     let value = b.read_view(0, result.dtype, view.clone());
     b.store_output(value, result.dtype, view);
