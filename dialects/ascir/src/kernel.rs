@@ -459,6 +459,7 @@ pub fn unary_supported(op: &str) -> bool {
             | "floor"
             | "ceil"
             | "round"
+            | "bitwise_not"
     )
 }
 
@@ -475,6 +476,7 @@ pub fn binary_supported(op: &str) -> bool {
             | "logical_or"
             | "logical_xor"
             | "leaky_relu"
+            | "bitwise_and"
     )
 }
 
@@ -498,6 +500,9 @@ pub fn apis_of(op: &str) -> &'static [&'static str] {
         "rsqrt" => &["Sqrt", "Div", "Duplicate"],
         "reciprocal" => &["Div", "Duplicate"],
         "relu" => &["Relu"],
+        // On the int16 view of the value, whatever its integer type.
+        "bitwise_and" => &["And"],
+        "bitwise_not" => &["Not"],
         "sigmoid" => &["Sigmoid"],
         "tanh" => &["Tanh"],
         "erf" => &["Erf"],
@@ -585,6 +590,8 @@ pub fn cast_direct(from: DType, to: DType) -> bool {
                 | (F16, U8)
                 | (I16, F32)
                 | (F32, I16)
+                | (F16, I16)
+                | (I16, F16)
                 | (I64, F32)
                 | (F32, I64)
         )

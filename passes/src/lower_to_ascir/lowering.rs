@@ -166,6 +166,21 @@ fn computable(op: &str, dtype: DType) -> bool {
                 | "reduce_sum"
                 | "reduce_max"
                 | "reduce_min"
+                | "bitwise_and"
+                | "bitwise_not"
+        ),
+        // int16 bitwise ops are And/Not themselves; the rest of int16 arithmetic goes
+        // through a wider type (`SmallInt`).
+        DType::I16 => matches!(
+            op,
+            "bitwise_and"
+                | "bitwise_not"
+                | "cast"
+                | "broadcast_to"
+                | "reshape"
+                | "squeeze"
+                | "unsqueeze"
+                | "slice"
         ),
         DType::Bool => matches!(
             op,
@@ -214,6 +229,11 @@ enum SmallInt {
     /// In int32, exact modulo 2^32 (any sum, difference or product of two 16-bit
     /// values has the right low bits), then wrapped to the type's width ([`Builder::wrap_int`]).
     Wrapping,
+    /// Bitwise ops on 8-bit types: in int16 (sign- or zero-extended exactly through
+    /// f16), where `And`/`Not` exist; the low byte is the result, and the int16 result
+    /// is its extension (for uint8 after `& 0xff`), so narrowing back through f16 is
+    /// exact.
+    Bits,
     /// Integer division: the f32 quotient of the exact f32 operands, truncated to int32,
     /// then wrapped (`-128 / -1` is `-128` in i8). For operands below 2^16 in magnitude
     /// the f32 quotient never rounds across an integer: a non-integral `a / b` is at
@@ -227,6 +247,7 @@ fn small_int(op: &str, dtype: DType) -> Option<SmallInt> {
         return None;
     }
     Some(match op {
+        "bitwise_and" | "bitwise_not" if dtype != DType::I16 => SmallInt::Bits,
         "eq" | "ne" | "lt" | "le" | "gt" | "ge" | "maximum" | "minimum" | "select" => {
             SmallInt::Exact
         }
@@ -839,6 +860,7 @@ pub fn lower_op_with(
                 SmallInt::Exact => exact_float(compute_input),
                 SmallInt::Wrapping => DType::I32,
                 SmallInt::Truncating => DType::F32,
+                SmallInt::Bits => DType::I16,
             };
             let inputs: Vec<usize> = reads
                 .iter()
@@ -859,6 +881,19 @@ pub fn lower_op_with(
             let computed = b.push(short, inputs, dtype, full_view.clone(), Vec::new());
             match plan {
                 SmallInt::Exact => computed,
+                SmallInt::Bits => {
+                    // uint8 operands are zero-extended: `~x` sets the high byte, which
+                    // `& 0xff` clears (int8 operands are sign-extended, and so is the
+                    // result of every bitwise op on them).
+                    let computed = if result.dtype == DType::U8 {
+                        let low = b.scalar(DType::I16, 255.0);
+                        b.binary("bitwise_and", computed, low, DType::I16)
+                    } else {
+                        computed
+                    };
+                    let exact = b.cast(computed, exact_float(result.dtype));
+                    b.cast(exact, result.dtype)
+                }
                 SmallInt::Wrapping => b.wrap_int(computed, result.dtype),
                 SmallInt::Truncating => {
                     let quotient = b.cast(computed, DType::I32);

@@ -974,9 +974,15 @@ impl Steps for Schedule {
                     } else {
                         apis_of(op)
                     };
+                    let bitwise = matches!(op.as_str(), "bitwise_and" | "bitwise_not");
+                    if bitwise && !matches!(arith, DType::I16 | DType::I32) {
+                        return refuse(format!("ascir.{op} on {arith} is not supported"));
+                    }
                     for api in apis {
                         let d = if *api == "Compares" {
                             DType::F16
+                        } else if bitwise {
+                            DType::I16
                         } else {
                             arith
                         };

@@ -1408,6 +1408,9 @@ fn cast_lines(from: DType, to: DType, dst: &str, src: &str, count: &str) -> Vec<
         (DType::F16, DType::I8 | DType::U8) | (DType::F32, DType::I16) => {
             l.push(cast("CAST_TRUNC"))
         }
+        // int8/uint8 values between f16 and int16 (the 8-bit bitwise ops).
+        (DType::F16, DType::I16) => l.push(cast("CAST_TRUNC")),
+        (DType::I16, DType::F16) => l.push(cast("CAST_NONE")),
         (DType::I64, DType::F32) => l.push(cast("CAST_RINT")),
         (DType::F32 | DType::F16, DType::Bool) => {
             l.push(format!(
@@ -1866,6 +1869,21 @@ fn emit_node(
                         _ => "Min",
                     };
                     l.push(format!("{api}({v}, {}, {}, {count});", a()?, b()?));
+                }
+                // Bitwise ops on the int16 view (And/Not exist for int16 only).
+                "bitwise_and" | "bitwise_not" => {
+                    let lanes = format!("static_cast<int32_t>({count} * sizeof({t}) / 2)");
+                    let view = |x: &str| format!("{x}.ReinterpretCast<int16_t>()");
+                    if op == "bitwise_not" {
+                        l.push(format!("Not({}, {}, {lanes});", view(&v), view(&a()?)));
+                    } else {
+                        l.push(format!(
+                            "And({}, {}, {}, {lanes});",
+                            view(&v),
+                            view(&a()?),
+                            view(&b()?)
+                        ));
+                    }
                 }
                 "logical_xor" => {
                     l.push(format!("Sub({v}, {}, {}, {count});", a()?, b()?));
