@@ -229,6 +229,11 @@ enum SmallInt {
     /// In int32, exact modulo 2^32 (any sum, difference or product of two 16-bit
     /// values has the right low bits), then wrapped to the type's width ([`Builder::wrap_int`]).
     Wrapping,
+    /// `floor_div` and `mod` (floor-based: the remainder has the divisor's sign): the
+    /// f32 quotient floored (exact, as for `Truncating`); `floor_div` is it as int32,
+    /// wrapped; `mod` is `a - q * b` in f32 (exact: every term is below 2^17), which
+    /// the type holds.
+    Floor { modulo: bool },
     /// Bitwise ops on 8-bit types: in int16 (sign- or zero-extended exactly through
     /// f16), where `And`/`Not` exist; the low byte is the result, and the int16 result
     /// is its extension (for uint8 after `& 0xff`), so narrowing back through f16 is
@@ -253,6 +258,8 @@ fn small_int(op: &str, dtype: DType) -> Option<SmallInt> {
         }
         "add" | "sub" | "mul" | "neg" | "abs" => SmallInt::Wrapping,
         "div" => SmallInt::Truncating,
+        "floor_div" => SmallInt::Floor { modulo: false },
+        "mod" => SmallInt::Floor { modulo: true },
         _ => return None,
     })
 }
@@ -859,7 +866,7 @@ pub fn lower_op_with(
             let compute = match plan {
                 SmallInt::Exact => exact_float(compute_input),
                 SmallInt::Wrapping => DType::I32,
-                SmallInt::Truncating => DType::F32,
+                SmallInt::Truncating | SmallInt::Floor { .. } => DType::F32,
                 SmallInt::Bits => DType::I16,
             };
             let inputs: Vec<usize> = reads
@@ -878,8 +885,24 @@ pub fn lower_op_with(
             } else {
                 compute
             };
-            let computed = b.push(short, inputs, dtype, full_view.clone(), Vec::new());
+            let op = match plan {
+                SmallInt::Floor { .. } => "div",
+                _ => short,
+            };
+            let computed = b.push(op, inputs.clone(), dtype, full_view.clone(), Vec::new());
             match plan {
+                SmallInt::Floor { modulo } => {
+                    let floored = b.push("floor", vec![computed], DType::F32, full_view.clone(), Vec::new());
+                    if modulo {
+                        let product = b.binary("mul", floored, inputs[1], DType::F32);
+                        let rest = b.binary("sub", inputs[0], product, DType::F32);
+                        let exact = b.cast(rest, exact_float(result.dtype));
+                        b.cast(exact, result.dtype)
+                    } else {
+                        let quotient = b.cast(floored, DType::I32);
+                        b.wrap_int(quotient, result.dtype)
+                    }
+                }
                 SmallInt::Exact => computed,
                 SmallInt::Bits => {
                     // uint8 operands are zero-extended: `~x` sets the high byte, which

@@ -52,6 +52,7 @@ def main() -> None:
     write(out / "i8_mul.npy", "i1", [wrap(x * y, 8, True) for x, y in zip(a, b)])
     write(out / "i8_div.npy", "i1", [wrap(trunc_div(x, y), 8, True) for x, y in zip(a, b)])
     write(out / "i8_lt.npy", "b1", [x < y for x, y in zip(a, b)])
+    write(out / "i8_mod.npy", "i1", [x % y for x, y in zip(a, b)])
     # uint8: add/sub/mul wrap modulo 256, max, a >= b.
     a = values(rng, 0, 255, [255, 0, 200, 16, 255])
     b = values(rng, 0, 255, [1, 1, 100, 16, 255])
@@ -63,14 +64,15 @@ def main() -> None:
     write(out / "u8_max.npy", "u1", [max(x, y) for x, y in zip(a, b)])
     write(out / "u8_ge.npy", "b1", [x >= y for x, y in zip(a, b)])
     # int16: mul wraps (products up to 2^30), sub, min, a == b.
-    a = values(rng, -32768, 32767, [32767, -32768, 300, -300, 12345])
-    b = values(rng, -32768, 32767, [32767, -1, 300, 300, 12345])
+    a = values(rng, -32768, 32767, [32767, -32768, 300, -300, 12345, -7])
+    b = values(rng, -32768, 32767, [32767, -1, 300, 300, 12345, 2], nonzero=True)
     write(out / "i16_a.npy", "i2", a)
     write(out / "i16_b.npy", "i2", b)
     write(out / "i16_mul.npy", "i2", [wrap(x * y, 16, True) for x, y in zip(a, b)])
     write(out / "i16_sub.npy", "i2", [wrap(x - y, 16, True) for x, y in zip(a, b)])
     write(out / "i16_min.npy", "i2", [min(x, y) for x, y in zip(a, b)])
     write(out / "i16_eq.npy", "b1", [x == y for x, y in zip(a, b)])
+    write(out / "i16_floor_div.npy", "i2", [wrap(x // y, 16, True) for x, y in zip(a, b)])
     # int64 / int32 select: every bit pattern moves (values beyond 2^32, negative).
     c = [rng.random() < 0.5 for _ in range(N)]
     x = [rng.randint(-(1 << 52), 1 << 52) for _ in range(N)]
