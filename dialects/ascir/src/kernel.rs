@@ -298,7 +298,10 @@ pub fn absorbed_scalar(nodes: &[NodeInfo], operands: &[Vec<usize>], n: usize) ->
         return false;
     };
     if !matches!(info.kind, NodeKind::Scalar { .. })
-        || !matches!(info.dtype, DType::F32 | DType::F16 | DType::I32 | DType::I64)
+        || !matches!(
+            info.dtype,
+            DType::F32 | DType::F16 | DType::I32 | DType::I64
+        )
     {
         return false;
     }

@@ -6,7 +6,8 @@
 //! loop axes (numpy broadcasting: missing or size-1 dims get repeat 1, stride 0), then
 //! expanded by explicit single-axis `broadcast` nodes, one per broadcast axis. Casts are
 //! inserted where the chip cannot compute a dtype: bf16 arithmetic goes through f32 and
-//! f16 reductions accumulate in f32. The result is `store`d with its GM view and returned
+//! f16 reductions accumulate in f32; int8/uint8/int16 ops compute in a wider type and
+//! narrow back with the integer semantics (`SmallInt`). The result is `store`d with its GM view and returned
 //! through `output`. A transpose is a `load` with permuted GM strides (one that swaps
 //! the two innermost axes is transposed in UB by the kernel); a binary concat loads each input with its own extent on the concat axis
 //! and joins them with `ascir.concat` (the result's loop nest covers the whole axis).
@@ -892,7 +893,13 @@ pub fn lower_op_with(
             let computed = b.push(op, inputs.clone(), dtype, full_view.clone(), Vec::new());
             match plan {
                 SmallInt::Floor { modulo } => {
-                    let floored = b.push("floor", vec![computed], DType::F32, full_view.clone(), Vec::new());
+                    let floored = b.push(
+                        "floor",
+                        vec![computed],
+                        DType::F32,
+                        full_view.clone(),
+                        Vec::new(),
+                    );
                     if modulo {
                         let product = b.binary("mul", floored, inputs[1], DType::F32);
                         let rest = b.binary("sub", inputs[0], product, DType::F32);

@@ -603,9 +603,10 @@ fn build_in_order(graph: &AscGraph, chip: &ChipProfile) -> Result<Schedule, Stri
                     let readers = users(n);
                     !readers.is_empty() && readers.iter().all(|&u| select_branch(n, u))
                 }
-                "store" => node.operands.first().is_some_and(|&p| {
-                    producer_ok(p) || (wide(p) && load_ok(p)) || wide_select(p)
-                }),
+                "store" => node
+                    .operands
+                    .first()
+                    .is_some_and(|&p| producer_ok(p) || (wide(p) && load_ok(p)) || wide_select(p)),
                 "output" => node
                     .operands
                     .first()
@@ -1020,8 +1021,7 @@ impl Steps for Schedule {
                         return refuse(format!("broadcast of {} is not supported", info.dtype));
                     }
                 }
-                NodeKind::Scalar { .. }
-                    if absorbed_scalar(&self.nodes, &self.operands, n) => {}
+                NodeKind::Scalar { .. } if absorbed_scalar(&self.nodes, &self.operands, n) => {}
                 NodeKind::Scalar { .. } => {
                     let s = ub_size(info.dtype);
                     if s != 2 && s != 4 {

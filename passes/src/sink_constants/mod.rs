@@ -40,7 +40,7 @@ pub const PASS: PassInfo = PassInfo {
     argument: "sink-constants",
     summary: "Move splat constants that kernels read into the kernels as ascir.scalar nodes",
     description: "A kernel operand defined by an ascend.constant holding one number (a splat or a single \
-                  element, f32/f16/bf16/i32, finite) becomes an ascir.scalar inside the kernel: its loads \
+                  element, f32/f16/bf16/i32/i16/i8/u8, or i64 holding an int32 value; finite) becomes an ascir.scalar inside the kernel: its loads \
                   and the broadcasts of them turn into scalars under their views, the kernel loses the \
                   input and the call the operand. The emitter then uses the scalar API forms (Adds, Muls, \
                   Maxs, Mins) instead of loading a one-element tensor from GM and broadcasting it over \

@@ -1402,9 +1402,7 @@ fn cast_lines(from: DType, to: DType, dst: &str, src: &str, count: &str) -> Vec<
         // Small integers to and from the float type that holds them exactly
         // (int8/uint8 -> half: NONE only; half -> int8/uint8 and float -> int16 take a
         // rounding mode; the values are integral, so TRUNC is exact).
-        (DType::I8 | DType::U8, DType::F16) | (DType::I16, DType::F32) => {
-            l.push(cast("CAST_NONE"))
-        }
+        (DType::I8 | DType::U8, DType::F16) | (DType::I16, DType::F32) => l.push(cast("CAST_NONE")),
         (DType::F16, DType::I8 | DType::U8) | (DType::F32, DType::I16) => {
             l.push(cast("CAST_TRUNC"))
         }
