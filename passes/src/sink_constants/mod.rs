@@ -40,7 +40,7 @@ pub const PASS: PassInfo = PassInfo {
     argument: "sink-constants",
     summary: "Move splat constants that kernels read into the kernels as ascir.scalar nodes",
     description: "A kernel operand defined by an ascend.constant holding one number (a splat or a single \
-                  element, f32/f16/bf16/i32/i16/i8/u8, or i64 holding an int32 value; finite) becomes an ascir.scalar inside the kernel: its loads \
+                  element, f32/f16/bf16/i32/i16/i8/u8, or i64 holding an int32 value that f32 holds too; finite) becomes an ascir.scalar inside the kernel: its loads \
                   and the broadcasts of them turn into scalars under their views, the kernel loses the \
                   input and the call the operand. The emitter then uses the scalar API forms (Adds, Muls, \
                   Maxs, Mins) instead of loading a one-element tensor from GM and broadcasting it over \
@@ -61,7 +61,8 @@ fn sinkable_constant(graph: &Graph, value: ValueId) -> Option<f64> {
     let dtype = graph.ty(value)?.dtype;
     // Small integers are widened to an exact float type where they are read (a cast
     // of the scalar folds into it); an int64 constant is sunk when int32 holds it (a
-    // narrowing cast folds, an integer select takes it as its scalar branch).
+    // narrowing cast to int32 or f32 folds, an integer select takes it as its scalar
+    // branch).
     if !matches!(
         dtype,
         DType::F32 | DType::F16 | DType::BF16 | DType::I32 | DType::I16 | DType::I8 | DType::U8
@@ -76,7 +77,7 @@ fn sinkable_constant(graph: &Graph, value: ValueId) -> Option<f64> {
         [v] if *splat || values.len() == 1 => *v,
         _ => return None,
     };
-    if dtype == DType::I64 && !exact_in(number, DType::I32) {
+    if dtype == DType::I64 && !(exact_in(number, DType::I32) && exact_in(number, DType::F32)) {
         return None;
     }
     number.is_finite().then_some(number)
