@@ -164,6 +164,7 @@ fn computable(op: &str, dtype: DType) -> bool {
                 | "transpose"
                 | "concat"
                 | "slice"
+                | "pad"
                 | "reduce_sum"
                 | "reduce_max"
                 | "reduce_min"
