@@ -1618,6 +1618,51 @@ mod tests {
     }
 
     #[test]
+    fn small_integers_compute_in_a_wider_type() {
+        let ops = |op: &str, dtype: DType, result: DType| -> Vec<(String, DType)> {
+            let g = lower_op(
+                op,
+                &BTreeMap::new(),
+                &[t(dtype, &["8"]), t(dtype, &["8"])],
+                &[t(result, &["8"])],
+                None,
+                "k",
+            )
+            .unwrap();
+            g.nodes
+                .iter()
+                .filter(|n| !matches!(n.op.as_str(), "data" | "load" | "store" | "output"))
+                .map(|n| (n.op.clone(), n.dtype))
+                .collect()
+        };
+        let names = |v: &[(String, DType)]| v.iter().map(|(o, _)| o.clone()).collect::<Vec<_>>();
+        // i8 add: each operand i8 -> f16 -> i32, add in i32, then the wrap
+        // (* 2^24 in i32, to f32, * 2^-24) and f32 -> f16 -> i8.
+        let add = ops("ascend.add", DType::I8, DType::I8);
+        assert_eq!(
+            names(&add),
+            [
+                "cast", "cast", "cast", "cast", "add", "scalar", "mul", "cast", "scalar", "mul",
+                "cast", "cast"
+            ]
+        );
+        assert_eq!(add[4].1, DType::I32);
+        assert_eq!(add[11].1, DType::I8);
+        // u8 sub also adds 256 to negative differences (floor of s / 256).
+        assert!(names(&ops("ascend.sub", DType::U8, DType::U8)).contains(&"floor".to_string()));
+        // i16 compares in f32 and gives a bool directly.
+        let lt = ops("ascend.lt", DType::I16, DType::Bool);
+        assert_eq!(
+            lt,
+            [
+                ("cast".to_string(), DType::F32),
+                ("cast".to_string(), DType::F32),
+                ("lt".to_string(), DType::Bool)
+            ]
+        );
+    }
+
+    #[test]
     fn reductions_keep_dims_and_accumulate_f16_in_f32() {
         let mut attrs = BTreeMap::new();
         attrs.insert("axes".into(), AttrValue::Array(vec![AttrValue::Int(1)]));
