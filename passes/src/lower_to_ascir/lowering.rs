@@ -823,7 +823,16 @@ pub fn lower_op_with(
         }
         Category::Cast => {
             let source = reads[0];
-            if operand_types[0].dtype == DType::BF16 && result.dtype != DType::F32 {
+            let from = operand_types[0].dtype;
+            let small = |d: DType| matches!(d, DType::I8 | DType::U8 | DType::I16);
+            if small(from) && !small(result.dtype) && result.dtype != DType::Bool {
+                // Exact: through the float type that holds every value (`SmallInt`).
+                let wide = b.widen_int(source, DType::F32);
+                b.cast(wide, result.dtype)
+            } else if small(result.dtype) && from == DType::I32 {
+                // Integer narrowing wraps to the width (the interpreter's semantics).
+                b.wrap_int(source, result.dtype)
+            } else if operand_types[0].dtype == DType::BF16 && result.dtype != DType::F32 {
                 let wide = b.cast(source, DType::F32);
                 b.cast(wide, result.dtype)
             } else if result.dtype == DType::BF16 && operand_types[0].dtype != DType::F32 {

@@ -6,13 +6,14 @@
 // RUN: %vendor_env %autofuse-run %s --entry i16_ops --inputs %t.d/i16_a.npy,%t.d/i16_b.npy --expect %t.d/i16_mul.npy,%t.d/i16_sub.npy,%t.d/i16_min.npy,%t.d/i16_eq.npy,%t.d/i16_floor_div.npy | FileCheck %s --check-prefix=E2E
 // RUN: %vendor_env %autofuse-run %s --entry select64 --inputs %t.d/c.npy,%t.d/x64.npy,%t.d/y64.npy --expect %t.d/sel64.npy,%t.d/sel64_zero.npy | FileCheck %s --check-prefix=E2E
 // RUN: %vendor_env %autofuse-run %s --entry select32 --inputs %t.d/c.npy,%t.d/y32.npy --expect %t.d/sel32_const.npy,%t.d/sel32_const_else.npy | FileCheck %s --check-prefix=E2E
+// RUN: %vendor_env %autofuse-run %s --entry narrow --inputs %t.d/y32.npy --expect %t.d/y32_i8.npy,%t.d/y32_u8.npy | FileCheck %s --check-prefix=E2E
 //
 // Integer ops the vector unit lacks in their type run as kernels in a wider one:
 // int8/uint8/int16 compares, max/min and selects in the float type that holds them
 // exactly (f16, f32); add/sub/mul in int32, wrapped back to the width (x * 2^(32-w) in
 // int32, exact to f32, * 2^-(32-w); unsigned types add 2^w to negatives); div as the
 // truncated f32 quotient, wrapped (-128 / -1 = -128); floor_div and mod (the divisor's
-// sign) from the floored f32 quotient. Selects of int32/int64 data are
+// sign) from the floored f32 quotient; casts from int32 wrap the same way. Selects of int32/int64 data are
 // bitwise on the int16 view. Expected outputs are computed with Python integers
 // (Inputs/small_int_data.py) and compared besides the interpreter, on the emulation
 // and on the vendor path.
@@ -78,4 +79,10 @@ func.func @select32(%c: tensor<3x50xi1>, %y: tensor<3x50xi32>) -> (tensor<3x50xi
   %s = "ascend.select"(%c, %k, %y) : (tensor<3x50xi1>, tensor<i32>, tensor<3x50xi32>) -> tensor<3x50xi32>
   %t = "ascend.select"(%c, %y, %k) : (tensor<3x50xi1>, tensor<3x50xi32>, tensor<i32>) -> tensor<3x50xi32>
   return %s, %t : tensor<3x50xi32>, tensor<3x50xi32>
+}
+
+func.func @narrow(%x: tensor<3x50xi32>) -> (tensor<3x50xi8>, tensor<3x50xui8>) {
+  %a = "ascend.cast"(%x) : (tensor<3x50xi32>) -> tensor<3x50xi8>
+  %b = "ascend.cast"(%x) : (tensor<3x50xi32>) -> tensor<3x50xui8>
+  return %a, %b : tensor<3x50xi8>, tensor<3x50xui8>
 }

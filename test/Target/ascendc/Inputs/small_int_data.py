@@ -86,6 +86,9 @@ def main() -> None:
     write(out / "y32.npy", "i4", y32)
     write(out / "sel32_const.npy", "i4", [-7 if k else q for k, q in zip(c, y32)])
     write(out / "sel32_const_else.npy", "i4", [q if k else -7 for k, q in zip(c, y32)])
+    # int32 -> int8 / uint8 casts wrap (NumPy's astype); int16 -> int32 is exact.
+    write(out / "y32_i8.npy", "i1", [wrap(q, 8, True) for q in y32])
+    write(out / "y32_u8.npy", "u1", [wrap(q, 8, False) for q in y32])
 
 
 main()
