@@ -209,6 +209,7 @@ impl ChipProfile {
             "Div" | "Exp" | "Ln" | "Sqrt" | "Abs" | "LeakyRelu" | "Sigmoid" | "Tanh" | "Erf"
             | "Sin" | "Cos" | "ReduceSum" | "ReduceMax" | "ReduceMin" | "Select" => float,
             "Relu" => float || dtype == I32,
+            "And" | "Or" | "Not" => dtype == I16,
             "Compare" | "Compares" => float || dtype == I32,
             "Duplicate" | "Brcb" => dtype.bytes() == 2 || dtype.bytes() == 4,
             "DataCopy" | "DataCopyPad" | "Cast" => true,

@@ -275,22 +275,59 @@ pub fn ub_dtype(dtype: DType) -> DType {
     }
 }
 
+/// Whether node `n` is a select of integer data (int32 or int64): `Select` exists only
+/// for half/float on 2201, so it is emitted bitwise, `(x & m) | (y & ~m)` with the
+/// condition widened to an all-ones/all-zeros mask `m` of the element width (`And`,
+/// `Not`, `Or` on the int16 view of the data), which is exact for every bit pattern.
+pub fn int_select(nodes: &[NodeInfo], n: usize) -> bool {
+    nodes.get(n).is_some_and(|info| {
+        matches!(&info.kind, NodeKind::Elementwise { op } if op == "select" || op == "where")
+            && matches!(info.dtype, DType::I32 | DType::I64)
+    })
+}
+
+/// Whether `value` is an integer a 32-bit scalar holds (an integer select's scalar
+/// branch is a `Duplicate` of int32, widened to int64 by a Cast).
+pub fn int32_value(value: f64) -> bool {
+    value.fract() == 0.0 && value >= f64::from(i32::MIN) && value <= f64::from(i32::MAX)
+}
+
 /// [`Schedule::absorbed_scalar`] over the node list a schedule is being built from.
 pub fn absorbed_scalar(nodes: &[NodeInfo], operands: &[Vec<usize>], n: usize) -> bool {
     let Some(info) = nodes.get(n) else {
         return false;
     };
     if !matches!(info.kind, NodeKind::Scalar { .. })
-        || !matches!(info.dtype, DType::F32 | DType::F16 | DType::I32)
+        || !matches!(
+            info.dtype,
+            DType::F32 | DType::F16 | DType::I32 | DType::I64
+        )
     {
         return false;
     }
+    // A data branch of an integer select: the select materializes it (one branch at
+    // most may be a scalar).
+    let int_branch = |user: usize, list: &[usize]| {
+        int_select(nodes, user)
+            && nodes[user].dtype == info.dtype
+            && matches!(info.kind, NodeKind::Scalar { value } if int32_value(value))
+            && list.first() != Some(&n)
+            && list
+                .iter()
+                .skip(1)
+                .filter(|&&o| matches!(nodes[o].kind, NodeKind::Scalar { .. }))
+                .count()
+                == 1
+    };
     let mut read = false;
     for (user, list) in operands.iter().enumerate() {
         let Some(position) = list.iter().position(|&o| o == n) else {
             continue;
         };
         read = true;
+        if int_branch(user, list) {
+            continue;
+        }
         let Some(NodeKind::Elementwise { op }) = nodes.get(user).map(|u| &u.kind) else {
             return false;
         };
@@ -425,6 +462,7 @@ pub fn unary_supported(op: &str) -> bool {
             | "floor"
             | "ceil"
             | "round"
+            | "bitwise_not"
     )
 }
 
@@ -441,6 +479,7 @@ pub fn binary_supported(op: &str) -> bool {
             | "logical_or"
             | "logical_xor"
             | "leaky_relu"
+            | "bitwise_and"
     )
 }
 
@@ -464,6 +503,9 @@ pub fn apis_of(op: &str) -> &'static [&'static str] {
         "rsqrt" => &["Sqrt", "Div", "Duplicate"],
         "reciprocal" => &["Div", "Duplicate"],
         "relu" => &["Relu"],
+        // On the int16 view of the value, whatever its integer type.
+        "bitwise_and" => &["And"],
+        "bitwise_not" => &["Not"],
         "sigmoid" => &["Sigmoid"],
         "tanh" => &["Tanh"],
         "erf" => &["Erf"],
@@ -489,8 +531,9 @@ pub fn cast_supported(from: DType, to: DType) -> bool {
     let ok = |d: DType| matches!(d, F32 | F16 | BF16 | I32 | Bool);
     // Every pair converts directly or through f32 (see `cast_direct`); int64 only
     // directly, to and from int32 and f32 (the schedule keeps 64-bit values out of
-    // every vector op but these casts).
-    (ok(from) && ok(to)) || (cast_direct(from, to) && matches!(from, I64) != matches!(to, I64))
+    // every vector op but these casts); int8/uint8/int16 only directly, to and from
+    // the float type that holds them exactly (f16, resp. f32).
+    (ok(from) && ok(to)) || (cast_direct(from, to) && from != to)
 }
 
 /// Whether an op needs the scratch buffer, and how many value-sized areas of it.
@@ -510,6 +553,9 @@ pub fn scratch_factor(kind: &NodeKind, dtype: DType, operand_dtype: Option<DType
             // int32 has only EQ/NE compares on 2201: a <= b is max(a, b) == b, with the
             // max in one int32 value of scratch.
             "lt" | "le" | "gt" | "ge" if operand_dtype == Some(DType::I32) => 1,
+            // An integer select: the mask, its complement and a scalar branch, each
+            // one value (see `int_select`; sized in `extra_bytes`).
+            "select" | "where" if matches!(dtype, DType::I32 | DType::I64) => 3,
             _ => 0,
         },
         NodeKind::Cast => {
@@ -547,6 +593,14 @@ pub fn cast_direct(from: DType, to: DType) -> bool {
                 | (I32, Bool)
                 | (I64, I32)
                 | (I32, I64)
+                | (I8, F16)
+                | (U8, F16)
+                | (F16, I8)
+                | (F16, U8)
+                | (I16, F32)
+                | (F32, I16)
+                | (F16, I16)
+                | (I16, F16)
                 | (I64, F32)
                 | (F32, I64)
         )
@@ -1046,9 +1100,12 @@ impl Schedule {
                     }
                     let f = scratch_factor(&info.kind, info.dtype, operand_dtype);
                     if f > 0 && self.sigmoid_tmp(case, n).is_none() {
-                        // A compare reads whole 256 B groups of its int32 scratch.
+                        // A compare reads whole 256 B groups of its int32 scratch; an
+                        // integer select's areas each start on a 32-byte block.
                         let counted = if compare_supported(op) {
                             elems.align(&c(64))
+                        } else if int_select(&self.nodes, n) {
+                            elems.align(&c(32 / ub_size(info.dtype)))
                         } else {
                             elems
                         };

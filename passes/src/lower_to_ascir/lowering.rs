@@ -6,7 +6,8 @@
 //! loop axes (numpy broadcasting: missing or size-1 dims get repeat 1, stride 0), then
 //! expanded by explicit single-axis `broadcast` nodes, one per broadcast axis. Casts are
 //! inserted where the chip cannot compute a dtype: bf16 arithmetic goes through f32 and
-//! f16 reductions accumulate in f32. The result is `store`d with its GM view and returned
+//! f16 reductions accumulate in f32; int8/uint8/int16 ops compute in a wider type and
+//! narrow back with the integer semantics (`SmallInt`). The result is `store`d with its GM view and returned
 //! through `output`. A transpose is a `load` with permuted GM strides (one that swaps
 //! the two innermost axes is transposed in UB by the kernel); a binary concat loads each input with its own extent on the concat axis
 //! and joins them with `ascir.concat` (the result's loop nest covers the whole axis).
@@ -163,9 +164,25 @@ fn computable(op: &str, dtype: DType) -> bool {
                 | "transpose"
                 | "concat"
                 | "slice"
+                | "pad"
                 | "reduce_sum"
                 | "reduce_max"
                 | "reduce_min"
+                | "bitwise_and"
+                | "bitwise_not"
+        ),
+        // int16 bitwise ops are And/Not themselves; the rest of int16 arithmetic goes
+        // through a wider type (`SmallInt`).
+        DType::I16 => matches!(
+            op,
+            "bitwise_and"
+                | "bitwise_not"
+                | "cast"
+                | "broadcast_to"
+                | "reshape"
+                | "squeeze"
+                | "unsqueeze"
+                | "slice"
         ),
         DType::Bool => matches!(
             op,
@@ -187,10 +204,74 @@ fn computable(op: &str, dtype: DType) -> bool {
                 | "eq"
                 | "ne"
         ),
+        // A select of int64 data only moves bits (emitted bitwise, see
+        // `autofuse_ascir::kernel::int_select`).
+        DType::I64 => matches!(
+            op,
+            "cast" | "broadcast_to" | "reshape" | "squeeze" | "unsqueeze" | "slice" | "select"
+        ),
         _ => matches!(
             op,
             "cast" | "broadcast_to" | "reshape" | "squeeze" | "unsqueeze" | "slice"
         ),
+    }
+}
+
+/// How an op on a small integer type (i8, u8, i16) is computed: the v1 chip's vector
+/// unit has no 8-bit arithmetic, `Compare` only on half/float (int32 EQ), `Select` only
+/// on half/float, and int16 only partly (`ascendc_api.md` 4.2, 4.5), so such ops run in
+/// a wider type whose results are exact and are narrowed back with the integer
+/// semantics of the op (the `ascend` interpreter's: wrap to the width, `div` truncates).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SmallInt {
+    /// In the float type that holds every value of the type exactly ([`exact_float`]):
+    /// compares give a bool, and max/min/select give one of their operands, so
+    /// narrowing the result back is exact.
+    Exact,
+    /// In int32, exact modulo 2^32 (any sum, difference or product of two 16-bit
+    /// values has the right low bits), then wrapped to the type's width ([`Builder::wrap_int`]).
+    Wrapping,
+    /// `floor_div` and `mod` (floor-based: the remainder has the divisor's sign): the
+    /// f32 quotient floored (exact, as for `Truncating`); `floor_div` is it as int32,
+    /// wrapped; `mod` is `a - q * b` in f32 (exact: every term is below 2^17), which
+    /// the type holds.
+    Floor { modulo: bool },
+    /// Bitwise ops on 8-bit types: in int16 (sign- or zero-extended exactly through
+    /// f16), where `And`/`Not` exist; the low byte is the result, and the int16 result
+    /// is its extension (for uint8 after `& 0xff`), so narrowing back through f16 is
+    /// exact.
+    Bits,
+    /// Integer division: the f32 quotient of the exact f32 operands, truncated to int32,
+    /// then wrapped (`-128 / -1` is `-128` in i8). For operands below 2^16 in magnitude
+    /// the f32 quotient never rounds across an integer: a non-integral `a / b` is at
+    /// least `1 / |b| >= q / 2^16` from the nearest integer `q`, far more than its
+    /// rounding error `q * 2^-24`.
+    Truncating,
+}
+
+fn small_int(op: &str, dtype: DType) -> Option<SmallInt> {
+    if !matches!(dtype, DType::I8 | DType::U8 | DType::I16) {
+        return None;
+    }
+    Some(match op {
+        "bitwise_and" | "bitwise_not" if dtype != DType::I16 => SmallInt::Bits,
+        "eq" | "ne" | "lt" | "le" | "gt" | "ge" | "maximum" | "minimum" | "select" => {
+            SmallInt::Exact
+        }
+        "add" | "sub" | "mul" | "neg" | "abs" => SmallInt::Wrapping,
+        "div" => SmallInt::Truncating,
+        "floor_div" => SmallInt::Floor { modulo: false },
+        "mod" => SmallInt::Floor { modulo: true },
+        _ => return None,
+    })
+}
+
+/// The float type that holds every value of a small integer type exactly and that the
+/// chip casts it to and from directly: i8/u8 <-> f16 (11 significant bits), i16 <-> f32.
+fn exact_float(dtype: DType) -> DType {
+    match dtype {
+        DType::I16 => DType::F32,
+        _ => DType::F16,
     }
 }
 
@@ -251,6 +332,9 @@ struct Builder {
     loc: Option<String>,
     /// Per operand of the op: the range the kernel computes in place of loading it.
     inlined: Vec<Option<InlinedRange>>,
+    /// Small integer loads are cast to their exact float type before they are
+    /// broadcast (the chip broadcasts only 16- and 32-bit elements).
+    widen_loads: bool,
 }
 
 impl Builder {
@@ -300,6 +384,66 @@ impl Builder {
         }
         let view = self.nodes[node].view.clone();
         self.push("cast", vec![node], dtype, view, Vec::new())
+    }
+
+    /// A compile-time scalar of `dtype` over the whole loop nest.
+    fn scalar(&mut self, dtype: DType, value: f64) -> usize {
+        let view = View::contiguous(self.axis.clone(), self.loop_dims.clone());
+        self.push(
+            "scalar",
+            Vec::new(),
+            dtype,
+            view,
+            vec![("value".into(), quote(&format!("{value:?}")))],
+        )
+    }
+
+    /// `lhs <op> rhs` in `dtype` over the whole loop nest.
+    fn binary(&mut self, op: &str, lhs: usize, rhs: usize, dtype: DType) -> usize {
+        let view = View::contiguous(self.axis.clone(), self.loop_dims.clone());
+        self.push(op, vec![lhs, rhs], dtype, view, Vec::new())
+    }
+
+    /// A small integer value (i8, u8, i16) converted exactly to `to` (its exact float
+    /// type, f32 or i32), one direct Cast per step.
+    fn widen_int(&mut self, node: usize, to: DType) -> usize {
+        let dtype = self.nodes[node].dtype;
+        let exact = if matches!(dtype, DType::I8 | DType::U8 | DType::I16) {
+            self.cast(node, exact_float(dtype))
+        } else {
+            node
+        };
+        self.cast(exact, to)
+    }
+
+    /// An int32 value wrapped to the small integer type `dtype` (two's complement, as
+    /// the `ascend` interpreter's integer arithmetic): `t = v * 2^(32-w)` keeps the low
+    /// `w` bits at the top (int32 multiplication wraps), `t` is exact in f32 (at most `w`
+    /// significant bits) and `t * 2^-(32-w)` is the signed `w`-bit value `s`; unsigned
+    /// types add 2^w to negative `s` (`s - 2^w * floor(s / 2^w)`). Every step is exact.
+    fn wrap_int(&mut self, value: usize, dtype: DType) -> usize {
+        let width = match dtype {
+            DType::I16 => 16,
+            _ => 8,
+        };
+        let shift = f64::from(1u32 << (32 - width));
+        let up = self.scalar(DType::I32, shift);
+        let top = self.binary("mul", value, up, DType::I32);
+        let top = self.cast(top, DType::F32);
+        let down = self.scalar(DType::F32, 1.0 / shift);
+        let mut signed = self.binary("mul", top, down, DType::F32);
+        if dtype == DType::U8 {
+            let modulus = f64::from(1u32 << width);
+            let inverse = self.scalar(DType::F32, 1.0 / modulus);
+            let scaled = self.binary("mul", signed, inverse, DType::F32);
+            let view = self.nodes[scaled].view.clone();
+            let wraps = self.push("floor", vec![scaled], DType::F32, view, Vec::new());
+            let m = self.scalar(DType::F32, modulus);
+            let offset = self.binary("mul", wraps, m, DType::F32);
+            signed = self.binary("sub", signed, offset, DType::F32);
+        }
+        let exact = self.cast(signed, exact_float(dtype));
+        self.cast(exact, dtype)
     }
 
     /// The kernel input an operand of the op is bound to: inlined ranges take none.
@@ -394,6 +538,9 @@ impl Builder {
             load_view,
             vec![("offset".into(), "\"0\"".into())],
         );
+        if self.widen_loads && matches!(ty.dtype, DType::I8 | DType::U8 | DType::I16) {
+            current = self.cast(current, exact_float(ty.dtype));
+        }
         for i in 0..self.loop_dims.len() {
             let repeats = self.nodes[current].view.repeats.clone();
             if repeats[i].as_const() == Some(1) && self.loop_dims[i].as_const() != Some(1) {
@@ -501,7 +648,8 @@ pub fn lower_op_with(
             .map(|t| t.dtype)
             .unwrap_or(result.dtype),
     };
-    if !computable(short, compute_input) {
+    let small = small_int(short, compute_input);
+    if !computable(short, compute_input) && small.is_none() {
         return refuse(
             "AF-LW003",
             format!(
@@ -514,7 +662,10 @@ pub fn lower_op_with(
     // fits), except a cast from int32 or f32, which is one Cast before its store, and
     // views, which only move data (GM -> UB -> GM, or into a narrowing cast).
     let widening_cast = short == "cast" && matches!(compute_input, DType::I32 | DType::F32);
-    let view = matches!(short, "slice" | "reshape" | "squeeze" | "unsqueeze");
+    let view = matches!(
+        short,
+        "slice" | "reshape" | "squeeze" | "unsqueeze" | "select"
+    );
     if matches!(result.dtype, DType::I64) && !widening_cast && !view {
         return refuse(
             "AF-LW003",
@@ -538,6 +689,7 @@ pub fn lower_op_with(
         nodes: Vec::new(),
         loc,
         inlined,
+        widen_loads: small.is_some(),
     };
 
     let reshape_like = matches!(short, "reshape" | "squeeze" | "unsqueeze");
@@ -671,7 +823,16 @@ pub fn lower_op_with(
         }
         Category::Cast => {
             let source = reads[0];
-            if operand_types[0].dtype == DType::BF16 && result.dtype != DType::F32 {
+            let from = operand_types[0].dtype;
+            let small = |d: DType| matches!(d, DType::I8 | DType::U8 | DType::I16);
+            if small(from) && !small(result.dtype) && result.dtype != DType::Bool {
+                // Exact: through the float type that holds every value (`SmallInt`).
+                let wide = b.widen_int(source, DType::F32);
+                b.cast(wide, result.dtype)
+            } else if small(result.dtype) && from == DType::I32 {
+                // Integer narrowing wraps to the width (the interpreter's semantics).
+                b.wrap_int(source, result.dtype)
+            } else if operand_types[0].dtype == DType::BF16 && result.dtype != DType::F32 {
                 let wide = b.cast(source, DType::F32);
                 b.cast(wide, result.dtype)
             } else if result.dtype == DType::BF16 && operand_types[0].dtype != DType::F32 {
@@ -709,6 +870,76 @@ pub fn lower_op_with(
             let view = View::contiguous(axis.clone(), repeats);
             let op_name = ascir_reduce(short).unwrap_or("sum");
             b.push(op_name, vec![input], compute, view, Vec::new())
+        }
+        _ if let Some(plan) = small => {
+            // A small integer op in a wider type (see `SmallInt`).
+            let select = spec.category == Category::Select;
+            let compute = match plan {
+                SmallInt::Exact => exact_float(compute_input),
+                SmallInt::Wrapping => DType::I32,
+                SmallInt::Truncating | SmallInt::Floor { .. } => DType::F32,
+                SmallInt::Bits => DType::I16,
+            };
+            let inputs: Vec<usize> = reads
+                .iter()
+                .enumerate()
+                .map(|(i, &r)| {
+                    if select && i == 0 {
+                        r
+                    } else {
+                        b.widen_int(r, compute)
+                    }
+                })
+                .collect();
+            let dtype = if spec.category == Category::Compare {
+                DType::Bool
+            } else {
+                compute
+            };
+            let op = match plan {
+                SmallInt::Floor { .. } => "div",
+                _ => short,
+            };
+            let computed = b.push(op, inputs.clone(), dtype, full_view.clone(), Vec::new());
+            match plan {
+                SmallInt::Floor { modulo } => {
+                    let floored = b.push(
+                        "floor",
+                        vec![computed],
+                        DType::F32,
+                        full_view.clone(),
+                        Vec::new(),
+                    );
+                    if modulo {
+                        let product = b.binary("mul", floored, inputs[1], DType::F32);
+                        let rest = b.binary("sub", inputs[0], product, DType::F32);
+                        let exact = b.cast(rest, exact_float(result.dtype));
+                        b.cast(exact, result.dtype)
+                    } else {
+                        let quotient = b.cast(floored, DType::I32);
+                        b.wrap_int(quotient, result.dtype)
+                    }
+                }
+                SmallInt::Exact => computed,
+                SmallInt::Bits => {
+                    // uint8 operands are zero-extended: `~x` sets the high byte, which
+                    // `& 0xff` clears (int8 operands are sign-extended, and so is the
+                    // result of every bitwise op on them).
+                    let computed = if result.dtype == DType::U8 {
+                        let low = b.scalar(DType::I16, 255.0);
+                        b.binary("bitwise_and", computed, low, DType::I16)
+                    } else {
+                        computed
+                    };
+                    let exact = b.cast(computed, exact_float(result.dtype));
+                    b.cast(exact, result.dtype)
+                }
+                SmallInt::Wrapping => b.wrap_int(computed, result.dtype),
+                SmallInt::Truncating => {
+                    let quotient = b.cast(computed, DType::I32);
+                    b.wrap_int(quotient, result.dtype)
+                }
+            }
         }
         _ => {
             let mut inputs = Vec::new();
@@ -920,6 +1151,7 @@ fn lower_gather(
         loc,
         // Computed ids (position ids: a range) are an `arange` tile, not an input.
         inlined,
+        widen_loads: false,
     };
     let table = b.push("data", Vec::new(), data_ty.dtype, data_view, Vec::new());
     b.nodes[table].index = Some(0);
@@ -1010,6 +1242,7 @@ fn lower_range(
         nodes: Vec::new(),
         loc,
         inlined: vec![Some(range.clone())],
+        widen_loads: false,
     };
     let value = b.read_view(0, result.dtype, view.clone());
     b.store_output(value, result.dtype, view);
@@ -1391,6 +1624,51 @@ mod tests {
         assert_eq!(g.nodes[2].view.strides[0], Expr::constant(0));
         assert_eq!(g.nodes[4].view.repeats[0], Expr::symbol("s0"));
         assert_eq!(g.sizes, vec!["s0".to_string()]);
+    }
+
+    #[test]
+    fn small_integers_compute_in_a_wider_type() {
+        let ops = |op: &str, dtype: DType, result: DType| -> Vec<(String, DType)> {
+            let g = lower_op(
+                op,
+                &BTreeMap::new(),
+                &[t(dtype, &["8"]), t(dtype, &["8"])],
+                &[t(result, &["8"])],
+                None,
+                "k",
+            )
+            .unwrap();
+            g.nodes
+                .iter()
+                .filter(|n| !matches!(n.op.as_str(), "data" | "load" | "store" | "output"))
+                .map(|n| (n.op.clone(), n.dtype))
+                .collect()
+        };
+        let names = |v: &[(String, DType)]| v.iter().map(|(o, _)| o.clone()).collect::<Vec<_>>();
+        // i8 add: each operand i8 -> f16 -> i32, add in i32, then the wrap
+        // (* 2^24 in i32, to f32, * 2^-24) and f32 -> f16 -> i8.
+        let add = ops("ascend.add", DType::I8, DType::I8);
+        assert_eq!(
+            names(&add),
+            [
+                "cast", "cast", "cast", "cast", "add", "scalar", "mul", "cast", "scalar", "mul",
+                "cast", "cast"
+            ]
+        );
+        assert_eq!(add[4].1, DType::I32);
+        assert_eq!(add[11].1, DType::I8);
+        // u8 sub also adds 256 to negative differences (floor of s / 256).
+        assert!(names(&ops("ascend.sub", DType::U8, DType::U8)).contains(&"floor".to_string()));
+        // i16 compares in f32 and gives a bool directly.
+        let lt = ops("ascend.lt", DType::I16, DType::Bool);
+        assert_eq!(
+            lt,
+            [
+                ("cast".to_string(), DType::F32),
+                ("cast".to_string(), DType::F32),
+                ("lt".to_string(), DType::Bool)
+            ]
+        );
     }
 
     #[test]

@@ -551,9 +551,18 @@ fn build_in_order(graph: &AscGraph, chip: &ChipProfile) -> Result<Schedule, Stri
                 .filter(|&u| graph.nodes[u].operands.contains(&n))
                 .collect()
         };
+        // A select of 64-bit data is bitwise (`int_select`): it reads its data
+        // branches (loads, scalars) and its result is stored.
+        let wide_select = |n: usize| {
+            let node = &graph.nodes[n];
+            matches!(node.op.as_str(), "select" | "where") && wide(n)
+        };
+        let select_branch =
+            |n: usize, u: usize| wide_select(u) && graph.nodes[u].operands.first() != Some(&n);
         let narrowing_read = |load: usize, u: usize| {
             let user = &graph.nodes[u];
             (user.op == "gather" && user.operands.get(1) == Some(&load))
+                || select_branch(load, u)
                 || user.op == "store"
                 || (user.op == "cast"
                     && !wide(u)
@@ -586,10 +595,18 @@ fn build_in_order(graph: &AscGraph, chip: &ChipProfile) -> Result<Schedule, Stri
                 }
                 "load" => load_ok(n),
                 "cast" => producer_ok(n),
+                "select" | "where" => node.operands.iter().skip(1).all(|&o| {
+                    let branch = &graph.nodes[o];
+                    (branch.op == "load" && load_ok(o)) || branch.op == "scalar"
+                }),
+                "scalar" => {
+                    let readers = users(n);
+                    !readers.is_empty() && readers.iter().all(|&u| select_branch(n, u))
+                }
                 "store" => node
                     .operands
                     .first()
-                    .is_some_and(|&p| producer_ok(p) || (wide(p) && load_ok(p))),
+                    .is_some_and(|&p| producer_ok(p) || (wide(p) && load_ok(p)) || wide_select(p)),
                 "output" => node
                     .operands
                     .first()
@@ -908,6 +925,30 @@ impl Steps for Schedule {
                             .unwrap_or(info.dtype),
                         _ => ub_dtype(operand_dtype.unwrap_or(info.dtype)),
                     };
+                    if int_select(&self.nodes, n) {
+                        // Emitted bitwise on the int16 view (see `int_select`); a
+                        // scalar branch must be absorbed (at most one, an int32 value).
+                        for &o in node.operands.iter().skip(1) {
+                            if matches!(self.nodes[o].kind, NodeKind::Scalar { .. })
+                                && !absorbed_scalar(&self.nodes, &self.operands, o)
+                            {
+                                return refuse(format!(
+                                    "a select of {} with this scalar branch is not supported",
+                                    info.dtype
+                                ));
+                            }
+                        }
+                        for api in ["And", "Or", "Not"] {
+                            if !chip.api_supports(api, DType::I16) {
+                                return refuse(format!(
+                                    "ascir.{op} on {} needs {api} on int16, which {} does not \
+                                     support",
+                                    info.dtype, chip.name
+                                ));
+                            }
+                        }
+                        continue;
+                    }
                     let known = unary_supported(op)
                         || binary_supported(op)
                         || compare_supported(op)
@@ -934,9 +975,15 @@ impl Steps for Schedule {
                     } else {
                         apis_of(op)
                     };
+                    let bitwise = matches!(op.as_str(), "bitwise_and" | "bitwise_not");
+                    if bitwise && !matches!(arith, DType::I16 | DType::I32) {
+                        return refuse(format!("ascir.{op} on {arith} is not supported"));
+                    }
                     for api in apis {
                         let d = if *api == "Compares" {
                             DType::F16
+                        } else if bitwise {
+                            DType::I16
                         } else {
                             arith
                         };
@@ -974,6 +1021,7 @@ impl Steps for Schedule {
                         return refuse(format!("broadcast of {} is not supported", info.dtype));
                     }
                 }
+                NodeKind::Scalar { .. } if absorbed_scalar(&self.nodes, &self.operands, n) => {}
                 NodeKind::Scalar { .. } => {
                     let s = ub_size(info.dtype);
                     if s != 2 && s != 4 {

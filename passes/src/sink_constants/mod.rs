@@ -40,7 +40,7 @@ pub const PASS: PassInfo = PassInfo {
     argument: "sink-constants",
     summary: "Move splat constants that kernels read into the kernels as ascir.scalar nodes",
     description: "A kernel operand defined by an ascend.constant holding one number (a splat or a single \
-                  element, f32/f16/bf16/i32, finite) becomes an ascir.scalar inside the kernel: its loads \
+                  element, f32/f16/bf16/i32/i16/i8/u8, or i64 holding an int32 value that f32 holds too; finite) becomes an ascir.scalar inside the kernel: its loads \
                   and the broadcasts of them turn into scalars under their views, the kernel loses the \
                   input and the call the operand. The emitter then uses the scalar API forms (Adds, Muls, \
                   Maxs, Mins) instead of loading a one-element tensor from GM and broadcasting it over \
@@ -59,7 +59,15 @@ fn sinkable_constant(graph: &Graph, value: ValueId) -> Option<f64> {
         return None;
     }
     let dtype = graph.ty(value)?.dtype;
-    if !matches!(dtype, DType::F32 | DType::F16 | DType::BF16 | DType::I32) {
+    // Small integers are widened to an exact float type where they are read (a cast
+    // of the scalar folds into it); an int64 constant is sunk when int32 holds it (a
+    // narrowing cast to int32 or f32 folds, an integer select takes it as its scalar
+    // branch).
+    if !matches!(
+        dtype,
+        DType::F32 | DType::F16 | DType::BF16 | DType::I32 | DType::I16 | DType::I8 | DType::U8
+    ) && dtype != DType::I64
+    {
         return None;
     }
     let Some(AttrValue::Dense { values, splat, .. }) = node.attr("value") else {
@@ -69,6 +77,9 @@ fn sinkable_constant(graph: &Graph, value: ValueId) -> Option<f64> {
         [v] if *splat || values.len() == 1 => *v,
         _ => return None,
     };
+    if dtype == DType::I64 && !(exact_in(number, DType::I32) && exact_in(number, DType::F32)) {
+        return None;
+    }
     number.is_finite().then_some(number)
 }
 
@@ -84,6 +95,8 @@ fn exact_in(value: f64, dtype: DType) -> bool {
     match dtype {
         DType::F32 => f64::from(value as f32) == value,
         DType::I32 => value.fract() == 0.0 && (i32::MIN as f64..=i32::MAX as f64).contains(&value),
+        // Every integer up to 2^11 in magnitude (all int8/uint8 values).
+        DType::F16 => value.fract() == 0.0 && value.abs() <= 2048.0,
         _ => false,
     }
 }

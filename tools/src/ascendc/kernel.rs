@@ -1254,6 +1254,112 @@ fn scalar_operand(s: &Schedule, operands: &[usize]) -> Option<(usize, f64)> {
     }
 }
 
+/// A select of int32/int64 data (`autofuse_ascir::kernel::int_select`), bitwise:
+/// `v = (x & m) | (y & ~m)` on the int16 view of the values, with `m` the condition
+/// (half 0/1) as an all-ones/all-zeros element: `Cast` to int32 (TRUNC; 0 or 1),
+/// `Muls` by -1, and for int64 a `Cast` int32 -> int64 (sign extension). The scratch
+/// holds three values, each starting on a 32-byte block: `A` the mask (then `x & m`),
+/// `B` its complement (then `y & ~m`), `C` the int32 condition or a scalar branch
+/// (a `Duplicate` of int32, widened by a Cast for int64). `v` is written last, so it
+/// may share its buffer with `x` or `y`.
+fn int_select_lines(
+    s: &Schedule,
+    n: usize,
+    v: &str,
+    t: &str,
+    count: &str,
+) -> Result<Vec<String>, String> {
+    let operands = s
+        .operands
+        .get(n)
+        .filter(|o| o.len() == 3)
+        .ok_or_else(|| format!("select {n} does not have three operands"))?;
+    let wide = s.nodes[n].dtype == DType::I64;
+    let lanes = if wide { 4 } else { 2 };
+    let mut l = vec![
+        format!("const uint32_t sel_off = af_align({count}, 32 / sizeof({t}));"),
+        format!("LocalTensor<{t}> sel_a = scratch.Get<{t}>();"),
+        format!("LocalTensor<{t}> sel_b = sel_a[sel_off];"),
+        format!("LocalTensor<{t}> sel_c = sel_a[2 * sel_off];"),
+        format!("const int32_t sel_lanes = {lanes} * {count};"),
+    ];
+    let barrier = "PipeBarrier<PIPE_V>();".to_string();
+    // The condition as int32 0/-1: in A itself for int32 data, in C for int64.
+    let c32 = if wide {
+        "sel_c.ReinterpretCast<int32_t>()"
+    } else {
+        "sel_a"
+    };
+    l.push(format!(
+        "Cast({c32}, v{}, RoundMode::CAST_TRUNC, static_cast<uint32_t>({count}));",
+        operands[0]
+    ));
+    l.push(barrier.clone());
+    l.push(format!(
+        "Muls({c32}, {c32}, static_cast<int32_t>(-1), {count});"
+    ));
+    l.push(barrier.clone());
+    if wide {
+        l.push(format!(
+            "Cast(sel_a, {c32}, RoundMode::CAST_NONE, static_cast<uint32_t>({count}));"
+        ));
+        l.push(barrier.clone());
+    }
+    // Branches: tensors are read in place; a scalar is materialized in C.
+    let branch = |o: usize, l: &mut Vec<String>| -> String {
+        match s.nodes[o].kind {
+            NodeKind::Scalar { value } => {
+                let value = value as i64;
+                if wide {
+                    l.push(format!(
+                        "Duplicate(sel_b.ReinterpretCast<int32_t>(), static_cast<int32_t>({value}), {count});"
+                    ));
+                    l.push(barrier.clone());
+                    l.push(format!(
+                        "Cast(sel_c, sel_b.ReinterpretCast<int32_t>(), RoundMode::CAST_NONE, static_cast<uint32_t>({count}));"
+                    ));
+                } else {
+                    l.push(format!(
+                        "Duplicate(sel_c, static_cast<int32_t>({value}), {count});"
+                    ));
+                }
+                l.push(barrier.clone());
+                "sel_c".to_string()
+            }
+            _ => format!("v{o}"),
+        }
+    };
+    let x = branch(operands[1], &mut l);
+    let y = branch(operands[2], &mut l);
+    let i16 = |name: &str| format!("{name}.ReinterpretCast<int16_t>()");
+    l.push(format!(
+        "Not({}, {}, sel_lanes);",
+        i16("sel_b"),
+        i16("sel_a")
+    ));
+    l.push(barrier.clone());
+    l.push(format!(
+        "And({}, {}, {}, sel_lanes);",
+        i16("sel_b"),
+        i16(&y),
+        i16("sel_b")
+    ));
+    l.push(format!(
+        "And({}, {}, {}, sel_lanes);",
+        i16("sel_a"),
+        i16(&x),
+        i16("sel_a")
+    ));
+    l.push(barrier);
+    l.push(format!(
+        "Or({}, {}, {}, sel_lanes);",
+        i16(v),
+        i16("sel_a"),
+        i16("sel_b")
+    ));
+    Ok(l)
+}
+
 /// A C++ literal of `value` for an element of `dtype` (integers without a fraction).
 fn scalar_literal(dtype: DType, value: f64) -> String {
     if dtype.is_int() {
@@ -1298,6 +1404,16 @@ fn cast_lines(from: DType, to: DType, dst: &str, src: &str, count: &str) -> Vec<
         // int32 <-> int64 (vconv_s322s64 / vconv_s642s32) take no round mode.
         (DType::I64, DType::I32) | (DType::I32, DType::I64) => l.push(cast("CAST_NONE")),
         (DType::F32, DType::I64) => l.push(cast("CAST_TRUNC")),
+        // Small integers to and from the float type that holds them exactly
+        // (int8/uint8 -> half: NONE only; half -> int8/uint8 and float -> int16 take a
+        // rounding mode; the values are integral, so TRUNC is exact).
+        (DType::I8 | DType::U8, DType::F16) | (DType::I16, DType::F32) => l.push(cast("CAST_NONE")),
+        (DType::F16, DType::I8 | DType::U8) | (DType::F32, DType::I16) => {
+            l.push(cast("CAST_TRUNC"))
+        }
+        // int8/uint8 values between f16 and int16 (the 8-bit bitwise ops).
+        (DType::F16, DType::I16) => l.push(cast("CAST_TRUNC")),
+        (DType::I16, DType::F16) => l.push(cast("CAST_NONE")),
         (DType::I64, DType::F32) => l.push(cast("CAST_RINT")),
         (DType::F32 | DType::F16, DType::Bool) => {
             l.push(format!(
@@ -1762,6 +1878,21 @@ fn emit_node(
                     };
                     l.push(format!("{api}({v}, {}, {}, {count});", a()?, b()?));
                 }
+                // Bitwise ops on the int16 view (And/Not exist for int16 only).
+                "bitwise_and" | "bitwise_not" => {
+                    let lanes = format!("static_cast<int32_t>({count} * sizeof({t}) / 2)");
+                    let view = |x: &str| format!("{x}.ReinterpretCast<int16_t>()");
+                    if op == "bitwise_not" {
+                        l.push(format!("Not({}, {}, {lanes});", view(&v), view(&a()?)));
+                    } else {
+                        l.push(format!(
+                            "And({}, {}, {}, {lanes});",
+                            view(&v),
+                            view(&a()?),
+                            view(&b()?)
+                        ));
+                    }
+                }
                 "logical_xor" => {
                     l.push(format!("Sub({v}, {}, {}, {count});", a()?, b()?));
                     l.push("PipeBarrier<PIPE_V>();".into());
@@ -1809,6 +1940,9 @@ fn emit_node(
                         scalar("half", off)
                     ));
                 }
+                "select" | "where" if matches!(info.dtype, DType::I32 | DType::I64) => {
+                    l.extend(int_select_lines(s, n, &v, t, &count)?);
+                }
                 "select" | "where" => {
                     let c = operand(0)?;
                     let x = operand(1)?;
@@ -1833,6 +1967,7 @@ fn emit_node(
         x.starts_with("LocalTensor<uint8_t> mk")
             || x.starts_with("LocalTensor<float> staged")
             || x.starts_with("LocalTensor<int32_t> larger")
+            || x.starts_with("const uint32_t sel_off")
             || x.contains(" one = ")
     });
     if needs_scope {

@@ -1093,7 +1093,19 @@ pub fn bitshift(b: &mut Builder, c: &NodeCtx) -> Converted {
     let idx = bin(b, "maximum", &kw, &z)?;
     let idx = bin(b, "minimum", &idx, &lim)?;
     let power = op(b, "gather", &[&table, &idx], &[("axis", A::I(0))], wide)?;
-    let shifted = bin(b, if left { "mul" } else { "floor_div" }, &xw, &power)?;
+    let shifted = if left {
+        bin(b, "mul", &xw, &power)?
+    } else if bits < 32 {
+        // An 8- or 16-bit value over a power of two is exact in f32, and so is its
+        // floor: the kernels compute it with f32 Div and a floor (no int32 division).
+        let xf = cast(b, &xw, DType::F32)?;
+        let pf = cast(b, &power, DType::F32)?;
+        let q = bin(b, "div", &xf, &pf)?;
+        let q = op(b, "floor", &[&q], &[], DType::F32)?;
+        cast(b, &q, wide)?
+    } else {
+        bin(b, "floor_div", &xw, &power)?
+    };
     let lo_ok = cmp(b, "ge", &kw, &z)?;
     let hi = b.scalar(wide, limit as f64);
     let hi_ok = cmp(b, "lt", &kw, &hi)?;
