@@ -1244,6 +1244,9 @@ pub struct FuncModel {
     pub units: Vec<Unit>,
     pub returns: Vec<ValueId>,
     pub types: Vec<Option<TensorType>>,
+    /// The number of every value `sink-constants` will move into the kernels reading it
+    /// (one-element constants), by value; shorter than `types` when unknown.
+    pub sinkable: Vec<Option<f64>>,
 }
 
 /// The op kinds the `disable` option may name (GE's `--autofuse_disable_pass`): a kernel
@@ -1815,7 +1818,13 @@ impl Solver<'_> {
             return refuse(Rule::ConcatPattern, detail);
         }
         align_hinted_repeats(&mut merged.kernel.graph, &merged.hinted);
-        schedulable(&merged.kernel.graph, limits.target)?;
+        let sunk: Vec<Option<f64>> = merged
+            .kernel
+            .inputs
+            .iter()
+            .map(|&v| self.model.sinkable.get(v).copied().flatten())
+            .collect();
+        schedulable(&merged.kernel.graph, &sunk, limits.target)?;
         // Name the kernel by its original ops in program order (the merge lists
         // `first`'s ops, then `second`'s: already that order unless they interleave).
         let (fm, sm) = (&self.groups[first].members, &self.groups[second].members);
@@ -1875,15 +1884,18 @@ fn align_hinted_repeats(graph: &mut AscGraph, hinted: &[(Expr, Expr)]) {
 }
 
 /// Rule AF-NF011: the schedule pass must be able to express the fused kernel on
-/// `target`. Asking the schedule itself (not a copy of its conditions) keeps fusion from
-/// building a kernel that would be left to the interpreter (remark AF-SC001) where its
-/// two halves run as generated code.
-fn schedulable(graph: &AscGraph, target: &str) -> Result<(), Refusal> {
+/// `target`, once `sink-constants` has moved the constants `sunk` names (by input
+/// position) into it, as the pipeline does between fusion and the schedule. Asking the
+/// schedule itself (not a copy of its conditions) keeps fusion from building a kernel
+/// that would be left to the interpreter (remark AF-SC001) where its two halves run as
+/// generated code.
+fn schedulable(graph: &AscGraph, sunk: &[Option<f64>], target: &str) -> Result<(), Refusal> {
     let chip = ChipProfile::lookup(target).map_err(|detail| Refusal {
         rule: Rule::Unschedulable,
         detail,
     })?;
-    Schedule::build(graph, &chip)
+    let sunk_graph = crate::sink_constants::sink_inputs(graph, sunk).map(|(g, _)| g);
+    Schedule::build(sunk_graph.as_ref().unwrap_or(graph), &chip)
         .map(|_| ())
         .map_err(|detail| Refusal {
             rule: Rule::Unschedulable,
@@ -2720,6 +2732,7 @@ mod tests {
                 .collect(),
             returns: returns.to_vec(),
             types,
+            sinkable: Vec::new(),
         }
     }
 

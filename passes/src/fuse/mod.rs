@@ -414,6 +414,9 @@ fn model_with(graph: &Graph, mut kernel_of: impl FnMut(&str) -> Option<AscGraph>
         units,
         returns: graph.outputs.clone(),
         types: graph.values.iter().map(|v| v.ty.clone()).collect(),
+        sinkable: (0..graph.values.len())
+            .map(|v| crate::sink_constants::sinkable_constant(graph, v))
+            .collect(),
     }
 }
 

@@ -50,7 +50,7 @@ pub const PASS: PassInfo = PassInfo {
 };
 
 /// The number a graph value holds when it is a constant `sink-constants` moves.
-fn sinkable_constant(graph: &Graph, value: ValueId) -> Option<f64> {
+pub(crate) fn sinkable_constant(graph: &Graph, value: ValueId) -> Option<f64> {
     let ValueDef::Result { node, .. } = graph.values.get(value)?.def else {
         return None;
     };
