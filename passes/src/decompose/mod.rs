@@ -134,6 +134,7 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
     let mut ok = true;
     let mut expanded = 0u64;
     let mut vectorized = 0u64;
+    let mut dead_transposes = Vec::new();
     for func in extract::functions(body) {
         let Some(extracted) = extract::extract_function(func) else {
             continue;
@@ -177,9 +178,27 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
             let rewritten = match (exponent, &pad_axes) {
                 _ if is_matmul => {
                     let result = node.results.first().and_then(|&r| graph.ty(r));
+                    // A transpose of the two innermost axes feeding an operand is the
+                    // matmul's own transpose flag: read its source instead.
+                    let mut attrs = node.attrs.clone();
+                    let mut inputs = inputs.clone();
+                    let mut folded = Vec::new();
+                    for (i, flag) in [(0, "transpose_a"), (1, "transpose_b")] {
+                        let source = node
+                            .operands
+                            .get(i)
+                            .and_then(|&v| innermost_swap(graph, &extracted.ops, v));
+                        if let (Some((typed, transpose)), Some(slot)) = (source, inputs.get_mut(i))
+                        {
+                            *slot = typed;
+                            let on = attrs.get(flag).and_then(AttrValue::as_bool).unwrap_or(false);
+                            attrs.insert(flag.to_string(), AttrValue::Bool(!on));
+                            folded.push(transpose);
+                        }
+                    }
                     let form = match (inputs.first(), inputs.get(1), result) {
                         (Some(a), Some(b), Some(result)) => {
-                            matmul_form(&a.ty, &b.ty, result, &node.attrs, gate)
+                            matmul_form(&a.ty, &b.ty, result, &attrs, gate)
                         }
                         _ => Err("its operand or result types are unknown".to_string()),
                     };
@@ -188,6 +207,7 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
                             let r = vectorize_matmul(&mut emitter, &inputs, form, result);
                             if matches!(r, Ok(Some(_))) {
                                 vectorized += 1;
+                                dead_transposes.extend(folded);
                             }
                             r
                         }
@@ -229,6 +249,15 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
             }
         }
     }
+    // Transposes folded into vectorized matmuls go once nothing reads them.
+    for transpose in dead_transposes {
+        if transpose
+            .results()
+            .all(|r| !autofuse_mlir::raw::has_uses(r.into()))
+        {
+            raw::erase_op(transpose);
+        }
+    }
     statistics::add(
         PASS.argument,
         "expanded",
@@ -258,6 +287,39 @@ pub enum MatmulForm {
     Mkn,
     /// [k, m, n], reduced over axis -3 (`transpose_a` only).
     Kmn,
+}
+
+/// The source of `value` when an `ascend.transpose` that swaps the two innermost axes
+/// (and keeps the others) produces it, with that transpose op.
+fn innermost_swap<'c, 'a>(
+    graph: &Graph,
+    ops: &[OperationRef<'c, 'a>],
+    value: usize,
+) -> Option<(Typed<'c, 'a>, OperationRef<'c, 'a>)> {
+    let ValueDef::Result { node, .. } = graph.values.get(value)?.def else {
+        return None;
+    };
+    let producer = graph.nodes.get(node)?;
+    if producer.op != "ascend.transpose" {
+        return None;
+    }
+    let perm = producer.attrs.get("perm")?.as_ints()?;
+    let r = perm.len();
+    let mut swap: Vec<i64> = (0..r as i64).collect();
+    if r < 2 {
+        return None;
+    }
+    swap.swap(r - 2, r - 1);
+    if perm != swap {
+        return None;
+    }
+    let source = *producer.operands.first()?;
+    let op = *ops.get(node)?;
+    let typed = Typed {
+        value: op.operand(0).ok()?,
+        ty: graph.ty(source)?.clone(),
+    };
+    Some((typed, op))
 }
 
 /// Whether a matmul of these types is vectorized under `gate`, and in which layout;
