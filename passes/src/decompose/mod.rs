@@ -925,3 +925,73 @@ fn expand<'c, 'a>(
     }
     Ok(Some(result))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// docs/fusion.md lists every reason code of this pass with its slug.
+    #[test]
+    fn every_reason_code_is_documented() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/fusion.md");
+        let doc = std::fs::read_to_string(&path).expect("docs/fusion.md exists");
+        for (code, slug) in REASON_CODES {
+            let row = format!("| `{code}` | `{slug}` |");
+            assert!(doc.contains(&row), "docs/fusion.md lacks the row {row}");
+        }
+    }
+
+    fn ty(dtype: DType, dims: &[i64]) -> TensorType {
+        TensorType::new(dtype, dims.iter().map(|&d| Dim::constant(d)).collect())
+    }
+
+    fn flags(ta: bool, tb: bool) -> BTreeMap<String, AttrValue> {
+        BTreeMap::from([
+            ("transpose_a".to_string(), AttrValue::Bool(ta)),
+            ("transpose_b".to_string(), AttrValue::Bool(tb)),
+        ])
+    }
+
+    const GATE: MatmulGate = MatmulGate {
+        max_k: 32,
+        max_n: 64,
+    };
+
+    #[test]
+    fn the_gate_takes_k_from_the_transposed_operand() {
+        let a = ty(DType::F32, &[40, 3]);
+        let b = ty(DType::F32, &[40, 5]);
+        let r = ty(DType::F32, &[3, 5]);
+        // k = 40 (rows of A^T), not 3.
+        let e = matmul_form(&a, &b, &r, &flags(true, false), GATE).unwrap_err();
+        assert!(e.contains("k = 40 exceeds vectorize-matmul-max-k=32"), "{e}");
+        let ok = MatmulGate { max_k: 40, ..GATE };
+        assert_eq!(
+            matmul_form(&a, &b, &r, &flags(true, false), ok),
+            Ok(MatmulForm::Kmn)
+        );
+    }
+
+    #[test]
+    fn the_gate_picks_a_form_without_transposes_and_refuses_by_reason() {
+        let a = ty(DType::F16, &[2, 4, 8]);
+        let b = ty(DType::F16, &[2, 6, 8]);
+        let r = ty(DType::F16, &[2, 4, 6]);
+        assert_eq!(
+            matmul_form(&a, &b, &r, &flags(false, true), GATE),
+            Ok(MatmulForm::Mnk { transpose_a: false })
+        );
+        let off = MatmulGate { max_k: 0, ..GATE };
+        assert!(matmul_form(&a, &b, &r, &flags(false, true), off)
+            .unwrap_err()
+            .contains("disables"));
+        let narrow = MatmulGate { max_n: 5, ..GATE };
+        assert!(matmul_form(&a, &b, &r, &flags(false, true), narrow)
+            .unwrap_err()
+            .contains("n = 6 exceeds vectorize-matmul-max-n=5"));
+        let ints = ty(DType::I8, &[2, 4, 8]);
+        assert!(matmul_form(&ints, &b, &r, &flags(false, true), GATE)
+            .unwrap_err()
+            .contains("element type i8"));
+    }
+}
