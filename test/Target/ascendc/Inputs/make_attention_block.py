@@ -29,3 +29,7 @@ b16 = np.array([[300, 1], [-300, 1], [1, 1], [1, 1]], dtype=np.float16)
 np.save("matmul_f16.a.npy", a16)
 np.save("matmul_f16.b.npy", b16)
 np.save("matmul_f16.out.npy", (a16.astype(np.float64) @ b16.astype(np.float64)).astype(np.float16))
+
+# Key counts for clamped_lengths.mlir: in range, and far beyond i32 both ways (the
+# narrowed mask must still compare as int64 does).
+np.save("clamped_lengths.n.npy", np.array([3, 2**40 + 7, -(2**62)], dtype=np.int64))
