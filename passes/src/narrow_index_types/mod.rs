@@ -7,6 +7,14 @@
 //! Their values are bounded by tensor dims, which is what this pass proves.
 //!
 //! What it does, per `func.func` holding `ascend` ops:
+//! 0. An unbounded i64 value (a graph argument such as ONNX Attention's
+//!    `nonpad_kv_seqlen`, a boundary result) whose every use only shifts it by bounded
+//!    amounts (add/sub), moves it (unsqueeze, reshape, broadcast, slice, gather, ...) or
+//!    compares it with a bounded value, with offsets plus partners below 2^24, is
+//!    replaced at those uses by `clamp(f32(X), -2^29, 2^29)` cast to i32 and back: every
+//!    compare keeps its outcome (proof at `clamp_plan`), and the shifted copies become
+//!    bounded, so step 2 narrows them. Float clamps (maximum/minimum with constants) are
+//!    the only floats the analysis bounds.
 //! 1. A forward interval analysis gives every integer value the range of its elements:
 //!    constants exactly, `symbolic_constant`/`range` from their shape expressions with
 //!    every symbol in `[1, 2^31 - 1]` (a dim the device can index), casts from narrower
@@ -44,8 +52,11 @@ pub const PASS: PassInfo = PassInfo {
     description: "A forward interval analysis bounds every integer value (constants, shape expressions with \
                   dims below 2^31, ranges, casts, arithmetic, data movement, cumsum); i64 results that fit \
                   in i32 are retyped to i32 when their op computes the same in 32 bits, with exact casts \
-                  where a use needs the other width. The Ascend vector unit has no 64-bit integer \
-                  arithmetic, so this lets position ids and masks fuse into kernels.",
+                  where a use needs the other width. An unbounded i64 input that is only shifted by \
+                  bounded amounts, moved and compared with bounded values (a sequence length in a \
+                  mask) is first clamped to +-2^29 through f32, which keeps every compare outcome. \
+                  The Ascend vector unit has no 64-bit integer arithmetic, so this lets position ids \
+                  and masks fuse into kernels.",
     options: &[],
     run,
 };
