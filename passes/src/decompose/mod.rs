@@ -191,7 +191,10 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
                         if let (Some((typed, transpose)), Some(slot)) = (source, inputs.get_mut(i))
                         {
                             *slot = typed;
-                            let on = attrs.get(flag).and_then(AttrValue::as_bool).unwrap_or(false);
+                            let on = attrs
+                                .get(flag)
+                                .and_then(AttrValue::as_bool)
+                                .unwrap_or(false);
                             attrs.insert(flag.to_string(), AttrValue::Bool(!on));
                             folded.push(transpose);
                         }
@@ -340,7 +343,11 @@ pub fn matmul_form(
     if ra < 2 || rb < 2 || result.rank() < 2 {
         return Err("an operand has rank < 2".into());
     }
-    for (what, dtype) in [("operand", a.dtype), ("operand", b.dtype), ("result", result.dtype)] {
+    for (what, dtype) in [
+        ("operand", a.dtype),
+        ("operand", b.dtype),
+        ("result", result.dtype),
+    ] {
         if !matches!(dtype, DType::F32 | DType::F16 | DType::BF16) {
             return Err(format!(
                 "{what} element type {dtype} (vectorized only for f32, f16 and bf16: the \
@@ -385,7 +392,9 @@ fn vectorize_matmul<'c, 'a>(
     result: Option<&TensorType>,
 ) -> Result<Option<Typed<'c, 'a>>, ShapeError> {
     let (Some(a), Some(b), Some(result)) = (inputs.first(), inputs.get(1), result) else {
-        return Err(ShapeError("matmul takes two operands and one result".into()));
+        return Err(ShapeError(
+            "matmul takes two operands and one result".into(),
+        ));
     };
     let widen = |e: &mut Emitter<'c, 'a>, t: &Typed<'c, 'a>| {
         if t.ty.dtype == DType::F32 {
@@ -964,7 +973,10 @@ mod tests {
         let r = ty(DType::F32, &[3, 5]);
         // k = 40 (rows of A^T), not 3.
         let e = matmul_form(&a, &b, &r, &flags(true, false), GATE).unwrap_err();
-        assert!(e.contains("k = 40 exceeds vectorize-matmul-max-k=32"), "{e}");
+        assert!(
+            e.contains("k = 40 exceeds vectorize-matmul-max-k=32"),
+            "{e}"
+        );
         let ok = MatmulGate { max_k: 40, ..GATE };
         assert_eq!(
             matmul_form(&a, &b, &r, &flags(true, false), ok),
