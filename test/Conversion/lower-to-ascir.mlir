@@ -106,19 +106,19 @@ func.func @views(%x: tensor<1x4xf32>) -> tensor<12xf32> {
 // CHECK: "ascend.softmax"
 // CHECK: "ascend.abs"
 // CHECK: call @autofuse_pointwise_1_Add
-func.func @kept(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>, %i: tensor<4xi64>, %a16: tensor<4x8xbf16>) -> (tensor<4x4xf32>, tensor<4xi64>, tensor<8x4xbf16>) {
+func.func @kept(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>, %i: tensor<4xi64>, %a16: tensor<4x8xi32>) -> (tensor<4x4xf32>, tensor<4xi64>, tensor<8x4xi32>) {
   %c = "ascend.constant"() {value = dense<1.0> : tensor<f32>} : () -> tensor<f32>
   // expected-remark@+1 {{AF-LW002 not lowered: 'matmul' is a boundary op and runs as a library kernel}}
   %0 = "ascend.matmul"(%a, %b) {transpose_a = false, transpose_b = false} : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>
-  // expected-remark@+1 {{AF-LW001 not lowered: a transpose of bf16 that moves the innermost axis is not lowered (the UB Transpose is used for f32 and f16 only)}}
-  %t = "ascend.transpose"(%a16) {perm = [1, 0]} : (tensor<4x8xbf16>) -> tensor<8x4xbf16>
+  // expected-remark@+1 {{AF-LW001 not lowered: a transpose of i32 that moves the innermost axis is not lowered (the UB Transpose is used for f32, f16 and bf16 only)}}
+  %t = "ascend.transpose"(%a16) {perm = [1, 0]} : (tensor<4x8xi32>) -> tensor<8x4xi32>
   %1 = "ascend.abs"(%0) : (tensor<4x4xf32>) -> tensor<4x4xf32>
   // expected-remark@+1 {{AF-LW001 not lowered: composite 'softmax' must be decomposed first (--decompose)}}
   %2 = "ascend.softmax"(%1) {axis = 1 : i64} : (tensor<4x4xf32>) -> tensor<4x4xf32>
   // expected-remark@+1 {{AF-LW003 not lowered: 'abs' on i64 is not computable on the vector unit of ascend910b}}
   %3 = "ascend.abs"(%i) : (tensor<4xi64>) -> tensor<4xi64>
   %4 = "ascend.add"(%2, %c) : (tensor<4x4xf32>, tensor<f32>) -> tensor<4x4xf32>
-  return %4, %3, %t : tensor<4x4xf32>, tensor<4xi64>, tensor<8x4xbf16>
+  return %4, %3, %t : tensor<4x4xf32>, tensor<4xi64>, tensor<8x4xi32>
 }
 
 // -----

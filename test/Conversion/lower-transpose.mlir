@@ -80,11 +80,21 @@ func.func @moves_innermost_far(%x: tensor<2x3x8xf32>) -> tensor<8x3x2xf32> {
 
 // -----
 
+// bf16 moves as the 16-bit patterns of f16 (a transpose only moves bits).
 // CHECK-LABEL: func.func @moves_innermost_bf16
-// CHECK: "ascend.transpose"
-// CHECK-NOT: call @
+// CHECK: call @autofuse_pointwise_0_Transpose(%arg0)
 func.func @moves_innermost_bf16(%x: tensor<?x8xbf16>) -> tensor<8x?xbf16> {
-  // expected-remark@+1 {{AF-LW001 not lowered: a transpose of bf16 that moves the innermost axis is not lowered (the UB Transpose is used for f32 and f16 only)}}
   %0 = "ascend.transpose"(%x) {perm = [1, 0]} : (tensor<?x8xbf16>) -> tensor<8x?xbf16>
   return %0 : tensor<8x?xbf16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @moves_innermost_i32
+// CHECK: "ascend.transpose"
+// CHECK-NOT: call @
+func.func @moves_innermost_i32(%x: tensor<?x8xi32>) -> tensor<8x?xi32> {
+  // expected-remark@+1 {{AF-LW001 not lowered: a transpose of i32 that moves the innermost axis is not lowered (the UB Transpose is used for f32, f16 and bf16 only)}}
+  %0 = "ascend.transpose"(%x) {perm = [1, 0]} : (tensor<?x8xi32>) -> tensor<8x?xi32>
+  return %0 : tensor<8x?xi32>
 }

@@ -167,14 +167,15 @@ func.func @multi_output(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
 // -----
 
 // The fused call moves after the matmul it depends on (ops are reordered by data flow);
-// matmul stays a graph op.
+// matmul (k = 64, over the vectorization bound of --decompose) stays a graph op.
 // CHECK-LABEL: func.func @reorder
 // CHECK: %[[M:.*]] = "ascend.matmul"
 // CHECK-NEXT: call @autofuse_pointwise_0_Exp_Add(%arg0, %[[M]])
-func.func @reorder(%x: tensor<4x4xf32>, %y: tensor<4x4xf32>, %w: tensor<4x4xf32>) -> tensor<4x4xf32> {
+func.func @reorder(%x: tensor<4x4xf32>, %y: tensor<4x64xf32>, %w: tensor<64x4xf32>) -> tensor<4x4xf32> {
   %e = "ascend.exp"(%x) : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  // expected-remark@+2 {{AF-DC001 matmul-not-vectorized}}
   // expected-remark@+1 {{AF-LW002}}
-  %m = "ascend.matmul"(%y, %w) {transpose_a = false, transpose_b = false} : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  %m = "ascend.matmul"(%y, %w) {transpose_a = false, transpose_b = false} : (tensor<4x64xf32>, tensor<64x4xf32>) -> tensor<4x4xf32>
   %s = "ascend.add"(%e, %m) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
   return %s : tensor<4x4xf32>
 }

@@ -1,6 +1,7 @@
 // RUN: %autofuse-opt %s --split-input-file --infer-symbolic-shapes --narrow-index-types | FileCheck %s
 // int64 index arithmetic whose values provably fit in int32 is computed in int32, with
-// exact casts where a use needs the other width; unbounded int64 values stay 64-bit.
+// exact casts where a use needs the other width; unbounded int64 values stay 64-bit
+// unless they are only shifted and compared with small bounded values (then clamped).
 
 // A causal mask from two ranges over seq: positions, their compare and the select are
 // 32-bit; the f32 result keeps its type.
@@ -60,6 +61,58 @@ func.func @unbounded_input(%ids: tensor<?xi64, #ascend.dims<["seq"]>>) -> tensor
   %twice = "ascend.add"(%ids, %ids) : (tensor<?xi64, #ascend.dims<["seq"]>>, tensor<?xi64, #ascend.dims<["seq"]>>) -> tensor<?xi64, #ascend.dims<["seq"]>>
   %lt = "ascend.lt"(%twice, %pos) : (tensor<?xi64, #ascend.dims<["seq"]>>, tensor<?xi64, #ascend.dims<["seq"]>>) -> tensor<?xi1, #ascend.dims<["seq"]>>
   return %lt : tensor<?xi1, #ascend.dims<["seq"]>>
+}
+
+// -----
+
+// An int64 input (a per-batch key count, as ONNX Attention's nonpad_kv_seqlen) that is
+// only shifted by bounded amounts, moved and compared with bounded positions is clamped
+// to +-2^29 through f32 (exact below 2^24; beyond, every compare keeps its outcome since
+// offsets and partners stay below 2^24), after which the whole mask is 32-bit.
+// CHECK-LABEL: func.func @clamped_input
+// CHECK: %[[TWO:.*]] = "ascend.constant"() {value = dense<2> : tensor<i32>}
+// CHECK: %[[F:.*]] = "ascend.cast"(%arg0) : (tensor<3xi64>) -> tensor<3xf32>
+// CHECK: %[[LO:.*]] = "ascend.constant"() {value = dense<0xCE000000> : tensor<f32>}
+// CHECK: %[[HI:.*]] = "ascend.constant"() {value = dense<0x4E000000> : tensor<f32>}
+// CHECK: %[[MAX:.*]] = "ascend.maximum"(%[[F]], %[[LO]])
+// CHECK: %[[MIN:.*]] = "ascend.minimum"(%[[MAX]], %[[HI]])
+// CHECK: %[[I:.*]] = "ascend.cast"(%[[MIN]]) : (tensor<3xf32>) -> tensor<3xi32>
+// CHECK: %[[C:.*]] = "ascend.cast"(%[[I]]) : (tensor<3xi32>) -> tensor<3xi32>
+// CHECK: %[[S:.*]] = "ascend.sub"(%[[C]], %[[TWO]]) : (tensor<3xi32>, tensor<i32>) -> tensor<3xi32>
+// CHECK: "ascend.add"({{.*}}) : (tensor<2x1xi32>, tensor<3x1x1xi32>) -> tensor<3x2x1xi32>
+// CHECK: "ascend.le"({{.*}}) : (tensor<1x6xi32>, tensor<3x2x1xi32>) -> tensor<3x2x6xi1>
+// CHECK: "ascend.unsqueeze"(%[[C]]) {axes = [1]} : (tensor<3xi32>) -> tensor<3x1xi32>
+// CHECK: "ascend.lt"({{.*}}) : (tensor<1x6xi32>, tensor<3x1xi32>) -> tensor<3x6xi1>
+// CHECK-NOT: i64
+// CHECK: return
+func.func @clamped_input(%n: tensor<3xi64>) -> (tensor<3x2x6xi1>, tensor<3x6xi1>) {
+  %c2 = "ascend.constant"() {value = dense<2> : tensor<i64>} : () -> tensor<i64>
+  %s = "ascend.sub"(%n, %c2) : (tensor<3xi64>, tensor<i64>) -> tensor<3xi64>
+  %u = "ascend.unsqueeze"(%s) {axes = [1, 2]} : (tensor<3xi64>) -> tensor<3x1x1xi64>
+  %r = "ascend.range"() {delta = 1 : i64, start = 0 : i64} : () -> tensor<2xi64>
+  %r2 = "ascend.unsqueeze"(%r) {axes = [1]} : (tensor<2xi64>) -> tensor<2x1xi64>
+  %a = "ascend.add"(%r2, %u) : (tensor<2x1xi64>, tensor<3x1x1xi64>) -> tensor<3x2x1xi64>
+  %k = "ascend.range"() {delta = 1 : i64, start = 0 : i64} : () -> tensor<6xi64>
+  %k2 = "ascend.unsqueeze"(%k) {axes = [0]} : (tensor<6xi64>) -> tensor<1x6xi64>
+  %le = "ascend.le"(%k2, %a) : (tensor<1x6xi64>, tensor<3x2x1xi64>) -> tensor<3x2x6xi1>
+  %nu = "ascend.unsqueeze"(%n) {axes = [1]} : (tensor<3xi64>) -> tensor<3x1xi64>
+  %lt = "ascend.lt"(%k2, %nu) : (tensor<1x6xi64>, tensor<3x1xi64>) -> tensor<3x6xi1>
+  return %le, %lt : tensor<3x2x6xi1>, tensor<3x6xi1>
+}
+
+// -----
+
+// A shifted copy that escapes (returned, here) would change value: nothing is clamped.
+// CHECK-LABEL: func.func @escaping_shift
+// CHECK-NOT: ascend.maximum
+// CHECK: "ascend.sub"(%arg0, {{.*}}) : (tensor<3xi64>, tensor<i64>) -> tensor<3xi64>
+func.func @escaping_shift(%n: tensor<3xi64>) -> (tensor<3x6xi1>, tensor<3xi64>) {
+  %c2 = "ascend.constant"() {value = dense<2> : tensor<i64>} : () -> tensor<i64>
+  %s = "ascend.sub"(%n, %c2) : (tensor<3xi64>, tensor<i64>) -> tensor<3xi64>
+  %u = "ascend.unsqueeze"(%s) {axes = [1]} : (tensor<3xi64>) -> tensor<3x1xi64>
+  %k = "ascend.range"() {delta = 1 : i64, start = 0 : i64} : () -> tensor<6xi64>
+  %lt = "ascend.lt"(%k, %u) : (tensor<6xi64>, tensor<3x1xi64>) -> tensor<3x6xi1>
+  return %lt, %s : tensor<3x6xi1>, tensor<3xi64>
 }
 
 // -----

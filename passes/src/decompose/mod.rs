@@ -42,6 +42,25 @@
 //!   elements).
 //! - `concat` with an operand of static extent 0 along the axis becomes its other
 //!   operand (its empty producer, now unused, is erased).
+//! - `matmul` whose contraction size `k` and result columns `n` are static and small
+//!   (`k <= vectorize-matmul-max-k`, default 32 as GE's `max_k_for_vectorize_mm`;
+//!   `n <= vectorize-matmul-max-n`, default 64) on f32/f16/bf16 becomes a broadcast
+//!   multiply and a `reduce_sum` over `k`, laid out so that no operand is transposed:
+//!   A[.., m, 1, k] * B[.., 1, n, k] summed over the innermost axis when `transpose_b`,
+//!   A[.., m, k, 1] * B[.., 1, k, n] summed over axis -2 when not, and
+//!   A[.., k, m, 1] * B[.., k, 1, n] summed over axis -3 for `transpose_a` alone (both
+//!   transposed: A is transposed first). Batch dims broadcast as the matmul's do.
+//!   f16/bf16 operands are cast to f32 and the sum cast back once, as the cube
+//!   accumulates. Symbolic `k` or `n`, sizes over the bounds, integer types, or
+//!   `vectorize-matmul-max-k=0` keep the boundary op with remark `AF-DC001`.
+//!   Why these bounds (chip model of `ascend910b`): per result element the vector form
+//!   costs `k` products and `k` sums, `2*4*k` bytes at 256 B/cycle = `k/32` cycles,
+//!   while the cube path writes and re-reads every result element through GM
+//!   (8 B at ~18 B/cycle ~ 0.44 cycles) plus the operands' share and a kernel launch
+//!   (~5550 cycles): the vector form is no slower up to `k` ~ 32. `n` bounds the UB
+//!   working set: the `n*k` tile of B and of the products each take `4*n*k` bytes,
+//!   8 KiB at 64*32, under double buffering ~32 KiB of the 188 KiB UB, which leaves the
+//!   rest to the ops fused around it.
 //!
 //! Division and `sqrt` are used instead of `rsqrt`/`reciprocal`, which are approximate on
 //! the device. Normalizations (softmax, log_softmax, layer_norm, rms_norm) of f16/bf16
@@ -52,7 +71,7 @@
 //! the composite's location.
 
 use crate::options::PassOptions;
-use crate::registry::PassInfo;
+use crate::registry::{OptionInfo, PassInfo};
 use crate::statistics;
 use autofuse_ascend::shape::{normalize_axis, ShapeError};
 use autofuse_ir::attr::AttrValue;
@@ -75,15 +94,62 @@ pub const PASS: PassInfo = PassInfo {
                   concats of slices of its operand (the positions its mode maps to); a concat \
                   with an empty operand becomes the other; a slice stepping through the innermost \
                   axis becomes a reshape to [count, step] and a one-column slice. gather_nd with a static index-tuple \
-                  length becomes a gather of the flattened indexed dims by the linear index.",
-    options: &[],
+                  length becomes a gather of the flattened indexed dims by the linear index. \
+                  A matmul with static contraction size k <= vectorize-matmul-max-k and static \
+                  result columns n <= vectorize-matmul-max-n (f32, f16/bf16 accumulated in f32) \
+                  becomes a broadcast multiply and a reduce_sum over k, which fuse with their \
+                  neighbours; other matmuls stay boundary ops with remark AF-DC001.",
+    options: &[
+        OptionInfo {
+            name: "vectorize-matmul-max-k",
+            kind: "usize",
+            default: "32",
+            help: "rewrite a matmul with static contraction size k <= this (and n <= vectorize-matmul-max-n) \
+                   into a broadcast multiply and a reduce_sum, which fuse; 0 keeps every matmul",
+        },
+        OptionInfo {
+            name: "vectorize-matmul-max-n",
+            kind: "usize",
+            default: "64",
+            help: "largest static number of result columns n of a vectorized matmul",
+        },
+        OptionInfo {
+            name: "remarks",
+            kind: "bool",
+            default: "true",
+            help: "emit a remark (AF-DC001) for every matmul kept as a boundary op",
+        },
+    ],
     run,
 };
 
-fn run(module: OperationRef, _options: &PassOptions) -> Result<(), ()> {
+/// The reason codes of this pass, documented in `docs/fusion.md`.
+pub const REASON_CODES: &[(&str, &str)] = &[("AF-DC001", "matmul-not-vectorized")];
+
+/// The bounds of the matmul vectorization (pass options).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MatmulGate {
+    pub max_k: usize,
+    pub max_n: usize,
+}
+
+fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
     let body = extract::module_body(module).ok_or(())?;
+    let gate = MatmulGate {
+        max_k: diagnostics::or_error(
+            module.location(),
+            options.get_usize("vectorize-matmul-max-k", 32),
+        )?,
+        max_n: diagnostics::or_error(
+            module.location(),
+            options.get_usize("vectorize-matmul-max-n", 64),
+        )?,
+    };
+    let remarks = diagnostics::or_error(module.location(), options.get_bool("remarks", true))?;
     let mut ok = true;
     let mut expanded = 0u64;
+    let mut vectorized = 0u64;
+    let mut dead_transposes = Vec::new();
     for func in extract::functions(body) {
         let Some(extracted) = extract::extract_function(func) else {
             continue;
@@ -111,12 +177,14 @@ fn run(module: OperationRef, _options: &PassOptions) -> Result<(), ()> {
                 "ascend.pad" => border_pad_axes(node),
                 _ => None,
             };
+            let is_matmul = node.op == "ascend.matmul";
             if exponent.is_none()
                 && pad_axes.is_none()
                 && border.is_none()
                 && kept_concat_operand.is_none()
                 && strided.is_none()
                 && !is_gather_nd
+                && !is_matmul
                 && lookup(&node.op).map(|s| s.category) != Some(Category::Composite)
             {
                 continue;
@@ -138,6 +206,58 @@ fn run(module: OperationRef, _options: &PassOptions) -> Result<(), ()> {
                 .map(|(value, ty)| Typed { value, ty })
                 .collect();
             let rewritten = match (exponent, &pad_axes) {
+                _ if is_matmul => {
+                    let result = node.results.first().and_then(|&r| graph.ty(r));
+                    // A transpose of the two innermost axes feeding an operand is the
+                    // matmul's own transpose flag: read its source instead.
+                    let mut attrs = node.attrs.clone();
+                    let mut inputs = inputs.clone();
+                    let mut folded = Vec::new();
+                    for (i, flag) in [(0, "transpose_a"), (1, "transpose_b")] {
+                        let source = node
+                            .operands
+                            .get(i)
+                            .and_then(|&v| innermost_swap(graph, &extracted.ops, v));
+                        if let (Some((typed, transpose)), Some(slot)) = (source, inputs.get_mut(i))
+                        {
+                            *slot = typed;
+                            let on = attrs
+                                .get(flag)
+                                .and_then(AttrValue::as_bool)
+                                .unwrap_or(false);
+                            attrs.insert(flag.to_string(), AttrValue::Bool(!on));
+                            folded.push(transpose);
+                        }
+                    }
+                    let form = match (inputs.first(), inputs.get(1), result) {
+                        (Some(a), Some(b), Some(result)) => {
+                            matmul_form(&a.ty, &b.ty, result, &attrs, gate)
+                        }
+                        _ => Err("its operand or result types are unknown".to_string()),
+                    };
+                    match form {
+                        Ok(form) => {
+                            let r = vectorize_matmul(&mut emitter, &inputs, form, result);
+                            if matches!(r, Ok(Some(_))) {
+                                vectorized += 1;
+                                dead_transposes.extend(folded);
+                            }
+                            r
+                        }
+                        Err(reason) => {
+                            if remarks {
+                                diagnostics::remark(
+                                    op.location(),
+                                    format!(
+                                        "AF-DC001 matmul-not-vectorized: the matmul stays a \
+                                         boundary op (library kernel): {reason}"
+                                    ),
+                                );
+                            }
+                            Ok(None)
+                        }
+                    }
+                }
                 _ if is_gather_nd => gather_nd(&mut emitter, &inputs, &node.attrs),
                 _ if strided.is_some() => match &strided {
                     Some(plan) => strided_slice(&mut emitter, &inputs[0], plan),
@@ -193,17 +313,200 @@ fn run(module: OperationRef, _options: &PassOptions) -> Result<(), ()> {
             }
         }
     }
+    // Transposes folded into vectorized matmuls go once nothing reads them.
+    for transpose in dead_transposes {
+        if transpose
+            .results()
+            .all(|r| !autofuse_mlir::raw::has_uses(r.into()))
+        {
+            raw::erase_op(transpose);
+        }
+    }
     statistics::add(
         PASS.argument,
         "expanded",
         "Number of composite ops expanded and constant-exponent pows reduced",
         expanded,
     );
+    statistics::add(
+        PASS.argument,
+        "vectorized-matmuls",
+        "Number of matmuls rewritten into a broadcast multiply and a reduce_sum",
+        vectorized,
+    );
     if ok {
         Ok(())
     } else {
         Err(())
     }
+}
+
+/// How a vectorized matmul lays out its product tensor (the three trailing axes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MatmulForm {
+    /// [m, n, k], reduced over the innermost axis (`transpose_b`; also both transposed,
+    /// with A transposed first).
+    Mnk { transpose_a: bool },
+    /// [m, k, n], reduced over axis -2 (neither transposed).
+    Mkn,
+    /// [k, m, n], reduced over axis -3 (`transpose_a` only).
+    Kmn,
+}
+
+/// The source of `value` when an `ascend.transpose` that swaps the two innermost axes
+/// (and keeps the others) produces it, with that transpose op.
+fn innermost_swap<'c, 'a>(
+    graph: &Graph,
+    ops: &[OperationRef<'c, 'a>],
+    value: usize,
+) -> Option<(Typed<'c, 'a>, OperationRef<'c, 'a>)> {
+    let ValueDef::Result { node, .. } = graph.values.get(value)?.def else {
+        return None;
+    };
+    let producer = graph.nodes.get(node)?;
+    if producer.op != "ascend.transpose" {
+        return None;
+    }
+    let perm = producer.attrs.get("perm")?.as_ints()?;
+    let r = perm.len();
+    let mut swap: Vec<i64> = (0..r as i64).collect();
+    if r < 2 {
+        return None;
+    }
+    swap.swap(r - 2, r - 1);
+    if perm != swap {
+        return None;
+    }
+    let source = *producer.operands.first()?;
+    let op = *ops.get(node)?;
+    let typed = Typed {
+        value: op.operand(0).ok()?,
+        ty: graph.ty(source)?.clone(),
+    };
+    Some((typed, op))
+}
+
+/// Whether a matmul of these types is vectorized under `gate`, and in which layout;
+/// `Err` says why it stays a boundary op.
+pub fn matmul_form(
+    a: &TensorType,
+    b: &TensorType,
+    result: &TensorType,
+    attrs: &BTreeMap<String, AttrValue>,
+    gate: MatmulGate,
+) -> Result<MatmulForm, String> {
+    if gate.max_k == 0 {
+        return Err("vectorize-matmul-max-k=0 disables the vectorization".into());
+    }
+    let flag = |n: &str| attrs.get(n).and_then(AttrValue::as_bool).unwrap_or(false);
+    let (ta, tb) = (flag("transpose_a"), flag("transpose_b"));
+    let (ra, rb) = (a.rank(), b.rank());
+    if ra < 2 || rb < 2 || result.rank() < 2 {
+        return Err("an operand has rank < 2".into());
+    }
+    for (what, dtype) in [
+        ("operand", a.dtype),
+        ("operand", b.dtype),
+        ("result", result.dtype),
+    ] {
+        if !matches!(dtype, DType::F32 | DType::F16 | DType::BF16) {
+            return Err(format!(
+                "{what} element type {dtype} (vectorized only for f32, f16 and bf16: the \
+                 vector unit reduces floats only)"
+            ));
+        }
+    }
+    let k_dim = if ta { &a.dims[ra - 2] } else { &a.dims[ra - 1] };
+    let n_dim = &result.dims[result.rank() - 1];
+    let static_size = |what: &str, dim: &Dim| -> Result<usize, String> {
+        dim.as_const()
+            .and_then(|v| usize::try_from(v).ok())
+            .ok_or_else(|| format!("{what} = {dim} is not static"))
+    };
+    let k = static_size("the contraction size k", k_dim)?;
+    let n = static_size("the result columns n", n_dim)?;
+    if k > gate.max_k {
+        return Err(format!(
+            "k = {k} exceeds vectorize-matmul-max-k={}",
+            gate.max_k
+        ));
+    }
+    if n > gate.max_n {
+        return Err(format!(
+            "n = {n} exceeds vectorize-matmul-max-n={}",
+            gate.max_n
+        ));
+    }
+    Ok(match (ta, tb) {
+        (_, true) => MatmulForm::Mnk { transpose_a: ta },
+        (false, false) => MatmulForm::Mkn,
+        (true, false) => MatmulForm::Kmn,
+    })
+}
+
+/// A matmul as a broadcast multiply and a `reduce_sum` over k (see the module text), in
+/// f32 for f16/bf16 operands, cast to the matmul's result type.
+fn vectorize_matmul<'c, 'a>(
+    e: &mut Emitter<'c, 'a>,
+    inputs: &[Typed<'c, 'a>],
+    form: MatmulForm,
+    result: Option<&TensorType>,
+) -> Result<Option<Typed<'c, 'a>>, ShapeError> {
+    let (Some(a), Some(b), Some(result)) = (inputs.first(), inputs.get(1), result) else {
+        return Err(ShapeError(
+            "matmul takes two operands and one result".into(),
+        ));
+    };
+    let widen = |e: &mut Emitter<'c, 'a>, t: &Typed<'c, 'a>| {
+        if t.ty.dtype == DType::F32 {
+            Ok(t.clone())
+        } else {
+            e.op("ascend.cast", &[t], &[], Some(DType::F32))
+        }
+    };
+    let mut a = widen(e, a)?;
+    let b = widen(e, b)?;
+    let (ra, rb) = (a.ty.rank(), b.ty.rank());
+    let unsqueeze = |e: &mut Emitter<'c, 'a>, t: &Typed<'c, 'a>, axis: usize| {
+        let axes = format!("[{axis}]");
+        e.op("ascend.unsqueeze", &[t], &[("axes", &axes)], None)
+    };
+    // (axis of the new 1 in A, in B, the reduced axis counted from the end).
+    let (a_axis, b_axis, from_end) = match form {
+        MatmulForm::Mnk { transpose_a } => {
+            if transpose_a {
+                let mut perm: Vec<usize> = (0..ra).collect();
+                perm.swap(ra - 2, ra - 1);
+                let perm = axes_text(&perm);
+                a = e.op("ascend.transpose", &[&a], &[("perm", &perm)], None)?;
+            }
+            (ra - 1, rb - 2, 1)
+        }
+        MatmulForm::Mkn => (ra, rb - 2, 2),
+        MatmulForm::Kmn => (ra, rb - 1, 3),
+    };
+    let a3 = unsqueeze(e, &a, a_axis)?;
+    let b3 = unsqueeze(e, &b, b_axis)?;
+    let product = e.op("ascend.mul", &[&a3, &b3], &[], None)?;
+    let axis = product.ty.rank() - from_end;
+    let axes = axes_text(&[axis]);
+    let sum = e.op(
+        "ascend.reduce_sum",
+        &[&product],
+        &[("axes", &axes), ("keep_dims", "false")],
+        None,
+    )?;
+    if sum.ty.dims != result.dims {
+        return Err(ShapeError(format!(
+            "internal error: the vectorized matmul has shape {} instead of {}",
+            sum.ty, result
+        )));
+    }
+    if sum.ty.dtype == result.dtype {
+        return Ok(Some(sum));
+    }
+    e.op("ascend.cast", &[&sum], &[], Some(result.dtype))
+        .map(Some)
 }
 
 /// The padded axes of a constant-mode `pad` with static pads on two or more axes, as
@@ -1158,5 +1461,78 @@ mod border_tests {
         );
         // A reflection of more than 16 single elements stays a pad.
         assert!(border_pieces(BorderMode::Reflect, &c(40), 20, 0).is_none());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// docs/fusion.md lists every reason code of this pass with its slug.
+    #[test]
+    fn every_reason_code_is_documented() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/fusion.md");
+        let doc = std::fs::read_to_string(&path).expect("docs/fusion.md exists");
+        for (code, slug) in REASON_CODES {
+            let row = format!("| `{code}` | `{slug}` |");
+            assert!(doc.contains(&row), "docs/fusion.md lacks the row {row}");
+        }
+    }
+
+    fn ty(dtype: DType, dims: &[i64]) -> TensorType {
+        TensorType::new(dtype, dims.iter().map(|&d| Dim::constant(d)).collect())
+    }
+
+    fn flags(ta: bool, tb: bool) -> BTreeMap<String, AttrValue> {
+        BTreeMap::from([
+            ("transpose_a".to_string(), AttrValue::Bool(ta)),
+            ("transpose_b".to_string(), AttrValue::Bool(tb)),
+        ])
+    }
+
+    const GATE: MatmulGate = MatmulGate {
+        max_k: 32,
+        max_n: 64,
+    };
+
+    #[test]
+    fn the_gate_takes_k_from_the_transposed_operand() {
+        let a = ty(DType::F32, &[40, 3]);
+        let b = ty(DType::F32, &[40, 5]);
+        let r = ty(DType::F32, &[3, 5]);
+        // k = 40 (rows of A^T), not 3.
+        let e = matmul_form(&a, &b, &r, &flags(true, false), GATE).unwrap_err();
+        assert!(
+            e.contains("k = 40 exceeds vectorize-matmul-max-k=32"),
+            "{e}"
+        );
+        let ok = MatmulGate { max_k: 40, ..GATE };
+        assert_eq!(
+            matmul_form(&a, &b, &r, &flags(true, false), ok),
+            Ok(MatmulForm::Kmn)
+        );
+    }
+
+    #[test]
+    fn the_gate_picks_a_form_without_transposes_and_refuses_by_reason() {
+        let a = ty(DType::F16, &[2, 4, 8]);
+        let b = ty(DType::F16, &[2, 6, 8]);
+        let r = ty(DType::F16, &[2, 4, 6]);
+        assert_eq!(
+            matmul_form(&a, &b, &r, &flags(false, true), GATE),
+            Ok(MatmulForm::Mnk { transpose_a: false })
+        );
+        let off = MatmulGate { max_k: 0, ..GATE };
+        assert!(matmul_form(&a, &b, &r, &flags(false, true), off)
+            .unwrap_err()
+            .contains("disables"));
+        let narrow = MatmulGate { max_n: 5, ..GATE };
+        assert!(matmul_form(&a, &b, &r, &flags(false, true), narrow)
+            .unwrap_err()
+            .contains("n = 6 exceeds vectorize-matmul-max-n=5"));
+        let ints = ty(DType::I8, &[2, 4, 8]);
+        assert!(matmul_form(&ints, &b, &r, &flags(false, true), GATE)
+            .unwrap_err()
+            .contains("element type i8"));
     }
 }

@@ -7,6 +7,14 @@
 //! Their values are bounded by tensor dims, which is what this pass proves.
 //!
 //! What it does, per `func.func` holding `ascend` ops:
+//! 0. An unbounded i64 value (a graph argument such as ONNX Attention's
+//!    `nonpad_kv_seqlen`, a boundary result) whose every use only shifts it by bounded
+//!    amounts (add/sub), moves it (unsqueeze, reshape, broadcast, slice, gather, ...) or
+//!    compares it with a bounded value, with offsets plus partners below 2^24, is
+//!    replaced at those uses by `clamp(f32(X), -2^29, 2^29)` cast to i32 and back: every
+//!    compare keeps its outcome (proof at `clamp_plan`), and the shifted copies become
+//!    bounded, so step 2 narrows them. Float clamps (maximum/minimum with constants) are
+//!    the only floats the analysis bounds.
 //! 1. A forward interval analysis gives every integer value the range of its elements:
 //!    constants exactly, `symbolic_constant`/`range` from their shape expressions with
 //!    every symbol in `[1, 2^31 - 1]` (a dim the device can index), casts from narrower
@@ -44,8 +52,11 @@ pub const PASS: PassInfo = PassInfo {
     description: "A forward interval analysis bounds every integer value (constants, shape expressions with \
                   dims below 2^31, ranges, casts, arithmetic, data movement, cumsum); i64 results that fit \
                   in i32 are retyped to i32 when their op computes the same in 32 bits, with exact casts \
-                  where a use needs the other width. The Ascend vector unit has no 64-bit integer \
-                  arithmetic, so this lets position ids and masks fuse into kernels.",
+                  where a use needs the other width. An unbounded i64 input that is only shifted by \
+                  bounded amounts, moved and compared with bounded values (a sequence length in a \
+                  mask) is first clamped to +-2^29 through f32, which keeps every compare outcome. \
+                  The Ascend vector unit has no 64-bit integer arithmetic, so this lets position ids \
+                  and masks fuse into kernels.",
     options: &[],
     run,
 };
@@ -54,6 +65,9 @@ pub const PASS: PassInfo = PassInfo {
 const DIM_MAX: i64 = i32::MAX as i64;
 
 type Interval = (i128, i128);
+
+/// The unbounded end of a float value clamped on one side only (never an integer's).
+const WIDE: i128 = 1 << 100;
 
 fn fits_i32((lo, hi): Interval) -> bool {
     lo >= i32::MIN as i128 && hi <= i32::MAX as i128
@@ -125,7 +139,14 @@ fn analyze(graph: &Graph, env: &ShapeEnv) -> Vec<Option<Interval>> {
         let Some(ty) = graph.ty(result) else {
             continue;
         };
-        if ty.dtype.is_float() {
+        // Floats are bounded only through constants and clamps (maximum/minimum), which
+        // is what the clamp of unbounded compared values builds (see `clamp_plan`).
+        if ty.dtype.is_float()
+            && !matches!(
+                node.op.as_str(),
+                "ascend.constant" | "ascend.maximum" | "ascend.minimum"
+            )
+        {
             continue;
         }
         let range = node_range(graph, env, node, &ranges).map(|r| match dtype_range(ty.dtype) {
@@ -157,7 +178,8 @@ fn node_range(
             };
             let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
             let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            (lo.is_finite() && hi.is_finite()).then_some((lo as i128, hi as i128))
+            // Outward to integers (exact for integer constants).
+            (lo.is_finite() && hi.is_finite()).then_some((lo.floor() as i128, hi.ceil() as i128))
         }
         "symbolic_constant" => node
             .attr("values")?
@@ -180,25 +202,31 @@ fn node_range(
             let last = delta * (count.1 - 1).max(0);
             Some((start.0 + last.min(0), start.1 + last.max(0)))
         }
-        "cast" => {
-            let from = graph.ty(*node.operands.first()?)?.dtype;
-            if from.is_float() {
-                None
+        // A float operand has a range only when clamped (integer bounds outward of its
+        // values), which truncation toward zero keeps.
+        "cast" => operand(0).filter(|r| r.0 > -WIDE && r.1 < WIDE),
+        // A clamp bounds an unbounded operand from the constant's side; a float clamp
+        // bounded on one side only keeps the other at -+WIDE for the next clamp.
+        "maximum" | "minimum" => {
+            let full = (-WIDE, WIDE);
+            let (a, b) = (operand(0).unwrap_or(full), operand(1).unwrap_or(full));
+            let r = if name == "maximum" {
+                (a.0.max(b.0), a.1.max(b.1))
             } else {
-                operand(0)
-            }
+                (a.0.min(b.0), a.1.min(b.1))
+            };
+            let float = graph.ty(*node.results.first()?)?.dtype.is_float();
+            (float || (r.0 > -WIDE && r.1 < WIDE)).then_some(r)
         }
-        "add" | "sub" | "mul" | "maximum" | "minimum" => {
+        "add" | "sub" | "mul" => {
             let (a, b) = (operand(0)?, operand(1)?);
             Some(match name {
                 "add" => (a.0 + b.0, a.1 + b.1),
                 "sub" => (a.0 - b.1, a.1 - b.0),
-                "mul" => {
+                _ => {
                     let p = [a.0 * b.0, a.0 * b.1, a.1 * b.0, a.1 * b.1];
                     (*p.iter().min()?, *p.iter().max()?)
                 }
-                "maximum" => (a.0.max(b.0), a.1.max(b.1)),
-                _ => (a.0.min(b.0), a.1.min(b.1)),
             })
         }
         "neg" => operand(0).map(|(lo, hi)| (-hi, -lo)),
@@ -357,19 +385,210 @@ fn cast_operand(
     Ok(())
 }
 
+/// Offsets and compare partners of a clamped value stay below this magnitude: f32 holds
+/// every integer up to it exactly.
+const EXACT_F32: i128 = 1 << 24;
+
+/// The clamp bound: a power of two (exact in f32, and printed exactly with the 9
+/// significant digits of an f32 attribute), far above `EXACT_F32` and, with any offset
+/// below it added, inside i32.
+const CLAMP: i64 = 1 << 29;
+
+fn magnitude((lo, hi): Interval) -> i128 {
+    lo.abs().max(hi.abs())
+}
+
+/// Where an unbounded i64 value (a graph argument such as a sequence length) is only
+/// shifted by bounded amounts, moved, and compared with bounded values, the uses to
+/// redirect to its clamp (see `run`, step 0), per such value.
+///
+/// Why a clamp is exact here: every value derived from `X` is `s*X + t` (s = +-1) with
+/// |t| <= T, and it is compared with `y`, |y| <= Y, where T + Y < 2^24. Replace `X` by
+/// `X' = clamp(f32(X), -2^29, 2^29)`. If |X| <= 2^24, f32(X) = X and X' = X. Otherwise
+/// X' has X's sign and |X'| >= 2^24 (rounding is monotone and 2^24 is exact), so
+/// `s*X + t` and `s*X' + t` have the same sign and magnitude >= 2^24 - T > Y >= |y|:
+/// every compare (lt, le, gt, ge, eq, ne) has the same outcome. And |s*X' + t| <=
+/// 2^29 + 2^24 fits in i32.
+fn clamp_plan(graph: &Graph, ranges: &[Option<Interval>]) -> Vec<(usize, Vec<(usize, usize)>)> {
+    let is_i64 = |v: usize| graph.ty(v).is_some_and(|t| t.dtype == DType::I64);
+    let bounded = |v: usize| ranges[v].map(magnitude).filter(|&m| m < EXACT_F32);
+    // The offset bound T of every value derived from an unbounded i64 value, with the
+    // operand position of the derived value in its op.
+    let unbounded = |v: usize| is_i64(v) && ranges[v].is_none();
+    let mut seeds: Vec<usize> = graph
+        .arguments
+        .iter()
+        .copied()
+        .filter(|&v| unbounded(v))
+        .collect();
+    let mut offset: Vec<Option<i128>> = vec![None; graph.values.len()];
+    for &v in &seeds {
+        offset[v] = Some(0);
+    }
+    // (node, chain operand) -> the derived result's offset, for ops that shift or move.
+    let derived = |node: &Node, offset: &[Option<i128>]| -> Option<(usize, i128)> {
+        let [result] = node.results.as_slice() else {
+            return None;
+        };
+        if !is_i64(*result) {
+            return None;
+        }
+        let name = node.op.strip_prefix("ascend.")?;
+        let chain: Vec<usize> = (0..node.operands.len())
+            .filter(|&i| offset[node.operands[i]].is_some())
+            .collect();
+        let [c] = chain.as_slice() else {
+            return None;
+        };
+        let t = offset[node.operands[*c]]?;
+        match name {
+            "add" | "sub" => {
+                let other = bounded(node.operands[1 - c])?;
+                Some((*c, t + other))
+            }
+            "neg" | "unsqueeze" | "squeeze" | "reshape" | "broadcast_to" | "transpose" => {
+                Some((*c, t))
+            }
+            "slice" | "gather" if *c == 0 => Some((*c, t)),
+            _ => None,
+        }
+    };
+    // Values derived from a clamped one are shifted copies of it; other unbounded
+    // results (a boundary op's) are clamped themselves.
+    for node in &graph.nodes {
+        if let Some((_, t)) = derived(node, &offset) {
+            offset[node.results[0]] = Some(t);
+        } else {
+            for &r in &node.results {
+                if unbounded(r) {
+                    offset[r] = Some(0);
+                    seeds.push(r);
+                }
+            }
+        }
+    }
+    // A use is acceptable when it compares with a bounded value within the margin, or
+    // derives a value all of whose uses are acceptable (decided from the last op back).
+    let mut users: Vec<Vec<(usize, usize)>> = vec![Vec::new(); graph.values.len()];
+    for (n, node) in graph.nodes.iter().enumerate() {
+        for (i, &v) in node.operands.iter().enumerate() {
+            users[v].push((n, i));
+        }
+    }
+    let mut closed = vec![false; graph.values.len()];
+    let acceptable = |n: usize, i: usize, t: i128, closed: &[bool]| -> bool {
+        let node = &graph.nodes[n];
+        if is_compare(node) {
+            return node.operands.len() == 2
+                && bounded(node.operands[1 - i]).is_some_and(|y| t + y < EXACT_F32);
+        }
+        derived(node, &offset).is_some_and(|(c, _)| c == i) && closed[node.results[0]]
+    };
+    for node in graph.nodes.iter().rev() {
+        let [result] = node.results.as_slice() else {
+            continue;
+        };
+        let Some(t) = offset[*result] else { continue };
+        if seeds.contains(result) {
+            continue;
+        }
+        closed[*result] = !graph.outputs.contains(result)
+            && users[*result]
+                .iter()
+                .all(|&(n, i)| acceptable(n, i, t, &closed));
+    }
+    seeds
+        .into_iter()
+        .filter_map(|v| {
+            let uses: Vec<(usize, usize)> = users[v]
+                .iter()
+                .copied()
+                .filter(|&(n, i)| acceptable(n, i, 0, &closed))
+                .collect();
+            (!uses.is_empty()).then_some((v, uses))
+        })
+        .collect()
+}
+
+/// Step 0 of `run`: redirects the planned uses of each unbounded value to
+/// `cast<i64>(cast<i32>(minimum(maximum(cast<f32>(X), -2^29), 2^29)))`, built before the
+/// first of them. Returns how many values were clamped.
+fn clamp_unbounded<'c: 'a, 'a>(
+    graph: &Graph,
+    ops: &[melior::ir::OperationRef<'c, 'a>],
+    ranges: &[Option<Interval>],
+) -> Result<u64, String> {
+    let mut clamped = 0;
+    for (value, uses) in clamp_plan(graph, ranges) {
+        let Some(&(first, index)) = uses.iter().min() else {
+            continue;
+        };
+        let (Some(ty), Some(&anchor)) = (graph.ty(value).cloned(), ops.get(first)) else {
+            continue;
+        };
+        let source = Typed {
+            value: anchor.operand(index).map_err(|e| e.to_string())?,
+            ty,
+        };
+        let mut e: Emitter<'c, 'a> = Emitter::before(anchor).ok_or("the op is not in a block")?;
+        let clamp = (|| {
+            let wide = e.op("ascend.cast", &[&source], &[], Some(DType::F32))?;
+            let lo = e.scalar(-(CLAMP as f64), DType::F32)?;
+            let hi = e.scalar(CLAMP as f64, DType::F32)?;
+            let above = e.op("ascend.maximum", &[&wide, &lo], &[], None)?;
+            let within = e.op("ascend.minimum", &[&above, &hi], &[], None)?;
+            let narrow = e.op("ascend.cast", &[&within], &[], Some(DType::I32))?;
+            e.op("ascend.cast", &[&narrow], &[], Some(DType::I64))
+        })()
+        .map_err(|err: autofuse_ascend::shape::ShapeError| err.0)?;
+        for (n, i) in uses {
+            if let Some(&op) = ops.get(n) {
+                raw::set_operand(op, i, clamp.value);
+            }
+        }
+        clamped += 1;
+    }
+    Ok(clamped)
+}
+
 fn run(module: melior::ir::OperationRef, _options: &PassOptions) -> Result<(), ()> {
     let body = extract::module_body(module).ok_or(())?;
     let mut narrowed = 0u64;
     let mut casts = 0u64;
     let mut ok = true;
+    let mut clamped = 0u64;
     for func in extract::functions(body) {
-        let Some(extracted) = extract::extract_function(func) else {
+        let Some(mut extracted) = extract::extract_function(func) else {
             continue;
         };
-        let graph = &extracted.graph;
-        if !graph.nodes.iter().any(|n| n.op.starts_with("ascend.")) {
+        if !extracted
+            .graph
+            .nodes
+            .iter()
+            .any(|n| n.op.starts_with("ascend."))
+        {
             continue;
         }
+        // Step 0: clamp unbounded values that are only shifted and compared, then
+        // analyze the rewritten function.
+        let env = dim_env(&extracted.graph);
+        let ranges = analyze(&extracted.graph, &env);
+        match clamp_unbounded(&extracted.graph, &extracted.ops, &ranges) {
+            Ok(0) => {}
+            Ok(n) => {
+                clamped += n;
+                let Some(again) = extract::extract_function(func) else {
+                    continue;
+                };
+                extracted = again;
+            }
+            Err(e) => {
+                diagnostics::error(func.location(), format!("cannot clamp: {e}"));
+                ok = false;
+                continue;
+            }
+        }
+        let graph = &extracted.graph;
         let env = dim_env(graph);
         let ranges = analyze(graph, &env);
         let is_i64 = |v: usize| graph.ty(v).is_some_and(|t| t.dtype == DType::I64);
@@ -505,6 +724,12 @@ fn run(module: melior::ir::OperationRef, _options: &PassOptions) -> Result<(), (
             }
         }
     }
+    statistics::add(
+        PASS.argument,
+        "clamped",
+        "Number of unbounded i64 values clamped where they are only shifted and compared",
+        clamped,
+    );
     statistics::add(
         PASS.argument,
         "narrowed",

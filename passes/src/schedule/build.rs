@@ -522,11 +522,13 @@ fn build_in_order(graph: &AscGraph, chip: &ChipProfile) -> Result<Schedule, Stri
             return refuse("a kernel whose loads transpose the innermost axis may not broadcast");
         }
         if let Some(bad) = nodes.iter().find(|x| {
-            x.transpose && x.kind == NodeKind::Load && !matches!(x.dtype, DType::F32 | DType::F16)
+            x.transpose
+                && x.kind == NodeKind::Load
+                && !matches!(x.dtype, DType::F32 | DType::F16 | DType::BF16)
         }) {
             return refuse(format!(
                 "a load of {} that transposes the innermost axis is not supported (Transpose \
-                     is used on f32 and f16)",
+                     is used on f32, f16 and bf16)",
                 bad.dtype
             ));
         }

@@ -1365,6 +1365,20 @@ fn scalar_literal(dtype: DType, value: f64) -> String {
     if dtype.is_int() {
         format!("{}", value as i64)
     } else {
+        float_literal(value)
+    }
+}
+
+/// A C++ expression of the float `value`; infinities and NaN (a pad of -inf, a mask
+/// fill) through the compiler builtins both g++ and the device compiler know.
+fn float_literal(value: f64) -> String {
+    if value.is_nan() {
+        "__builtin_nanf(\"\")".to_string()
+    } else if value == f64::INFINITY {
+        "__builtin_inff()".to_string()
+    } else if value == f64::NEG_INFINITY {
+        "(-__builtin_inff())".to_string()
+    } else {
         format!("{value:?}")
     }
 }
@@ -1554,7 +1568,7 @@ fn emit_node(
             let v = value_decl(ctx, n, &mut l);
             l.push(format!(
                 "Duplicate({v}, {}, {count});",
-                scalar(t, &format!("{value:?}"))
+                scalar(t, &float_literal(*value))
             ));
         }
         NodeKind::Arange { start, delta } => {

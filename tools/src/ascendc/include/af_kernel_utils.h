@@ -1165,4 +1165,13 @@ __aicore__ inline void TransposeBlock(const LocalTensor<T>& dst, const LocalTens
     Transpose(dst, src, tmp, TransposeParamsExt(1, c, 1, w, TransposeType::TRANSPOSE_NCHW2NHWC));
 }
 
+// bf16 blocks move as the 16-bit patterns of half (Transpose takes half, not bf16; a
+// transpose only moves bits, so the result is exact).
+template <int R>
+__aicore__ inline void TransposeBlock(const LocalTensor<bfloat16_t>& dst, const LocalTensor<bfloat16_t>& src,
+                                      const LocalTensor<uint8_t>& tmp, const int64_t (&ext)[R], int64_t align) {
+    TransposeBlock<half, R>(dst.template ReinterpretCast<half>(), src.template ReinterpretCast<half>(), tmp, ext,
+                            align);
+}
+
 }  // namespace af
