@@ -61,6 +61,9 @@
 //!   working set: the `n*k` tile of B and of the products each take `4*n*k` bytes,
 //!   8 KiB at 64*32, under double buffering ~32 KiB of the 188 KiB UB, which leaves the
 //!   rest to the ops fused around it.
+//! - `isnan`, `isfinite` and `sign` of floats become IEEE comparisons (AscIR has no
+//!   instruction of their own): `x != x`, `(x - x) == 0`, and `(x > 0) - (x < 0)` with
+//!   NaN kept where `x` is NaN.
 //!
 //! Division and `sqrt` are used instead of `rsqrt`/`reciprocal`, which are approximate on
 //! the device. Normalizations (softmax, log_softmax, layer_norm, rms_norm) of f16/bf16
@@ -98,7 +101,9 @@ pub const PASS: PassInfo = PassInfo {
                   A matmul with static contraction size k <= vectorize-matmul-max-k and static \
                   result columns n <= vectorize-matmul-max-n (f32, f16/bf16 accumulated in f32) \
                   becomes a broadcast multiply and a reduce_sum over k, which fuse with their \
-                  neighbours; other matmuls stay boundary ops with remark AF-DC001.",
+                  neighbours; other matmuls stay boundary ops with remark AF-DC001. isnan, isfinite \
+                  and sign of floats become IEEE comparisons (x != x; (x - x) == 0; (x > 0) - (x < 0), \
+                  NaN kept).",
     options: &[
         OptionInfo {
             name: "vectorize-matmul-max-k",
@@ -178,6 +183,14 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
                 _ => None,
             };
             let is_matmul = node.op == "ascend.matmul";
+            let is_float_test = matches!(
+                node.op.as_str(),
+                "ascend.isnan" | "ascend.isfinite" | "ascend.sign"
+            ) && node
+                .operands
+                .first()
+                .and_then(|&v| graph.ty(v))
+                .is_some_and(|t| t.dtype.is_float());
             if exponent.is_none()
                 && pad_axes.is_none()
                 && border.is_none()
@@ -185,6 +198,7 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
                 && strided.is_none()
                 && !is_gather_nd
                 && !is_matmul
+                && !is_float_test
                 && lookup(&node.op).map(|s| s.category) != Some(Category::Composite)
             {
                 continue;
@@ -206,6 +220,7 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
                 .map(|(value, ty)| Typed { value, ty })
                 .collect();
             let rewritten = match (exponent, &pad_axes) {
+                _ if is_float_test => float_test(&mut emitter, node.short_name(), &inputs[0]),
                 _ if is_matmul => {
                     let result = node.results.first().and_then(|&r| graph.ty(r));
                     // A transpose of the two innermost axes feeding an operand is the
@@ -1394,6 +1409,38 @@ fn expand<'c, 'a>(
             .op("ascend.cast", &[&result], &[], Some(narrow_to))
             .map(Some);
     }
+    Ok(Some(result))
+}
+
+/// `isnan`, `isfinite` and `sign` of a float tensor by IEEE comparisons, which the
+/// vector unit has (Compare, Select), where AscIR has no instruction of their own:
+/// `isnan(x) = x != x`; `isfinite(x) = (x - x) == 0` (inf - inf and NaN - NaN are NaN);
+/// `sign(x) = (x > 0) - (x < 0)`, and NaN where `x` is NaN (`x` itself).
+fn float_test<'c, 'a>(
+    e: &mut Emitter<'c, 'a>,
+    name: &str,
+    x: &Typed<'c, 'a>,
+) -> Result<Option<Typed<'c, 'a>>, ShapeError> {
+    let dtype = x.ty.dtype;
+    let result = match name {
+        "isnan" => e.op("ascend.ne", &[x, x], &[], None)?,
+        "isfinite" => {
+            let difference = e.op("ascend.sub", &[x, x], &[], None)?;
+            let zero = e.scalar(0.0, dtype)?;
+            e.op("ascend.eq", &[&difference, &zero], &[], None)?
+        }
+        "sign" => {
+            let zero = e.scalar(0.0, dtype)?;
+            let positive = e.op("ascend.gt", &[x, &zero], &[], None)?;
+            let negative = e.op("ascend.lt", &[x, &zero], &[], None)?;
+            let positive = e.op("ascend.cast", &[&positive], &[], Some(dtype))?;
+            let negative = e.op("ascend.cast", &[&negative], &[], Some(dtype))?;
+            let sign = e.op("ascend.sub", &[&positive, &negative], &[], None)?;
+            let nan = e.op("ascend.ne", &[x, x], &[], None)?;
+            e.op("ascend.select", &[&nan, x, &sign], &[], None)?
+        }
+        other => return Err(ShapeError(format!("no IEEE form for '{other}'"))),
+    };
     Ok(Some(result))
 }
 
