@@ -61,6 +61,8 @@
 //!   working set: the `n*k` tile of B and of the products each take `4*n*k` bytes,
 //!   8 KiB at 64*32, under double buffering ~32 KiB of the 188 KiB UB, which leaves the
 //!   rest to the ops fused around it.
+//! - a `cast` of f32/bf16 to int8/uint8 (no vector conversion) clamps to the byte's range
+//!   in f32, truncates to int32 and narrows (the saturating cast, exactly).
 //! - `isnan`, `isfinite` and `sign` of floats become IEEE comparisons (AscIR has no
 //!   instruction of their own): `x != x`, `(x - x) == 0`, and `(x > 0) - (x < 0)` with
 //!   NaN kept where `x` is NaN.
@@ -103,7 +105,7 @@ pub const PASS: PassInfo = PassInfo {
                   becomes a broadcast multiply and a reduce_sum over k, which fuse with their \
                   neighbours; other matmuls stay boundary ops with remark AF-DC001. isnan, isfinite \
                   and sign of floats become IEEE comparisons (x != x; (x - x) == 0; (x > 0) - (x < 0), \
-                  NaN kept).",
+                  NaN kept). A cast of f32/bf16 to int8/uint8 clamps, truncates to int32 and narrows.",
     options: &[
         OptionInfo {
             name: "vectorize-matmul-max-k",
@@ -191,6 +193,17 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
                 .first()
                 .and_then(|&v| graph.ty(v))
                 .is_some_and(|t| t.dtype.is_float());
+            let is_byte_cast = node.op == "ascend.cast"
+                && node
+                    .operands
+                    .first()
+                    .and_then(|&v| graph.ty(v))
+                    .is_some_and(|t| matches!(t.dtype, DType::F32 | DType::BF16))
+                && node
+                    .results
+                    .first()
+                    .and_then(|&v| graph.ty(v))
+                    .is_some_and(|t| matches!(t.dtype, DType::I8 | DType::U8));
             if exponent.is_none()
                 && pad_axes.is_none()
                 && border.is_none()
@@ -199,6 +212,7 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
                 && !is_gather_nd
                 && !is_matmul
                 && !is_float_test
+                && !is_byte_cast
                 && lookup(&node.op).map(|s| s.category) != Some(Category::Composite)
             {
                 continue;
@@ -221,6 +235,17 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
                 .collect();
             let rewritten = match (exponent, &pad_axes) {
                 _ if is_float_test => float_test(&mut emitter, node.short_name(), &inputs[0]),
+                _ if is_byte_cast => {
+                    let to = node
+                        .results
+                        .first()
+                        .and_then(|&v| graph.ty(v))
+                        .map(|t| t.dtype);
+                    match to {
+                        Some(to) => byte_cast(&mut emitter, &inputs[0], to),
+                        None => Ok(None),
+                    }
+                }
                 _ if is_matmul => {
                     let result = node.results.first().and_then(|&r| graph.ty(r));
                     // A transpose of the two innermost axes feeding an operand is the
@@ -1410,6 +1435,33 @@ fn expand<'c, 'a>(
             .map(Some);
     }
     Ok(Some(result))
+}
+
+/// A cast of f32 or bf16 to int8/uint8, which the vector unit has no conversion for:
+/// clamped to the byte's range in f32 (the cast saturates), truncated to int32 (exact
+/// there) and narrowed to the byte, which now holds the value. NaN clamps or converts
+/// to 0, as the saturating cast gives it.
+fn byte_cast<'c, 'a>(
+    e: &mut Emitter<'c, 'a>,
+    x: &Typed<'c, 'a>,
+    to: DType,
+) -> Result<Option<Typed<'c, 'a>>, ShapeError> {
+    let (lo, hi) = if to == DType::U8 {
+        (0.0, 255.0)
+    } else {
+        (-128.0, 127.0)
+    };
+    let wide = if x.ty.dtype == DType::F32 {
+        x.clone()
+    } else {
+        e.op("ascend.cast", &[x], &[], Some(DType::F32))?
+    };
+    let lo = e.scalar(lo, DType::F32)?;
+    let hi = e.scalar(hi, DType::F32)?;
+    let above = e.op("ascend.maximum", &[&wide, &lo], &[], None)?;
+    let clamped = e.op("ascend.minimum", &[&above, &hi], &[], None)?;
+    let truncated = e.op("ascend.cast", &[&clamped], &[], Some(DType::I32))?;
+    e.op("ascend.cast", &[&truncated], &[], Some(to)).map(Some)
 }
 
 /// `isnan`, `isfinite` and `sign` of a float tensor by IEEE comparisons, which the
