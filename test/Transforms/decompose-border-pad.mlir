@@ -39,14 +39,15 @@
 // CHECK: "ascend.slice"(%arg0) {axes = [1], ends = ["1"], starts = ["0"], steps = [1]} {{.*}} -> tensor<4x1xf16>
 // CHECK: "ascend.concat"({{.*}}) {axis = 1 : i64} {{.*}} -> tensor<4x11xf16>
 
-// Edge with symbolic extents: the first and last element (at s1 - 1) broadcast.
+// Edge with symbolic extents stays a pad: the concats would keep whole slabs of the
+// symbolic axis in UB (the only concat template so far), which a large extent does not
+// fit (the random tiling property found s2 = 3311311 needing 126 MiB); it runs as a
+// graph op until concat through GM exists.
 // CHECK-LABEL: func.func @edge_sym
-// CHECK: %[[F:.*]] = "ascend.slice"(%arg0) {axes = [1], ends = ["1"], starts = ["0"], steps = [1]}
-// CHECK: "ascend.broadcast_to"(%[[F]]) {{.*}} -> tensor<?x2xf32, #ascend.dims<["s0", "2"]>>
-// CHECK: %[[L:.*]] = "ascend.slice"(%arg0) {axes = [1], ends = ["s1"], starts = ["s1-1"], steps = [1]}
-// CHECK: "ascend.broadcast_to"(%[[L]]) {{.*}} -> tensor<?x4xf32, #ascend.dims<["s0", "4"]>>
-// CHECK: "ascend.slice"({{.*}}) {axes = [0], ends = ["s0"], starts = ["s0-1"], steps = [1]}
-// CHECK: "ascend.concat"({{.*}}) {axis = 0 : i64} {{.*}} -> tensor<?x?xf32, #ascend.dims<["s0+4", "s1+6"]>>
+// CHECK: "ascend.pad"(%arg0)
+// CHECK-SAME: mode = "edge"
+// CHECK-NOT: ascend.concat
+// CHECK: return
 
 // CHECK-LABEL: func.func @reflect_i32
 // CHECK-NOT: ascend.pad

@@ -1231,7 +1231,7 @@ impl Steps for Schedule {
                 }
             }
             if chosen.is_none() {
-                if let Some(place) = staging_place(self, graph, n, &last_use, &mut staging) {
+                if let Some(place) = staging_place(self, n, &last_use, &mut staging) {
                     self.nodes[n].value = place;
                     continue;
                 }
@@ -1488,12 +1488,10 @@ fn node_kind(graph: &AscGraph, n: usize) -> Result<NodeKind, String> {
 
 /// The staging tensor of a direct store that value `n` may live in: `n` is an
 /// elementwise value (no compare) or a cast computed before the store's producer
-/// `p`, with `p`'s box and UB type, dead by `p` (or at `p` when `p` is elementwise
-/// and writes over it in place), and the tensor is free at `n` (its occupant died
-/// before `n`, or dies at `n`, which writes over it in place).
+/// `p`, with `p`'s box and UB type, dead before `p`, and the tensor is free at `n`
+/// (its occupant died before `n`).
 fn staging_place(
     s: &Schedule,
-    graph: &AscGraph,
     n: usize,
     last_use: &[usize],
     staging: &mut [(usize, Option<(usize, usize)>)],
@@ -1514,11 +1512,13 @@ fn staging_place(
             && target.partial == info.partial
             && ub_dtype(target.dtype) == ub_dtype(info.dtype)
             && s.node_groups.get(n) == s.node_groups.get(p)
-            && (last_use[n] < p || (last_use[n] == p && in_place(p)));
+            && last_use[n] < p;
+        // No value shares the tensor with an operand of the op writing it: some ops are
+        // emitted as several calls that read an operand after writing the result (int32
+        // abs: Muls, then Max with the operand), so writing in place is not safe in general.
         let free = match *occupant {
             None => true,
-            Some((_, dies)) if dies < n => true,
-            Some((o, dies)) => dies == n && in_place(n) && graph.nodes[n].operands.contains(&o),
+            Some((_, dies)) => dies < n,
         };
         if fits && free && matches!(target.value, Place::Queue { .. }) {
             *occupant = Some((n, last_use[n].max(n)));
