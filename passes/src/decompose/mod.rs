@@ -280,7 +280,11 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
                             let r = vectorize_matmul(&mut emitter, &inputs, form, result);
                             if matches!(r, Ok(Some(_))) {
                                 vectorized += 1;
-                                dead_transposes.extend(folded);
+                                for transpose in folded {
+                                    if !dead_transposes.contains(&transpose) {
+                                        dead_transposes.push(transpose);
+                                    }
+                                }
                             }
                             r
                         }
@@ -323,9 +327,10 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
                     if let Ok(old) = op.result(0) {
                         raw::replace_all_uses(old.into(), result.value);
                     }
-                    // Producers only the rewritten op read (the empty operand of a
-                    // concat) go with it.
-                    let producers: Vec<_> = op
+                    // Producers only the rewritten concat read (its empty operand) go
+                    // with it. Only there: a transpose folded into a vectorized matmul is
+                    // erased below, once, and an op read twice is listed once.
+                    let mut producers: Vec<_> = op
                         .operands()
                         .filter_map(|v| OperationResult::try_from(v).ok())
                         .map(|r| r.owner())
@@ -336,8 +341,17 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
                                 .is_ok_and(|n| n.starts_with("ascend."))
                         })
                         .collect();
-                    raw::erase_op(*op);
+                    if kept_concat_operand.is_none() {
+                        producers.clear();
+                    }
+                    let mut unique = Vec::new();
                     for producer in producers {
+                        if !unique.contains(&producer) {
+                            unique.push(producer);
+                        }
+                    }
+                    raw::erase_op(*op);
+                    for producer in unique {
                         let unused = (0..producer.result_count())
                             .all(|i| producer.result(i).is_ok_and(|r| !raw::has_uses(r.into())));
                         if unused {
