@@ -185,25 +185,26 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
                 _ => None,
             };
             let is_matmul = node.op == "ascend.matmul";
-            let is_float_test = matches!(
-                node.op.as_str(),
-                "ascend.isnan" | "ascend.isfinite" | "ascend.sign"
-            ) && node
+            let operand_dtype = node
                 .operands
                 .first()
                 .and_then(|&v| graph.ty(v))
-                .is_some_and(|t| t.dtype.is_float());
-            let is_byte_cast = node.op == "ascend.cast"
-                && node
-                    .operands
-                    .first()
-                    .and_then(|&v| graph.ty(v))
-                    .is_some_and(|t| matches!(t.dtype, DType::F32 | DType::BF16))
-                && node
-                    .results
-                    .first()
-                    .and_then(|&v| graph.ty(v))
-                    .is_some_and(|t| matches!(t.dtype, DType::I8 | DType::U8));
+                .map(|t| t.dtype);
+            let result_dtype = node
+                .results
+                .first()
+                .and_then(|&v| graph.ty(v))
+                .map(|t| t.dtype);
+            let is_float_test = matches!(
+                node.op.as_str(),
+                "ascend.isnan" | "ascend.isfinite" | "ascend.sign"
+            ) && operand_dtype.is_some_and(DType::is_float);
+            // A cast of f32/bf16 to a byte type, with the byte type it makes.
+            let byte_cast_to = result_dtype.filter(|to| {
+                node.op == "ascend.cast"
+                    && matches!(operand_dtype, Some(DType::F32 | DType::BF16))
+                    && matches!(to, DType::I8 | DType::U8)
+            });
             if exponent.is_none()
                 && pad_axes.is_none()
                 && border.is_none()
@@ -212,7 +213,7 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
                 && !is_gather_nd
                 && !is_matmul
                 && !is_float_test
-                && !is_byte_cast
+                && byte_cast_to.is_none()
                 && lookup(&node.op).map(|s| s.category) != Some(Category::Composite)
             {
                 continue;
@@ -235,17 +236,10 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
                 .collect();
             let rewritten = match (exponent, &pad_axes) {
                 _ if is_float_test => float_test(&mut emitter, node.short_name(), &inputs[0]),
-                _ if is_byte_cast => {
-                    let to = node
-                        .results
-                        .first()
-                        .and_then(|&v| graph.ty(v))
-                        .map(|t| t.dtype);
-                    match to {
-                        Some(to) => byte_cast(&mut emitter, &inputs[0], to),
-                        None => Ok(None),
-                    }
-                }
+                _ if byte_cast_to.is_some() => match byte_cast_to {
+                    Some(to) => byte_cast(&mut emitter, &inputs[0], to),
+                    None => Ok(None),
+                },
                 _ if is_matmul => {
                     let result = node.results.first().and_then(|&r| graph.ty(r));
                     // A transpose of the two innermost axes feeding an operand is the
