@@ -48,3 +48,17 @@ pub const PASSES: &[&PassInfo] = &[
 pub fn lookup(argument: &str) -> Option<&'static PassInfo> {
     PASSES.iter().copied().find(|p| p.argument == argument)
 }
+
+/// Test helper: `docs/fusion.md` has a table row `| `CODE` | `SLUG` |` for every reason
+/// code a pass reports, so its remarks stay explained.
+#[cfg(test)]
+pub(crate) fn assert_reason_codes_documented<'s>(
+    codes: impl IntoIterator<Item = (&'s str, &'s str)>,
+) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/fusion.md");
+    let doc = std::fs::read_to_string(&path).expect("docs/fusion.md exists");
+    for (code, slug) in codes {
+        let row = format!("| `{code}` | `{slug}` |");
+        assert!(doc.contains(&row), "docs/fusion.md lacks the row {row}");
+    }
+}
