@@ -118,7 +118,8 @@ func.func @mean(%x: tensor<3x5x4xf32>) -> tensor<5xf32> {
 
 // pow with a constant exponent that has an exact cheaper form becomes products, sqrt
 // and a division (also through a cast of the constant); other exponents and exponents
-// that broadcast the base keep pow.
+// that broadcast the base take the general form: exp(y * log(b)), the sign of a
+// negative base, and 1^y = 1 last (test/Target/ascendc/pow-mod.mlir runs it).
 // CHECK-LABEL: func.func @pow_constant_exponents
 // CHECK: %[[SQ:.*]] = "ascend.mul"(%[[X:[^,]*]], %[[X]])
 // CHECK: %[[SQ3:.*]] = "ascend.mul"(%[[X]], %[[X]])
@@ -127,9 +128,15 @@ func.func @mean(%x: tensor<3x5x4xf32>) -> tensor<5xf32> {
 // CHECK: %[[RS:.*]] = "ascend.sqrt"(%[[X]])
 // CHECK: %[[ONE:.*]] = "ascend.constant"() {value = dense<1.0{{.*}}> : tensor<f32>}
 // CHECK: %[[INV:.*]] = "ascend.div"(%[[ONE]], %[[RS]])
-// CHECK: %[[KEEP:.*]] = "ascend.pow"(%[[X]], %{{.*}})
+// CHECK: "ascend.log"({{.*}}) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+// CHECK: "ascend.exp"
+// CHECK: %[[UNIT:.*]] = "ascend.eq"(%[[X]],
+// CHECK-NEXT: %[[KEEP:.*]] = "ascend.select"(%[[UNIT]], {{.*}}) : (tensor<4x8xi1>, tensor<f32>, tensor<4x8xf32>) -> tensor<4x8xf32>
 // CHECK: %[[H:.*]] = "ascend.mul"(%{{.*}}, %{{.*}}) : (tensor<4x8xf16>, tensor<4x8xf16>)
-// CHECK: %[[WIDE:.*]] = "ascend.pow"(%[[X]], %{{.*}}) : (tensor<4x8xf32>, tensor<1x4x8xf32>)
+// CHECK: "ascend.log"({{.*}}) : (tensor<1x4x8xf32>) -> tensor<1x4x8xf32>
+// CHECK: %[[WUNIT:.*]] = "ascend.eq"(%[[X]],
+// CHECK-NEXT: %[[WIDE:.*]] = "ascend.select"(%[[WUNIT]], {{.*}}) -> tensor<1x4x8xf32>
+// CHECK-NOT: "ascend.pow"
 // CHECK: return %[[SQ]], %[[CUBE]], %[[ROOT]], %[[INV]], %[[KEEP]], %[[X]], %[[H]], %[[WIDE]]
 func.func @pow_constant_exponents(%x: tensor<4x8xf32>, %h: tensor<4x8xf16>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf16>, tensor<1x4x8xf32>) {
   %two = "ascend.constant"() {value = dense<2.0> : tensor<f32>} : () -> tensor<f32>

@@ -16,8 +16,13 @@
 //!
 //! - `pow(x, c)` with a constant exponent (an `ascend.constant` splat, possibly through a
 //!   `cast`) of 1, 2, 3, 4, 0.5, -0.5, -1 or -2 on a float `x` becomes products, `sqrt`
-//!   and a division (exact forms; AscIR has no translation of `pow`, so a fused kernel
-//!   holding one would run in the interpreter). Other exponents keep `pow`.
+//!   and a division (exact forms). Any other float `pow` (a tensor exponent, another
+//!   constant) becomes `exp(y * log(b))` with NumPy's signs, NaNs and special values,
+//!   and products by binary exponentiation for integral `|y| < 32` (exact integer
+//!   powers); float `mod` becomes `x - floor(x / y) * y` with the product's rounding
+//!   error recovered, sign corrections and NumPy's infinite-divisor rule (see
+//!   [`float_pow`], [`float_mod`]). AscIR has no pow or float mod instruction: a kernel
+//!   holding one would run in the interpreter.
 //!
 //! - `pad` in constant mode with static pads on two or more axes becomes a chain of pads
 //!   on one axis each, innermost first (`--lower-to-ascir` lowers a one-axis pad).
@@ -94,7 +99,10 @@ pub const PASS: PassInfo = PassInfo {
                   (softmax subtracts the row max; divisions and sqrt instead of approximate rsqrt). \
                   reduce_mean becomes reduce_sum and a division when the reduced extent is static. \
                   pow with a constant exponent of 1, 2, 3, 4, 0.5, -0.5, -1 or -2 on floats becomes \
-                  products, sqrt and a division (AscIR translates no pow). A constant pad on \
+                  products, sqrt and a division; other float pows become exp(y * log|x|) with \
+                  NumPy's signs and special values (binary exponentiation for integral |y| < 32), \
+                  float mod x - floor(x / y) * y with the product's rounding error recovered \
+                  (AscIR translates neither). A constant pad on \
                   several axes becomes a chain of one-axis pads; an edge, reflect or wrap pad becomes \
                   concats of slices of its operand (the positions its mode maps to); a concat \
                   with an empty operand becomes the other; a slice stepping through the innermost \
@@ -185,6 +193,13 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
                 _ => None,
             };
             let is_matmul = node.op == "ascend.matmul";
+            // pow and mod of floats that no exact form above covers.
+            let float_binary = matches!(node.op.as_str(), "ascend.pow" | "ascend.mod")
+                && node
+                    .results
+                    .first()
+                    .and_then(|&v| graph.ty(v))
+                    .is_some_and(|t| t.dtype.is_float());
             let operand_dtype = node
                 .operands
                 .first()
@@ -206,6 +221,7 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
                     && matches!(to, DType::I8 | DType::U8)
             });
             if exponent.is_none()
+                && !float_binary
                 && pad_axes.is_none()
                 && border.is_none()
                 && kept_concat_operand.is_none()
@@ -309,6 +325,22 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
                     None => Ok(None),
                 },
                 (_, Some(axes)) => split_pad(&mut emitter, &inputs[0], axes, &node.attrs),
+                _ if float_binary => {
+                    let result = node.results.first().and_then(|&r| graph.ty(r));
+                    let reduced = match (exponent, node.op.as_str()) {
+                        (Some(c), "ascend.pow") => reduce_pow(&mut emitter, &inputs[0], c, result),
+                        _ => Ok(None),
+                    };
+                    match (reduced, result, inputs.get(1)) {
+                        (Ok(None), Some(result), Some(y)) if node.op == "ascend.pow" => {
+                            float_pow(&mut emitter, &inputs[0], y, result)
+                        }
+                        (Ok(None), Some(result), Some(y)) => {
+                            float_mod(&mut emitter, &inputs[0], y, result)
+                        }
+                        (reduced, _, _) => reduced,
+                    }
+                }
                 (Some(c), None) => {
                     let result = node.results.first().and_then(|&r| graph.ty(r));
                     reduce_pow(&mut emitter, &inputs[0], c, result)
@@ -1508,6 +1540,213 @@ fn float_test<'c, 'a>(
         other => return Err(ShapeError(format!("no IEEE form for '{other}'"))),
     };
     Ok(Some(result))
+}
+
+/// Exponents `|y|` below this, when integral, take the product path of [`float_pow`].
+const POW_PRODUCT_BITS: usize = 5;
+
+/// `pow(x, y)` of floats with a tensor exponent, as NumPy defines it, by `exp`, `log`,
+/// products and selects (AscIR has no pow instruction):
+/// - an integral `y` with `|y| < 2^POW_PRODUCT_BITS` multiplies `|x|` by binary
+///   exponentiation (one select per exponent bit; exact for the integer powers that
+///   fit the float format, e.g. `2^5 = 32`, which `exp(5 ln 2)` misses by an ulp and a
+///   cast to an integer would then truncate), inverted for a negative `y`; `x^0 = 1`,
+///   also for a NaN or zero `x`;
+/// - any other `y`: `exp(y * log(b))` with `b = |x|` for an integral `y` and `b = x`
+///   otherwise, so that a negative base with a fractional exponent is NaN (the log of a
+///   negative number) and 0 and inf bases give 0 or inf by the signs of `log(0) = -inf`;
+/// - a negative `x` with an odd integral `y` negates the magnitude; `1^y = 1` for every
+///   `y` (NaN and inf too).
+///
+/// f16 and bf16 compute in f32 between two casts.
+fn float_pow<'c, 'a>(
+    e: &mut Emitter<'c, 'a>,
+    x: &Typed<'c, 'a>,
+    y: &Typed<'c, 'a>,
+    result: &TensorType,
+) -> Result<Option<Typed<'c, 'a>>, ShapeError> {
+    if !result.dtype.is_float() || !x.ty.dtype.is_float() || !y.ty.dtype.is_float() {
+        return Ok(None);
+    }
+    let f = DType::F32;
+    let widen = |e: &mut Emitter<'c, 'a>, v: &Typed<'c, 'a>| -> Result<Typed<'c, 'a>, ShapeError> {
+        if v.ty.dtype == f {
+            Ok(v.clone())
+        } else {
+            e.op("ascend.cast", &[v], &[], Some(f))
+        }
+    };
+    let (x, y) = (widen(e, x)?, widen(e, y)?);
+    let zero = e.scalar(0.0, f)?;
+    let one = e.scalar(1.0, f)?;
+    let half = e.scalar(0.5, f)?;
+    let two = e.scalar(2.0, f)?;
+    let y_floor = e.op("ascend.floor", &[&y], &[], None)?;
+    let integral = e.op("ascend.eq", &[&y_floor, &y], &[], None)?;
+    let y_half = e.op("ascend.mul", &[&y, &half], &[], None)?;
+    let y_half_floor = e.op("ascend.floor", &[&y_half], &[], None)?;
+    let half_fractional = e.op("ascend.ne", &[&y_half_floor, &y_half], &[], None)?;
+    let odd = e.op(
+        "ascend.logical_and",
+        &[&integral, &half_fractional],
+        &[],
+        None,
+    )?;
+    let magnitude_x = e.op("ascend.abs", &[&x], &[], None)?;
+    let magnitude_y = e.op("ascend.abs", &[&y], &[], None)?;
+    // Product path: bits of |y| from the lowest, the base squared each step.
+    let mut product = one.clone();
+    let mut base = magnitude_x.clone();
+    let mut rest = magnitude_y.clone();
+    for bit in 0..POW_PRODUCT_BITS {
+        let halved = e.op("ascend.mul", &[&rest, &half], &[], None)?;
+        let next = e.op("ascend.floor", &[&halved], &[], None)?;
+        let doubled = e.op("ascend.mul", &[&next, &two], &[], None)?;
+        let set = e.op("ascend.ne", &[&doubled, &rest], &[], None)?;
+        let multiplied = e.op("ascend.mul", &[&product, &base], &[], None)?;
+        product = e.op("ascend.select", &[&set, &multiplied, &product], &[], None)?;
+        if bit + 1 < POW_PRODUCT_BITS {
+            base = e.op("ascend.mul", &[&base, &base], &[], None)?;
+            rest = next;
+        }
+    }
+    let negative_y = e.op("ascend.lt", &[&y, &zero], &[], None)?;
+    let inverse = e.op("ascend.div", &[&one, &product], &[], None)?;
+    let product = e.op(
+        "ascend.select",
+        &[&negative_y, &inverse, &product],
+        &[],
+        None,
+    )?;
+    let bound = e.scalar((1u64 << POW_PRODUCT_BITS) as f64, f)?;
+    let small = e.op("ascend.lt", &[&magnitude_y, &bound], &[], None)?;
+    let by_products = e.op("ascend.logical_and", &[&integral, &small], &[], None)?;
+    // Logarithm path.
+    let log_base = e.op("ascend.select", &[&integral, &magnitude_x, &x], &[], None)?;
+    let log = e.op("ascend.log", &[&log_base], &[], None)?;
+    let scaled = e.op("ascend.mul", &[&y, &log], &[], None)?;
+    let by_logs = e.op("ascend.exp", &[&scaled], &[], None)?;
+    let magnitude = e.op(
+        "ascend.select",
+        &[&by_products, &product, &by_logs],
+        &[],
+        None,
+    )?;
+    let negative_x = e.op("ascend.lt", &[&x, &zero], &[], None)?;
+    let flips = e.op("ascend.logical_and", &[&negative_x, &odd], &[], None)?;
+    let negated = e.op("ascend.neg", &[&magnitude], &[], None)?;
+    let signed = e.op("ascend.select", &[&flips, &negated, &magnitude], &[], None)?;
+    let unit_base = e.op("ascend.eq", &[&x, &one], &[], None)?;
+    let value = e.op("ascend.select", &[&unit_base, &one, &signed], &[], None)?;
+    let value = if result.dtype == f {
+        value
+    } else {
+        e.op("ascend.cast", &[&value], &[], Some(result.dtype))?
+    };
+    Ok(Some(value))
+}
+
+/// `mod(x, y)` of floats as NumPy's `np.mod` (Python's `%`: the result takes the
+/// divisor's sign) by `x - floor(x / y) * y` in f32 (the product's rounding error
+/// recovered exactly), with two corrections for a
+/// quotient that rounded across an integer (a result of the wrong sign gets `y`
+/// added; one as large as `y` gets it subtracted), and NumPy's convention for an
+/// infinite divisor and a finite `x`: `x` when `x` is 0 or has the divisor's sign, else
+/// the divisor. A zero divisor gives NaN (`x / 0` is inf or NaN). f16 and bf16 compute
+/// in f32 between two casts.
+fn float_mod<'c, 'a>(
+    e: &mut Emitter<'c, 'a>,
+    x: &Typed<'c, 'a>,
+    y: &Typed<'c, 'a>,
+    result: &TensorType,
+) -> Result<Option<Typed<'c, 'a>>, ShapeError> {
+    if !result.dtype.is_float() || !x.ty.dtype.is_float() || !y.ty.dtype.is_float() {
+        return Ok(None);
+    }
+    let f = DType::F32;
+    let widen = |e: &mut Emitter<'c, 'a>, v: &Typed<'c, 'a>| -> Result<Typed<'c, 'a>, ShapeError> {
+        if v.ty.dtype == f {
+            Ok(v.clone())
+        } else {
+            e.op("ascend.cast", &[v], &[], Some(f))
+        }
+    };
+    let (x, y) = (widen(e, x)?, widen(e, y)?);
+    let zero = e.scalar(0.0, f)?;
+    let quotient = e.op("ascend.div", &[&x, &y], &[], None)?;
+    let whole = e.op("ascend.floor", &[&quotient], &[], None)?;
+    // x - whole * y with the product's rounding error put back (Dekker's two-product
+    // with the f32 split constant 2^12 + 1): x and the rounded product are within a
+    // factor of two of each other, so their difference is exact, and the remainder is
+    // rounded once. Without it 0.3f mod 0.1f gives 0 (0.3f / 0.1f rounds up to 3 and
+    // 3 * 0.1f rounds to 0.3f) where it is 0.0999999.
+    let taken = e.op("ascend.mul", &[&whole, &y], &[], None)?;
+    let split = e.scalar(4097.0, f)?;
+    let mut halves = Vec::new();
+    for v in [&whole, &y] {
+        let scaled = e.op("ascend.mul", &[v, &split], &[], None)?;
+        let excess = e.op("ascend.sub", &[&scaled, v], &[], None)?;
+        let high = e.op("ascend.sub", &[&scaled, &excess], &[], None)?;
+        let low = e.op("ascend.sub", &[v, &high], &[], None)?;
+        halves.push((high, low));
+    }
+    let ((whole_high, whole_low), (y_high, y_low)) = (halves[0].clone(), halves[1].clone());
+    let high_product = e.op("ascend.mul", &[&whole_high, &y_high], &[], None)?;
+    let error = e.op("ascend.sub", &[&high_product, &taken], &[], None)?;
+    let cross_a = e.op("ascend.mul", &[&whole_high, &y_low], &[], None)?;
+    let error = e.op("ascend.add", &[&error, &cross_a], &[], None)?;
+    let cross_b = e.op("ascend.mul", &[&whole_low, &y_high], &[], None)?;
+    let error = e.op("ascend.add", &[&error, &cross_b], &[], None)?;
+    let low_product = e.op("ascend.mul", &[&whole_low, &y_low], &[], None)?;
+    let error = e.op("ascend.add", &[&error, &low_product], &[], None)?;
+    let difference = e.op("ascend.sub", &[&x, &taken], &[], None)?;
+    let remainder = e.op("ascend.sub", &[&difference, &error], &[], None)?;
+    let negative_y = e.op("ascend.lt", &[&y, &zero], &[], None)?;
+    // The remainder's sign must be the divisor's (or it is 0).
+    let negative_r = e.op("ascend.lt", &[&remainder, &zero], &[], None)?;
+    let nonzero = e.op("ascend.ne", &[&remainder, &zero], &[], None)?;
+    let sign_differs = e.op("ascend.logical_xor", &[&negative_r, &negative_y], &[], None)?;
+    let below = e.op("ascend.logical_and", &[&nonzero, &sign_differs], &[], None)?;
+    let raised = e.op("ascend.add", &[&remainder, &y], &[], None)?;
+    let remainder = e.op("ascend.select", &[&below, &raised, &remainder], &[], None)?;
+    // ... and its magnitude below the divisor's.
+    let magnitude_r = e.op("ascend.abs", &[&remainder], &[], None)?;
+    let magnitude_y = e.op("ascend.abs", &[&y], &[], None)?;
+    let whole_divisor = e.op("ascend.ge", &[&magnitude_r, &magnitude_y], &[], None)?;
+    let lowered = e.op("ascend.sub", &[&remainder, &y], &[], None)?;
+    let remainder = e.op(
+        "ascend.select",
+        &[&whole_divisor, &lowered, &remainder],
+        &[],
+        None,
+    )?;
+    // An infinite divisor (y - y is NaN, y == y) with a finite x.
+    let y_difference = e.op("ascend.sub", &[&y, &y], &[], None)?;
+    let y_finite = e.op("ascend.eq", &[&y_difference, &zero], &[], None)?;
+    let y_number = e.op("ascend.eq", &[&y, &y], &[], None)?;
+    let y_not_finite = e.op("ascend.logical_not", &[&y_finite], &[], None)?;
+    let y_infinite = e.op("ascend.logical_and", &[&y_not_finite, &y_number], &[], None)?;
+    let x_difference = e.op("ascend.sub", &[&x, &x], &[], None)?;
+    let x_finite = e.op("ascend.eq", &[&x_difference, &zero], &[], None)?;
+    let by_convention = e.op("ascend.logical_and", &[&y_infinite, &x_finite], &[], None)?;
+    let negative_x = e.op("ascend.lt", &[&x, &zero], &[], None)?;
+    let signs_differ = e.op("ascend.logical_xor", &[&negative_x, &negative_y], &[], None)?;
+    let x_zero = e.op("ascend.eq", &[&x, &zero], &[], None)?;
+    let signs_agree = e.op("ascend.logical_not", &[&signs_differ], &[], None)?;
+    let keeps_x = e.op("ascend.logical_or", &[&x_zero, &signs_agree], &[], None)?;
+    let conventional = e.op("ascend.select", &[&keeps_x, &x, &y], &[], None)?;
+    let value = e.op(
+        "ascend.select",
+        &[&by_convention, &conventional, &remainder],
+        &[],
+        None,
+    )?;
+    let value = if result.dtype == f {
+        value
+    } else {
+        e.op("ascend.cast", &[&value], &[], Some(result.dtype))?
+    };
+    Ok(Some(value))
 }
 
 #[cfg(test)]

@@ -4,9 +4,11 @@
 // fits), then rounded once to the destination with the requested RoundMode:
 // RINT = half to even, ROUND = half away from zero, FLOOR, CEIL, TRUNC,
 // ODD = round to odd, NONE = exact when possible otherwise RINT.  Out-of-range
-// values saturate (fact sheet: "overflow is handled in saturation mode"):
-// integers clamp to their range, floating results clamp to +-max finite
-// (infinite inputs stay infinite; NaN -> 0 for integer destinations).
+// integer results saturate (fact sheet: "overflow is handled in saturation mode"):
+// they clamp to their range, NaN -> 0.  Floating results overflow as IEEE 754 says
+// (RINT to +-inf, TRUNC to +-max finite): A2/A3 run in the Inf/NaN overflow mode by
+// default (aclrtFloatOverflowMode; saturation only on older Atlas products), which
+// the vendor path's vconv_f322f16 showed (docs/ascendc.md, difference 7).
 //
 // On 2201 only the (source, destination, mode) combinations of the sheet's
 // table are accepted; everything else (e.g. half -> bfloat16_t) is a violation.
@@ -106,7 +108,7 @@ inline D convert_value(long double x, Rnd r) {
         const Format& f = std::is_same_v<D, half>         ? kHalfFormat
                           : std::is_same_v<D, bfloat16_t> ? kBf16Format
                                                           : kFloatFormat;
-        long double y = round_to_format(x, f, r, /*saturate=*/!std::isinf(x));
+        long double y = round_to_format(x, f, r);
         return static_cast<D>(static_cast<float>(y));  // y is representable: exact
     }
 }

@@ -779,11 +779,21 @@ pub struct Toolchain {
     pub tag: &'static str,
 }
 
+/// The optimisation flag of the driver compiles: `$AUTOFUSE_CXX_OPT` (e.g. `-O0`), else
+/// `-O1`. `-O0` halves the compile of a driver and suits runs on a few elements (the
+/// ONNX conformance cases); `-O1` keeps the emulation of large shapes fast.
+pub fn optimisation_flag() -> String {
+    std::env::var("AUTOFUSE_CXX_OPT")
+        .ok()
+        .filter(|flag| !flag.trim().is_empty())
+        .unwrap_or_else(|| "-O1".into())
+}
+
 impl Toolchain {
     /// The CPU emulation of `options.sim_include`.
     pub fn sim(options: &RunOptions) -> Toolchain {
         Toolchain {
-            flags: ["-std=c++20", "-O1", "-w"].map(String::from).to_vec(),
+            flags: vec!["-std=c++20".into(), optimisation_flag(), "-w".into()],
             includes: vec![options.sim_include.clone()],
             force_include: None,
             hashed: vec![options.sim_include.clone()],

@@ -91,7 +91,7 @@ pub const DEFINES: [&str; 4] = [
 
 /// The toolchain of the vendor path (C++17: the vendor headers are not C++20 code).
 pub fn toolchain(headers: &VendorHeaders) -> Toolchain {
-    let mut flags: Vec<String> = ["-std=c++17", "-O1", "-w"].map(String::from).to_vec();
+    let mut flags: Vec<String> = vec!["-std=c++17".into(), super::optimisation_flag(), "-w".into()];
     flags.extend(DEFINES.iter().map(|s| s.to_string()));
     Toolchain {
         flags,
