@@ -53,7 +53,8 @@ pub const PASS: PassInfo = PassInfo {
     description: "A forward interval analysis bounds every integer value (constants, shape expressions with \
                   dims below 2^31, ranges, casts, arithmetic, data movement, cumsum); i64 results that fit \
                   in i32 are retyped to i32 when their op computes the same in 32 bits, with exact casts \
-                  where a use needs the other width. An unbounded i64 input that is only shifted by \
+                  where a use needs the other width (a narrowed constant read at 64 bits gets an \
+                  i64 copy instead). An unbounded i64 input that is only shifted by \
                   bounded amounts, moved and compared with bounded values (a sequence length in a \
                   mask) is first clamped to +-2^29 through f32, which keeps every compare outcome. \
                   The Ascend vector unit has no 64-bit integer arithmetic, so this lets position ids \
