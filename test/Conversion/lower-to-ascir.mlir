@@ -136,3 +136,24 @@ func.func @widen_to_i64(%i: tensor<4xi32>) -> tensor<4xi64> {
   %1 = "ascend.add"(%0, %0) : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
   return %1 : tensor<4xi64>
 }
+
+// -----
+
+// A select of i64 data is lowered when each branch is a tile of the result's shape or
+// a constant holding one int32 value (a scalar the kernel materializes); a branch
+// broadcast from anything else (a graph value, a constant beyond int32) would need a
+// broadcast of 64-bit data, which no kernel emits: the select stays a graph op.
+// CHECK-LABEL: func.func @select_i64_branches
+// CHECK: call @autofuse_pointwise_{{[0-9]+}}_Select(%arg0, %arg2, %{{.*}})
+// CHECK-NOT: call @autofuse_pointwise_{{[0-9]+}}_Select
+// CHECK: return
+func.func @select_i64_branches(%c: tensor<3x50xi1>, %s: tensor<i64>, %y: tensor<3x50xi64>) -> (tensor<3x50xi64>, tensor<3x50xi64>, tensor<3x50xi64>) {
+  %big = "ascend.constant"() {value = dense<1099511627776> : tensor<i64>} : () -> tensor<i64>
+  %k = "ascend.constant"() {value = dense<-3> : tensor<i64>} : () -> tensor<i64>
+  // expected-remark@+1 {{AF-LW003 not lowered: a select of i64 whose branch 1 is broadcast (not a constant int32 value) would broadcast 64-bit data, which no kernel does}}
+  %a = "ascend.select"(%c, %s, %y) : (tensor<3x50xi1>, tensor<i64>, tensor<3x50xi64>) -> tensor<3x50xi64>
+  // expected-remark@+1 {{AF-LW003 not lowered: a select of i64 whose branch 2 is broadcast (not a constant int32 value) would broadcast 64-bit data, which no kernel does}}
+  %b = "ascend.select"(%c, %y, %big) : (tensor<3x50xi1>, tensor<3x50xi64>, tensor<i64>) -> tensor<3x50xi64>
+  %d = "ascend.select"(%c, %y, %k) : (tensor<3x50xi1>, tensor<3x50xi64>, tensor<i64>) -> tensor<3x50xi64>
+  return %a, %b, %d : tensor<3x50xi64>, tensor<3x50xi64>, tensor<3x50xi64>
+}

@@ -305,19 +305,13 @@ pub fn absorbed_scalar(nodes: &[NodeInfo], operands: &[Vec<usize>], n: usize) ->
     {
         return false;
     }
-    // A data branch of an integer select: the select materializes it (one branch at
-    // most may be a scalar).
+    // A data branch of an integer select: the select materializes it (either branch or
+    // both may be scalars).
     let int_branch = |user: usize, list: &[usize]| {
         int_select(nodes, user)
             && nodes[user].dtype == info.dtype
             && matches!(info.kind, NodeKind::Scalar { value } if int32_value(value))
             && list.first() != Some(&n)
-            && list
-                .iter()
-                .skip(1)
-                .filter(|&&o| matches!(nodes[o].kind, NodeKind::Scalar { .. }))
-                .count()
-                == 1
     };
     let mut read = false;
     for (user, list) in operands.iter().enumerate() {
@@ -554,8 +548,10 @@ pub fn scratch_factor(kind: &NodeKind, dtype: DType, operand_dtype: Option<DType
             // max in one int32 value of scratch.
             "lt" | "le" | "gt" | "ge" if operand_dtype == Some(DType::I32) => 1,
             // An integer select: the mask, its complement and a scalar branch, each
-            // one value (see `int_select`; sized in `extra_bytes`).
-            "select" | "where" if matches!(dtype, DType::I32 | DType::I64) => 3,
+            // one value, and for int64 the int32 staging of a scalar branch (see
+            // `int_select`; sized in `extra_bytes`).
+            "select" | "where" if dtype == DType::I32 => 3,
+            "select" | "where" if dtype == DType::I64 => 4,
             _ => 0,
         },
         NodeKind::Cast => {

@@ -12,6 +12,9 @@
 //!    that reads one computes it under its read's view (`ascir.arange`). Ranges are
 //!    visited last, latest first: one nothing reads any more is erased, one that a graph
 //!    op (or the return) still reads is lowered like any op, into a kernel of its own.
+//!    A select of i64 data whose branch is broadcast from anything but a constant
+//!    int32 value stays a graph op (`wide_select_refusal`), as no kernel broadcasts
+//!    64-bit data.
 //! 4. Leaves every other op in the graph with a remark giving a stable reason code
 //!    (`AF-LW001` unsupported op, `AF-LW002` boundary, `AF-LW003` dtype, `AF-LW004`
 //!    unknown shape, `AF-LW005` named by the `disable` option). The pass never fails on
@@ -40,6 +43,51 @@ use melior::ir::{
 };
 use std::collections::HashMap;
 
+/// Why a select of int64 data stays a graph op, if it does. Such a select only moves
+/// bits (`autofuse_ascir::kernel::int_select`), and a kernel holds 64-bit values only as
+/// whole loaded tiles or as scalar branches it materializes from an int32 value: a
+/// branch broadcast to the result's shape must be a constant holding one int32 value
+/// (it becomes such a scalar, `--sink-constants`). Any other would be a broadcast of
+/// 64-bit data, which no kernel emits, and the kernel would be left to the interpreter.
+fn wide_select_refusal(
+    graph: &autofuse_ir::graph::Graph,
+    node: &autofuse_ir::graph::Node,
+    operand_types: &[TensorType],
+    result_types: &[TensorType],
+) -> Option<String> {
+    use autofuse_ir::attr::AttrValue;
+    use autofuse_ir::graph::DType;
+    let result = result_types.first()?;
+    if node.op != "ascend.select" || result.dtype != DType::I64 {
+        return None;
+    }
+    for i in 1..node.operands.len() {
+        let ty = operand_types.get(i)?;
+        if ty.dims == result.dims {
+            continue;
+        }
+        let value = node.operands[i];
+        let producer = graph.nodes.iter().find(|n| n.results.contains(&value));
+        let int32_constant = producer.is_some_and(|p| {
+            p.op == "ascend.constant"
+                && matches!(
+                    p.attr("value"),
+                    Some(AttrValue::Dense { values, .. })
+                        if !values.is_empty()
+                            && values.iter().all(|&v| v == values[0])
+                            && autofuse_ascir::kernel::int32_value(values[0])
+                )
+        });
+        if !int32_constant {
+            return Some(format!(
+                "a select of i64 whose branch {i} is broadcast (not a constant int32 value) \
+                 would broadcast 64-bit data, which no kernel does"
+            ));
+        }
+    }
+    None
+}
+
 pub const PASS: PassInfo = PassInfo {
     argument: "lower-to-ascir",
     summary: "Lower each fusable ascend op to a call of its own AscGraph (hint form)",
@@ -53,6 +101,8 @@ pub const PASS: PassInfo = PassInfo {
                   A range (i32/f32/f16; also a reshape of one, or an integer one cast to a \
                   float type) is computed by each kernel that reads it (ascir.arange under the \
                   read's view) and erased; one that a graph op still reads becomes a kernel. \
+                  A select of i64 data whose branch is broadcast from anything but a constant \
+                  int32 value stays a graph op (AF-LW003: no kernel broadcasts 64-bit data). \
                   Other ops, and the structural ops named by `disable`, stay graph ops with a \
                   remark carrying a reason code (AF-LW001..AF-LW005).",
     options: &[
@@ -213,6 +263,13 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
                 crate::lower_to_ascir::lowering::camel_name(&node.op)
             );
             let loc = Some(extract::location_text(op.location()));
+            if let Some(reason) = wide_select_refusal(graph, node, &operand_types, &result_types) {
+                kept += 1;
+                if remarks {
+                    diagnostics::remark(op.location(), format!("AF-LW003 not lowered: {reason}"));
+                }
+                continue;
+            }
             let inlined: Vec<Option<InlinedRange>> = node
                 .operands
                 .iter()

@@ -30,6 +30,7 @@
 //!    needed (a graph result, a boundary call, an op that stays 64-bit) is widened; an
 //!    i64 value whose range fits but whose producer stays 64-bit is narrowed where a
 //!    32-bit op (or a compare whose operands all fit) reads it. Both casts are exact.
+//!    A narrowed constant read at 64 bits gets an i64 copy of itself instead of a cast.
 //!
 //! Preconditions: the module verifies; shapes are symbolic (run after
 //! `--infer-symbolic-shapes`). Postconditions: function signatures and the values every
@@ -52,7 +53,8 @@ pub const PASS: PassInfo = PassInfo {
     description: "A forward interval analysis bounds every integer value (constants, shape expressions with \
                   dims below 2^31, ranges, casts, arithmetic, data movement, cumsum); i64 results that fit \
                   in i32 are retyped to i32 when their op computes the same in 32 bits, with exact casts \
-                  where a use needs the other width. An unbounded i64 input that is only shifted by \
+                  where a use needs the other width (a narrowed constant read at 64 bits gets an \
+                  i64 copy instead). An unbounded i64 input that is only shifted by \
                   bounded amounts, moved and compared with bounded values (a sequence length in a \
                   mask) is first clamped to +-2^29 through f32, which keeps every compare outcome. \
                   The Ascend vector unit has no 64-bit integer arithmetic, so this lets position ids \
@@ -322,8 +324,8 @@ fn is_compare(node: &Node) -> bool {
     lookup(&node.op).is_some_and(|s| s.category == Category::Compare)
 }
 
-/// The i32 form of a dense attribute text of an i64 constant.
-fn dense_i32(values: &[f64], splat: bool, ty: &TensorType) -> String {
+/// The dense attribute text of an integer constant of type `ty` (i32 or i64).
+fn dense_int(values: &[f64], splat: bool, ty: &TensorType) -> String {
     let body = if splat || values.len() == 1 {
         format!("{}", values.first().copied().unwrap_or(0.0) as i64)
     } else {
@@ -382,6 +384,35 @@ fn cast_operand(
         .op("ascend.cast", &[&source], &[], Some(to))
         .map_err(|e| e.0)?;
     raw::set_operand(op, index, cast.value);
+    Ok(())
+}
+
+/// The values of the `ascend.constant` producing `value` (dense, and whether a splat).
+fn constant_values(graph: &Graph, value: usize) -> Option<(&[f64], bool)> {
+    let node = graph
+        .nodes
+        .iter()
+        .find(|n| n.op == "ascend.constant" && n.results.first() == Some(&value))?;
+    match node.attr("value") {
+        Some(AttrValue::Dense { values, splat, .. }) => Some((values.as_slice(), *splat)),
+        _ => None,
+    }
+}
+
+/// Makes operand `index` of `op` read a new `ascend.constant` of type `ty` holding
+/// `values` (inserted right before `op`).
+fn copy_constant(
+    op: melior::ir::OperationRef,
+    index: usize,
+    (values, splat): (&[f64], bool),
+    ty: &TensorType,
+) -> Result<(), String> {
+    let mut emitter = Emitter::before(op).ok_or("the op is not in a block")?;
+    let text = dense_int(values, splat, ty);
+    let copy = emitter
+        .build("ascend.constant", &[], &[("value", &text)], ty)
+        .map_err(|e| e.0)?;
+    raw::set_operand(op, index, copy);
     Ok(())
 }
 
@@ -674,6 +705,25 @@ fn run(module: melior::ir::OperationRef, _options: &PassOptions) -> Result<(), (
                 } else {
                     (TensorType::new(DType::I32, ty.dims.clone()), DType::I64)
                 };
+                // A narrowed constant read at 64 bits gets its own i64 copy rather than
+                // a cast: later passes then see a constant (a scalar branch of a select,
+                // an operand to sink) instead of a one-op kernel computing it.
+                if let Some(constant) = (to == DType::I64)
+                    .then(|| constant_values(graph, value))
+                    .flatten()
+                {
+                    match copy_constant(operand_op, i, constant, &ty) {
+                        Ok(()) => continue,
+                        Err(e) => {
+                            diagnostics::error(
+                                op.location(),
+                                format!("cannot copy a constant: {e}"),
+                            );
+                            ok = false;
+                            continue;
+                        }
+                    }
+                }
                 match cast_operand(operand_op, i, from, to) {
                     Ok(()) => casts += 1,
                     Err(e) => {
@@ -697,7 +747,7 @@ fn run(module: melior::ir::OperationRef, _options: &PassOptions) -> Result<(), (
                 }
                 if node.op == "ascend.constant" {
                     if let Some(AttrValue::Dense { values, splat, .. }) = node.attr("value") {
-                        let text = dense_i32(values, *splat, &narrow);
+                        let text = dense_int(values, *splat, &narrow);
                         raw::set_attribute_text(op, "value", &text);
                     }
                 }

@@ -928,16 +928,20 @@ impl Steps for Schedule {
                         _ => ub_dtype(operand_dtype.unwrap_or(info.dtype)),
                     };
                     if int_select(&self.nodes, n) {
-                        // Emitted bitwise on the int16 view (see `int_select`); a
-                        // scalar branch must be absorbed (at most one, an int32 value).
+                        // Emitted bitwise on the int16 view (see `int_select`). A
+                        // scalar branch the select does not absorb is a tile of its own
+                        // (a Duplicate), which exists for int32 only: an int64 scalar
+                        // branch must be absorbed (an int32 value read only by selects).
                         for &o in node.operands.iter().skip(1) {
-                            if matches!(self.nodes[o].kind, NodeKind::Scalar { .. })
-                                && !absorbed_scalar(&self.nodes, &self.operands, o)
-                            {
-                                return refuse(format!(
-                                    "a select of {} with this scalar branch is not supported",
-                                    info.dtype
-                                ));
+                            if let NodeKind::Scalar { value } = self.nodes[o].kind {
+                                if info.dtype == DType::I64
+                                    && !absorbed_scalar(&self.nodes, &self.operands, o)
+                                {
+                                    return refuse(format!(
+                                        "a select of i64 with the scalar branch {value} (not \
+                                         an int32 value read only by selects) is not supported"
+                                    ));
+                                }
                             }
                         }
                         for api in ["And", "Or", "Not"] {

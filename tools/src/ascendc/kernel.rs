@@ -1258,10 +1258,11 @@ fn scalar_operand(s: &Schedule, operands: &[usize]) -> Option<(usize, f64)> {
 /// `v = (x & m) | (y & ~m)` on the int16 view of the values, with `m` the condition
 /// (half 0/1) as an all-ones/all-zeros element: `Cast` to int32 (TRUNC; 0 or 1),
 /// `Muls` by -1, and for int64 a `Cast` int32 -> int64 (sign extension). The scratch
-/// holds three values, each starting on a 32-byte block: `A` the mask (then `x & m`),
-/// `B` its complement (then `y & ~m`), `C` the int32 condition or a scalar branch
-/// (a `Duplicate` of int32, widened by a Cast for int64). `v` is written last, so it
-/// may share its buffer with `x` or `y`.
+/// holds three values (four for int64), each starting on a 32-byte block: `A` the mask
+/// (then `x & m`), `B` its complement (then `y & ~m`), `C` the int32 condition or an
+/// absorbed scalar branch (a `Duplicate` of int32; for int64 staged as int32 in `D`
+/// and widened by a Cast). Both branches may be scalars: `C` holds one, then the other.
+/// `v` is written last, so it may share its buffer with `x` or `y`.
 fn int_select_lines(
     s: &Schedule,
     n: usize,
@@ -1283,6 +1284,11 @@ fn int_select_lines(
         format!("LocalTensor<{t}> sel_c = sel_a[2 * sel_off];"),
         format!("const int32_t sel_lanes = {lanes} * {count};"),
     ];
+    if wide {
+        l.push(
+            "LocalTensor<int32_t> sel_d = sel_a[3 * sel_off].ReinterpretCast<int32_t>();".into(),
+        );
+    }
     let barrier = "PipeBarrier<PIPE_V>();".to_string();
     // The condition as int32 0/-1: in A itself for int32 data, in C for int64.
     let c32 = if wide {
@@ -1305,18 +1311,26 @@ fn int_select_lines(
         ));
         l.push(barrier.clone());
     }
-    // Branches: tensors are read in place; a scalar is materialized in C.
-    let branch = |o: usize, l: &mut Vec<String>| -> String {
-        match s.nodes[o].kind {
-            NodeKind::Scalar { value } => {
+    let i16 = |name: &str| format!("{name}.ReinterpretCast<int16_t>()");
+    l.push(format!(
+        "Not({}, {}, sel_lanes);",
+        i16("sel_b"),
+        i16("sel_a")
+    ));
+    l.push(barrier.clone());
+    // Each branch is masked into its area: a tensor is read in place, an absorbed
+    // scalar is materialized in C first.
+    for (o, area) in [(operands[1], "sel_a"), (operands[2], "sel_b")] {
+        let source = match s.nodes[o].kind {
+            NodeKind::Scalar { value } if s.absorbed_scalar(o) => {
                 let value = value as i64;
                 if wide {
                     l.push(format!(
-                        "Duplicate(sel_b.ReinterpretCast<int32_t>(), static_cast<int32_t>({value}), {count});"
+                        "Duplicate(sel_d, static_cast<int32_t>({value}), {count});"
                     ));
                     l.push(barrier.clone());
                     l.push(format!(
-                        "Cast(sel_c, sel_b.ReinterpretCast<int32_t>(), RoundMode::CAST_NONE, static_cast<uint32_t>({count}));"
+                        "Cast(sel_c, sel_d, RoundMode::CAST_NONE, static_cast<uint32_t>({count}));"
                     ));
                 } else {
                     l.push(format!(
@@ -1327,30 +1341,15 @@ fn int_select_lines(
                 "sel_c".to_string()
             }
             _ => format!("v{o}"),
-        }
-    };
-    let x = branch(operands[1], &mut l);
-    let y = branch(operands[2], &mut l);
-    let i16 = |name: &str| format!("{name}.ReinterpretCast<int16_t>()");
-    l.push(format!(
-        "Not({}, {}, sel_lanes);",
-        i16("sel_b"),
-        i16("sel_a")
-    ));
-    l.push(barrier.clone());
-    l.push(format!(
-        "And({}, {}, {}, sel_lanes);",
-        i16("sel_b"),
-        i16(&y),
-        i16("sel_b")
-    ));
-    l.push(format!(
-        "And({}, {}, {}, sel_lanes);",
-        i16("sel_a"),
-        i16(&x),
-        i16("sel_a")
-    ));
-    l.push(barrier);
+        };
+        l.push(format!(
+            "And({}, {}, {}, sel_lanes);",
+            i16(area),
+            i16(&source),
+            i16(area)
+        ));
+        l.push(barrier.clone());
+    }
     l.push(format!(
         "Or({}, {}, {}, sel_lanes);",
         i16(v),
