@@ -519,6 +519,12 @@ def write_report(path: Path, cases: list[dict], results: dict[str, dict], famili
     ]
     if meta.get("update"):
         lines += [meta["update"], ""]
+    if meta.get("resumed"):
+        lines += [
+            f"The run was interrupted and resumed (`--resume`): {meta['resumed']} cases come from its "
+            f"checkpoint, written by the same binaries (commit `{meta.get('commit', '?')[:12]}`).",
+            "",
+        ]
     lines += [
         "| family | applicable | passed | as kernels | fallback | failed | emulated | vendor path | failing cases |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---|",
@@ -623,6 +629,13 @@ def main() -> int:
         "must then have a result (the report says which cases were rerun)",
     )
     parser.add_argument(
+        "--resume",
+        metavar="CHECKPOINT_JSON",
+        help="continue an interrupted run: take the results of the cases the checkpoint "
+        "(<work>/checkpoint.json, written after every case) holds and run only the others; the "
+        "checkpoint must come from the same commit and --emulate setting",
+    )
+    parser.add_argument(
         "--emulate",
         choices=["all", "sample", "none"],
         default="all",
@@ -682,6 +695,25 @@ def main() -> int:
     print(f"onnx-conformance: {len(cases)} node cases, {sum(c['applicable'] for c in cases)} applicable; running {len(selected)}")
 
     results: dict[str, dict] = {}
+    # A long run (every case emulated on both Ascend C paths takes hours on two cores)
+    # survives an interruption: the results so far are written after every case, and
+    # --resume continues from them with binaries of the same commit.
+    commit = run(["git", "-C", str(REPO), "rev-parse", "HEAD"]).stdout.strip()
+    dirty = bool(run(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"]).stdout.strip())
+    checkpoint_key = {"commit": commit + ("+dirty" if dirty else ""), "emulate": args.emulate,
+                      "vendor": os.environ.get(VENDOR_ENV, ""), "filter": args.filter}
+    resumed = 0
+    if args.resume:
+        saved = json.loads(Path(args.resume).read_text())
+        if saved.get("key") != checkpoint_key:
+            sys.exit(f"onnx-conformance: --resume: {args.resume} was written for {saved.get('key')}, "
+                     f"this run is {checkpoint_key}")
+        wanted = {c["name"] for c in selected}
+        results = {n: r for n, r in saved["results"].items() if n in wanted}
+        resumed = len(results)
+        selected = [c for c in selected if c["name"] not in results]
+        print(f"onnx-conformance: resuming: {resumed} case(s) from {args.resume}, {len(selected)} to run")
+    checkpoint = Path(args.work) / "checkpoint.json"
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         futures = {pool.submit(run_case, c, root, tools, passes): c for c in selected}
         for future in concurrent.futures.as_completed(futures):
@@ -690,6 +722,9 @@ def main() -> int:
             if args.verbose or r["status"] != "pass":
                 left = f" (left: {', '.join(sorted(set(r['left'])))})" if r["left"] else ""
                 print(f"  {r['status'].upper()}: {r['name']} {r['detail']}{left}")
+            partial = checkpoint.with_suffix(".tmp")
+            partial.write_text(json.dumps({"key": checkpoint_key, "results": results}, default=str))
+            partial.replace(checkpoint)
 
     applicable = [c for c in cases if c["applicable"]]
     update_note = ""
@@ -731,6 +766,8 @@ def main() -> int:
         "vendor": os.environ.get(VENDOR_ENV, ""),
         "vendor_passed": sum(1 for r in results.values() if r.get("vendor") == "pass"),
         "update": update_note,
+        "commit": checkpoint_key["commit"],
+        "resumed": resumed,
     }
     families = list(dict.fromkeys(covered.values())) + [EXPANDED_FAMILY]
     meta["families"] = families
