@@ -404,7 +404,7 @@ fn build_in_order(graph: &AscGraph, chip: &ChipProfile) -> Result<Schedule, Stri
             .collect();
         let me = nodes[n].full.clone();
         match &mut nodes[n].kind {
-            NodeKind::Reduce { reduced, op } => {
+            NodeKind::Reduce { reduced, .. } => {
                 let Some(input) = operand_full.first() else {
                     return refuse(format!("reduction node {n} has no operand"));
                 };
@@ -416,9 +416,6 @@ fn build_in_order(graph: &AscGraph, chip: &ChipProfile) -> Result<Schedule, Stri
                         reduced.push(k);
                         r_set[k] = true;
                     }
-                }
-                if op == "prod" && reduced.last() == Some(&(rank - 1)) && input[rank - 1] {
-                    return refuse("prod over the innermost axis has no Ascend C reduction");
                 }
             }
             NodeKind::Broadcast => {

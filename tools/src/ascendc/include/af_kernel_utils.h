@@ -516,6 +516,15 @@ template <typename A>
 struct SameType<A, A> {
     static constexpr bool value = true;
 };
+// Conditional<C, A, B>::type is A when C holds, B otherwise.
+template <bool C, typename A, typename B>
+struct Conditional {
+    using type = A;
+};
+template <typename A, typename B>
+struct Conditional<false, A, B> {
+    using type = B;
+};
 template <typename T>
 __aicore__ inline constexpr bool WholeTileReduceType() {
     return SameType<T, half>::value || SameType<T, float>::value;
@@ -925,10 +934,52 @@ __aicore__ inline void ArangeBox(const LocalTensor<T>& dst, const int64_t (&ext)
 
 enum class Red { Sum, Max, Min, Prod };
 
+// dst[0] = the product of the `count` elements of src (Ascend C has no ReduceProd): a
+// multiply tree halves the live width with one Mul per step, the upper part (from the
+// 32 B block boundary at or above half the width, so that every operand address stays
+// aligned) multiplied into the lower part; an odd or unaligned tail is carried in the
+// lower part. The first step writes `work` (one padded row: src is not clobbered, it
+// may still be read), the later ones work in place. The last block (at most 32 B of
+// elements) is multiplied on the scalar unit (in float for half) between V->S and S->V
+// flags.
+template <typename T>
+__aicore__ inline void ProdRow(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& work,
+                               int32_t count) {
+    constexpr int32_t per_blk = static_cast<int32_t>(32 / sizeof(T));
+    int32_t live = count;
+    LocalTensor<T> row = src;
+    bool copied = false;
+    while (live > per_blk) {
+        const int32_t half_width = static_cast<int32_t>(af_align((live + 1) / 2, per_blk));
+        if (half_width >= live) break;
+        if (!copied) {
+            // First step: the lower part moves to work (whole blocks), then src's
+            // upper part multiplies into it.
+            DataCopy(work, src, static_cast<uint32_t>(half_width));
+            PipeBarrier<PIPE_V>();
+            Mul(work, work, src[static_cast<uint32_t>(half_width)], live - half_width);
+            row = work;
+            copied = true;
+        } else {
+            Mul(row, row, row[static_cast<uint32_t>(half_width)], live - half_width);
+        }
+        PipeBarrier<PIPE_V>();
+        live = half_width;
+    }
+    using Acc = typename Conditional<SameType<T, half>::value, float, T>::type;
+    SyncVectorToScalar();
+    Acc p = static_cast<Acc>(row.GetValue(0));
+    for (int32_t i = 1; i < live; ++i) p = p * static_cast<Acc>(row.GetValue(static_cast<uint32_t>(i)));
+    dst.SetValue(0, static_cast<T>(p));
+    SyncScalarToVector();
+}
+
 template <Red K, typename T>
 __aicore__ inline void ReduceRow(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& work,
                                  int32_t count) {
-    if constexpr (K == Red::Sum) {
+    if constexpr (K == Red::Prod) {
+        ProdRow(dst, src, work, count);
+    } else if constexpr (K == Red::Sum) {
         ReduceSum(dst, src, work, count);
     } else if constexpr (K == Red::Max) {
         ReduceMax(dst, src, work, count);
