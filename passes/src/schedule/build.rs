@@ -1015,8 +1015,9 @@ impl Steps for Schedule {
                     }
                 }
                 NodeKind::Broadcast => {
+                    // 1-byte values broadcast as int16 pairs (af::SplatOrCopyBytes).
                     let s = ub_size(info.dtype);
-                    if s != 2 && s != 4 {
+                    if s != 1 && s != 2 && s != 4 {
                         return refuse(format!("broadcast of {} is not supported", info.dtype));
                     }
                 }
