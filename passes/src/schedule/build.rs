@@ -474,7 +474,26 @@ fn build_in_order(graph: &AscGraph, chip: &ChipProfile) -> Result<Schedule, Stri
         }
         // Contiguous innermost GM rows: DataCopyPad moves whole rows. A data node
         // whose two innermost axes are swapped (stride 1 on the second-to-last) is a
-        // transposed load: rows of the source block, transposed in UB.
+        // transposed load: rows of the source block, transposed in UB. A data node
+        // read only as gather tables is never loaded through its view: af::GatherRows
+        // copies a row per DMA where the view's innermost stride is 1 and element by
+        // element otherwise (any strides), and a table kept in UB is copied whole.
+        let gather_table = matches!(nodes[n].kind, NodeKind::Data { .. }) && {
+            let mut readers = graph
+                .nodes
+                .iter()
+                .filter(|u| u.operands.contains(&n))
+                .peekable();
+            readers.peek().is_some()
+                && readers.all(|u| {
+                    u.op == "gather"
+                        && u.operands.first() == Some(&n)
+                        && !u.operands[1..].contains(&n)
+                })
+        };
+        if gather_table {
+            continue;
+        }
         let swapped = rank >= 2
             && matches!(nodes[n].kind, NodeKind::Data { .. })
             && nodes[n].full[rank - 1]
