@@ -1016,7 +1016,10 @@ impl Steps for Schedule {
                 NodeKind::Reduce { op, .. } => {
                     let d = ub_dtype(info.dtype);
                     let ok = match op.as_str() {
-                        "sum" | "mean" | "prod" => matches!(d, DType::F32 | DType::F16),
+                        "sum" | "mean" => matches!(d, DType::F32 | DType::F16),
+                        // Products are Mul calls (and af::ProdRow's scalar tail), which
+                        // int32 has too (wrapping, as ONNX integer products do).
+                        "prod" => matches!(d, DType::F32 | DType::F16 | DType::I32),
                         "max" | "min" | "any" | "all" => matches!(d, DType::F32 | DType::F16),
                         _ => false,
                     };

@@ -5,13 +5,14 @@
 // RUN: %vendor_env %autofuse-run %s --entry prod_sym --inputs %t.d/a.npy --expect %t.d/a_prod.npy --inputs %t.d/s.npy --expect %t.d/s_prod.npy | FileCheck %s --check-prefix=E2E
 // RUN: %vendor_env %autofuse-run %s --entry prod_f16 --inputs %t.d/h.npy --expect %t.d/h_prod.npy | FileCheck %s --check-prefix=E2E
 // RUN: %vendor_env %autofuse-run %s --entry prod_outer_inner --inputs %t.d/c.npy --expect %t.d/c_prod.npy | FileCheck %s --check-prefix=E2E
+// RUN: %vendor_env %autofuse-run %s --entry prod_i32 --inputs %t.d/i.npy --expect %t.d/i_prod.npy | FileCheck %s --check-prefix=E2E
 // RUN: %vendor_env %autofuse-run %s --entry prod_narrow --inputs %t.d/s.npy --expect %t.d/s_prod.npy | FileCheck %s --check-prefix=E2E
 //
 // A product (of negated inputs, so that the graph fuses into a kernel) over the innermost axis (Ascend C has no ReduceProd) runs as a kernel:
 // af::ProdRow multiplies each row's upper half into its lower half (a copy in the
 // work buffer, the input tile stays intact) until one 32 B block is left, whose
 // elements multiply on the scalar unit. Rows of static and symbolic width, several
-// rows per tile, f32 and f16, a row narrower than a block, and a product over an
+// rows per tile, f32, f16 and int32 (wrapping), a row narrower than a block, and a product over an
 // outer axis as well (rows reduced first, then combined with Mul). Expected outputs
 // are computed with Python floats (Inputs/reduce_prod_data.py) and compared besides
 // the interpreter, on the emulation and on the vendor path.
@@ -27,6 +28,8 @@
 // CHECK: af::ReduceBox<af::Red::Prod, float>(
 // CHECK-LABEL: namespace af_autofuse_reduce_8_Neg_ReduceProd {
 // CHECK: af::ReduceBox<af::Red::Prod, float>(
+// CHECK-LABEL: namespace af_autofuse_reduce_10_Neg_ReduceProd {
+// CHECK: af::ReduceBox<af::Red::Prod, int32_t>(
 
 // E2E-NOT: AF-SC001
 // E2E: max error 0.000e0: PASS
@@ -63,4 +66,10 @@ func.func @prod_narrow(%x: tensor<2x7xf32>) -> tensor<2x1xf32> {
   %n = "ascend.neg"(%x) : (tensor<2x7xf32>) -> tensor<2x7xf32>
   %y = "ascend.reduce_prod"(%n) {axes = [1], keep_dims = true} : (tensor<2x7xf32>) -> tensor<2x1xf32>
   return %y : tensor<2x1xf32>
+}
+
+func.func @prod_i32(%x: tensor<3x20xi32>) -> tensor<3x1xi32> {
+  %n = "ascend.neg"(%x) : (tensor<3x20xi32>) -> tensor<3x20xi32>
+  %y = "ascend.reduce_prod"(%n) {axes = [1], keep_dims = true} : (tensor<3x20xi32>) -> tensor<3x1xi32>
+  return %y : tensor<3x1xi32>
 }

@@ -13,7 +13,7 @@ import sys
 from math import prod
 from pathlib import Path
 
-FORMATS = {"f4": ("<f4", "f"), "f2": ("<f2", "e")}
+FORMATS = {"f4": ("<f4", "f"), "f2": ("<f2", "e"), "i4": ("<i4", "i")}
 
 
 def write(path: Path, kind: str, shape: tuple, values: list) -> None:
@@ -35,6 +35,12 @@ def factors(rng: random.Random, n: int, wide: int) -> list:
 def neg_prod(values) -> float:
     """The product of the negated values (the graphs negate their input first)."""
     return prod(-v for v in values)
+
+
+def wrap32(v: int) -> int:
+    """v modulo 2^32 as a signed int32 (ONNX/NumPy integer products wrap)."""
+    v &= (1 << 32) - 1
+    return v - (1 << 32) if v >= 1 << 31 else v
 
 
 def rows(values: list, width: int) -> list:
@@ -63,6 +69,10 @@ def main() -> None:
     s = factors(rng, 14, 6)
     write(out / "s.npy", "f4", (2, 7), s)
     write(out / "s_prod.npy", "f4", (2, 1), [neg_prod(r) for r in rows(s, 7)])
+    # int32 [3, 20]: products wrap modulo 2^32 (the tree and the scalar tail alike).
+    i = [rng.randint(-1000, 1000) for _ in range(60)]
+    write(out / "i.npy", "i4", (3, 20), i)
+    write(out / "i_prod.npy", "i4", (3, 1), [wrap32(prod(-v for v in r)) for r in rows(i, 20)])
 
 
 if __name__ == "__main__":

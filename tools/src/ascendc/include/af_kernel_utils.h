@@ -989,8 +989,8 @@ enum class Red { Sum, Max, Min, Prod };
 // aligned) multiplied into the lower part; an odd or unaligned tail is carried in the
 // lower part. The first step writes `work` (one padded row: src is not clobbered, it
 // may still be read), the later ones work in place. The last block (at most 32 B of
-// elements) is multiplied on the scalar unit (in float for half) between V->S and S->V
-// flags.
+// elements) is multiplied on the scalar unit (in float for half, uint32 for int32)
+// between V->S and S->V flags.
 template <typename T>
 __aicore__ inline void ProdRow(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& work,
                                int32_t count) {
@@ -1015,7 +1015,10 @@ __aicore__ inline void ProdRow(const LocalTensor<T>& dst, const LocalTensor<T>& 
         PipeBarrier<PIPE_V>();
         live = half_width;
     }
-    using Acc = typename Conditional<SameType<T, half>::value, float, T>::type;
+    // half multiplies in float; int32 in uint32 (wrapping like the vector Mul, with
+    // no signed overflow in C++).
+    using Acc = typename Conditional<SameType<T, half>::value, float,
+                                     typename Conditional<SameType<T, int32_t>::value, uint32_t, T>::type>::type;
     SyncVectorToScalar();
     Acc p = static_cast<Acc>(row.GetValue(0));
     for (int32_t i = 1; i < live; ++i) p = p * static_cast<Acc>(row.GetValue(static_cast<uint32_t>(i)));
