@@ -1031,6 +1031,11 @@ impl Schedule {
                 // ReduceSum needs ceil(count/lanes) rounded to a block, ReduceMax twice that.
                 let elems = l.ceil_div(&c(lanes)) * 2 + per_blk;
                 work = Expr::max(&work, &Self::buffer_bytes(&elems, d));
+                if matches!(info.kind, NodeKind::Reduce { ref op, .. } if op == "prod") {
+                    // af::ProdRow: the first step of its multiply tree writes the lower
+                    // half of a row (a padded row at most) into work.
+                    work = Expr::max(&work, &Self::buffer_bytes(&l.align(&c(per_blk)), d));
+                }
                 if whole_tile_reduce_type(self.nodes[src].dtype)
                     && l.as_const().is_none_or(|len| len > lanes)
                 {

@@ -168,6 +168,7 @@ fn computable(op: &str, dtype: DType) -> bool {
                 | "reduce_sum"
                 | "reduce_max"
                 | "reduce_min"
+                | "reduce_prod"
                 | "bitwise_and"
                 | "bitwise_not"
         ),

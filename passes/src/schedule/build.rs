@@ -404,7 +404,7 @@ fn build_in_order(graph: &AscGraph, chip: &ChipProfile) -> Result<Schedule, Stri
             .collect();
         let me = nodes[n].full.clone();
         match &mut nodes[n].kind {
-            NodeKind::Reduce { reduced, op } => {
+            NodeKind::Reduce { reduced, .. } => {
                 let Some(input) = operand_full.first() else {
                     return refuse(format!("reduction node {n} has no operand"));
                 };
@@ -416,9 +416,6 @@ fn build_in_order(graph: &AscGraph, chip: &ChipProfile) -> Result<Schedule, Stri
                         reduced.push(k);
                         r_set[k] = true;
                     }
-                }
-                if op == "prod" && reduced.last() == Some(&(rank - 1)) && input[rank - 1] {
-                    return refuse("prod over the innermost axis has no Ascend C reduction");
                 }
             }
             NodeKind::Broadcast => {
@@ -477,7 +474,26 @@ fn build_in_order(graph: &AscGraph, chip: &ChipProfile) -> Result<Schedule, Stri
         }
         // Contiguous innermost GM rows: DataCopyPad moves whole rows. A data node
         // whose two innermost axes are swapped (stride 1 on the second-to-last) is a
-        // transposed load: rows of the source block, transposed in UB.
+        // transposed load: rows of the source block, transposed in UB. A data node
+        // read only as gather tables is never loaded through its view: af::GatherRows
+        // copies a row per DMA where the view's innermost stride is 1 and element by
+        // element otherwise (any strides), and a table kept in UB is copied whole.
+        let gather_table = matches!(nodes[n].kind, NodeKind::Data { .. }) && {
+            let mut readers = graph
+                .nodes
+                .iter()
+                .filter(|u| u.operands.contains(&n))
+                .peekable();
+            readers.peek().is_some()
+                && readers.all(|u| {
+                    u.op == "gather"
+                        && u.operands.first() == Some(&n)
+                        && !u.operands[1..].contains(&n)
+                })
+        };
+        if gather_table {
+            continue;
+        }
         let swapped = rank >= 2
             && matches!(nodes[n].kind, NodeKind::Data { .. })
             && nodes[n].full[rank - 1]
@@ -1004,7 +1020,10 @@ impl Steps for Schedule {
                 NodeKind::Reduce { op, .. } => {
                     let d = ub_dtype(info.dtype);
                     let ok = match op.as_str() {
-                        "sum" | "mean" | "prod" => matches!(d, DType::F32 | DType::F16),
+                        "sum" | "mean" => matches!(d, DType::F32 | DType::F16),
+                        // Products are Mul calls (and af::ProdRow's scalar tail), which
+                        // int32 has too (wrapping, as ONNX integer products do).
+                        "prod" => matches!(d, DType::F32 | DType::F16 | DType::I32),
                         "max" | "min" | "any" | "all" => matches!(d, DType::F32 | DType::F16),
                         _ => false,
                     };
@@ -1022,8 +1041,9 @@ impl Steps for Schedule {
                     }
                 }
                 NodeKind::Broadcast => {
+                    // 1-byte values broadcast as int16 pairs (af::SplatOrCopyBytes).
                     let s = ub_size(info.dtype);
-                    if s != 2 && s != 4 {
+                    if s != 1 && s != 2 && s != 4 {
                         return refuse(format!("broadcast of {} is not supported", info.dtype));
                     }
                 }

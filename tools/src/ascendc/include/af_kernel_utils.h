@@ -516,6 +516,15 @@ template <typename A>
 struct SameType<A, A> {
     static constexpr bool value = true;
 };
+// Conditional<C, A, B>::type is A when C holds, B otherwise.
+template <bool C, typename A, typename B>
+struct Conditional {
+    using type = A;
+};
+template <typename A, typename B>
+struct Conditional<false, A, B> {
+    using type = B;
+};
 template <typename T>
 __aicore__ inline constexpr bool WholeTileReduceType() {
     return SameType<T, half>::value || SameType<T, float>::value;
@@ -674,6 +683,47 @@ __aicore__ inline constexpr int64_t SplatRowsBytes(int64_t rows, int64_t spitch)
     return rows * spitch * 32;
 }
 
+// The int16 value whose two bytes are both the byte `v`.
+template <typename T>
+__aicore__ inline int16_t BytePair(T v) {
+    const uint16_t b = static_cast<uint16_t>(static_cast<uint8_t>(v));
+    return static_cast<int16_t>(static_cast<uint16_t>(b | static_cast<uint16_t>(b << 8)));
+}
+
+// BroadcastBox of a 1-byte type through the int16 view of dst and src: a scalar is
+// one Duplicate of its byte pair, a row splat one Duplicate per row, other patterns
+// DataCopy whole rows (groups of rows contiguous in both, as BroadcastBox does).
+template <typename T, int R>
+__aicore__ inline void SplatOrCopyBytes(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                                        const int64_t (&dext)[R], const int64_t (&sext)[R], int64_t dpitch,
+                                        int64_t spitch, int64_t drows, bool scalar, bool splat_rows) {
+    const LocalTensor<int16_t> d16 = dst.template ReinterpretCast<int16_t>();
+    const LocalTensor<int16_t> s16 = src.template ReinterpretCast<int16_t>();
+    if (scalar || splat_rows) SyncVectorToScalar();
+    if (scalar) {
+        Duplicate(d16, BytePair(src.GetValue(0)), static_cast<int32_t>(drows * dpitch / 2));
+        return;
+    }
+    int64_t idx[R];
+    if (splat_rows) {
+        for (int64_t r = 0; r < drows; ++r) {
+            RowIndex(r, dext, idx);
+            const int64_t s = SourceRow(idx, sext);
+            const int16_t v = BytePair(src.GetValue(static_cast<uint32_t>(s * spitch)));
+            Duplicate(d16[static_cast<uint32_t>(r * dpitch / 2)], v, static_cast<int32_t>(dpitch / 2));
+        }
+        return;
+    }
+    int64_t group = 1;
+    for (int k = R - 2; k >= 0 && sext[k] == dext[k]; --k) group *= dext[k];
+    for (int64_t r = 0; r < drows; r += group) {
+        RowIndex(r, dext, idx);
+        const int64_t s = SourceRow(idx, sext);
+        DataCopy(d16[static_cast<uint32_t>(r * dpitch / 2)], s16[static_cast<uint32_t>(s * spitch / 2)],
+                 static_cast<uint32_t>(group * dpitch / 2));
+    }
+}
+
 // dst (extents dext) = src (extents sext, 1 where broadcast) expanded. A single source
 // row copied to every row, or the first element of each row splatted over it, takes a
 // constant number of calls per 255 rows (CopyRowToRows, SplatRows with `blocks`, when it
@@ -696,47 +746,55 @@ __aicore__ inline void BroadcastBox(const LocalTensor<T>& dst, const LocalTensor
     }
     if (drows * dpitch == 0) return;
     const bool splat_rows = sext[R - 1] == 1 && dext[R - 1] > 1;
-    if constexpr (WholeTileCopyType<T>()) {
-        const bool repeat_fits = dpitch * static_cast<int64_t>(sizeof(T)) / 32 <= 65535;
-        if (!scalar && one_row && !splat_rows && repeat_fits && drows > 1) {
-            CopyRowToRows(dst, src, drows, dpitch);
-            return;
-        }
-        if (!scalar && rows_kept && splat_rows && repeat_fits && spitch <= 65535 &&
-            SplatRowsBytes<T>(drows, spitch) <= blocks_bytes) {
-            SplatRows(dst, src, blocks, drows, spitch, dpitch);
-            return;
-        }
-    }
-    if (scalar || splat_rows) SyncVectorToScalar();
-    if (scalar) {
-        const T v = src.GetValue(0);
-        Duplicate(dst, v, static_cast<int32_t>(drows * dpitch));
+    if constexpr (sizeof(T) == 1) {
+        // 1-byte elements (no Duplicate of 8-bit types): moved as int16 pairs, exact
+        // since only bits move. Rows of a kernel with a 1-byte value are whole 32 B
+        // blocks (align = 32), so every pitch and offset is even.
+        SplatOrCopyBytes(dst, src, dext, sext, dpitch, spitch, drows, scalar, splat_rows);
         return;
-    }
-    int64_t idx[R];
-    if (!splat_rows) {
-        // Rows whose indices differ only on the trailing axes the broadcast keeps are
-        // contiguous in src and dst: one DataCopy per group of them.
-        int64_t group = 1;
-        for (int k = R - 2; k >= 0 && sext[k] == dext[k]; --k) group *= dext[k];
-        for (int64_t r = 0; r < drows; r += group) {
+    } else {
+        if constexpr (WholeTileCopyType<T>()) {
+            const bool repeat_fits = dpitch * static_cast<int64_t>(sizeof(T)) / 32 <= 65535;
+            if (!scalar && one_row && !splat_rows && repeat_fits && drows > 1) {
+                CopyRowToRows(dst, src, drows, dpitch);
+                return;
+            }
+            if (!scalar && rows_kept && splat_rows && repeat_fits && spitch <= 65535 &&
+                SplatRowsBytes<T>(drows, spitch) <= blocks_bytes) {
+                SplatRows(dst, src, blocks, drows, spitch, dpitch);
+                return;
+            }
+        }
+        if (scalar || splat_rows) SyncVectorToScalar();
+        if (scalar) {
+            const T v = src.GetValue(0);
+            Duplicate(dst, v, static_cast<int32_t>(drows * dpitch));
+            return;
+        }
+        int64_t idx[R];
+        if (!splat_rows) {
+            // Rows whose indices differ only on the trailing axes the broadcast keeps are
+            // contiguous in src and dst: one DataCopy per group of them.
+            int64_t group = 1;
+            for (int k = R - 2; k >= 0 && sext[k] == dext[k]; --k) group *= dext[k];
+            for (int64_t r = 0; r < drows; r += group) {
+                RowIndex(r, dext, idx);
+                const int64_t s = SourceRow(idx, sext);
+                DataCopy(dst[static_cast<uint32_t>(r * dpitch)], src[static_cast<uint32_t>(s * spitch)],
+                         static_cast<uint32_t>(group * dpitch));
+            }
+            return;
+        }
+        for (int64_t r = 0; r < drows; ++r) {
             RowIndex(r, dext, idx);
             const int64_t s = SourceRow(idx, sext);
-            DataCopy(dst[static_cast<uint32_t>(r * dpitch)], src[static_cast<uint32_t>(s * spitch)],
-                     static_cast<uint32_t>(group * dpitch));
-        }
-        return;
-    }
-    for (int64_t r = 0; r < drows; ++r) {
-        RowIndex(r, dext, idx);
-        const int64_t s = SourceRow(idx, sext);
-        if (splat_rows) {
-            const T v = src.GetValue(static_cast<uint32_t>(s * spitch));
-            Duplicate(dst[static_cast<uint32_t>(r * dpitch)], v, static_cast<int32_t>(dpitch));
-        } else {
-            DataCopy(dst[static_cast<uint32_t>(r * dpitch)], src[static_cast<uint32_t>(s * spitch)],
-                     static_cast<uint32_t>(dpitch));
+            if (splat_rows) {
+                const T v = src.GetValue(static_cast<uint32_t>(s * spitch));
+                Duplicate(dst[static_cast<uint32_t>(r * dpitch)], v, static_cast<int32_t>(dpitch));
+            } else {
+                DataCopy(dst[static_cast<uint32_t>(r * dpitch)], src[static_cast<uint32_t>(s * spitch)],
+                         static_cast<uint32_t>(dpitch));
+            }
         }
     }
 }
@@ -925,10 +983,55 @@ __aicore__ inline void ArangeBox(const LocalTensor<T>& dst, const int64_t (&ext)
 
 enum class Red { Sum, Max, Min, Prod };
 
+// dst[0] = the product of the `count` elements of src (Ascend C has no ReduceProd): a
+// multiply tree halves the live width with one Mul per step, the upper part (from the
+// 32 B block boundary at or above half the width, so that every operand address stays
+// aligned) multiplied into the lower part; an odd or unaligned tail is carried in the
+// lower part. The first step writes `work` (one padded row: src is not clobbered, it
+// may still be read), the later ones work in place. The last block (at most 32 B of
+// elements) is multiplied on the scalar unit (in float for half, uint32 for int32)
+// between V->S and S->V flags.
+template <typename T>
+__aicore__ inline void ProdRow(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& work,
+                               int32_t count) {
+    constexpr int32_t per_blk = static_cast<int32_t>(32 / sizeof(T));
+    int32_t live = count;
+    LocalTensor<T> row = src;
+    bool copied = false;
+    while (live > per_blk) {
+        const int32_t half_width = static_cast<int32_t>(af_align((live + 1) / 2, per_blk));
+        if (half_width >= live) break;
+        if (!copied) {
+            // First step: the lower part moves to work (whole blocks), then src's
+            // upper part multiplies into it.
+            DataCopy(work, src, static_cast<uint32_t>(half_width));
+            PipeBarrier<PIPE_V>();
+            Mul(work, work, src[static_cast<uint32_t>(half_width)], live - half_width);
+            row = work;
+            copied = true;
+        } else {
+            Mul(row, row, row[static_cast<uint32_t>(half_width)], live - half_width);
+        }
+        PipeBarrier<PIPE_V>();
+        live = half_width;
+    }
+    // half multiplies in float; int32 in uint32 (wrapping like the vector Mul, with
+    // no signed overflow in C++).
+    using Acc = typename Conditional<SameType<T, half>::value, float,
+                                     typename Conditional<SameType<T, int32_t>::value, uint32_t, T>::type>::type;
+    SyncVectorToScalar();
+    Acc p = static_cast<Acc>(row.GetValue(0));
+    for (int32_t i = 1; i < live; ++i) p = p * static_cast<Acc>(row.GetValue(static_cast<uint32_t>(i)));
+    dst.SetValue(0, static_cast<T>(p));
+    SyncScalarToVector();
+}
+
 template <Red K, typename T>
 __aicore__ inline void ReduceRow(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& work,
                                  int32_t count) {
-    if constexpr (K == Red::Sum) {
+    if constexpr (K == Red::Prod) {
+        ProdRow(dst, src, work, count);
+    } else if constexpr (K == Red::Sum) {
         ReduceSum(dst, src, work, count);
     } else if constexpr (K == Red::Max) {
         ReduceMax(dst, src, work, count);
