@@ -523,11 +523,14 @@ pub fn apis_of(op: &str) -> &'static [&'static str] {
 pub fn cast_supported(from: DType, to: DType) -> bool {
     use DType::*;
     let ok = |d: DType| matches!(d, F32 | F16 | BF16 | I32 | Bool);
-    // Every pair converts directly or through f32 (see `cast_direct`); int64 only
-    // directly, to and from int32 and f32 (the schedule keeps 64-bit values out of
-    // every vector op but these casts); int8/uint8/int16 only directly, to and from
-    // the float type that holds them exactly (f16, resp. f32).
-    (ok(from) && ok(to)) || (cast_direct(from, to) && from != to)
+    // Every pair converts directly or through f32 (see `cast_direct`); int64 directly
+    // to and from int32 and f32 (the schedule keeps 64-bit values out of every vector
+    // op but these casts), and from int64 through f32 to the other types (exact for
+    // bool: a nonzero int64 stays a nonzero float); int8/uint8/int16 only directly, to
+    // and from the float type that holds them exactly (f16, resp. f32).
+    (ok(from) && ok(to))
+        || (cast_direct(from, to) && from != to)
+        || (from == I64 && ok(to) && cast_direct(F32, to))
 }
 
 /// Whether an op needs the scratch buffer, and how many value-sized areas of it.

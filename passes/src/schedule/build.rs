@@ -584,7 +584,7 @@ fn build_in_order(graph: &AscGraph, chip: &ChipProfile) -> Result<Schedule, Stri
                 || user.op == "store"
                 || (user.op == "cast"
                     && !wide(u)
-                    && cast_direct(graph.nodes[load].dtype, user.dtype))
+                    && cast_supported(graph.nodes[load].dtype, user.dtype))
         };
         let load_ok = |l: usize| {
             let readers = users(l);
