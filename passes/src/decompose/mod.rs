@@ -1497,11 +1497,7 @@ fn byte_cast<'c, 'a>(
     } else {
         (-128.0, 127.0)
     };
-    let wide = if x.ty.dtype == DType::F32 {
-        x.clone()
-    } else {
-        e.op("ascend.cast", &[x], &[], Some(DType::F32))?
-    };
+    let wide = cast_to(e, x, DType::F32)?;
     let lo = e.scalar(lo, DType::F32)?;
     let hi = e.scalar(hi, DType::F32)?;
     let above = e.op("ascend.maximum", &[&wide, &lo], &[], None)?;
@@ -1542,6 +1538,19 @@ fn float_test<'c, 'a>(
     Ok(Some(result))
 }
 
+/// `v` as `dtype`: itself when it has that type, else one `cast`.
+fn cast_to<'c, 'a>(
+    e: &mut Emitter<'c, 'a>,
+    v: &Typed<'c, 'a>,
+    dtype: DType,
+) -> Result<Typed<'c, 'a>, ShapeError> {
+    if v.ty.dtype == dtype {
+        Ok(v.clone())
+    } else {
+        e.op("ascend.cast", &[v], &[], Some(dtype))
+    }
+}
+
 /// Exponents `|y|` below this, when integral, take the product path of [`float_pow`].
 const POW_PRODUCT_BITS: usize = 5;
 
@@ -1569,14 +1578,7 @@ fn float_pow<'c, 'a>(
         return Ok(None);
     }
     let f = DType::F32;
-    let widen = |e: &mut Emitter<'c, 'a>, v: &Typed<'c, 'a>| -> Result<Typed<'c, 'a>, ShapeError> {
-        if v.ty.dtype == f {
-            Ok(v.clone())
-        } else {
-            e.op("ascend.cast", &[v], &[], Some(f))
-        }
-    };
-    let (x, y) = (widen(e, x)?, widen(e, y)?);
+    let (x, y) = (cast_to(e, x, f)?, cast_to(e, y, f)?);
     let zero = e.scalar(0.0, f)?;
     let one = e.scalar(1.0, f)?;
     let half = e.scalar(0.5, f)?;
@@ -1638,12 +1640,7 @@ fn float_pow<'c, 'a>(
     let signed = e.op("ascend.select", &[&flips, &negated, &magnitude], &[], None)?;
     let unit_base = e.op("ascend.eq", &[&x, &one], &[], None)?;
     let value = e.op("ascend.select", &[&unit_base, &one, &signed], &[], None)?;
-    let value = if result.dtype == f {
-        value
-    } else {
-        e.op("ascend.cast", &[&value], &[], Some(result.dtype))?
-    };
-    Ok(Some(value))
+    cast_to(e, &value, result.dtype).map(Some)
 }
 
 /// `mod(x, y)` of floats as NumPy's `np.mod` (Python's `%`: the result takes the
@@ -1664,14 +1661,7 @@ fn float_mod<'c, 'a>(
         return Ok(None);
     }
     let f = DType::F32;
-    let widen = |e: &mut Emitter<'c, 'a>, v: &Typed<'c, 'a>| -> Result<Typed<'c, 'a>, ShapeError> {
-        if v.ty.dtype == f {
-            Ok(v.clone())
-        } else {
-            e.op("ascend.cast", &[v], &[], Some(f))
-        }
-    };
-    let (x, y) = (widen(e, x)?, widen(e, y)?);
+    let (x, y) = (cast_to(e, x, f)?, cast_to(e, y, f)?);
     let zero = e.scalar(0.0, f)?;
     let quotient = e.op("ascend.div", &[&x, &y], &[], None)?;
     let whole = e.op("ascend.floor", &[&quotient], &[], None)?;
@@ -1741,12 +1731,7 @@ fn float_mod<'c, 'a>(
         &[],
         None,
     )?;
-    let value = if result.dtype == f {
-        value
-    } else {
-        e.op("ascend.cast", &[&value], &[], Some(result.dtype))?
-    };
-    Ok(Some(value))
+    cast_to(e, &value, result.dtype).map(Some)
 }
 
 #[cfg(test)]
