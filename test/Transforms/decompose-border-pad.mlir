@@ -2,7 +2,7 @@
 // RUN: %vendor_env %autofuse-run %S/Inputs/border_pad.mlir --entry reflect2d | FileCheck %s --check-prefix=EXEC
 // RUN: %vendor_env %autofuse-run %S/Inputs/border_pad.mlir --entry wrap_long | FileCheck %s --check-prefix=EXEC
 // RUN: %autofuse-run %S/Inputs/border_pad.mlir --entry reflect_i32 | FileCheck %s --check-prefix=EXEC
-// RUN: %vendor_env %autofuse-run %S/Inputs/border_pad.mlir --entry edge_sym --symbols s0=1,s1=1 --symbols s0=5,s1=40 | FileCheck %s --check-prefix=EXEC
+// RUN: %vendor_env %autofuse-run %S/Inputs/border_pad.mlir --entry edge_sym --symbols s0=1,s1=1 --symbols s0=5,s1=40 --symbols s0=2,s1=70001 | FileCheck %s --check-prefix=EXEC
 //
 // --decompose rewrites edge / reflect / wrap pads axis by axis (innermost first) as a
 // concat chain of the operand and slices of it: each output position along the axis is
@@ -39,14 +39,15 @@
 // CHECK: "ascend.slice"(%arg0) {axes = [1], ends = ["1"], starts = ["0"], steps = [1]} {{.*}} -> tensor<4x1xf16>
 // CHECK: "ascend.concat"({{.*}}) {axis = 1 : i64} {{.*}} -> tensor<4x11xf16>
 
-// Edge with symbolic extents stays a pad: the concats would keep whole slabs of the
-// symbolic axis in UB (the only concat template so far), which a large extent does not
-// fit (the random tiling property found s2 = 3311311 needing 126 MiB); it runs as a
-// graph op until concat through GM exists.
+// Edge with symbolic extents: the same chains, with symbolic slice bounds. A row of
+// the padded result (s1 + 6 elements) may outgrow UB; the concat kernels then take the
+// case that cuts rows into blocks (the EXEC run at s1 = 70001 needs it: 274 KiB rows).
 // CHECK-LABEL: func.func @edge_sym
-// CHECK: "ascend.pad"(%arg0)
-// CHECK-SAME: mode = "edge"
-// CHECK-NOT: ascend.concat
+// CHECK-NOT: ascend.pad
+// CHECK: "ascend.slice"(%arg0) {axes = [1], ends = ["s1"], starts = ["s1-1"], steps = [1]}
+// CHECK: "ascend.concat"({{.*}}) {axis = 1 : i64} {{.*}} -> tensor<?x?xf32, #ascend.dims<["s0", "s1+6"]>>
+// CHECK: "ascend.slice"(%{{.*}}) {axes = [0], ends = ["s0"], starts = ["s0-1"], steps = [1]}
+// CHECK: "ascend.concat"({{.*}}) {axis = 0 : i64} {{.*}} -> tensor<?x?xf32, #ascend.dims<["s0+4", "s1+6"]>>
 // CHECK: return
 
 // CHECK-LABEL: func.func @reflect_i32

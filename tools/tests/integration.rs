@@ -658,13 +658,18 @@ fn run_examples_on_emulation(dir: &str, one_kernel: bool) {
     assert_no_failures(&failures);
 }
 
-/// Fails the test with the number of failures and the first one.
+/// Fails the test with the number of failures and the first ten.
 fn assert_no_failures(failures: &[String]) {
     assert!(
         failures.is_empty(),
         "{} failures; first:\n{}",
         failures.len(),
-        failures.first().map(String::as_str).unwrap_or("")
+        failures
+            .iter()
+            .take(10)
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join("\n")
     );
 }
 

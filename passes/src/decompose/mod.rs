@@ -954,12 +954,6 @@ fn border_pad<'c, 'a>(
         let Some(n) = x.ty.dims.get(axis).and_then(|d| d.expr().cloned()) else {
             return Ok(None);
         };
-        // The concats keep whole slabs (the padded axis and every inner one) in UB, the
-        // only concat template so far: a symbolic slab may not fit at run time, so such
-        // pads stay `pad` until concat through GM exists.
-        if x.ty.dims[axis..].iter().any(|d| d.as_const().is_none()) {
-            return Ok(None);
-        }
         let Some(pieces) = border_pieces(mode, &n, before, after) else {
             return Ok(None);
         };

@@ -1895,12 +1895,37 @@ fn schedulable(graph: &AscGraph, sunk: &[Option<f64>], target: &str) -> Result<(
         detail,
     })?;
     let sunk_graph = crate::sink_constants::sink_inputs(graph, sunk).map(|(g, _)| g);
-    Schedule::build(sunk_graph.as_ref().unwrap_or(graph), &chip)
-        .map(|_| ())
-        .map_err(|detail| Refusal {
+    let graph = sunk_graph.as_ref().unwrap_or(graph);
+    let schedule = Schedule::build(graph, &chip).map_err(|detail| Refusal {
+        rule: Rule::Unschedulable,
+        detail,
+    })?;
+    // A concat kernel keeps whole slabs in a tile unless a case splits the concat axis
+    // (and cuts long rows into blocks); a merge that loses those cases (a side output
+    // over a part of the axis, which no tile split can compute) would leave every shape
+    // whose slab outgrows UB to the interpreter.
+    let holds_concat = graph.nodes.iter().any(|n| n.op == "concat");
+    if holds_concat && !has_bounded_case(&schedule, graph) {
+        return Err(Refusal {
             rule: Rule::Unschedulable,
-            detail,
-        })
+            detail: "no tiling case of the fused concat kernel has a tile of bounded size \
+                     (its slabs stay whole in UB however long they grow)"
+                .into(),
+        });
+    }
+    Ok(())
+}
+
+/// Whether some case's smallest tile has a size that no symbol changes.
+fn has_bounded_case(schedule: &Schedule, graph: &AscGraph) -> bool {
+    let operands = Schedule::operands_of(graph);
+    schedule.cases.iter().any(|case| {
+        let mut env = std::collections::HashMap::new();
+        if let Some(var) = &case.tile_var {
+            env.insert(var.clone(), case.tile_align.max(1));
+        }
+        schedule.ub_expr(case, &operands).eval_map(&env).is_ok()
+    })
 }
 
 /// GE's transpose strategy (ge_autofuse.md §5.4): a kernel holding a transpose fuses
@@ -2014,8 +2039,8 @@ fn mixed_concat_axes(g: &AscGraph) -> Option<String> {
 
 /// GE's concat strategy (ge_autofuse.md §5.4): no concat + concat, no concat + reduce,
 /// a concat absorbs only pointwise consumers, which may broadcast (a table shared by
-/// the outer axes, as rotary embeddings multiply by), and pointwise producers without
-/// broadcasts (a producer computes a part of the concat axis, whole in the tile).
+/// the outer axes, as rotary embeddings multiply by), and pointwise producers, which
+/// may broadcast within their part (an edge pad's repeated border row).
 fn concat_pattern(a: &Kernel, b: &Kernel, vertical: bool) -> Result<(), String> {
     let (ca, cb) = (holds_concat(&a.graph), holds_concat(&b.graph));
     if !ca && !cb {
@@ -2041,38 +2066,10 @@ fn concat_pattern(a: &Kernel, b: &Kernel, vertical: bool) -> Result<(), String> 
             "{name} holds a reduction (a concat fuses only with reducing consumers)"
         ));
     }
-    if cb && other.graph.nodes.iter().any(|n| n.op == "broadcast") && feeds_concat_part(a, b) {
-        return Err(format!(
-            "{name} broadcasts and computes a part of the concat (only producers of whole \
-             concat axes may broadcast)"
-        ));
-    }
     if other.graph.source_ops.iter().any(|o| o == "Transpose") {
         return Err(format!("{name} holds a transpose"));
     }
     Ok(())
-}
-
-/// Whether producer `a` computes a tensor concat kernel `b` reads as a part of its
-/// concat axis (an operand of the concat) rather than over the whole axis.
-fn feeds_concat_part(a: &Kernel, b: &Kernel) -> bool {
-    let g = &b.graph;
-    let axes: Vec<usize> = (0..g.nodes.len())
-        .filter_map(|n| g.concat_axis(n))
-        .collect();
-    g.nodes.iter().any(|node| {
-        node.op == "data"
-            && node
-                .index
-                .and_then(|j| b.inputs.get(j))
-                .is_some_and(|v| a.outputs.contains(v))
-            && axes
-                .iter()
-                .any(|&k| match (node.view.repeats.get(k), g.axes.get(k)) {
-                    (Some(repeat), Some(axis)) => *repeat != axis.size,
-                    _ => true,
-                })
-    })
 }
 
 /// Compares GM byte counts: under the hints when they decide, else statically.

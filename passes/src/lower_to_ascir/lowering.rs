@@ -716,19 +716,6 @@ pub fn lower_op_with(
             return refuse("AF-LW001", "pad without an operand");
         };
         let pad = constant_pad(attrs, dims)?;
-        check_concat_axis(&result_dims, pad.axis)?;
-        // A padded row (the axes after the padded one) stays whole in every tile: with
-        // a symbolic extent no tile size would be known to fit UB.
-        if result_dims[pad.axis + 1..]
-            .iter()
-            .any(|d| d.as_const().is_none())
-        {
-            return refuse(
-                "AF-LW001",
-                "a pad with a symbolic axis after the padded one is not lowered (a padded row \
-                 stays whole in UB)",
-            );
-        }
         let axis_list = axis_ids(&loop_dims);
         // The padded tensor is concat(fill, x, fill) along the padded axis: each fill a
         // Duplicate of the pad value over its slab, x a load of the whole operand.
@@ -771,7 +758,6 @@ pub fn lower_op_with(
         if operand_types.len() != 2 {
             return refuse("AF-LW001", "only binary concats are lowered");
         }
-        check_concat_axis(&result_dims, axis)?;
         for (index, (ty, dims)) in operand_types.iter().zip(&operand_dims).enumerate() {
             let view = concat_operand_view(&axis_ids(&loop_dims), axis, dims, &result_dims)?;
             reads.push(b.read_view(index, ty.dtype, view));
@@ -1443,18 +1429,10 @@ fn slice_view(
     ))
 }
 
-/// Largest static concat row (elements after the concat axis) that is lowered: a tile
-/// holds at least one such row of each part and of the result, and it sits in UB about
-/// five times (both inputs and the output of the concat, double-buffered or in slots): 2048 f32 elements take 40 KiB of the
-/// 184 KiB of an A2 core, leaving room for the slots of fused pointwise ops.
-pub const MAX_CONCAT_SLAB: i64 = 2048;
-
 fn axis_ids(loop_dims: &[Expr]) -> Vec<i64> {
     (0..loop_dims.len() as i64).collect()
 }
 
-/// The GM view of a concat operand over the result's loop nest: its own extent (a part
-/// of the axis) on the concat axis, the result's elsewhere, its own row-major strides.
 /// A pad this lowering serves: constant mode, a finite value, static non-negative pads
 /// on exactly one axis (the others 0).
 struct ConstantPad {
@@ -1524,27 +1502,8 @@ fn constant_pad(
     }
 }
 
-/// The axes after the concat axis stay whole in a tile (GE's n_group); the concat axis
-/// itself is whole too or split into tiles holding the rows of each part that fall in
-/// them (an outermost concat has nothing else to tile). A static row of the later axes
-/// must fit UB comfortably.
-fn check_concat_axis(result_dims: &[Expr], axis: usize) -> Result<(), NotLowered> {
-    let row = result_dims[axis + 1..]
-        .iter()
-        .try_fold(1i64, |acc, d| d.as_const().map(|v| acc.saturating_mul(v)));
-    if row.is_some_and(|elems| elems > MAX_CONCAT_SLAB) {
-        return refuse(
-            "AF-LW001",
-            format!(
-                "a concat row of {} elements (the axes after the concat axis) exceeds \
-                 {MAX_CONCAT_SLAB}, more than a UB tile holds",
-                row.unwrap_or_default()
-            ),
-        );
-    }
-    Ok(())
-}
-
+/// The GM view of a concat operand over the result's loop nest: its own extent (a part
+/// of the axis) on the concat axis, the result's elsewhere, its own row-major strides.
 fn concat_operand_view(
     axis_list: &[i64],
     axis: usize,

@@ -76,6 +76,12 @@ impl BuildSchedule for Schedule {
 
 /// Ops of a pointwise kernel: the only ones whose loop nest may be reordered (each
 /// element is computed on its own, and no attribute names an axis position).
+/// Concat rows (elements after the concat axis) up to this many always fit a tile
+/// whole; longer or symbolic rows also get a case cutting them into blocks.
+const CONCAT_ROW_BLOCK_MIN: i64 = 1024;
+/// The longest row block tried for such a case (elements).
+const CONCAT_ROW_BLOCK_MAX: i64 = 16384;
+
 const REORDERABLE_OPS: &[&str] = &["data", "load", "store", "output", "cast", "scalar", "fill"];
 
 /// The loop order that turns a transpose moving the innermost axis into one the kernel
@@ -173,14 +179,32 @@ fn build_in_order(graph: &AscGraph, chip: &ChipProfile) -> Result<Schedule, Stri
         })
         .collect::<Result<_, _>>()?;
     let mut partial_hint: Vec<Vec<Option<Expr>>> = Vec::new();
-    // Nodes a concat reads (transitively): only they may cover a part of a concat
-    // axis. Below the concats a repeat of 1 there is a reduced or broadcast axis.
-    let mut feeds_concat = vec![false; graph.nodes.len()];
+    // Per node and axis: the node's value is read (transitively) as a part of a concat
+    // along that axis; only such a view may cover a part of a concat axis. Elsewhere a
+    // repeat of 1 there is a reduced or broadcast axis: below the concats, and in the
+    // operand of a broadcast that expands the axis (an edge pad's repeated border row
+    // is a part; the one row it repeats is not).
+    let hint_rank = hint_ids.len();
+    let mut feeds_concat = vec![vec![false; hint_rank]; graph.nodes.len()];
     for n in (0..graph.nodes.len()).rev() {
-        if graph.nodes[n].op == "concat" || feeds_concat[n] {
-            for &o in &graph.nodes[n].operands {
-                if let Some(f) = feeds_concat.get_mut(o) {
-                    *f = true;
+        let node = &graph.nodes[n];
+        let mut passed = feeds_concat[n].clone();
+        if node.op == "concat" {
+            for &k in &concat_axes {
+                if graph.concat_axis(n) == Some(k) {
+                    passed[k] = true;
+                }
+            }
+        }
+        for &o in &node.operands {
+            let expands = |k: usize| {
+                node.op == "broadcast"
+                    && graph.nodes.get(o).and_then(|x| x.view.repeats.get(k))
+                        != node.view.repeats.get(k)
+            };
+            if let Some(f) = feeds_concat.get_mut(o) {
+                for k in 0..hint_rank.min(f.len()) {
+                    f[k] |= passed[k] && !expands(k);
                 }
             }
         }
@@ -202,7 +226,9 @@ fn build_in_order(graph: &AscGraph, chip: &ChipProfile) -> Result<Schedule, Stri
             part.push(None);
             if rep == size && rep.as_const() != Some(1) {
                 f.push(true);
-            } else if rep.as_const() == Some(1) && (!concat_axes.contains(&k) || !feeds_concat[i]) {
+            } else if rep.as_const() == Some(1)
+                && (!concat_axes.contains(&k) || !feeds_concat[i].get(k).copied().unwrap_or(false))
+            {
                 f.push(false);
             } else if concat_axes.contains(&k) {
                 // A part of a concat axis (an operand of the concat).
@@ -371,8 +397,8 @@ fn build_in_order(graph: &AscGraph, chip: &ChipProfile) -> Result<Schedule, Stri
     // Reduced axes and structural checks.
     let rank = axes.len();
     // The first concat axis: it and every later axis stay whole in every tile (GE's
-    // n_group); kernels with a concat do not reduce, and broadcast only what covers
-    // whole axes (consumers of the concat, not the parts it joins).
+    // n_group); kernels with a concat do not reduce a part of a concat axis. A part may
+    // be a broadcast (an edge pad's repeated border): it broadcasts within its part.
     let n_from = nodes
         .iter()
         .filter_map(|x| match x.kind {
@@ -380,18 +406,12 @@ fn build_in_order(graph: &AscGraph, chip: &ChipProfile) -> Result<Schedule, Stri
             _ => None,
         })
         .min();
-    if n_from.is_some() {
-        if nodes.iter().any(|x| {
+    if n_from.is_some()
+        && nodes.iter().any(|x| {
             matches!(x.kind, NodeKind::Reduce { .. }) && x.partial.iter().any(Option::is_some)
-        }) {
-            return refuse("a kernel with a concat may not reduce a part of the concat axis");
-        }
-        if nodes
-            .iter()
-            .any(|x| x.kind == NodeKind::Broadcast && x.partial.iter().any(Option::is_some))
-        {
-            return refuse("a kernel with a concat may not broadcast a part of the concat axis");
-        }
+        })
+    {
+        return refuse("a kernel with a concat may not reduce a part of the concat axis");
     }
     let mut r_set = vec![false; rank];
     let partials: Vec<Vec<Option<Expr>>> = nodes.iter().map(|x| x.partial.clone()).collect();
@@ -718,6 +738,32 @@ fn build_in_order(graph: &AscGraph, chip: &ChipProfile) -> Result<Schedule, Stri
             cases.push(case_for(Some(u), key as u32));
         }
     }
+    // GE's GM-concat template, for concat rows (the axes after the concat axis) that may
+    // outgrow UB: a twin of the split-concat case whose tiles also cut the innermost
+    // axis into blocks (`inner_block`, sized by `fit_concat_row_block`), so no tile
+    // holds a whole row; every other axis is looped. Each part's rows of a block move
+    // GM -> UB -> their place in the result; rows of one part never meet a whole row of
+    // another in UB. Skipped where a static row is known to fit as it is.
+    if let Some(k) =
+        n_from.filter(|&k| split_concat && !transposes && k + 1 < rank && r_set.iter().all(|&x| !x))
+    {
+        let row = axes[k + 1..].iter().try_fold(1i64, |acc, a| {
+            a.size.as_const().map(|v| acc.saturating_mul(v))
+        });
+        if row.is_none_or(|elems| elems > CONCAT_ROW_BLOCK_MIN) {
+            let key = cases.len() as u32;
+            let mut case = case_for(Some(k), key);
+            let last = rank - 1;
+            case.in_tile = vec![k, last];
+            case.looped = (0..rank).filter(|&a| a != k && a != last).collect();
+            case.tile_align = 1;
+            case.inner_block = Some((last, c(CONCAT_ROW_BLOCK_MIN)));
+            let looped_names: String = case.looped.iter().map(|&a| axes[a].name.as_str()).collect();
+            case.block_name = format!("{looped_names}{}{}T", axes[k].name, axes[last].name);
+            case.block_var = format!("{}b_size", case.block_name);
+            cases.push(case);
+        }
+    }
     // Split-reduction cases, for rows too long to stay in UB (not with a concat,
     // whose axis and every later one stay whole in the tile).
     for &u in r.iter().filter(|_| n_from.is_none()) {
@@ -772,6 +818,7 @@ fn build_in_order(graph: &AscGraph, chip: &ChipProfile) -> Result<Schedule, Stri
     schedule.check_ops(graph, chip)?;
     schedule.allocate(graph, chip)?;
     if n_from.is_some() {
+        schedule.fit_concat_row_block(chip);
         schedule.check_concat_slabs_fit(chip)?;
     }
     if transposes {
@@ -785,6 +832,7 @@ fn build_in_order(graph: &AscGraph, chip: &ChipProfile) -> Result<Schedule, Stri
 trait Steps {
     fn fit_transpose_block(&mut self, chip: &ChipProfile) -> Result<(), String>;
     fn add_table_in_ub_cases(&mut self, chip: &ChipProfile);
+    fn fit_concat_row_block(&mut self, chip: &ChipProfile);
     fn check_concat_slabs_fit(&self, chip: &ChipProfile) -> Result<(), String>;
     fn check_ops(&self, graph: &AscGraph, chip: &ChipProfile) -> Result<(), String>;
     fn allocate(&mut self, graph: &AscGraph, chip: &ChipProfile) -> Result<(), String>;
@@ -897,6 +945,64 @@ impl Steps for Schedule {
                 "the smallest tile of this transposing kernel does not fit the {} bytes of UB of {}",
                 ub, chip.name
             )),
+        }
+    }
+
+    /// The row block of a concat case that cuts rows (`inner_block`): the largest power
+    /// of two elements whose one-row tile fits UB (a static row shorter than that is its
+    /// own block). The case serves rows longer than a tile holds, where a tile is one
+    /// row block anyway; longer blocks mean fewer DMA heads per byte.
+    fn fit_concat_row_block(&mut self, chip: &ChipProfile) {
+        let operands = self.operands.clone();
+        let ub = chip.ub_usable as i64;
+        for i in 0..self.cases.len() {
+            let Some((b, _)) = self.cases[i].inner_block.clone() else {
+                continue;
+            };
+            if self.nodes.iter().any(|x| x.transpose) {
+                continue;
+            }
+            let row = self.axes[b].size.as_const();
+            // Down to one 32-byte block when UB is small (a `ub-bytes` override).
+            let mut chosen = c(self.align);
+            let mut block = CONCAT_ROW_BLOCK_MAX;
+            while block >= self.align {
+                let extent = match row {
+                    Some(v) if v < block => c(v),
+                    _ => c(block),
+                };
+                let mut trial = self.cases[i].clone();
+                trial.inner_block = Some((b, extent.clone()));
+                let mut env = std::collections::HashMap::new();
+                if let Some(var) = &trial.tile_var {
+                    env.insert(var.clone(), 1);
+                }
+                if let Ok(bytes) = self.ub_expr(&trial, &operands).eval_map(&env) {
+                    if bytes <= ub {
+                        chosen = extent;
+                        break;
+                    }
+                }
+                block /= 2;
+            }
+            self.cases[i].inner_block = Some((b, chosen));
+        }
+        // A static row that is one block is what the split-concat case already tiles.
+        let whole_row_twins: Vec<usize> = (0..self.cases.len())
+            .filter(|&i| {
+                self.cases[i]
+                    .inner_block
+                    .as_ref()
+                    .is_some_and(|(b, extent)| {
+                        !self.nodes.iter().any(|x| x.transpose) && *extent == self.axes[*b].size
+                    })
+            })
+            .collect();
+        for i in whole_row_twins.into_iter().rev() {
+            self.cases.remove(i);
+        }
+        for (key, case) in self.cases.iter_mut().enumerate() {
+            case.key = key as u32;
         }
     }
 
@@ -1368,8 +1474,8 @@ impl Steps for Schedule {
 
 /// Where each part of the concats along normalized `axis` starts in the result of the
 /// outermost one (`NodeInfo::part_start`), for tiles that split the concat axis. False
-/// when such a tile cannot be computed: a node covering a part is not a load, an
-/// elementwise op, a cast, a fill or a concat (an extract_slice or a gather needs the
+/// when such a tile cannot be computed: a node covering a part is not a load, a
+/// broadcast, an elementwise op, a cast, a fill or a concat (an extract_slice or a gather needs the
 /// whole axis), or one value other than a fill is a part at two places (`concat(x, x)`
 /// loads `x` once). A fill may be (a symmetric pad's two fills are one value after CSE):
 /// it fills a whole tile, and each concat takes the rows its use needs.
@@ -1390,6 +1496,7 @@ fn assign_part_starts(graph: &AscGraph, nodes: &mut [NodeInfo], axis: usize) -> 
                 info.kind,
                 NodeKind::Data { .. }
                     | NodeKind::Load
+                    | NodeKind::Broadcast
                     | NodeKind::Elementwise { .. }
                     | NodeKind::Cast
                     | NodeKind::Scalar { .. }
@@ -1559,6 +1666,7 @@ mod tests {
     use autofuse_ir::attr::AttrValue;
     use autofuse_ir::graph::TensorType;
     use std::collections::BTreeMap as Map;
+    use std::collections::HashMap;
 
     fn t(dtype: DType, dims: &[&str]) -> TensorType {
         TensorType::with_dims(dtype, dims).unwrap()
@@ -1616,6 +1724,58 @@ mod tests {
             .collect();
         assert_eq!(s.nodes[loads[0]].part_start, Expr::constant(0));
         assert_eq!(s.nodes[loads[1]].part_start, Expr::symbol("s0"));
+    }
+
+    #[test]
+    fn long_concat_rows_get_a_blocked_case() {
+        let mut attrs = Map::new();
+        attrs.insert("axis".to_string(), AttrValue::Int(0));
+        let concat = |row: &str| {
+            lower_op(
+                "ascend.concat",
+                &attrs,
+                &[t(DType::F32, &["2", row]), t(DType::F32, &["3", row])],
+                &[t(DType::F32, &["5", row])],
+                None,
+                "k",
+            )
+            .unwrap()
+        };
+        // A symbolic row: the whole-row case, then its twin cutting rows into blocks.
+        let s = Schedule::build(&concat("s1"), &chip()).unwrap();
+        assert_eq!(s.cases.len(), 2);
+        assert_eq!(s.cases[0].inner_block, None);
+        let blocked = &s.cases[1];
+        assert_eq!((blocked.key, blocked.split), (1, Some(0)));
+        assert_eq!(blocked.in_tile, vec![0, 1]);
+        let Some((axis, block)) = blocked.inner_block.clone() else {
+            panic!("no row block");
+        };
+        assert_eq!(axis, 1);
+        // A power of two whose one-row tile fits UB, and twice that does not (or the
+        // cap): the longest block the tile allows.
+        let b = block.as_const().unwrap();
+        assert!(b.count_ones() == 1 && (1024..=16384).contains(&b), "{b}");
+        let ops = Schedule::operands_of(&concat("s1"));
+        let at = |extent: i64| {
+            let mut case = blocked.clone();
+            case.inner_block = Some((1, Expr::constant(extent)));
+            let env = HashMap::from([(case.tile_var.clone().unwrap(), 1)]);
+            s.ub_expr(&case, &ops).eval_map(&env).unwrap()
+        };
+        assert!(at(b) <= chip().ub_usable as i64);
+        assert!(b == 16384 || at(2 * b) > chip().ub_usable as i64);
+        // A static row that one block holds needs no twin; a longer one gets it.
+        assert_eq!(
+            Schedule::build(&concat("5000"), &chip())
+                .unwrap()
+                .cases
+                .len(),
+            1
+        );
+        let s = Schedule::build(&concat("100000"), &chip()).unwrap();
+        assert_eq!(s.cases.len(), 2);
+        assert!(s.cases[1].inner_block.is_some());
     }
 
     #[test]

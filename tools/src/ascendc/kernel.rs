@@ -348,9 +348,14 @@ fn emit_case(ctx: &Ctx, params: &[String]) -> Result<String, String> {
     };
     let describe = match &case.inner_block {
         Some((b, extent)) => format!(
-            "{describe}; {} in blocks of {} (loads transpose in UB)",
+            "{describe}; {} in blocks of {} ({})",
             ctx.axis(*b),
-            cx(ctx.s, extent)
+            cx(ctx.s, extent),
+            if ctx.s.nodes.iter().any(|x| x.transpose) {
+                "loads transpose in UB"
+            } else {
+                "concat rows cut into blocks: GM concat"
+            }
         ),
         None => describe,
     };

@@ -969,9 +969,16 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
                         .find(|(_, v)| *v != 0)
                         .map(|(n, v)| format!(" {n}={v}"))
                         .unwrap_or_default();
+                    // The tiling key the host function chose (the kernel source's `Case N`).
+                    let key = l
+                        .fields
+                        .iter()
+                        .find(|(n, _)| n == "tiling_key")
+                        .map(|(_, v)| format!(", case {v}"))
+                        .unwrap_or_default();
                     let _ = writeln!(
                         out,
-                        "   {}: blocks {}{tile}, GM read {} written {}, UB peak {} B, distinct reads per core {}",
+                        "   {}: blocks {}{tile}, GM read {} written {}, UB peak {} B, distinct reads per core {}{key}",
                         l.kernel,
                         l.blocks,
                         run::human_bytes(l.gm_read),
