@@ -201,31 +201,55 @@ struct KernelRow {
     /// DMA instructions every block issues whatever the tile size (the loads and stores
     /// of its smallest tile plus the loads hoisted out of its tile loop), and the
     /// kernel's input bytes; `None` for split-reduction cases (a tile is a row group).
-    fixed_dmas: Option<(i64, i64, i64)>,
+    fixed_dmas: Option<FixedDmas>,
     in_bytes: u64,
 }
 
+/// The DMA instructions of a kernel's chosen case that no tile size removes.
+#[derive(Clone, Copy, Debug)]
+struct FixedDmas {
+    /// Loads of one smallest tile that do not grow with it.
+    loads: i64,
+    /// Loads hoisted out of the tile loop (once per block).
+    hoisted: i64,
+    /// Stores of one smallest tile.
+    stores: i64,
+    /// One load per row a gather picks from a table in GM, over the whole kernel: they
+    /// grow with the tile, so they are shared out over blocks, not tiles.
+    gathered_rows: i64,
+}
+
 /// Loads and stores of one smallest tile (tile size 1, or the whole axis when the case
-/// has no split) of the chosen case and its hoisted loads, as (per-tile loads, hoisted
-/// loads, stores); `None` for a split-reduction case. DMA counts never shrink as tiles
-/// grow.
-fn fixed_dmas(
-    model: &autofuse_tiling::tiling::TilingModel,
-    tiling: &Tiling,
-) -> Option<(i64, i64, i64)> {
+/// has no split) of the chosen case and its hoisted loads; `None` for a split-reduction
+/// case. The loads that grow with the tile (one per gathered row, read from a table in
+/// GM) are counted apart, over the whole kernel: a tile one unit longer adds them.
+fn fixed_dmas(model: &autofuse_tiling::tiling::TilingModel, tiling: &Tiling) -> Option<FixedDmas> {
     use autofuse_tiling::tiling::eval;
     let case = model.cases.iter().find(|c| c.key == tiling.key)?;
     if case.reduce_split {
         return None;
     }
     let mut env: HashMap<String, i64> = tiling.symbols.iter().cloned().collect();
-    if let Some(v) = &case.tile_var {
-        env.insert(v.clone(), 1);
-    }
-    let loads = eval(&case.cost.load_ops, &env).ok()?;
+    let loads_at = |t: i64, env: &mut HashMap<String, i64>| {
+        if let Some(v) = &case.tile_var {
+            env.insert(v.clone(), t);
+        }
+        eval(&case.cost.load_ops, env).ok()
+    };
+    let one = loads_at(1, &mut env)?;
+    let per_unit = match &case.tile_var {
+        Some(_) => (loads_at(2, &mut env)? - one).max(0),
+        None => 0,
+    };
+    let units = eval(&case.split_size, &env).ok()?.max(1) * eval(&case.outer, &env).ok()?.max(1);
     let hoisted = eval(&case.once.load_ops, &env).ok()?;
     let stores = eval(&case.cost.store_ops, &env).ok()?;
-    Some((loads, hoisted, stores))
+    Some(FixedDmas {
+        loads: one - per_unit,
+        hoisted,
+        stores,
+        gathered_rows: per_unit * units,
+    })
 }
 
 impl KernelRow {
@@ -290,12 +314,20 @@ impl KernelRow {
     /// share of the outputs at the MTE3 rate; every tile issues `L` loads and `M` stores,
     /// the block `Lh` hoisted loads, each with the DMA head `H`. Its stores start after
     /// its first tile's loads, and its last tile's stores after all its loads:
-    /// `max((Lh + L) H + I / k + k M H + O, (Lh + k L) H + I + M H + O / k)`.
-    /// Cycles, with the loads (per tile plus hoisted) and stores of one tile.
-    fn lower_bound(&self) -> Option<(f64, i64, i64)> {
-        let (loads, hoisted, stores) = self.fixed_dmas?;
+    /// `max((Lh + L + G / k) H + I / k + k M H + O, (Lh + k L + G) H + I + M H + O / k)`,
+    /// where `G` is the block's share of the gathered rows (one load each, however the
+    /// block is tiled). Cycles, with the loads (per tile plus hoisted) and stores of
+    /// one tile.
+    fn lower_bound(&self) -> Option<(f64, i64, i64, i64)> {
+        let FixedDmas {
+            loads,
+            hoisted,
+            stores,
+            gathered_rows,
+        } = self.fixed_dmas?;
         let head = self.chip.dma_head_cycles as f64;
         let cores = self.chip.vector_cores.max(1) as f64;
+        let g = (gathered_rows as f64 / cores).ceil();
         let i = self.in_bytes as f64 / (self.chip.mte2_bytes_per_cycle.max(1) as f64 * cores);
         let out = self.min_bytes.saturating_sub(self.in_bytes) as f64;
         let o = out / (self.chip.mte3_bytes_per_cycle.max(1) as f64 * cores);
@@ -303,12 +335,12 @@ impl KernelRow {
         let best = (1..=64)
             .map(|k| {
                 let k = k as f64;
-                let first = (lh + l) * head + i / k + k * m * head + o;
-                let last = (lh + k * l) * head + i + m * head + o / k;
+                let first = (lh + l + g / k) * head + i / k + k * m * head + o;
+                let last = (lh + k * l + g) * head + i + m * head + o / k;
                 first.max(last)
             })
             .fold(f64::INFINITY, f64::min);
-        Some((best, loads + hoisted, stores))
+        Some((best, loads + hoisted, stores, g as i64))
     }
 
     /// Why the row cannot reach its bound, when the lower bound says so (or, for a
@@ -327,13 +359,18 @@ impl KernelRow {
                 t.cores
             ));
         }
-        let (lb, loads, stores) = self.lower_bound()?;
+        let (lb, loads, stores, gathered) = self.lower_bound()?;
         let roof = roofline_cycles(self.min_bytes, &self.chip);
         if roof <= 0.0 || lb / roof <= self.bound() {
             return None;
         }
+        let gathered = if gathered > 0 {
+            format!(" (and {gathered} loads of gathered rows, one per row)")
+        } else {
+            String::new()
+        };
         Some(format!(
-            "cannot reach {} because a block's tiles issue at least {loads} loads and {stores} \
+            "cannot reach {} because a block's tiles issue at least {loads} loads{gathered} and {stores} \
              store(s) ({} cycles of head each) and the largest block's share of {} of inputs \
              and outputs moves at {} B/cycle: at best {:.0} cycles over any number of \
              tiles per block, {:.2}x the roofline ({:.0} cycles)",
@@ -392,9 +429,16 @@ impl KernelRow {
                     // Not proven out of reach: say what holds it above the bound.
                     let m = &self.pipes.pipes[2];
                     let blocks = self.blocks.max(1);
+                    let floor = self
+                        .lower_bound()
+                        .map(|(lb, ..)| {
+                            let roof = roofline_cycles(self.min_bytes, &self.chip);
+                            format!("; the DMA lower bound over any tiling is {:.2}x", lb / roof)
+                        })
+                        .unwrap_or_default();
                     why.push(format!(
                         "above {}: {} tiles per block of {} split-axis elements (UB {:.0}% full), {} DMA loads \
-                         per block whose heads are {:.0}% of MTE2",
+                         per block whose heads are {:.0}% of MTE2{floor}",
                         self.bound(),
                         t.tiles_per_block,
                         t.tile,
