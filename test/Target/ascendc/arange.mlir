@@ -8,8 +8,8 @@
 // RUN: %vendor_env %autofuse-run %s --entry float_steps --symbols s=3 --symbols s=300 | FileCheck %s --check-prefix=EXEC
 // RUN: %vendor_env %autofuse-run %s --entry transposed --symbols s=3 --symbols s=37 | FileCheck %s --check-prefix=EXEC
 // RUN: %vendor_env %autofuse-run %s --entry position_ids --symbols s=3 --symbols s=50 | FileCheck %s --check-prefix=EXEC
-// Ranges computed in UB (ascir.arange -> af::ArangeBox: CreateVecIndex, Muls, then one
-// Adds per row): the start may be a symbol, the step a float, the view a broadcast or a
+// Ranges computed in UB (ascir.arange -> af::ArangeBox: CreateVecIndex, Muls, then the
+// rows' Adds, see arange-rows.mlir): the start may be a symbol, the step a float, the view a broadcast or a
 // transpose; the tile origin's offset comes from the loop indices. Each function runs
 // on the emulation (and on the vendor's API implementation when its headers are
 // there) at two shapes, equal to the interpreter.

@@ -970,6 +970,36 @@ __aicore__ inline void ArangeBox(const LocalTensor<T>& dst, const int64_t (&ext)
             Muls(dst, dst, static_cast<T>(step), len);
         }
     }
+    // Row r starts at offset base + r * row_stride when the outer axes walk the rows
+    // linearly (one outer axis, or outer strides that nest like a row-major walk).
+    bool linear = true;
+    for (int k = 0; k + 2 < R; ++k) {
+        if (ext[k] > 1 && strides[k] != strides[k + 1] * ext[k + 1]) linear = false;
+    }
+    const int64_t row_stride = strides[R >= 2 ? R - 2 : 0];
+    if (linear && rows > 1) {
+        PipeBarrier<PIPE_V>();
+        Adds(dst, dst, static_cast<T>(start + delta * static_cast<Acc>(base)), len);
+        if constexpr (WholeTileCopyType<T>()) {
+            // Every row holds the same values (a key position over query rows): one
+            // whole-tile copy of the first row into the others.
+            if (row_stride == 0 && pitch * static_cast<int64_t>(sizeof(T)) / 32 <= 65535) {
+                PipeBarrier<PIPE_V>();
+                CopyRowToRows(dst[static_cast<uint32_t>(pitch)], dst, rows - 1, pitch);
+                return;
+            }
+        }
+        // Rows [n, n + m) are rows [0, m) plus n row steps: doubling the rows written
+        // takes log2(rows) calls, not one per row (a query position over key columns).
+        const Acc row_step = delta * static_cast<Acc>(row_stride);
+        for (int64_t n = 1; n < rows; n *= 2) {
+            const int64_t m = rows - n < n ? rows - n : n;
+            PipeBarrier<PIPE_V>();
+            Adds(dst[static_cast<uint32_t>(n * pitch)], dst, static_cast<T>(row_step * static_cast<Acc>(n)),
+                 static_cast<int32_t>(m * pitch));
+        }
+        return;
+    }
     int64_t idx[R];
     for (int64_t r = rows - 1; r >= 0; --r) {
         RowIndex(r, ext, idx);
