@@ -5,7 +5,9 @@
 //! buffer sizes; the tiling-data fields the kernel reads). The solver is the algorithm
 //! of `--auto-tiling` (`passes/src/auto_tiling/solver.rs`); the host tiling function
 //! generated in C++ runs the same steps.
-use autofuse_ascir::kernel::{chunk_reloads_per_block, Case, CostExprs, Schedule};
+use autofuse_ascir::kernel::{
+    chunk_reloads_per_block, Case, CostExprs, CrossCoreCost, Schedule,
+};
 use autofuse_symbolic::Expr;
 use std::collections::HashMap;
 
@@ -33,6 +35,9 @@ pub struct CaseModel {
     /// The case walks chunk-fastest and reloads its outer-resident loads (`chunk`) each
     /// time a block's tiles reach a new looped position.
     pub outer_resident: bool,
+    /// A cross-core case (`Case::cross_core`): its phase costs. The solver picks the
+    /// number of blocks sharing a row group (`cross_core_split`) and adds a `SyncAll`.
+    pub cross_core: Option<CrossCoreCost>,
 }
 
 impl CaseModel {
@@ -80,6 +85,7 @@ impl TilingModel {
                 chunk: schedule.chunk_cost(case),
                 chunk_major: schedule.chunk_major(case),
                 outer_resident: !schedule.outer_resident(case).is_empty(),
+                cross_core: schedule.cross_core_cost(case),
             })
             .collect();
         TilingModel {
@@ -107,6 +113,9 @@ impl TilingModel {
             }
             Ok(eval(&case.cost.mte2_bytes, &env)? + eval(&case.cost.mte3_bytes, &env)?)
         };
+        if let Some(cc) = &case.cross_core {
+            return cross_core_gm_bytes(case, cc, tiling, env, s);
+        }
         let full = tile_bytes(tiling.tile)?;
         let per_tiles = if case.reduce_split || tiling.tiles_total == 0 {
             tiling.tiles_total * full
@@ -169,6 +178,35 @@ impl TilingModel {
     }
 }
 
+/// GM bytes of a cross-core tiling: phase 1 loads every chunk of every row group once
+/// (the tail chunk with its own extent) and writes one workspace record per unit;
+/// phase 2 reads every record back and writes the outputs once per row group.
+fn cross_core_gm_bytes(
+    case: &CaseModel,
+    cc: &CrossCoreCost,
+    tiling: &Tiling,
+    mut env: HashMap<String, i64>,
+    s: i64,
+) -> Result<i64, String> {
+    if tiling.tiles_total == 0 || tiling.parts < 1 {
+        return Ok(0);
+    }
+    let t = tiling.tile.max(1);
+    let chunks = ceil_div(s, t);
+    let groups = tiling.tiles_total / tiling.parts;
+    let mut at = |extent: i64, w: &CostExprs| -> Result<i64, String> {
+        if let Some(v) = &case.tile_var {
+            env.insert(v.clone(), extent);
+        }
+        Ok(eval(&w.mte2_bytes, &env)? + eval(&w.mte3_bytes, &env)?)
+    };
+    let chunk_bytes = (chunks - 1) * at(t, &cc.chunk)? + at(s - (chunks - 1) * t, &cc.chunk)?;
+    let partial = at(t, &cc.partial)?;
+    let combine = at(t, &cc.combine)?;
+    let fin = at(t, &cc.fin)?;
+    Ok(groups * (chunk_bytes + tiling.parts * (partial + combine) + fin))
+}
+
 /// Estimated cycles of one tile per pipe.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PipeCost {
@@ -202,6 +240,10 @@ pub struct Tiling {
     pub estimate: i64,
     /// Symbol values the tiling was solved for.
     pub symbols: Vec<(String, i64)>,
+    /// Cross-core cases: blocks sharing each row group (`rcore_parts`) and the bytes of
+    /// the workspace their partials take; 0 otherwise.
+    pub parts: i64,
+    pub workspace_bytes: i64,
 }
 
 /// A buffer of a solved case: (name, position, count, bytes per block).
@@ -299,6 +341,8 @@ impl Tiling {
             "block_dim" => self.block_dim,
             "tiling_key" => self.key as i64,
             "tiles_total" => self.tiles_total,
+            "rcore_parts" => self.parts,
+            "workspace_bytes" => self.workspace_bytes,
             _ => {
                 if let Some((_, v)) = self.symbols.iter().find(|(s, _)| s == name) {
                     return *v;
@@ -344,6 +388,11 @@ pub fn tiling_field_names(model: &TilingModel) -> Vec<(String, &'static str)> {
     }
     for b in model.buffer_names() {
         out.push((format!("{b}_size"), "uint32_t"));
+    }
+    if model.cases.iter().any(|c| c.cross_core.is_some()) {
+        // Cross-core cases: blocks per row group, and the workspace the partials need.
+        out.push(("rcore_parts".into(), "int64_t"));
+        out.push(("workspace_bytes".into(), "int64_t"));
     }
     out
 }

@@ -679,6 +679,7 @@ fn build_in_order(graph: &AscGraph, chip: &ChipProfile) -> Result<Schedule, Stri
             reduce_split: split.is_some_and(|u| r_set[u]),
             inner_block: None,
             ub_tables: Vec::new(),
+            cross_core: false,
         }
     };
     // Axes after the first concat axis are never split (GE's n_group). The concat axis
@@ -778,7 +779,39 @@ fn build_in_order(graph: &AscGraph, chip: &ChipProfile) -> Result<Schedule, Stri
         schedule.fit_transpose_block(chip)?;
     }
     schedule.add_table_in_ub_cases(chip);
+    add_cross_core_cases(&mut schedule, chip);
     Ok(schedule)
+}
+
+/// GE's RCore template: beside every split-reduction case whose pass structure allows
+/// it (`Schedule::cross_core_ok`: one pass, every store after the reduction), a twin
+/// with a new key that splits the reduced axis across cores too (`Case::cross_core`).
+/// The twin pays off when the row groups are fewer than the cores (a column sum, a
+/// reduction over every axis); the tiling solver weighs it against the one-core-per-
+/// row-group case at run time, and refuses it when fewer than two blocks could share
+/// a row group. Not added when the row groups are known to fill half the cores.
+fn add_cross_core_cases(schedule: &mut Schedule, chip: &ChipProfile) {
+    let cores = chip.vector_cores.min(i64::MAX as u64) as i64;
+    if cores < 2 {
+        return;
+    }
+    let twins: Vec<Case> = schedule
+        .cases
+        .iter()
+        .filter(|case| schedule.cross_core_ok(case))
+        .filter(|case| {
+            schedule
+                .outer_expr(case)
+                .as_const()
+                .is_none_or(|groups| groups * 2 <= cores)
+        })
+        .cloned()
+        .collect();
+    for mut twin in twins {
+        twin.key = schedule.cases.len() as u32;
+        twin.cross_core = true;
+        schedule.cases.push(twin);
+    }
 }
 
 /// The steps of `build` after the axes and cases are known.
