@@ -623,6 +623,10 @@ pub fn chunk_reloads_per_block(per: i64, outer: i64, chunks: i64) -> i64 {
     ((per - 1 + outer - 1) / outer + 1).min(chunks)
 }
 
+/// Partials a cross-core case's phase 2 reads with one DMA (`part` holds that many
+/// of the largest accumulator): a DMA head per partial would dominate phase 2.
+pub const CROSS_CORE_BATCH: i64 = 8;
+
 /// How a cross-core case shares the `chunks` chunks of each of `groups` row groups
 /// among `cores` blocks: `(parts, chunks_per_part)` with `parts` blocks per row group
 /// (at most `cores / groups`, at most `chunks`), each taking `chunks_per_part`
@@ -1213,12 +1217,17 @@ impl Schedule {
         }
         let (work, mask, scratch) = self.extra_bytes(case, operands);
         // The partial of one chunk: as large as the largest accumulator of the case.
+        // A cross-core case's phase 2 reads CROSS_CORE_BATCH partials per DMA into it.
+        let batch = if case.cross_core { CROSS_CORE_BATCH } else { 1 };
         let part = match (case.reduce_split, self.split_plan(case)) {
             (true, Some(plan)) => (0..self.nodes.len())
                 .filter(|&n| {
                     plan.persistent[n] && matches!(self.nodes[n].kind, NodeKind::Reduce { .. })
                 })
-                .fold(c(256), |acc, n| Expr::max(&acc, &self.value_bytes(case, n))),
+                .fold(c(256), |acc, n| {
+                    let elems = self.elems(case, n) * batch;
+                    Expr::max(&acc, &Self::buffer_bytes(&elems, ub_size(self.nodes[n].dtype)))
+                }),
             _ => c(256),
         };
         for (name, used, bytes) in [
@@ -1554,7 +1563,8 @@ impl Schedule {
     /// The cost model of a cross-core case, in pieces the solver scales by the run-time
     /// split (`parts` blocks per row group, `ceil(chunks / parts)` chunks each): one
     /// chunk of phase 1, the partials one unit writes, one partial combined in phase 2
-    /// (its load and one vector call per accumulator), and phase 2's work after the
+    /// (its bytes and one vector call per accumulator), the DMAs of one batch of
+    /// `CROSS_CORE_BATCH` partials, and phase 2's work after the
     /// combine (means scaled, finals computed, stores written) per row group.
     pub fn cross_core_cost(&self, case: &Case) -> Option<CrossCoreCost> {
         if !case.cross_core {
@@ -1573,10 +1583,11 @@ impl Schedule {
         partial.dma_rows = count.clone();
         let mut combine = self.stage_cost(case, &[]);
         combine.mte2_bytes = bytes.clone();
-        combine.load_ops = count.clone();
         combine.dma_rows = count.clone();
         combine.vec_bytes = bytes;
-        combine.vec_ops = count;
+        combine.vec_ops = count.clone();
+        let mut batch = self.stage_cost(case, &[]);
+        batch.load_ops = count;
         let mut fin_nodes = plan.final_nodes.first()?.clone();
         fin_nodes.extend(plan.final_stores.first()?);
         let mut fin = self.stage_cost(case, &fin_nodes);
@@ -1588,6 +1599,7 @@ impl Schedule {
             chunk,
             partial,
             combine,
+            batch,
             fin,
         })
     }
@@ -1821,8 +1833,10 @@ pub struct CrossCoreCost {
     pub chunk: CostExprs,
     /// The partials one unit writes to the workspace.
     pub partial: CostExprs,
-    /// One partial read back and combined in phase 2.
+    /// One partial read back and combined in phase 2 (bytes, DMA rows, vector calls).
     pub combine: CostExprs,
+    /// The DMA instructions of one batch of `CROSS_CORE_BATCH` partials.
+    pub batch: CostExprs,
     /// Phase 2 after the combine, per row group.
     pub fin: CostExprs,
 }

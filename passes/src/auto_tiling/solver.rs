@@ -171,8 +171,8 @@ fn pipes_of(w: &WorkValues, chip: &ChipProfile) -> PipeCost {
 /// A cross-core case with chunk size `t` (bound in `env`): `o` row groups of `ceil(s / t)` chunks, each
 /// shared by `parts` blocks (`cross_core_split`), one unit (row group share) per block.
 /// Cost: phase 1 (the unit's chunks pipelined, then its partials written), the
-/// `SyncAll`, phase 2 (every partial read back and combined, then the rest of the
-/// kernel) with its pipes in sequence. None when the row groups leave no room to share.
+/// `SyncAll`, phase 2 (every partial read back, `CROSS_CORE_BATCH` per DMA, and
+/// combined, then the rest of the kernel) with its pipes in sequence. None when the row groups leave no room to share.
 pub fn cross_core_candidate(
     cc: &autofuse_ascir::kernel::CrossCoreCost,
     env: &HashMap<String, i64>,
@@ -186,15 +186,15 @@ pub fn cross_core_candidate(
     else {
         return Ok(None);
     };
-    let zero = [0i64; 7];
     let chunk = work_values(&cc.chunk, env)?;
     let phase1 = scaled_sum(&chunk, per_part, &work_values(&cc.partial, env)?);
     let pipes = pipes_of(&phase1, chip);
+    let batches = ceil_div(parts, autofuse_ascir::kernel::CROSS_CORE_BATCH);
     let phase2 = pipes_of(
         &scaled_sum(
             &work_values(&cc.combine, env)?,
             parts,
-            &scaled_sum(&work_values(&cc.fin, env)?, 1, &zero),
+            &scaled_sum(&work_values(&cc.batch, env)?, batches, &work_values(&cc.fin, env)?),
         ),
         chip,
     );

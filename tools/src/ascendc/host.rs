@@ -123,6 +123,7 @@ pub fn emit(input: &KernelInput, name: &str) -> Result<(String, String), String>
                 ("CcChunk", &cc.chunk),
                 ("CcPartial", &cc.partial),
                 ("CcCombine", &cc.combine),
+                ("CcBatch", &cc.batch),
                 ("CcFin", &cc.fin),
             ]);
         }
@@ -150,7 +151,7 @@ pub fn emit(input: &KernelInput, name: &str) -> Result<(String, String), String>
         .iter()
         .map(|cs| {
             let cc = if cs.cross_core.is_some() {
-                format!(", Case{k}CcChunk, Case{k}CcPartial, Case{k}CcCombine, Case{k}CcFin", k = cs.key)
+                format!(", Case{k}CcChunk, Case{k}CcPartial, Case{k}CcCombine, Case{k}CcBatch, Case{k}CcFin", k = cs.key)
             } else {
                 String::new()
             };

@@ -866,7 +866,11 @@ fn emit_cross_core(
         "    // Phase 2: block b combines the partials of row group b and finishes it.\n    for (int64_t group = static_cast<int64_t>(GetBlockIdx()); group < groups; group += static_cast<int64_t>(t.block_dim)) {{\n        int64_t rest = group;"
     );
     o.push_str(&tile_position(ctx, "        ", false));
-    o.push_str("        for (int64_t p = 0; p < parts; ++p) {\n");
+    let _ = writeln!(
+        o,
+        "        // The partials, {batch} per DMA (one strided box of records), combined in order.\n        for (int64_t p0 = 0; p0 < parts; p0 += {batch}) {{\n            const int64_t k = af_min({batch}, parts - p0);",
+        batch = autofuse_ascir::kernel::CROSS_CORE_BATCH
+    );
     for &a in &accs {
         let t = ub_type(s.nodes[a].dtype);
         let slot = slot_of(a)?;
@@ -875,7 +879,7 @@ fn emit_cross_core(
         };
         let _ = writeln!(
             o,
-            "            {{\n                // %{a}: partial p combined into the accumulator.\n                const int64_t x{a}[{r}] = {{{}}};\n                const int64_t count = af::Elems(x{a}, kAlign);\n                GlobalTensor<{t}> ws;\n                ws.SetGlobalBuffer((__gm__ {t}*)(workspace + (group * parts + p) * record + {}), count);\n                LocalTensor<{t}> acc = b{slot}.Get<{t}>();\n                LocalTensor<{t}> part_v = part.Get<{t}>();\n                af::SyncVectorToLoad();\n                const int64_t wx[1] = {{count}};\n                const int64_t wg[1] = {{1}};\n                af::LoadBox(p == 0 ? acc : part_v, ws, 0, wx, wg, kAlign);\n                af::SyncLoadToVector();\n                if (p > 0) {{\n                    PipeBarrier<PIPE_V>();\n                    af::Combine<af::Red::{}>(acc, part_v, static_cast<int32_t>(count));\n                }}\n            }}",
+            "            {{\n                // %{a}\n                const int64_t x{a}[{r}] = {{{}}};\n                const int64_t count = af::Elems(x{a}, kAlign);\n                const int64_t stride = record / static_cast<int64_t>(sizeof({t}));\n                GlobalTensor<{t}> ws;\n                ws.SetGlobalBuffer((__gm__ {t}*)(workspace + (group * parts + p0) * record + {}), (k - 1) * stride + count);\n                LocalTensor<{t}> acc = b{slot}.Get<{t}>();\n                LocalTensor<{t}> part_v = part.Get<{t}>();\n                const int64_t wx[2] = {{k, count}};\n                const int64_t wg[2] = {{stride, 1}};\n                af::SyncVectorToLoad();\n                af::LoadBox(part_v, ws, 0, wx, wg, kAlign);\n                af::SyncLoadToVector();\n                for (int64_t j = 0; j < k; ++j) {{\n                    PipeBarrier<PIPE_V>();\n                    if (p0 + j == 0) {{\n                        DataCopy(acc, part_v, static_cast<uint32_t>(count));\n                    }} else {{\n                        af::Combine<af::Red::{}>(acc, part_v[static_cast<uint32_t>(j * count)], static_cast<int32_t>(count));\n                    }}\n                }}\n            }}",
             ctx.box_of(a),
             cx(s, &s.partial_offset(case, a)),
             red_kind(op)
