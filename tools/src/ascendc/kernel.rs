@@ -389,6 +389,9 @@ fn emit_case(ctx: &Ctx, params: &[String]) -> Result<String, String> {
         args.join(", ")
     );
     let _ = writeln!(o, "    constexpr int64_t kAlign = {};", s.align);
+    if cross_core(s) && !case.cross_core {
+        o.push_str("    (void)workspace;  // only the cross-core case writes partials there\n");
+    }
     let names = CNames::new(&s.symbols);
     for sym in &s.symbols {
         let _ = writeln!(
