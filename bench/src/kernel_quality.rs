@@ -324,10 +324,8 @@ impl KernelRow {
                 / (self.chip.mte2_bytes_per_cycle.max(1) as f64 * t.block_dim.max(1) as f64);
             let batches = (t.parts + autofuse_ascir::kernel::CROSS_CORE_BATCH - 1)
                 / autofuse_ascir::kernel::CROSS_CORE_BATCH;
-            let lb = share
-                + 2.0 * head
-                + self.chip.sync_all_cycles as f64
-                + (batches + 1) as f64 * head;
+            let lb =
+                share + 2.0 * head + self.chip.sync_all_cycles as f64 + (batches + 1) as f64 * head;
             let roof = roofline_cycles(self.min_bytes, &self.chip);
             if roof <= 0.0 || lb / roof <= self.bound() {
                 return None;

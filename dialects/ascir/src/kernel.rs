@@ -1226,7 +1226,10 @@ impl Schedule {
                 })
                 .fold(c(256), |acc, n| {
                     let elems = self.elems(case, n) * batch;
-                    Expr::max(&acc, &Self::buffer_bytes(&elems, ub_size(self.nodes[n].dtype)))
+                    Expr::max(
+                        &acc,
+                        &Self::buffer_bytes(&elems, ub_size(self.nodes[n].dtype)),
+                    )
                 }),
             _ => c(256),
         };

@@ -12,6 +12,8 @@
 //! its row groups pass by pass over the chunks of the reduced axis (`SplitPlan`):
 //! accumulators combine chunk partials (means as sums, divided after the last chunk),
 //! finals are computed once after their pass, everything else is recomputed per pass.
+//! A cross-core case runs its two phases (`cross_core_phases`): every unit's partials
+//! into a workspace, then per row group their combine and what follows.
 //!
 //! Checks beyond the results: the tiling fits UB and the cores; every output element
 //! is written exactly once; a tile never reads GM outside its tensor.
@@ -148,7 +150,9 @@ pub fn run(
     let outer_resident = schedule.outer_resident(case);
     let chunk_major = plan.is_none() && schedule.chunk_major(case);
     if case.cross_core {
-        let plan = plan.as_ref().ok_or("a cross-core case without split plan")?;
+        let plan = plan
+            .as_ref()
+            .ok_or("a cross-core case without split plan")?;
         let mut env = Env {
             graph,
             schedule,
@@ -418,11 +422,9 @@ fn cross_core_phases(
         for p in 0..parts {
             let record = &workspace[(group * parts + p) as usize];
             for (i, &r) in accs.iter().enumerate() {
-                let partial = record
-                    .get(i)
-                    .cloned()
-                    .flatten()
-                    .ok_or_else(|| format!("@{name}: no partial of %{r} for unit {}", group * parts + p))?;
+                let partial = record.get(i).cloned().flatten().ok_or_else(|| {
+                    format!("@{name}: no partial of %{r} for unit {}", group * parts + p)
+                })?;
                 env.stats.gm_elements_read += padded[i];
                 values[r] = match values[r].take() {
                     Some(acc) if p > 0 => Some(combine(&schedule.nodes[r].kind, acc, &partial)?),
@@ -440,7 +442,10 @@ fn cross_core_phases(
             };
             if let Some(acc) = values[r].as_mut() {
                 for v in &mut acc.data {
-                    *v = autofuse_ir::tensor::round_to_dtype(*v / n_reduced.max(1) as f64, acc.dtype);
+                    *v = autofuse_ir::tensor::round_to_dtype(
+                        *v / n_reduced.max(1) as f64,
+                        acc.dtype,
+                    );
                 }
             }
         }

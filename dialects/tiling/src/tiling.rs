@@ -5,9 +5,7 @@
 //! buffer sizes; the tiling-data fields the kernel reads). The solver is the algorithm
 //! of `--auto-tiling` (`passes/src/auto_tiling/solver.rs`); the host tiling function
 //! generated in C++ runs the same steps.
-use autofuse_ascir::kernel::{
-    chunk_reloads_per_block, Case, CostExprs, CrossCoreCost, Schedule,
-};
+use autofuse_ascir::kernel::{chunk_reloads_per_block, Case, CostExprs, CrossCoreCost, Schedule};
 use autofuse_symbolic::Expr;
 use std::collections::HashMap;
 
@@ -294,6 +292,13 @@ impl Tiling {
             "  tiles {} over block_dim {} ({} per block, {} cores)",
             self.tiles_total, self.block_dim, self.tiles_per_block, self.cores
         );
+        if self.parts > 0 {
+            let _ = writeln!(
+                out,
+                "  cross-core: {} blocks per row group, workspace {} bytes of partials",
+                self.parts, self.workspace_bytes
+            );
+        }
         let _ = writeln!(
             out,
             "  UB {} / {} bytes ({:.1}%)",

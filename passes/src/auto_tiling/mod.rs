@@ -280,6 +280,8 @@ fn field_expr(model: &TilingModel, field: &str) -> String {
     match field {
         "block_dim" => "min(cores, tiles_total) balanced: ceil(tiles_total / ceil(tiles_total / min(cores, tiles_total)))".into(),
         "tiling_key" => "the case of least estimated time whose smallest tile fits UB".into(),
+        "rcore_parts" => "cross-core cases: blocks sharing a row group, cross_core_split(chunks, row groups, cores); 0 otherwise".into(),
+        "workspace_bytes" => "cross-core cases: tiles_total x the partials of one unit; 0 otherwise".into(),
         "tiles_total" => {
             let parts: Vec<String> = model
                 .cases
@@ -290,7 +292,9 @@ fn field_expr(model: &TilingModel, field: &str) -> String {
                         .as_deref()
                         .map(autofuse_symbolic::Expr::symbol)
                         .unwrap_or_else(|| autofuse_symbolic::Expr::constant(1));
-                    if c.reduce_split {
+                    if c.cross_core.is_some() {
+                        format!("case {}: {} x rcore_parts (row group shares)", c.key, c.outer)
+                    } else if c.reduce_split {
                         format!("case {}: {} (row groups)", c.key, c.outer)
                     } else {
                         format!("case {}: {}", c.key, c.outer.clone() * c.split_size.ceil_div(&t))

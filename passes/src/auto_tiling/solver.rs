@@ -21,6 +21,10 @@
 //!    loads times the chunks a block enters (`chunk_reloads_per_block`). The cheapest
 //!    wins; ties keep the larger tile, then the lower case key.
 //!
+//! Cross-core cases (`Case::cross_core`) share each row group's chunks among
+//! `cross_core_split` blocks and cost phase 1 + `SyncAll` + phase 2
+//! (`cross_core_candidate`); they also set `parts` and `workspace_bytes`.
+//!
 //! All arithmetic is on integers, and the host tiling function generated in C++
 //! (`tools/src/ascendc/host.rs`) runs the same steps on the same expressions, so both
 //! choose identically (checked by the end-to-end runner).
@@ -181,9 +185,7 @@ pub fn cross_core_candidate(
     chip: &ChipProfile,
 ) -> Result<Option<(i64, i64, PipeCost, i64)>, String> {
     let chunks = ceil_div(s, t.max(1));
-    let Some((parts, per_part)) =
-        autofuse_ascir::kernel::cross_core_split(chunks, o, cores)
-    else {
+    let Some((parts, per_part)) = autofuse_ascir::kernel::cross_core_split(chunks, o, cores) else {
         return Ok(None);
     };
     let chunk = work_values(&cc.chunk, env)?;
@@ -194,7 +196,11 @@ pub fn cross_core_candidate(
         &scaled_sum(
             &work_values(&cc.combine, env)?,
             parts,
-            &scaled_sum(&work_values(&cc.batch, env)?, batches, &work_values(&cc.fin, env)?),
+            &scaled_sum(
+                &work_values(&cc.batch, env)?,
+                batches,
+                &work_values(&cc.fin, env)?,
+            ),
         ),
         chip,
     );
@@ -205,7 +211,6 @@ pub fn cross_core_candidate(
         .saturating_add(phase2.mte3);
     Ok(Some((parts, o.saturating_mul(parts), pipes, total)))
 }
-
 
 /// Binds the symbols a model needs; errors name a missing one.
 pub fn bind(
@@ -615,7 +620,11 @@ mod tests {
         use autofuse_ir::tensor::Tensor;
         use autofuse_tiling::impl_interp as ascir_impl_interp;
         let chip = ChipProfile::lookup("ascend910b").unwrap();
-        for op in ["ascend.reduce_sum", "ascend.reduce_max", "ascend.reduce_mean"] {
+        for op in [
+            "ascend.reduce_sum",
+            "ascend.reduce_max",
+            "ascend.reduce_mean",
+        ] {
             let mut attrs = BTreeMap::new();
             attrs.insert(
                 "axes".into(),
@@ -633,7 +642,11 @@ mod tests {
             .unwrap();
             let s = Schedule::build(&g, &chip).unwrap();
             let model = TilingModel::new(&s, &Schedule::operands_of(&g));
-            let cross = s.cases.iter().find(|c| c.cross_core).expect("a cross-core twin");
+            let cross = s
+                .cases
+                .iter()
+                .find(|c| c.cross_core)
+                .expect("a cross-core twin");
             assert!(cross.reduce_split && s.cross_core_ok(cross));
             for rows in [3i64, 256, 4096, 20000] {
                 let values = HashMap::from([("s0".to_string(), rows)]);
@@ -652,10 +665,17 @@ mod tests {
                     ascir_impl_interp::run(&g, &s, &tiling, &inputs, &values).unwrap();
                 let expected = ascir_interp::run_with_symbols(&g, &inputs, &values).unwrap();
                 for (a, e) in outs[0].data.iter().zip(&expected[0].data) {
-                    assert!((a - e).abs() <= 1e-3 * e.abs().max(1.0), "{op} {rows}: {a} vs {e}");
+                    assert!(
+                        (a - e).abs() <= 1e-3 * e.abs().max(1.0),
+                        "{op} {rows}: {a} vs {e}"
+                    );
                 }
                 let moved = (stats.gm_elements_read + stats.gm_elements_written) as i64 * 4;
-                assert_eq!(model.gm_bytes(&tiling).unwrap(), moved, "{op} {rows}: {tiling:?}");
+                assert_eq!(
+                    model.gm_bytes(&tiling).unwrap(),
+                    moved,
+                    "{op} {rows}: {tiling:?}"
+                );
             }
         }
     }

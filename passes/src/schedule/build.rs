@@ -1601,6 +1601,60 @@ mod tests {
         ChipProfile::lookup("ascend910b").unwrap()
     }
 
+    fn reduce_sum(input: &[&str], out: &[&str], axis: i64) -> AscGraph {
+        let mut attrs = Map::new();
+        attrs.insert("axes".to_string(), AttrValue::Array(vec![AttrValue::Int(axis)]));
+        attrs.insert("keep_dims".to_string(), AttrValue::Bool(true));
+        lower_op(
+            "ascend.reduce_sum",
+            &attrs,
+            &[t(DType::F32, input)],
+            &[t(DType::F32, out)],
+            None,
+            "k",
+        )
+        .unwrap()
+    }
+
+    /// A one-pass split-reduction case gets a cross-core twin with the next key (same
+    /// split, same buffers but a `part` of CROSS_CORE_BATCH partials), whose workspace
+    /// record holds each accumulator's UB value; none when the row groups are known to
+    /// fill half the cores.
+    #[test]
+    fn one_pass_split_reductions_get_a_cross_core_twin() {
+        use autofuse_ascir::kernel::CROSS_CORE_BATCH;
+        let s = Schedule::build(&reduce_sum(&["s0", "256"], &["1", "256"], 0), &chip()).unwrap();
+        let split = s.cases.iter().find(|c| c.reduce_split && !c.cross_core).unwrap();
+        let twin = s.cases.iter().find(|c| c.cross_core).unwrap();
+        assert_eq!(twin.key as usize, s.cases.len() - 1);
+        assert_eq!((twin.split, &twin.in_tile), (split.split, &split.in_tile));
+        assert!(s.cross_core_ok(split));
+        let acc = s.cross_core_accs(twin);
+        assert_eq!(acc.len(), 1);
+        // One [1, 256] f32 partial per unit.
+        assert_eq!(s.partial_bytes(twin), Expr::constant(1024));
+        assert_eq!(s.partial_offset(twin, acc[0]), Expr::constant(0));
+        let part = |case: &Case| {
+            s.buffers(case, &s.operands)
+                .into_iter()
+                .find(|b| b.name == "part")
+                .unwrap()
+                .bytes
+        };
+        assert_eq!(part(split), Expr::constant(1024));
+        assert_eq!(part(twin), Expr::constant(1024 * CROSS_CORE_BATCH));
+        assert!(s.cross_core_cost(split).is_none());
+        let cost = s.cross_core_cost(twin).unwrap();
+        assert_eq!(cost.partial.mte3_bytes, Expr::constant(1024));
+        assert_eq!(cost.batch.load_ops, Expr::constant(1));
+        // Row sums: 4 row groups (a twin), 40 row groups of 48 cores (none).
+        let few = Schedule::build(&reduce_sum(&["4", "s1"], &["4", "1"], 1), &chip()).unwrap();
+        assert!(few.cases.iter().any(|c| c.cross_core));
+        let many = Schedule::build(&reduce_sum(&["40", "s1"], &["40", "1"], 1), &chip()).unwrap();
+        assert!(many.cases.iter().any(|c| c.reduce_split));
+        assert!(!many.cases.iter().any(|c| c.cross_core));
+    }
+
     #[test]
     fn pointwise_axes_merge_into_one() {
         let g = lower_op(

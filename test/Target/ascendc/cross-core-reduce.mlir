@@ -16,6 +16,9 @@
 
 // CASES: "tiling.case"() {{.*}}kernel = @autofuse_reduce_0_Neg_ReduceSum, key = 1 {{.*}}reduce_split = true
 // CASES: "tiling.case"() {{.*}}cross_core = true, kernel = @autofuse_reduce_0_Neg_ReduceSum, key = 2 {{.*}}reduce_split = true
+// x - mean(x) over the outer axis takes two passes (its store varies along s0): no twin.
+// CASES: "tiling.case"() {{.*}}kernel = @autofuse_reduce_6_Neg_ReduceMean_Sub, key = 1 {{.*}}passes = 2 : i64, reduce_split = true
+// CASES-NOT: cross_core = true, kernel = @autofuse_reduce_6
 
 // CHECK-LABEL: namespace af_autofuse_reduce_0_Neg_ReduceSum {
 // CHECK: __aicore__ inline void Case2(GM_ADDR in0, GM_ADDR out0, GM_ADDR workspace, const TilingData& t) {
@@ -64,4 +67,11 @@ func.func @col_mean(%x: tensor<?x16xf32>) -> tensor<16xf32> {
   %n = "ascend.neg"(%x) : (tensor<?x16xf32>) -> tensor<?x16xf32>
   %s = "ascend.reduce_mean"(%n) {axes = [0], keep_dims = false} : (tensor<?x16xf32>) -> tensor<16xf32>
   return %s : tensor<16xf32>
+}
+
+func.func @centered(%x: tensor<?x16xf32>) -> tensor<?x16xf32> {
+  %n = "ascend.neg"(%x) : (tensor<?x16xf32>) -> tensor<?x16xf32>
+  %m = "ascend.reduce_mean"(%n) {axes = [0], keep_dims = true} : (tensor<?x16xf32>) -> tensor<1x16xf32>
+  %y = "ascend.sub"(%n, %m) : (tensor<?x16xf32>, tensor<1x16xf32>) -> tensor<?x16xf32>
+  return %y : tensor<?x16xf32>
 }

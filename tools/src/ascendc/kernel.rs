@@ -894,7 +894,9 @@ fn emit_cross_core(
     nodes.sort_unstable();
     nodes.dedup();
     if !nodes.is_empty() || !plan.final_means[0].is_empty() {
-        o.push_str("        // After the combine: values computed once per row group.\n        {\n");
+        o.push_str(
+            "        // After the combine: values computed once per row group.\n        {\n",
+        );
         let stage = Stage {
             nodes,
             accs: Vec::new(),

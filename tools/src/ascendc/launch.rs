@@ -251,8 +251,7 @@ pub fn translate_launch(
                 "    // Group {i} reads what earlier groups wrote to GM: every block waits for all.\n    SyncAll();"
             );
         }
-        let mut buffers: Vec<String> =
-            operands.iter().chain(results).map(|b| b.c_name()).collect();
+        let mut buffers: Vec<String> = operands.iter().chain(results).map(|b| b.c_name()).collect();
         if cross[i] {
             buffers.push(format!("workspace + t.g{i}_ws_offset"));
         }
