@@ -242,6 +242,21 @@ fn tile_kernel(input: &KernelInput, remarks: bool) -> Result<Tiled, String> {
                         format!("{v} = {}", t.tile)
                     });
                 tiled.remark = match case.and_then(|c| schedule.split_plan(c).map(|p| (c, p))) {
+                    // A cross-core split reduction: its row groups shared by blocks.
+                    Some((c, plan)) if c.cross_core => Some(format!(
+                        "AF-AT003 @{name}: reduction rows do not fit UB; case {} splits the reduced axis {} \
+                         into chunks ({split}) over {} pass(es) and across cores: {} row group(s) of {} blocks each \
+                         (partials in a {}-byte workspace, SyncAll, combine) on block_dim {}, UB {}/{} bytes",
+                        t.key,
+                        c.split.map_or("?", |u| schedule.axes[u].name.as_str()),
+                        plan.passes,
+                        t.tiles_total / t.parts.max(1),
+                        t.parts,
+                        t.workspace_bytes,
+                        t.block_dim,
+                        t.ub_bytes,
+                        t.ub_capacity
+                    )),
                     // A split reduction is always reported: rows did not fit UB.
                     Some((c, plan)) => Some(format!(
                         "AF-AT003 @{name}: reduction rows do not fit UB; case {} splits the reduced axis {} \

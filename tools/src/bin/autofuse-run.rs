@@ -969,6 +969,14 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
                         .find(|(_, v)| *v != 0)
                         .map(|(n, v)| format!(" {n}={v}"))
                         .unwrap_or_default();
+                    // A cross-core reduction: the blocks sharing each row group.
+                    let tile = l
+                        .fields
+                        .iter()
+                        .filter(|(n, _)| n.ends_with("rcore_parts"))
+                        .find(|(_, v)| *v != 0)
+                        .map(|(n, v)| format!("{tile} {n}={v}"))
+                        .unwrap_or(tile);
                     let _ = writeln!(
                         out,
                         "   {}: blocks {}{tile}, GM read {} written {}, UB peak {} B, distinct reads per core {}",
