@@ -701,15 +701,24 @@ mod tests {
         )
         .unwrap();
         assert_eq!(ok.key, 0);
-        // A row of 10^7 floats: the split-reduction case, row groups over cores.
+        // Rows of 10^7 floats: the split-reduction case; with 4 rows its cross-core
+        // twin shares each row among 12 blocks.
         let split = solve(
             &m,
             &HashMap::from([("s0".into(), 4), ("s1".into(), 10_000_000)]),
             &chip,
         )
         .unwrap();
-        assert_eq!(split.key, 1);
-        assert_eq!(split.tiles_total, 4);
+        assert_eq!(split.key, 2);
+        assert_eq!((split.parts, split.tiles_total, split.block_dim), (12, 48, 48));
         assert!(split.ub_bytes <= split.ub_capacity);
+        // 48 rows fill the cores: one row group per core, no cross-core split.
+        let rows = solve(
+            &m,
+            &HashMap::from([("s0".into(), 48), ("s1".into(), 10_000_000)]),
+            &chip,
+        )
+        .unwrap();
+        assert_eq!((rows.key, rows.tiles_total, rows.parts), (1, 48, 0));
     }
 }

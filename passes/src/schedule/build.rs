@@ -1896,9 +1896,11 @@ mod tests {
         let s = Schedule::build(&g, &chip()).unwrap();
         assert_eq!(s.y, vec![0]);
         assert_eq!(s.r, vec![1]);
-        // All-load (split rows) and split reduction (chunks of a row, in passes).
-        assert_eq!(s.cases.len(), 2);
+        // All-load (split rows), split reduction (chunks of a row, in passes) and its
+        // cross-core twin.
+        assert_eq!(s.cases.len(), 3);
         assert!(!s.cases[0].reduce_split && s.cases[1].reduce_split);
+        assert!(!s.cases[1].cross_core && s.cases[2].cross_core);
         let plan = s.split_plan(&s.cases[1]).unwrap();
         assert_eq!(plan.passes, 1);
         assert!(s.extras.work && s.extras.part);
