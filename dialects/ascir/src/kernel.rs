@@ -1869,3 +1869,38 @@ pub fn float_attr(node: &AscNode, name: &str) -> Option<f64> {
 
 /// Groups of a multi-kernel module, by kernel name (for summaries).
 pub type ScheduleMap = BTreeMap<String, Schedule>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The cross-core split: parts per row group bounded by the cores and the chunks,
+    /// every part non-empty and all chunks covered, None when fewer than two blocks
+    /// could share a row group.
+    #[test]
+    fn cross_core_split_shares_chunks() {
+        // 96 chunks of one row group on 48 cores: 48 parts of 2 chunks.
+        assert_eq!(cross_core_split(96, 1, 48), Some((48, 2)));
+        // 70 chunks: 2 chunks a part need only 35 parts.
+        assert_eq!(cross_core_split(70, 1, 48), Some((35, 2)));
+        // 5 row groups of 100 chunks: 9 parts each (45 blocks), 12 chunks a part.
+        assert_eq!(cross_core_split(100, 5, 48), Some((9, 12)));
+        // Fewer chunks than cores: one chunk per part.
+        assert_eq!(cross_core_split(3, 1, 48), Some((3, 1)));
+        // Nothing to share.
+        assert_eq!(cross_core_split(1, 1, 48), None);
+        assert_eq!(cross_core_split(100, 30, 48), None);
+        assert_eq!(cross_core_split(100, 0, 48), None);
+        for chunks in 2..200 {
+            for groups in 1..30 {
+                let Some((parts, per)) = cross_core_split(chunks, groups, 48) else {
+                    assert!(48 / groups < 2, "{chunks} {groups}");
+                    continue;
+                };
+                assert!(parts >= 2 && parts * groups <= 48, "{chunks} {groups}");
+                // Every part has a chunk, and together they cover the row group.
+                assert!((parts - 1) * per < chunks && parts * per >= chunks);
+            }
+        }
+    }
+}

@@ -401,3 +401,82 @@ pub fn tiling_field_names(model: &TilingModel) -> Vec<(String, &'static str)> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn work(mte2: Expr, mte3: Expr) -> CostExprs {
+        let zero = Expr::constant(0);
+        CostExprs {
+            mte2_bytes: mte2,
+            mte3_bytes: mte3,
+            vec_bytes: zero.clone(),
+            load_ops: zero.clone(),
+            store_ops: zero.clone(),
+            dma_rows: zero.clone(),
+            vec_ops: zero,
+        }
+    }
+
+    /// GM bytes of a cross-core tiling, by hand: a column sum of `[s0, 256]` f32 in
+    /// chunks of `t` rows (a chunk loads `t * 1024` bytes), one 1024-byte partial per
+    /// unit written and read back, one 1024-byte store per row group.
+    #[test]
+    fn cross_core_gm_bytes_count_the_workspace() {
+        let t = Expr::symbol("z0t_size");
+        let kb = Expr::constant(1024);
+        let zero = Expr::constant(0);
+        let case = CaseModel {
+            key: 2,
+            tile_var: Some("z0t_size".into()),
+            block_var: "z0Tb_size".into(),
+            split_size: Expr::symbol("s0"),
+            outer: Expr::constant(1),
+            tile_align: 1,
+            reduce_split: true,
+            buffers: Vec::new(),
+            cost: work(zero.clone(), zero.clone()),
+            once: work(zero.clone(), zero.clone()),
+            chunk: work(zero.clone(), zero.clone()),
+            chunk_major: false,
+            outer_resident: false,
+            cross_core: Some(CrossCoreCost {
+                chunk: work(t * kb.clone(), zero.clone()),
+                partial: work(zero.clone(), kb.clone()),
+                combine: work(kb.clone(), zero.clone()),
+                batch: work(zero.clone(), zero.clone()),
+                fin: work(zero.clone(), kb),
+            }),
+        };
+        let model = TilingModel {
+            kernel: "k".into(),
+            symbols: vec!["s0".into()],
+            cases: vec![case],
+        };
+        // 4096 rows in chunks of 43: 96 chunks, the last of 11 rows; 48 parts.
+        let tiling = Tiling {
+            kernel: "k".into(),
+            key: 2,
+            tile: 43,
+            tiles_total: 48,
+            tiles_per_block: 1,
+            block_dim: 48,
+            ub_bytes: 0,
+            ub_capacity: 0,
+            cores: 48,
+            buffers: Vec::new(),
+            per_tile: PipeCost::default(),
+            estimate: 0,
+            symbols: vec![("s0".into(), 4096)],
+            parts: 48,
+            workspace_bytes: 48 * 1024,
+        };
+        let input = 4096 * 1024;
+        let workspace = 2 * 48 * 1024;
+        assert_eq!(model.gm_bytes(&tiling).unwrap(), input + workspace + 1024);
+        let fields = tiling.fields(&model);
+        assert!(fields.contains(&("rcore_parts".into(), "int64_t", 48)));
+        assert!(fields.contains(&("workspace_bytes".into(), "int64_t", 48 * 1024)));
+    }
+}

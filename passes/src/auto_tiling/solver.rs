@@ -589,25 +589,6 @@ mod tests {
         }
     }
 
-    /// The cross-core split: parts per row group bounded by the cores and the chunks,
-    /// no empty part, None when fewer than two blocks could share a row group.
-    #[test]
-    fn cross_core_split_shares_chunks() {
-        use autofuse_ascir::kernel::cross_core_split;
-        // 96 chunks of one row group on 48 cores: 48 parts of 2 chunks.
-        assert_eq!(cross_core_split(96, 1, 48), Some((48, 2)));
-        // 70 chunks: 48 parts would take 2 chunks each but need only 35 of them.
-        assert_eq!(cross_core_split(70, 1, 48), Some((35, 2)));
-        // 5 row groups of 100 chunks: 9 parts each (45 blocks), 12 chunks a part.
-        assert_eq!(cross_core_split(100, 5, 48), Some((9, 12)));
-        // Fewer chunks than cores: one chunk per part.
-        assert_eq!(cross_core_split(3, 1, 48), Some((3, 1)));
-        // Nothing to share.
-        assert_eq!(cross_core_split(1, 1, 48), None);
-        assert_eq!(cross_core_split(100, 30, 48), None);
-        assert_eq!(cross_core_split(100, 0, 48), None);
-    }
-
     /// Reductions over the outer axis of `[s0, 256]` (a column sum, max, mean): few
     /// row groups, so the cross-core twin of the split-reduction case is chosen for
     /// long columns and spreads them over many blocks; the impl-form interpreter
@@ -710,7 +691,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(split.key, 2);
-        assert_eq!((split.parts, split.tiles_total, split.block_dim), (12, 48, 48));
+        assert_eq!(
+            (split.parts, split.tiles_total, split.block_dim),
+            (12, 48, 48)
+        );
         assert!(split.ub_bytes <= split.ub_capacity);
         // 48 rows fill the cores: one row group per core, no cross-core split.
         let rows = solve(

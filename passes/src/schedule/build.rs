@@ -1603,7 +1603,10 @@ mod tests {
 
     fn reduce_sum(input: &[&str], out: &[&str], axis: i64) -> AscGraph {
         let mut attrs = Map::new();
-        attrs.insert("axes".to_string(), AttrValue::Array(vec![AttrValue::Int(axis)]));
+        attrs.insert(
+            "axes".to_string(),
+            AttrValue::Array(vec![AttrValue::Int(axis)]),
+        );
         attrs.insert("keep_dims".to_string(), AttrValue::Bool(true));
         lower_op(
             "ascend.reduce_sum",
@@ -1624,7 +1627,11 @@ mod tests {
     fn one_pass_split_reductions_get_a_cross_core_twin() {
         use autofuse_ascir::kernel::CROSS_CORE_BATCH;
         let s = Schedule::build(&reduce_sum(&["s0", "256"], &["1", "256"], 0), &chip()).unwrap();
-        let split = s.cases.iter().find(|c| c.reduce_split && !c.cross_core).unwrap();
+        let split = s
+            .cases
+            .iter()
+            .find(|c| c.reduce_split && !c.cross_core)
+            .unwrap();
         let twin = s.cases.iter().find(|c| c.cross_core).unwrap();
         assert_eq!(twin.key as usize, s.cases.len() - 1);
         assert_eq!((twin.split, &twin.in_tile), (split.split, &split.in_tile));
