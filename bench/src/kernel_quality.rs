@@ -408,7 +408,15 @@ impl KernelRow {
         if self.pipes.cycles_hbm >= self.pipes.cycles_timeline && self.pipes.cycles > 0.0 {
             why.push("HBM-bound".to_string());
         }
-        if self.per_core_min_bytes > self.min_bytes + self.min_bytes / 200 {
+        if self.tiling.parts > 0 {
+            // A cross-core reduction's partials: written once, read back once.
+            let workspace = 2 * self.tiling.workspace_bytes.max(0) as u64;
+            why.push(format!(
+                "the cross-core workspace ({} of partials written and read back) adds {:.1}%",
+                run::human_bytes(workspace),
+                workspace as f64 / self.min_bytes.max(1) as f64 * 100.0
+            ));
+        } else if self.per_core_min_bytes > self.min_bytes + self.min_bytes / 200 {
             why.push(format!(
                 "per-core copies of broadcast operands add {:.1}%",
                 (self.per_core_min_bytes as f64 / self.min_bytes.max(1) as f64 - 1.0) * 100.0
