@@ -833,7 +833,7 @@ fn emit_cross_core(
          for (int64_t unit = first; unit < last; ++unit) {{\n        \
          const int64_t chunk0 = (unit % parts) * per_part;\n        \
          const int64_t chunk_end = af_min(chunks, chunk0 + per_part);\n        \
-         int64_t rest = unit / parts;",
+         int64_t rest = unit / parts;\n        (void)rest;",
         cx(s, &s.partial_bytes(case))
     );
     o.push_str(&tile_position(ctx, "        ", false));
@@ -866,7 +866,7 @@ fn emit_cross_core(
     o.push_str("    // Every block's partials are in GM before any block reads them.\n    PipeBarrier<PIPE_ALL>();\n    SyncAll();\n");
     let _ = writeln!(
         o,
-        "    // Phase 2: block b combines the partials of row group b and finishes it.\n    for (int64_t group = static_cast<int64_t>(GetBlockIdx()); group < groups; group += static_cast<int64_t>(t.block_dim)) {{\n        int64_t rest = group;"
+        "    // Phase 2: block b combines the partials of row group b and finishes it.\n    for (int64_t group = static_cast<int64_t>(GetBlockIdx()); group < groups; group += static_cast<int64_t>(t.block_dim)) {{\n        int64_t rest = group;\n        (void)rest;"
     );
     o.push_str(&tile_position(ctx, "        ", false));
     let _ = writeln!(
