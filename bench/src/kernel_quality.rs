@@ -347,12 +347,41 @@ impl KernelRow {
     /// split-reduction case on fewer row groups than cores, what the schedule lacks).
     fn cannot_reach(&self) -> Option<String> {
         let t = &self.tiling;
+        if t.parts > 0 {
+            // A cross-core reduction: phase 1 (each block's share of the input, one load
+            // and the partials' store at least), SyncAll, then phase 2 (the partials in
+            // batches of CROSS_CORE_BATCH, one store) run one after the other.
+            let head = self.chip.dma_head_cycles as f64;
+            let share = self.in_bytes as f64
+                / (self.chip.mte2_bytes_per_cycle.max(1) as f64 * t.block_dim.max(1) as f64);
+            let batches = (t.parts + autofuse_ascir::kernel::CROSS_CORE_BATCH - 1)
+                / autofuse_ascir::kernel::CROSS_CORE_BATCH;
+            let lb =
+                share + 2.0 * head + self.chip.sync_all_cycles as f64 + (batches + 1) as f64 * head;
+            let roof = roofline_cycles(self.min_bytes, &self.chip);
+            if roof <= 0.0 || lb / roof <= self.bound() {
+                return None;
+            }
+            return Some(format!(
+                "cannot reach {} because the cross-core reduction ({} blocks per row group) \
+                 runs phase 1 (each block's share of {} at {} B/cycle, a load and the \
+                 partials' store of {} cycles of head each), SyncAll ({} cycles) and phase 2 \
+                 ({batches} batched loads of the partials and the store) one after the other: \
+                 at best {lb:.0} cycles, {:.2}x the roofline ({roof:.0} cycles)",
+                self.bound(),
+                t.parts,
+                run::human_bytes(self.in_bytes),
+                self.chip.mte2_bytes_per_cycle,
+                self.chip.dma_head_cycles,
+                self.chip.sync_all_cycles,
+                lb / roof
+            ));
+        }
         if self.fixed_dmas.is_none() && t.block_dim < t.cores {
             return Some(format!(
                 "cannot reach {} with this schedule because its split-reduction case has \
-                 {} row group(s), so {} of {} cores work: splitting the reduced axis over \
-                 cores (partial results per core and a combine across cores) is not \
-                 implemented",
+                 {} row group(s), so {} of {} cores work, and the cross-core form (the reduced \
+                 axis split over cores too) does not apply or costs more",
                 self.bound(),
                 t.tiles_total,
                 t.block_dim,
@@ -416,7 +445,15 @@ impl KernelRow {
         if self.pipes.cycles_hbm >= self.pipes.cycles_timeline && self.pipes.cycles > 0.0 {
             why.push("HBM-bound".to_string());
         }
-        if self.per_core_min_bytes > self.min_bytes + self.min_bytes / 200 {
+        if self.tiling.parts > 0 {
+            // A cross-core reduction's partials: written once, read back once.
+            let workspace = 2 * self.tiling.workspace_bytes.max(0) as u64;
+            why.push(format!(
+                "the cross-core workspace ({} of partials written and read back) adds {:.1}%",
+                run::human_bytes(workspace),
+                workspace as f64 / self.min_bytes.max(1) as f64 * 100.0
+            ));
+        } else if self.per_core_min_bytes > self.min_bytes + self.min_bytes / 200 {
             why.push(format!(
                 "per-core copies of broadcast operands add {:.1}%",
                 (self.per_core_min_bytes as f64 / self.min_bytes.max(1) as f64 - 1.0) * 100.0

@@ -43,13 +43,17 @@ func.func @row(%x: tensor<1x1000xf32>) -> tensor<1x1xf32> {
 // -----
 
 // A reduction row longer than UB (10^6 floats): the split-reduction case accumulates
-// chunks of a row; each of the two rows goes to its own core; UB is nearly full.
+// chunks of a row. With two rows it would keep 46 of 48 cores idle, so its cross-core
+// twin (case 2) is chosen: each row's chunks are shared by 24 blocks, whose partials
+// (one padded f32 each, 32 bytes) meet in the workspace and are combined after SyncAll.
 func.func @long(%x: tensor<2x1000000xf32>) -> tensor<2x1xf32> {
-  // expected-remark@+1 {{AF-AT003 @autofuse_reduce_0_ReduceMax: reduction rows do not fit UB; case 1 splits the reduced axis z1 into chunks (z1t_size = 22976) over 1 pass(es), 2 row group(s) on block_dim 2, UB 187904/188160 bytes}}
+  // expected-remark@+1 {{AF-AT003 @autofuse_reduce_0_ReduceMax: reduction rows do not fit UB; case 2 splits the reduced axis z1 into chunks (z1t_size = 20840) over 1 pass(es) and across cores: 2 row group(s) of 24 blocks each (partials in a 1536-byte workspace, SyncAll, combine) on block_dim 48, UB 170752/188160 bytes}}
   %0 = "ascend.reduce_max"(%x) {axes = [1], keep_dims = true} : (tensor<2x1000000xf32>) -> tensor<2x1xf32>
   return %0 : tensor<2x1xf32>
 }
-// CHECK: "tiling.function"() {block_dim = 2 : i64, cores = 48 : i64, feasible = true, kernel = @autofuse_reduce_0_ReduceMax, key = 1 : i64, static = true, symbols = [], tile = 22976 : i64
+// CHECK: "tiling.case"() {{{.*}}cross_core = true, kernel = @autofuse_reduce_0_ReduceMax, key = 2 : i64, {{.*}}reduce_split = true
+// CHECK: "tiling.field"() {expr = "cross-core cases: blocks sharing a row group{{.*}}", kernel = @autofuse_reduce_0_ReduceMax, name = "rcore_parts", type = "int64_t"}
+// CHECK: "tiling.function"() {block_dim = 48 : i64, cores = 48 : i64, feasible = true, kernel = @autofuse_reduce_0_ReduceMax, key = 2 : i64, static = true, symbols = [], tile = 20840 : i64
 
 // -----
 

@@ -55,12 +55,14 @@ func.func @bias(%x: tensor<?x100xf32>, %b: tensor<1x100xf32>) -> tensor<?x100xf3
 
 // A last-axis reduction: z1 is in the r group. Case 0 keeps rows whole in the tile and
 // splits z0; case 1 splits the reduction itself (chunks of a row, accumulated in one
-// pass, z0 looped) for rows longer than UB. A work buffer serves ReduceSum, a part
+// pass, z0 looped) for rows longer than UB, case 2 also across cores. A work buffer serves ReduceSum, a part
 // buffer holds a chunk's partial sum; f16 input is cast to f32.
 // CHECK-LABEL: func.func @autofuse_reduce_0_ReduceSum
 // CHECK: "tiling.group"() {hint_group = "{{.*}}", kernel = @autofuse_reduce_0_ReduceSum, r = [1], x = [], y = [0]}
 // CHECK: "tiling.case"() {{{.*}}key = 0 : i64, looped_axis = [], tile_align = 1 : i64, ub_split = [0], vectorized_axis = [0, 1]}
 // CHECK: "tiling.case"() {{{.*}}key = 1 : i64, looped_axis = [0], passes = 1 : i64, reduce_split = true, tile_align = 16 : i64, ub_split = [1], vectorized_axis = [1]}
+// Its cross-core twin (few rows: each row's chunks shared by several cores).
+// CHECK: "tiling.case"() {{{.*}}cross_core = true, {{.*}}key = 2 : i64, looped_axis = [0], passes = 1 : i64, reduce_split = true, tile_align = 16 : i64, ub_split = [1], vectorized_axis = [1]}
 // CHECK-NOT: "tiling.case"
 // CHECK: name = "work", position = "VECCALC"
 // CHECK: name = "part", position = "VECCALC"

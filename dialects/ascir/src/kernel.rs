@@ -173,6 +173,13 @@ pub struct Case {
     /// instead of one GM DMA each. A twin case keeps the tables in GM; the host tiling
     /// function picks by tiling key (the UB case is infeasible when a table does not fit).
     pub ub_tables: Vec<usize>,
+    /// A split-reduction case whose reduced axis is split across cores too (GE's RCore
+    /// template, [`Schedule::cross_core_ok`]): every row group's chunks are shared by
+    /// `parts` blocks (chosen at run time, the `rcore_parts` tiling field); each block
+    /// reduces its share into a partial and writes it to the workspace (phase 1), and
+    /// after a `SyncAll` one block per row group combines the partials and computes
+    /// and stores what follows the reduction (phase 2).
+    pub cross_core: bool,
 }
 
 /// Extra (non-slot) VECCALC buffers.
@@ -614,6 +621,27 @@ pub fn chunk_reloads_per_block(per: i64, outer: i64, chunks: i64) -> i64 {
         return 0;
     }
     ((per - 1 + outer - 1) / outer + 1).min(chunks)
+}
+
+/// Partials a cross-core case's phase 2 reads with one DMA (`part` holds that many
+/// of the largest accumulator): a DMA head per partial would dominate phase 2.
+pub const CROSS_CORE_BATCH: i64 = 8;
+
+/// How a cross-core case shares the `chunks` chunks of each of `groups` row groups
+/// among `cores` blocks: `(parts, chunks_per_part)` with `parts` blocks per row group
+/// (at most `cores / groups`, at most `chunks`), each taking `chunks_per_part`
+/// consecutive chunks (the last part fewer), and no part empty. None when fewer than
+/// two blocks could share a row group (the case is then not worth a barrier).
+pub fn cross_core_split(chunks: i64, groups: i64, cores: i64) -> Option<(i64, i64)> {
+    if chunks < 2 || groups < 1 {
+        return None;
+    }
+    let parts = (cores / groups).min(chunks);
+    if parts < 2 {
+        return None;
+    }
+    let per_part = (chunks + parts - 1) / parts;
+    Some(((chunks + per_part - 1) / per_part, per_part))
 }
 
 /// Number of buffers a kernel may not exceed (TPipe limit).
@@ -1189,12 +1217,20 @@ impl Schedule {
         }
         let (work, mask, scratch) = self.extra_bytes(case, operands);
         // The partial of one chunk: as large as the largest accumulator of the case.
+        // A cross-core case's phase 2 reads CROSS_CORE_BATCH partials per DMA into it.
+        let batch = if case.cross_core { CROSS_CORE_BATCH } else { 1 };
         let part = match (case.reduce_split, self.split_plan(case)) {
             (true, Some(plan)) => (0..self.nodes.len())
                 .filter(|&n| {
                     plan.persistent[n] && matches!(self.nodes[n].kind, NodeKind::Reduce { .. })
                 })
-                .fold(c(256), |acc, n| Expr::max(&acc, &self.value_bytes(case, n))),
+                .fold(c(256), |acc, n| {
+                    let elems = self.elems(case, n) * batch;
+                    Expr::max(
+                        &acc,
+                        &Self::buffer_bytes(&elems, ub_size(self.nodes[n].dtype)),
+                    )
+                }),
             _ => c(256),
         };
         for (name, used, bytes) in [
@@ -1480,6 +1516,97 @@ impl Schedule {
         Some(plan)
     }
 
+    /// Whether split-reduction `case` can also split its reduced axis across cores
+    /// (a `Case::cross_core` twin): one pass over the chunks (every accumulator reduces
+    /// values that need no other accumulator), nothing stored per chunk (every store
+    /// comes after the reduction), at least one accumulator, and no gather table kept
+    /// in UB. Softmax or layer norm over the outer axis (two or three passes) keep the
+    /// one-core-per-row-group form.
+    pub fn cross_core_ok(&self, case: &Case) -> bool {
+        let Some(plan) = case.reduce_split.then(|| self.split_plan(case)).flatten() else {
+            return false;
+        };
+        plan.passes == 1
+            && plan.chunk_stores.iter().all(Vec::is_empty)
+            && plan.chunk_accs.first().is_some_and(|a| !a.is_empty())
+            && case.ub_tables.is_empty()
+    }
+
+    /// The accumulators of a cross-core case, in node order: each block writes one
+    /// partial of each per unit (row group share) to the workspace.
+    pub fn cross_core_accs(&self, case: &Case) -> Vec<usize> {
+        self.split_plan(case)
+            .and_then(|plan| plan.chunk_accs.first().cloned())
+            .unwrap_or_default()
+    }
+
+    /// Bytes accumulator `n`'s partial takes in a unit's workspace record: its UB value
+    /// (rows x padded row, in its UB type) rounded to a 32-byte block, so that one
+    /// `DataCopy` moves it each way.
+    pub fn partial_slot_bytes(&self, case: &Case, n: usize) -> Expr {
+        (self.elems(case, n) * ub_size(self.nodes[n].dtype)).align(&c(32))
+    }
+
+    /// Byte offset of accumulator `n`'s partial in one unit's workspace record.
+    pub fn partial_offset(&self, case: &Case, n: usize) -> Expr {
+        self.cross_core_accs(case)
+            .iter()
+            .take_while(|&&a| a != n)
+            .fold(c(0), |acc, &a| acc + self.partial_slot_bytes(case, a))
+    }
+
+    /// Bytes of one unit's workspace record (every accumulator's partial). The
+    /// workspace holds one record per unit: `row groups x parts` of them.
+    pub fn partial_bytes(&self, case: &Case) -> Expr {
+        self.cross_core_accs(case)
+            .iter()
+            .fold(c(0), |acc, &a| acc + self.partial_slot_bytes(case, a))
+    }
+
+    /// The cost model of a cross-core case, in pieces the solver scales by the run-time
+    /// split (`parts` blocks per row group, `ceil(chunks / parts)` chunks each): one
+    /// chunk of phase 1, the partials one unit writes, one partial combined in phase 2
+    /// (its bytes and one vector call per accumulator), the DMAs of one batch of
+    /// `CROSS_CORE_BATCH` partials, and phase 2's work after the
+    /// combine (means scaled, finals computed, stores written) per row group.
+    pub fn cross_core_cost(&self, case: &Case) -> Option<CrossCoreCost> {
+        if !case.cross_core {
+            return None;
+        }
+        let plan = self.split_plan(case)?;
+        let mut chunk_nodes = plan.chunk_nodes.first()?.clone();
+        chunk_nodes.extend(plan.chunk_accs.first()?);
+        let chunk = self.stage_cost(case, &chunk_nodes);
+        let accs = self.cross_core_accs(case);
+        let count = c(accs.len() as i64);
+        let bytes = self.partial_bytes(case);
+        let mut partial = self.stage_cost(case, &[]);
+        partial.mte3_bytes = bytes.clone();
+        partial.store_ops = count.clone();
+        partial.dma_rows = count.clone();
+        let mut combine = self.stage_cost(case, &[]);
+        combine.mte2_bytes = bytes.clone();
+        combine.dma_rows = count.clone();
+        combine.vec_bytes = bytes;
+        combine.vec_ops = count.clone();
+        let mut batch = self.stage_cost(case, &[]);
+        batch.load_ops = count;
+        let mut fin_nodes = plan.final_nodes.first()?.clone();
+        fin_nodes.extend(plan.final_stores.first()?);
+        let mut fin = self.stage_cost(case, &fin_nodes);
+        for &m in plan.final_means.first()? {
+            fin.vec_bytes = fin.vec_bytes + self.partial_slot_bytes(case, m);
+            fin.vec_ops = fin.vec_ops + 1;
+        }
+        Some(CrossCoreCost {
+            chunk,
+            partial,
+            combine,
+            batch,
+            fin,
+        })
+    }
+
     /// Operands per node, as the graph has them (needed by buffer sizing).
     pub fn operands_of(graph: &AscGraph) -> Vec<Vec<usize>> {
         graph.nodes.iter().map(|n| n.operands.clone()).collect()
@@ -1607,6 +1734,10 @@ impl Schedule {
             }
             let looped = ids(&case.looped);
             let split_reduction = match self.split_plan(case) {
+                Some(plan) if case.cross_core => format!(
+                    ", reduce_split = true, passes = {}, cross_core = true",
+                    plan.passes
+                ),
                 Some(plan) => format!(", reduce_split = true, passes = {}", plan.passes),
                 None => String::new(),
             };
@@ -1698,6 +1829,21 @@ pub struct CostExprs {
     pub vec_ops: Expr,
 }
 
+/// The cost model of a cross-core case ([`Schedule::cross_core_cost`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CrossCoreCost {
+    /// One chunk of phase 1 (loads, computes, the partial reduction combined).
+    pub chunk: CostExprs,
+    /// The partials one unit writes to the workspace.
+    pub partial: CostExprs,
+    /// One partial read back and combined in phase 2 (bytes, DMA rows, vector calls).
+    pub combine: CostExprs,
+    /// The DMA instructions of one batch of `CROSS_CORE_BATCH` partials.
+    pub batch: CostExprs,
+    /// Phase 2 after the combine, per row group.
+    pub fin: CostExprs,
+}
+
 /// Records the schedule pass writes.
 #[derive(Clone, Debug, Default)]
 pub struct ScheduleRecords {
@@ -1723,3 +1869,38 @@ pub fn float_attr(node: &AscNode, name: &str) -> Option<f64> {
 
 /// Groups of a multi-kernel module, by kernel name (for summaries).
 pub type ScheduleMap = BTreeMap<String, Schedule>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The cross-core split: parts per row group bounded by the cores and the chunks,
+    /// every part non-empty and all chunks covered, None when fewer than two blocks
+    /// could share a row group.
+    #[test]
+    fn cross_core_split_shares_chunks() {
+        // 96 chunks of one row group on 48 cores: 48 parts of 2 chunks.
+        assert_eq!(cross_core_split(96, 1, 48), Some((48, 2)));
+        // 70 chunks: 2 chunks a part need only 35 parts.
+        assert_eq!(cross_core_split(70, 1, 48), Some((35, 2)));
+        // 5 row groups of 100 chunks: 9 parts each (45 blocks), 12 chunks a part.
+        assert_eq!(cross_core_split(100, 5, 48), Some((9, 12)));
+        // Fewer chunks than cores: one chunk per part.
+        assert_eq!(cross_core_split(3, 1, 48), Some((3, 1)));
+        // Nothing to share.
+        assert_eq!(cross_core_split(1, 1, 48), None);
+        assert_eq!(cross_core_split(100, 30, 48), None);
+        assert_eq!(cross_core_split(100, 0, 48), None);
+        for chunks in 2..200 {
+            for groups in 1..30 {
+                let Some((parts, per)) = cross_core_split(chunks, groups, 48) else {
+                    assert!(48 / groups < 2, "{chunks} {groups}");
+                    continue;
+                };
+                assert!(parts >= 2 && parts * groups <= 48, "{chunks} {groups}");
+                // Every part has a chunk, and together they cover the row group.
+                assert!((parts - 1) * per < chunks && parts * per >= chunks);
+            }
+        }
+    }
+}

@@ -12,6 +12,8 @@
 //! its row groups pass by pass over the chunks of the reduced axis (`SplitPlan`):
 //! accumulators combine chunk partials (means as sums, divided after the last chunk),
 //! finals are computed once after their pass, everything else is recomputed per pass.
+//! A cross-core case runs its two phases (`cross_core_phases`): every unit's partials
+//! into a workspace, then per row group their combine and what follows.
 //!
 //! Checks beyond the results: the tiling fits UB and the cores; every output element
 //! is written exactly once; a tile never reads GM outside its tensor.
@@ -85,8 +87,11 @@ pub fn run(
     let inner_chunks = inner_block.map_or(1, |(b, e)| (sizes[b].max(0) + e - 1) / e);
     let outer: i64 = case.looped.iter().map(|&k| sizes[k]).product::<i64>() * inner_chunks;
     let plan = schedule.split_plan(case);
-    // A split-reduction case's tiles are row groups (every pass over every chunk).
-    let total = if plan.is_some() {
+    // A split-reduction case's tiles are row groups (every pass over every chunk); a
+    // cross-core case's are row group shares (`parts` per row group).
+    let total = if case.cross_core {
+        outer * tiling.parts
+    } else if plan.is_some() {
         outer
     } else {
         outer * chunks
@@ -144,7 +149,30 @@ pub fn run(
     // looped position.
     let outer_resident = schedule.outer_resident(case);
     let chunk_major = plan.is_none() && schedule.chunk_major(case);
-    for block in 0..tiling.block_dim {
+    if case.cross_core {
+        let plan = plan
+            .as_ref()
+            .ok_or("a cross-core case without split plan")?;
+        let mut env = Env {
+            graph,
+            schedule,
+            case,
+            symbols: &symbols,
+            origin: vec![0; rank],
+            ext: vec![1; rank],
+            chunk: 0,
+            looped_index: vec![0; rank],
+            gm_strides: &gm_strides,
+            inputs,
+            outputs: &mut outputs,
+            writes: &mut writes,
+            stats: &mut stats,
+        };
+        cross_core_phases(&mut env, plan, tiling, &sizes, (s_u, chunks, outer))?;
+    }
+    // (A cross-core case ran above: no tile loop.)
+    let loop_blocks = if case.cross_core { 0 } else { tiling.block_dim };
+    for block in 0..loop_blocks {
         let first = block * tiling.tiles_per_block;
         let last = (first + tiling.tiles_per_block).min(total);
         let mut hoist_cache: Vec<Option<Tensor>> = vec![None; graph.nodes.len()];
@@ -292,6 +320,140 @@ pub fn run(
         }
     }
     Ok((outputs, stats))
+}
+
+/// A cross-core case (`Case::cross_core`), as the generated kernel runs it. Phase 1:
+/// block `b` takes units `[b * per, (b + 1) * per)`; unit `g * parts + p` reduces the
+/// chunks `[p * per_part, (p + 1) * per_part)` of row group `g` (accumulators start from
+/// the share's first chunk) and writes its partials to the workspace. Phase 2 (after
+/// the barrier): per row group, the partials combine in part order (the first one
+/// copied), means divide once, finals and stores follow, as after a split-reduction
+/// pass. Workspace traffic counts as GM elements read and written (padded rows, as the
+/// kernel's `DataCopy` moves them).
+fn cross_core_phases(
+    env: &mut Env<'_>,
+    plan: &autofuse_ascir::kernel::SplitPlan,
+    tiling: &Tiling,
+    sizes: &[i64],
+    (s_u, chunks, outer): (i64, i64, i64),
+) -> Result<(), String> {
+    let schedule = env.schedule;
+    let case = env.case;
+    let name = &env.graph.name;
+    let u = case.split.ok_or("cross-core case without split")?;
+    let t = tiling.tile.max(1);
+    let parts = tiling.parts;
+    let split = autofuse_ascir::kernel::cross_core_split(chunks, outer, tiling.cores);
+    let Some((_, per_part)) = split.filter(|&(p, _)| p == parts) else {
+        return Err(format!(
+            "@{name}: cross-core tiling with {parts} parts, the split of {chunks} chunks of {outer} row groups over {} cores gives {split:?}",
+            tiling.cores
+        ));
+    };
+    let total = outer * parts;
+    let count = env.graph.nodes.len();
+    let accs = plan.chunk_accs.first().cloned().unwrap_or_default();
+    // Padded elements of each accumulator's partial.
+    let mut with_tile = env.symbols.clone();
+    if let Some(v) = &case.tile_var {
+        with_tile.insert(v.clone(), t);
+    }
+    let padded: Vec<u64> = accs
+        .iter()
+        .map(|&a| {
+            schedule
+                .elems(case, a)
+                .eval_map(&with_tile)
+                .map(|e| e.max(0) as u64)
+                .map_err(|e| format!("@{name}: partial of %{a}: {e}"))
+        })
+        .collect::<Result<_, _>>()?;
+    let place_group = |env: &mut Env<'_>, group: i64| {
+        let mut rest = group;
+        env.origin = vec![0; sizes.len()];
+        env.looped_index = vec![0; sizes.len()];
+        env.ext = vec![1; sizes.len()];
+        for &k in case.looped.iter().rev() {
+            env.looped_index[k] = rest % sizes[k];
+            env.origin[k] = env.looped_index[k];
+            rest /= sizes[k];
+        }
+        for &k in &case.in_tile {
+            env.ext[k] = sizes[k];
+        }
+    };
+    // Phase 1.
+    let mut workspace: Vec<Vec<Option<Tensor>>> = vec![Vec::new(); total.max(0) as usize];
+    for block in 0..tiling.block_dim {
+        let first = block * tiling.tiles_per_block;
+        let last = (first + tiling.tiles_per_block).min(total);
+        for unit in first..last {
+            env.stats.tiles += 1;
+            place_group(env, unit / parts);
+            let first_chunk = (unit % parts) * per_part;
+            let mut values: Vec<Option<Tensor>> = vec![None; count];
+            for c in first_chunk..(first_chunk + per_part).min(chunks) {
+                env.chunk = c;
+                env.origin[u] = c * t;
+                env.ext[u] = t.min(s_u - env.origin[u]);
+                for &n in &plan.chunk_nodes[0] {
+                    values[n] = env.eval(n, &values, None)?;
+                }
+                for &r in &accs {
+                    let as_sum = matches!(&schedule.nodes[r].kind, NodeKind::Reduce { op, .. } if op == "mean");
+                    let partial = env.eval(r, &values, as_sum.then_some("sum"))?;
+                    values[r] = match (c == first_chunk, values[r].take(), partial) {
+                        (true, _, part) | (_, None, part) => part,
+                        (_, Some(acc), Some(part)) => {
+                            Some(combine(&schedule.nodes[r].kind, acc, &part)?)
+                        }
+                        (_, Some(acc), None) => Some(acc),
+                    };
+                }
+            }
+            workspace[unit as usize] = accs.iter().map(|&r| values[r].clone()).collect();
+            env.stats.gm_elements_written += padded.iter().sum::<u64>();
+        }
+    }
+    // Phase 2.
+    for group in 0..outer {
+        place_group(env, group);
+        let mut values: Vec<Option<Tensor>> = vec![None; count];
+        for p in 0..parts {
+            let record = &workspace[(group * parts + p) as usize];
+            for (i, &r) in accs.iter().enumerate() {
+                let partial = record.get(i).cloned().flatten().ok_or_else(|| {
+                    format!("@{name}: no partial of %{r} for unit {}", group * parts + p)
+                })?;
+                env.stats.gm_elements_read += padded[i];
+                values[r] = match values[r].take() {
+                    Some(acc) if p > 0 => Some(combine(&schedule.nodes[r].kind, acc, &partial)?),
+                    _ => Some(partial),
+                };
+            }
+        }
+        env.chunk = 0;
+        env.origin[u] = 0;
+        env.ext[u] = 1;
+        for &r in &plan.final_means[0] {
+            let n_reduced: i64 = match &schedule.nodes[r].kind {
+                NodeKind::Reduce { reduced, .. } => reduced.iter().map(|&k| sizes[k]).product(),
+                _ => 1,
+            };
+            if let Some(acc) = values[r].as_mut() {
+                for v in &mut acc.data {
+                    *v = autofuse_ir::tensor::round_to_dtype(
+                        *v / n_reduced.max(1) as f64,
+                        acc.dtype,
+                    );
+                }
+            }
+        }
+        for &n in plan.final_nodes[0].iter().chain(&plan.final_stores[0]) {
+            values[n] = env.eval(n, &values, None)?;
+        }
+    }
+    Ok(())
 }
 
 /// Combines an accumulator with the partial reduction of one chunk.

@@ -5,7 +5,7 @@
 //! buffer sizes; the tiling-data fields the kernel reads). The solver is the algorithm
 //! of `--auto-tiling` (`passes/src/auto_tiling/solver.rs`); the host tiling function
 //! generated in C++ runs the same steps.
-use autofuse_ascir::kernel::{chunk_reloads_per_block, Case, CostExprs, Schedule};
+use autofuse_ascir::kernel::{chunk_reloads_per_block, Case, CostExprs, CrossCoreCost, Schedule};
 use autofuse_symbolic::Expr;
 use std::collections::HashMap;
 
@@ -33,6 +33,9 @@ pub struct CaseModel {
     /// The case walks chunk-fastest and reloads its outer-resident loads (`chunk`) each
     /// time a block's tiles reach a new looped position.
     pub outer_resident: bool,
+    /// A cross-core case (`Case::cross_core`): its phase costs. The solver picks the
+    /// number of blocks sharing a row group (`cross_core_split`) and adds a `SyncAll`.
+    pub cross_core: Option<CrossCoreCost>,
 }
 
 impl CaseModel {
@@ -80,6 +83,7 @@ impl TilingModel {
                 chunk: schedule.chunk_cost(case),
                 chunk_major: schedule.chunk_major(case),
                 outer_resident: !schedule.outer_resident(case).is_empty(),
+                cross_core: schedule.cross_core_cost(case),
             })
             .collect();
         TilingModel {
@@ -107,6 +111,9 @@ impl TilingModel {
             }
             Ok(eval(&case.cost.mte2_bytes, &env)? + eval(&case.cost.mte3_bytes, &env)?)
         };
+        if let Some(cc) = &case.cross_core {
+            return cross_core_gm_bytes(case, cc, tiling, env, s);
+        }
         let full = tile_bytes(tiling.tile)?;
         let per_tiles = if case.reduce_split || tiling.tiles_total == 0 {
             tiling.tiles_total * full
@@ -169,6 +176,35 @@ impl TilingModel {
     }
 }
 
+/// GM bytes of a cross-core tiling: phase 1 loads every chunk of every row group once
+/// (the tail chunk with its own extent) and writes one workspace record per unit;
+/// phase 2 reads every record back and writes the outputs once per row group.
+fn cross_core_gm_bytes(
+    case: &CaseModel,
+    cc: &CrossCoreCost,
+    tiling: &Tiling,
+    mut env: HashMap<String, i64>,
+    s: i64,
+) -> Result<i64, String> {
+    if tiling.tiles_total == 0 || tiling.parts < 1 {
+        return Ok(0);
+    }
+    let t = tiling.tile.max(1);
+    let chunks = ceil_div(s, t);
+    let groups = tiling.tiles_total / tiling.parts;
+    let mut at = |extent: i64, w: &CostExprs| -> Result<i64, String> {
+        if let Some(v) = &case.tile_var {
+            env.insert(v.clone(), extent);
+        }
+        Ok(eval(&w.mte2_bytes, &env)? + eval(&w.mte3_bytes, &env)?)
+    };
+    let chunk_bytes = (chunks - 1) * at(t, &cc.chunk)? + at(s - (chunks - 1) * t, &cc.chunk)?;
+    let partial = at(t, &cc.partial)?;
+    let combine = at(t, &cc.combine)?;
+    let fin = at(t, &cc.fin)?;
+    Ok(groups * (chunk_bytes + tiling.parts * (partial + combine) + fin))
+}
+
 /// Estimated cycles of one tile per pipe.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PipeCost {
@@ -202,6 +238,10 @@ pub struct Tiling {
     pub estimate: i64,
     /// Symbol values the tiling was solved for.
     pub symbols: Vec<(String, i64)>,
+    /// Cross-core cases: blocks sharing each row group (`rcore_parts`) and the bytes of
+    /// the workspace their partials take; 0 otherwise.
+    pub parts: i64,
+    pub workspace_bytes: i64,
 }
 
 /// A buffer of a solved case: (name, position, count, bytes per block).
@@ -252,6 +292,13 @@ impl Tiling {
             "  tiles {} over block_dim {} ({} per block, {} cores)",
             self.tiles_total, self.block_dim, self.tiles_per_block, self.cores
         );
+        if self.parts > 0 {
+            let _ = writeln!(
+                out,
+                "  cross-core: {} blocks per row group, workspace {} bytes of partials",
+                self.parts, self.workspace_bytes
+            );
+        }
         let _ = writeln!(
             out,
             "  UB {} / {} bytes ({:.1}%)",
@@ -299,6 +346,8 @@ impl Tiling {
             "block_dim" => self.block_dim,
             "tiling_key" => self.key as i64,
             "tiles_total" => self.tiles_total,
+            "rcore_parts" => self.parts,
+            "workspace_bytes" => self.workspace_bytes,
             _ => {
                 if let Some((_, v)) = self.symbols.iter().find(|(s, _)| s == name) {
                     return *v;
@@ -345,5 +394,89 @@ pub fn tiling_field_names(model: &TilingModel) -> Vec<(String, &'static str)> {
     for b in model.buffer_names() {
         out.push((format!("{b}_size"), "uint32_t"));
     }
+    if model.cases.iter().any(|c| c.cross_core.is_some()) {
+        // Cross-core cases: blocks per row group, and the workspace the partials need.
+        out.push(("rcore_parts".into(), "int64_t"));
+        out.push(("workspace_bytes".into(), "int64_t"));
+    }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn work(mte2: Expr, mte3: Expr) -> CostExprs {
+        let zero = Expr::constant(0);
+        CostExprs {
+            mte2_bytes: mte2,
+            mte3_bytes: mte3,
+            vec_bytes: zero.clone(),
+            load_ops: zero.clone(),
+            store_ops: zero.clone(),
+            dma_rows: zero.clone(),
+            vec_ops: zero,
+        }
+    }
+
+    /// GM bytes of a cross-core tiling, by hand: a column sum of `[s0, 256]` f32 in
+    /// chunks of `t` rows (a chunk loads `t * 1024` bytes), one 1024-byte partial per
+    /// unit written and read back, one 1024-byte store per row group.
+    #[test]
+    fn cross_core_gm_bytes_count_the_workspace() {
+        let t = Expr::symbol("z0t_size");
+        let kb = Expr::constant(1024);
+        let zero = Expr::constant(0);
+        let case = CaseModel {
+            key: 2,
+            tile_var: Some("z0t_size".into()),
+            block_var: "z0Tb_size".into(),
+            split_size: Expr::symbol("s0"),
+            outer: Expr::constant(1),
+            tile_align: 1,
+            reduce_split: true,
+            buffers: Vec::new(),
+            cost: work(zero.clone(), zero.clone()),
+            once: work(zero.clone(), zero.clone()),
+            chunk: work(zero.clone(), zero.clone()),
+            chunk_major: false,
+            outer_resident: false,
+            cross_core: Some(CrossCoreCost {
+                chunk: work(t * kb.clone(), zero.clone()),
+                partial: work(zero.clone(), kb.clone()),
+                combine: work(kb.clone(), zero.clone()),
+                batch: work(zero.clone(), zero.clone()),
+                fin: work(zero.clone(), kb),
+            }),
+        };
+        let model = TilingModel {
+            kernel: "k".into(),
+            symbols: vec!["s0".into()],
+            cases: vec![case],
+        };
+        // 4096 rows in chunks of 43: 96 chunks, the last of 11 rows; 48 parts.
+        let tiling = Tiling {
+            kernel: "k".into(),
+            key: 2,
+            tile: 43,
+            tiles_total: 48,
+            tiles_per_block: 1,
+            block_dim: 48,
+            ub_bytes: 0,
+            ub_capacity: 0,
+            cores: 48,
+            buffers: Vec::new(),
+            per_tile: PipeCost::default(),
+            estimate: 0,
+            symbols: vec![("s0".into(), 4096)],
+            parts: 48,
+            workspace_bytes: 48 * 1024,
+        };
+        let input = 4096 * 1024;
+        let workspace = 2 * 48 * 1024;
+        assert_eq!(model.gm_bytes(&tiling).unwrap(), input + workspace + 1024);
+        let fields = tiling.fields(&model);
+        assert!(fields.contains(&("rcore_parts".into(), "int64_t", 48)));
+        assert!(fields.contains(&("workspace_bytes".into(), "int64_t", 48 * 1024)));
+    }
 }

@@ -242,6 +242,21 @@ fn tile_kernel(input: &KernelInput, remarks: bool) -> Result<Tiled, String> {
                         format!("{v} = {}", t.tile)
                     });
                 tiled.remark = match case.and_then(|c| schedule.split_plan(c).map(|p| (c, p))) {
+                    // A cross-core split reduction: its row groups shared by blocks.
+                    Some((c, plan)) if c.cross_core => Some(format!(
+                        "AF-AT003 @{name}: reduction rows do not fit UB; case {} splits the reduced axis {} \
+                         into chunks ({split}) over {} pass(es) and across cores: {} row group(s) of {} blocks each \
+                         (partials in a {}-byte workspace, SyncAll, combine) on block_dim {}, UB {}/{} bytes",
+                        t.key,
+                        c.split.map_or("?", |u| schedule.axes[u].name.as_str()),
+                        plan.passes,
+                        t.tiles_total / t.parts.max(1),
+                        t.parts,
+                        t.workspace_bytes,
+                        t.block_dim,
+                        t.ub_bytes,
+                        t.ub_capacity
+                    )),
                     // A split reduction is always reported: rows did not fit UB.
                     Some((c, plan)) => Some(format!(
                         "AF-AT003 @{name}: reduction rows do not fit UB; case {} splits the reduced axis {} \
@@ -280,6 +295,8 @@ fn field_expr(model: &TilingModel, field: &str) -> String {
     match field {
         "block_dim" => "min(cores, tiles_total) balanced: ceil(tiles_total / ceil(tiles_total / min(cores, tiles_total)))".into(),
         "tiling_key" => "the case of least estimated time whose smallest tile fits UB".into(),
+        "rcore_parts" => "cross-core cases: blocks sharing a row group, cross_core_split(chunks, row groups, cores); 0 otherwise".into(),
+        "workspace_bytes" => "cross-core cases: tiles_total x the partials of one unit; 0 otherwise".into(),
         "tiles_total" => {
             let parts: Vec<String> = model
                 .cases
@@ -290,7 +307,9 @@ fn field_expr(model: &TilingModel, field: &str) -> String {
                         .as_deref()
                         .map(autofuse_symbolic::Expr::symbol)
                         .unwrap_or_else(|| autofuse_symbolic::Expr::constant(1));
-                    if c.reduce_split {
+                    if c.cross_core.is_some() {
+                        format!("case {}: {} x rcore_parts (row group shares)", c.key, c.outer)
+                    } else if c.reduce_split {
                         format!("case {}: {} (row groups)", c.key, c.outer)
                     } else {
                         format!("case {}: {}", c.key, c.outer.clone() * c.split_size.ceil_div(&t))

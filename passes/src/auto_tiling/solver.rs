@@ -21,6 +21,10 @@
 //!    loads times the chunks a block enters (`chunk_reloads_per_block`). The cheapest
 //!    wins; ties keep the larger tile, then the lower case key.
 //!
+//! Cross-core cases (`Case::cross_core`) share each row group's chunks among
+//! `cross_core_split` blocks and cost phase 1 + `SyncAll` + phase 2
+//! (`cross_core_candidate`); they also set `parts` and `workspace_bytes`.
+//!
 //! All arithmetic is on integers, and the host tiling function generated in C++
 //! (`tools/src/ascendc/host.rs`) runs the same steps on the same expressions, so both
 //! choose identically (checked by the end-to-end runner).
@@ -131,6 +135,81 @@ struct Candidate {
     block_dim: i64,
     cost: PipeCost,
     total: i64,
+    /// Cross-core cases: blocks sharing a row group.
+    parts: i64,
+}
+
+/// A `CostExprs` evaluated: (mte2 bytes, mte3 bytes, vec bytes, load ops, store ops,
+/// DMA rows, vec ops).
+type WorkValues = [i64; 7];
+
+fn work_values(w: &CostExprs, env: &HashMap<String, i64>) -> Result<WorkValues, String> {
+    Ok([
+        eval(&w.mte2_bytes, env)?,
+        eval(&w.mte3_bytes, env)?,
+        eval(&w.vec_bytes, env)?,
+        eval(&w.load_ops, env)?,
+        eval(&w.store_ops, env)?,
+        eval(&w.dma_rows, env)?,
+        eval(&w.vec_ops, env)?,
+    ])
+}
+
+/// `a * k + b`, field by field.
+fn scaled_sum(a: &WorkValues, k: i64, b: &WorkValues) -> WorkValues {
+    let mut out = [0i64; 7];
+    for i in 0..7 {
+        out[i] = a[i].saturating_mul(k).saturating_add(b[i]);
+    }
+    out
+}
+
+fn pipes_of(w: &WorkValues, chip: &ChipProfile) -> PipeCost {
+    PipeCost {
+        mte2: chip.mte2_cycles(w[0], w[3]).saturating_add(w[5]),
+        vec: chip.vec_cycles(w[2], w[6]),
+        mte3: chip.mte3_cycles(w[1], w[4]),
+    }
+}
+
+/// A cross-core case with chunk size `t` (bound in `env`): `o` row groups of `ceil(s / t)` chunks, each
+/// shared by `parts` blocks (`cross_core_split`), one unit (row group share) per block.
+/// Cost: phase 1 (the unit's chunks pipelined, then its partials written), the
+/// `SyncAll`, phase 2 (every partial read back, `CROSS_CORE_BATCH` per DMA, and
+/// combined, then the rest of the kernel) with its pipes in sequence. None when the row groups leave no room to share.
+pub fn cross_core_candidate(
+    cc: &autofuse_ascir::kernel::CrossCoreCost,
+    env: &HashMap<String, i64>,
+    (s, t, o): (i64, i64, i64),
+    cores: i64,
+    chip: &ChipProfile,
+) -> Result<Option<(i64, i64, PipeCost, i64)>, String> {
+    let chunks = ceil_div(s, t.max(1));
+    let Some((parts, per_part)) = autofuse_ascir::kernel::cross_core_split(chunks, o, cores) else {
+        return Ok(None);
+    };
+    let chunk = work_values(&cc.chunk, env)?;
+    let phase1 = scaled_sum(&chunk, per_part, &work_values(&cc.partial, env)?);
+    let pipes = pipes_of(&phase1, chip);
+    let batches = ceil_div(parts, autofuse_ascir::kernel::CROSS_CORE_BATCH);
+    let phase2 = pipes_of(
+        &scaled_sum(
+            &work_values(&cc.combine, env)?,
+            parts,
+            &scaled_sum(
+                &work_values(&cc.batch, env)?,
+                batches,
+                &work_values(&cc.fin, env)?,
+            ),
+        ),
+        chip,
+    );
+    let total = block_cycles(true, 1, per_part, &pipes, chip)
+        .saturating_add(chip.sync_all_cycles.min(i64::MAX as u64) as i64)
+        .saturating_add(phase2.mte2)
+        .saturating_add(phase2.vec)
+        .saturating_add(phase2.mte3);
+    Ok(Some((parts, o.saturating_mul(parts), pipes, total)))
 }
 
 /// Binds the symbols a model needs; errors name a missing one.
@@ -165,7 +244,7 @@ pub fn solve(
     let env = bind(model, values)?;
     let cap = chip.ub_usable as i64;
     let cores = chip.vector_cores.max(1) as i64;
-    let mut best: Option<(u32, Candidate, Vec<SolvedBuffer>, i64)> = None;
+    let mut best: Option<(u32, Candidate, Vec<SolvedBuffer>, i64, i64)> = None;
     let mut smallest_need: Option<i64> = None;
     for case in &model.cases {
         let mut ev = Eval {
@@ -181,6 +260,10 @@ pub fn solve(
             smallest_need = Some(smallest_need.map_or(need, |m: i64| m.min(need)));
             continue;
         }
+        if case.cross_core.is_some() && (s <= 0 || o <= 0) {
+            // Nothing to share across cores.
+            continue;
+        }
         let candidate = if s <= 0 || o <= 0 {
             // Empty kernel: nothing to tile, one idle block.
             Candidate {
@@ -190,6 +273,7 @@ pub fn solve(
                 block_dim: 1,
                 cost: PipeCost::default(),
                 total: 0,
+                parts: 0,
             }
         } else {
             // Largest fitting tile.
@@ -236,6 +320,26 @@ pub fn solve(
             ts.sort_unstable_by(|x, y| y.cmp(x));
             let mut chosen: Option<Candidate> = None;
             for t in ts {
+                if let Some(cc) = &case.cross_core {
+                    ev.with_t(t);
+                    let Some((parts, tiles, cost, total)) =
+                        cross_core_candidate(cc, &ev.env, (s, t, o), cores, chip)?
+                    else {
+                        continue;
+                    };
+                    if chosen.as_ref().is_none_or(|c| total < c.total) {
+                        chosen = Some(Candidate {
+                            t,
+                            tiles,
+                            per: 1,
+                            block_dim: tiles,
+                            cost,
+                            total,
+                            parts,
+                        });
+                    }
+                    continue;
+                }
                 let tiles = if case.reduce_split {
                     o
                 } else {
@@ -259,6 +363,7 @@ pub fn solve(
                         block_dim: bd,
                         cost,
                         total,
+                        parts: 0,
                     });
                 }
             }
@@ -268,16 +373,20 @@ pub fn solve(
             }
         };
         ev.with_t(candidate.t);
+        let workspace = match &case.cross_core {
+            Some(cc) => eval(&cc.partial.mte3_bytes, &ev.env)?.saturating_mul(candidate.tiles),
+            None => 0,
+        };
         let mut buffers = Vec::new();
         for (name, pos, count, bytes) in &case.buffers {
             buffers.push((name.clone(), *pos, *count, eval(bytes, &ev.env)?));
         }
         let ub = ev.ub(candidate.t)?;
         if best.as_ref().is_none_or(|b| candidate.total < b.1.total) {
-            best = Some((case.key, candidate, buffers, ub));
+            best = Some((case.key, candidate, buffers, ub, workspace));
         }
     }
-    let Some((key, cand, buffers, ub)) = best else {
+    let Some((key, cand, buffers, ub, workspace_bytes)) = best else {
         return Err(match smallest_need {
             Some(need) => format!(
                 "no tiling case of @{} fits UB: the smallest tile needs {need} bytes, {} has {cap}",
@@ -306,6 +415,8 @@ pub fn solve(
         per_tile: cand.cost,
         estimate: cand.total,
         symbols,
+        parts: cand.parts,
+        workspace_bytes,
     })
 }
 
@@ -478,6 +589,78 @@ mod tests {
         }
     }
 
+    /// Reductions over the outer axis of `[s0, 256]` (a column sum, max, mean): few
+    /// row groups, so the cross-core twin of the split-reduction case is chosen for
+    /// long columns and spreads them over many blocks; the impl-form interpreter
+    /// (phase 1 partials, phase 2 combine) agrees with the reference, and the model's GM
+    /// bytes equal what it moves, workspace traffic included. Short columns keep the
+    /// one-core cases.
+    #[test]
+    fn column_reductions_split_across_cores() {
+        use autofuse_ascir::interp as ascir_interp;
+        use autofuse_ir::tensor::Tensor;
+        use autofuse_tiling::impl_interp as ascir_impl_interp;
+        let chip = ChipProfile::lookup("ascend910b").unwrap();
+        for op in [
+            "ascend.reduce_sum",
+            "ascend.reduce_max",
+            "ascend.reduce_mean",
+        ] {
+            let mut attrs = BTreeMap::new();
+            attrs.insert(
+                "axes".into(),
+                autofuse_ir::attr::AttrValue::Array(vec![autofuse_ir::attr::AttrValue::Int(0)]),
+            );
+            attrs.insert("keep_dims".into(), autofuse_ir::attr::AttrValue::Bool(true));
+            let g = lower_op(
+                op,
+                &attrs,
+                &[t(DType::F32, &["s0", "256"])],
+                &[t(DType::F32, &["1", "256"])],
+                None,
+                "k",
+            )
+            .unwrap();
+            let s = Schedule::build(&g, &chip).unwrap();
+            let model = TilingModel::new(&s, &Schedule::operands_of(&g));
+            let cross = s
+                .cases
+                .iter()
+                .find(|c| c.cross_core)
+                .expect("a cross-core twin");
+            assert!(cross.reduce_split && s.cross_core_ok(cross));
+            for rows in [3i64, 256, 4096, 20000] {
+                let values = HashMap::from([("s0".to_string(), rows)]);
+                let tiling = solve(&model, &values, &chip).unwrap();
+                if rows >= 4096 {
+                    assert_eq!(tiling.key, cross.key, "{op} {rows}: {tiling:?}");
+                    assert!(tiling.block_dim >= 24, "{op} {rows}: {tiling:?}");
+                    assert_eq!(tiling.tiles_total, tiling.parts, "{tiling:?}");
+                    assert_eq!(tiling.workspace_bytes, tiling.parts * 1024, "{tiling:?}");
+                }
+                if rows == 3 {
+                    assert_ne!(tiling.key, cross.key, "{op} {rows}: {tiling:?}");
+                }
+                let inputs = vec![Tensor::random(DType::F32, vec![rows as usize, 256], 7).unwrap()];
+                let (outs, stats) =
+                    ascir_impl_interp::run(&g, &s, &tiling, &inputs, &values).unwrap();
+                let expected = ascir_interp::run_with_symbols(&g, &inputs, &values).unwrap();
+                for (a, e) in outs[0].data.iter().zip(&expected[0].data) {
+                    assert!(
+                        (a - e).abs() <= 1e-3 * e.abs().max(1.0),
+                        "{op} {rows}: {a} vs {e}"
+                    );
+                }
+                let moved = (stats.gm_elements_read + stats.gm_elements_written) as i64 * 4;
+                assert_eq!(
+                    model.gm_bytes(&tiling).unwrap(),
+                    moved,
+                    "{op} {rows}: {tiling:?}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn long_rows_split_the_reduction() {
         let mut attrs = BTreeMap::new();
@@ -499,15 +682,27 @@ mod tests {
         )
         .unwrap();
         assert_eq!(ok.key, 0);
-        // A row of 10^7 floats: the split-reduction case, row groups over cores.
+        // Rows of 10^7 floats: the split-reduction case; with 4 rows its cross-core
+        // twin shares each row among 12 blocks.
         let split = solve(
             &m,
             &HashMap::from([("s0".into(), 4), ("s1".into(), 10_000_000)]),
             &chip,
         )
         .unwrap();
-        assert_eq!(split.key, 1);
-        assert_eq!(split.tiles_total, 4);
+        assert_eq!(split.key, 2);
+        assert_eq!(
+            (split.parts, split.tiles_total, split.block_dim),
+            (12, 48, 48)
+        );
         assert!(split.ub_bytes <= split.ub_capacity);
+        // 48 rows fill the cores: one row group per core, no cross-core split.
+        let rows = solve(
+            &m,
+            &HashMap::from([("s0".into(), 48), ("s1".into(), 10_000_000)]),
+            &chip,
+        )
+        .unwrap();
+        assert_eq!((rows.key, rows.tiles_total, rows.parts), (1, 48, 0));
     }
 }

@@ -699,6 +699,7 @@ fn build_in_order(graph: &AscGraph, chip: &ChipProfile) -> Result<Schedule, Stri
             reduce_split: split.is_some_and(|u| r_set[u]),
             inner_block: None,
             ub_tables: Vec::new(),
+            cross_core: false,
         }
     };
     // Axes after the first concat axis are never split (GE's n_group). The concat axis
@@ -825,7 +826,39 @@ fn build_in_order(graph: &AscGraph, chip: &ChipProfile) -> Result<Schedule, Stri
         schedule.fit_transpose_block(chip)?;
     }
     schedule.add_table_in_ub_cases(chip);
+    add_cross_core_cases(&mut schedule, chip);
     Ok(schedule)
+}
+
+/// GE's RCore template: beside every split-reduction case whose pass structure allows
+/// it (`Schedule::cross_core_ok`: one pass, every store after the reduction), a twin
+/// with a new key that splits the reduced axis across cores too (`Case::cross_core`).
+/// The twin pays off when the row groups are fewer than the cores (a column sum, a
+/// reduction over every axis); the tiling solver weighs it against the one-core-per-
+/// row-group case at run time, and refuses it when fewer than two blocks could share
+/// a row group. Not added when the row groups are known to fill half the cores.
+fn add_cross_core_cases(schedule: &mut Schedule, chip: &ChipProfile) {
+    let cores = chip.vector_cores.min(i64::MAX as u64) as i64;
+    if cores < 2 {
+        return;
+    }
+    let twins: Vec<Case> = schedule
+        .cases
+        .iter()
+        .filter(|case| schedule.cross_core_ok(case))
+        .filter(|case| {
+            schedule
+                .outer_expr(case)
+                .as_const()
+                .is_none_or(|groups| groups * 2 <= cores)
+        })
+        .cloned()
+        .collect();
+    for mut twin in twins {
+        twin.key = schedule.cases.len() as u32;
+        twin.cross_core = true;
+        schedule.cases.push(twin);
+    }
 }
 
 /// The steps of `build` after the axes and cases are known.
@@ -1676,6 +1709,67 @@ mod tests {
         ChipProfile::lookup("ascend910b").unwrap()
     }
 
+    fn reduce_sum(input: &[&str], out: &[&str], axis: i64) -> AscGraph {
+        let mut attrs = Map::new();
+        attrs.insert(
+            "axes".to_string(),
+            AttrValue::Array(vec![AttrValue::Int(axis)]),
+        );
+        attrs.insert("keep_dims".to_string(), AttrValue::Bool(true));
+        lower_op(
+            "ascend.reduce_sum",
+            &attrs,
+            &[t(DType::F32, input)],
+            &[t(DType::F32, out)],
+            None,
+            "k",
+        )
+        .unwrap()
+    }
+
+    /// A one-pass split-reduction case gets a cross-core twin with the next key (same
+    /// split, same buffers but a `part` of CROSS_CORE_BATCH partials), whose workspace
+    /// record holds each accumulator's UB value; none when the row groups are known to
+    /// fill half the cores.
+    #[test]
+    fn one_pass_split_reductions_get_a_cross_core_twin() {
+        use autofuse_ascir::kernel::CROSS_CORE_BATCH;
+        let s = Schedule::build(&reduce_sum(&["s0", "256"], &["1", "256"], 0), &chip()).unwrap();
+        let split = s
+            .cases
+            .iter()
+            .find(|c| c.reduce_split && !c.cross_core)
+            .unwrap();
+        let twin = s.cases.iter().find(|c| c.cross_core).unwrap();
+        assert_eq!(twin.key as usize, s.cases.len() - 1);
+        assert_eq!((twin.split, &twin.in_tile), (split.split, &split.in_tile));
+        assert!(s.cross_core_ok(split));
+        let acc = s.cross_core_accs(twin);
+        assert_eq!(acc.len(), 1);
+        // One [1, 256] f32 partial per unit.
+        assert_eq!(s.partial_bytes(twin), Expr::constant(1024));
+        assert_eq!(s.partial_offset(twin, acc[0]), Expr::constant(0));
+        let part = |case: &Case| {
+            s.buffers(case, &s.operands)
+                .into_iter()
+                .find(|b| b.name == "part")
+                .unwrap()
+                .bytes
+        };
+        assert_eq!(part(split), Expr::constant(1024));
+        assert_eq!(part(twin), Expr::constant(1024 * CROSS_CORE_BATCH));
+        assert!(s.cross_core_cost(split).is_none());
+        let cost = s.cross_core_cost(twin).unwrap();
+        assert_eq!(cost.partial.mte3_bytes, Expr::constant(1024));
+        assert_eq!(cost.batch.load_ops, Expr::constant(1));
+        // Row sums: 4 row groups (a twin), 40 row groups of 48 cores (none).
+        let few = Schedule::build(&reduce_sum(&["4", "s1"], &["4", "1"], 1), &chip()).unwrap();
+        assert!(few.cases.iter().any(|c| c.cross_core));
+        let many = Schedule::build(&reduce_sum(&["40", "s1"], &["40", "1"], 1), &chip()).unwrap();
+        assert!(many.cases.iter().any(|c| c.reduce_split));
+        assert!(!many.cases.iter().any(|c| c.cross_core));
+    }
+
     #[test]
     fn pointwise_axes_merge_into_one() {
         let g = lower_op(
@@ -1969,9 +2063,11 @@ mod tests {
         let s = Schedule::build(&g, &chip()).unwrap();
         assert_eq!(s.y, vec![0]);
         assert_eq!(s.r, vec![1]);
-        // All-load (split rows) and split reduction (chunks of a row, in passes).
-        assert_eq!(s.cases.len(), 2);
+        // All-load (split rows), split reduction (chunks of a row, in passes) and its
+        // cross-core twin.
+        assert_eq!(s.cases.len(), 3);
         assert!(!s.cases[0].reduce_split && s.cases[1].reduce_split);
+        assert!(!s.cases[1].cross_core && s.cases[2].cross_core);
         let plan = s.split_plan(&s.cases[1]).unwrap();
         assert_eq!(plan.passes, 1);
         assert!(s.extras.work && s.extras.part);

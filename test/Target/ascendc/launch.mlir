@@ -4,6 +4,7 @@
 // RUN:   | %autofuse-translate --mlir-to-ascendc -o - | FileCheck %s --check-prefix=FREE
 // RUN: %autofuse-run %repo/examples/column_stats_scale.mlir --symbols s0=3,s1=5 --symbols s0=301,s1=37 | FileCheck %s --check-prefix=EMU
 // RUN: %autofuse-run %repo/examples/column_stats_scale.mlir --symbols s0=3,s1=5 --no-group-launches | FileCheck %s --check-prefix=APART
+// RUN: %vendor_env %autofuse-run %repo/examples/column_stats_scale.mlir --symbols s0=4096,s1=3 | FileCheck %s --check-prefix=RCORE
 // RUN: %autofuse-run %S/Inputs/independent_kernels.mlir --symbols s0=1,s1=7 --symbols s0=200,s1=130 | FileCheck %s --check-prefix=FREE-EMU
 
 // A reduction whose result feeds work of another shape: one launch, the group kernels'
@@ -15,9 +16,10 @@
 // CHECK: // Launch autofuse_launch_0: 2 loop groups (autofuse_reduce_0_Exp_ReduceSum, autofuse_pointwise_2_Mul_Tanh) with 1 cross-core barrier(s).
 // CHECK: namespace af_autofuse_launch_0_g0 {
 // CHECK: using TilingData = af_autofuse_reduce_0_Exp_ReduceSum::TilingData;
-// CHECK: __aicore__ inline void Run(GM_ADDR in0, GM_ADDR out0, const TilingData& t) {
+// The reduction has a cross-core case (key 2): its Run and cases take the workspace.
+// CHECK: __aicore__ inline void Run(GM_ADDR in0, GM_ADDR out0, GM_ADDR workspace, const TilingData& t) {
 // CHECK-NEXT: if (t.tiling_key == 0) {
-// CHECK-NEXT: af_autofuse_launch_0_g0::Case0(in0, out0, t);
+// CHECK-NEXT: af_autofuse_launch_0_g0::Case0(in0, out0, workspace, t);
 // CHECK: namespace af_autofuse_launch_0_g1 {
 // CHECK: using TilingData = af_autofuse_pointwise_2_Mul_Tanh::TilingData;
 // CHECK: extern "C" __global__ __aicore__ void autofuse_launch_0(GM_ADDR in0, GM_ADDR in1, GM_ADDR out0, GM_ADDR workspace, GM_ADDR tiling) {
@@ -27,7 +29,10 @@
 // CHECK-NEXT: GM_ADDR ws0 = workspace + t.ws0_offset;
 // CHECK-NEXT: const int64_t block = GetBlockIdx();
 // CHECK-NEXT: if (block < static_cast<int64_t>(t.g0.block_dim)) {  // @autofuse_reduce_0_Exp_ReduceSum
-// CHECK-NEXT: af_autofuse_launch_0_g0::Run(in0, ws0, t.g0);
+// CHECK-NEXT: af_autofuse_launch_0_g0::Run(in0, ws0, workspace + t.g0_ws_offset, t.g0);
+// The blocks beyond the group's meet its cross-core barrier too.
+// CHECK-NEXT: } else if (t.g0.tiling_key == 2) {
+// CHECK-NEXT: SyncAll();
 // CHECK-NEXT: }
 // CHECK-NEXT: // Group 1 reads what earlier groups wrote to GM: every block waits for all.
 // CHECK-NEXT: SyncAll();
@@ -35,6 +40,7 @@
 // CHECK-NEXT: af_autofuse_launch_0_g1::Run(in1, ws0, out0, t.g1);
 // CHECK-LABEL: // ===== autofuse_launch_0/autofuse_launch_0_tiling.h
 // CHECK: uint64_t ws0_offset;
+// CHECK-NEXT: uint64_t g0_ws_offset;
 // CHECK-NEXT: af_autofuse_reduce_0_Exp_ReduceSum::TilingData g0;
 // CHECK-NEXT: af_autofuse_pointwise_2_Mul_Tanh::TilingData g1;
 // The host function: each group's own tiling, the most blocks, the workspace layout.
@@ -45,6 +51,8 @@
 // CHECK: const int64_t group_sym[] = {s1};
 // CHECK: out->ws0_offset = workspace;
 // CHECK-NEXT: workspace += (static_cast<uint64_t>(1024) + 31) / 32 * 32;
+// CHECK-NEXT: out->g0_ws_offset = workspace;
+// CHECK-NEXT: workspace += (static_cast<uint64_t>(out->g0.workspace_bytes) + 31) / 32 * 32;
 // CHECK: out->workspace_bytes = workspace;
 // CHECK: autofuse_add_kernel(autofuse_launch_0
 // CHECK: TILING ${CMAKE_CURRENT_LIST_DIR}/autofuse_launch_0_tiling.cpp ${CMAKE_CURRENT_LIST_DIR}/autofuse_reduce_0_Exp_ReduceSum_tiling.cpp ${CMAKE_CURRENT_LIST_DIR}/autofuse_pointwise_2_Mul_Tanh_tiling.cpp
@@ -75,6 +83,12 @@
 // EMU-NEXT: PASS
 // EMU: model: 2 kernels in 1 launch(es) (0 left to the interpreter)
 // EMU: == PASS
+// 4096 rows: the column sums take the cross-core case inside the launch (partials in
+// the group's own workspace region, its SyncAll met by every block of the launch).
+// RCORE: -- inputs [4096, 256] [3, 256]
+// RCORE-NEXT: autofuse_launch_0: blocks {{[0-9]+}} g0.z0t_size={{[0-9]+}} g0.rcore_parts={{[0-9]+}},
+// RCORE: max error {{.*}}: PASS
+// RCORE: == PASS
 // Without --group-launches the same graph is two launches.
 // APART-NOT: launch autofuse_launch_0
 // APART: -- inputs [3, 256] [5, 256]

@@ -113,11 +113,21 @@ pub fn emit(input: &KernelInput, name: &str) -> Result<(String, String), String>
             locals(model, tv),
             cx(model, &ub)
         );
-        for (function, w) in [
+        let mut works = vec![
             ("Work", &case.cost),
             ("Once", &case.once),
             ("Chunk", &case.chunk),
-        ] {
+        ];
+        if let Some(cc) = &case.cross_core {
+            works.extend([
+                ("CcChunk", &cc.chunk),
+                ("CcPartial", &cc.partial),
+                ("CcCombine", &cc.combine),
+                ("CcBatch", &cc.batch),
+                ("CcFin", &cc.fin),
+            ]);
+        }
+        for (function, w) in works {
             let _ = writeln!(
                 c,
                 "af_host::Work Case{k}{function}(const int64_t* sym, int64_t t) {{\n    (void)sym;\n    (void)t;\n{}    return af_host::Work{{{}}};\n}}",
@@ -140,8 +150,13 @@ pub fn emit(input: &KernelInput, name: &str) -> Result<(String, String), String>
         .cases
         .iter()
         .map(|cs| {
+            let cc = if cs.cross_core.is_some() {
+                format!(", Case{k}CcChunk, Case{k}CcPartial, Case{k}CcCombine, Case{k}CcBatch, Case{k}CcFin", k = cs.key)
+            } else {
+                String::new()
+            };
             format!(
-                "    {{{k}, {a}, {r}, Case{k}Split, Case{k}Outer, Case{k}Ub, Case{k}Work, Case{k}Once, {m}, Case{k}Chunk}},",
+                "    {{{k}, {a}, {r}, Case{k}Split, Case{k}Outer, Case{k}Ub, Case{k}Work, Case{k}Once, {m}, Case{k}Chunk{cc}}},",
                 k = cs.key,
                 a = cs.tile_align,
                 r = i32::from(cs.reduce_split),
@@ -162,7 +177,7 @@ pub fn emit(input: &KernelInput, name: &str) -> Result<(String, String), String>
         c,
         "extern \"C\" int {name}_tiling(const int64_t* sym, uint32_t cores, uint32_t ub_bytes, af_{name}::TilingData* out) {{\n\
          \x20   // Cost-model constants of {} (autofuse_ascir::chip).\n\
-         \x20   const af_host::Chip chip{{cores, ub_bytes, {}, {}, {}, {}, {}}};\n\
+         \x20   const af_host::Chip chip{{cores, ub_bytes, {}, {}, {}, {}, {}, {}}};\n\
          \x20   const af_host::Solution s = af_host::Solve(af_{name}::kCases, {}, sym, chip);\n\
          \x20   if (!s.ok) return 1;\n\
          \x20   *out = af_{name}::TilingData{{}};\n\
@@ -175,10 +190,14 @@ pub fn emit(input: &KernelInput, name: &str) -> Result<(String, String), String>
         chip.dma_head_cycles,
         chip.vec_bytes_per_cycle,
         chip.vec_head_cycles,
+        chip.sync_all_cycles,
         model.cases.len()
     );
     for (i, s) in model.symbols.iter().enumerate() {
         let _ = writeln!(c, "    out->{} = sym[{i}];", names.name(s));
+    }
+    if model.cases.iter().any(|cs| cs.cross_core.is_some()) {
+        c.push_str("    out->rcore_parts = s.parts;\n    out->workspace_bytes = s.workspace;\n");
     }
     c.push_str("    switch (s.key) {\n");
     for case in &model.cases {

@@ -245,7 +245,11 @@ pub fn emit(input: &KernelInput, name: &str) -> Result<String, String> {
         "extern \"C\" __global__ __aicore__ void {name}({}) {{",
         args.join(", ")
     );
-    out.push_str("    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);\n");
+    if cross_core(s) {
+        out.push_str("    // SyncAll (the hardware barrier of a cross-core reduction) needs a mix kernel on A2/A3.\n    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIV_1_0);\n");
+    } else {
+        out.push_str("    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);\n");
+    }
     if input.static_tiling.is_some() {
         let _ = writeln!(
             out,
@@ -254,9 +258,31 @@ pub fn emit(input: &KernelInput, name: &str) -> Result<String, String> {
     } else {
         let _ = writeln!(out, "    AF_GET_TILING(af_{name}::TilingData, t, tiling);");
     }
-    out.push_str("    (void)workspace;\n");
-    let _ = writeln!(out, "    af_{name}::Run({}, t);\n}}", params.join(", "));
+    if !cross_core(s) {
+        out.push_str("    (void)workspace;\n");
+    }
+    let _ = writeln!(
+        out,
+        "    af_{name}::Run({}, t);\n}}",
+        run_params(input).join(", ")
+    );
     Ok(out)
+}
+
+/// Whether the kernel has a cross-core case: its `Run` and cases then take the
+/// workspace (`run_params`), and a launch running it calls `SyncAll` on every block.
+pub fn cross_core(s: &Schedule) -> bool {
+    s.cases.iter().any(|c| c.cross_core)
+}
+
+/// The GM arguments of a kernel's `Run` and cases: its inputs and outputs, then the
+/// workspace when a cross-core case writes its partials there.
+pub fn run_params(input: &KernelInput) -> Vec<String> {
+    let mut p = params(input);
+    if cross_core(input.schedule) {
+        p.push("workspace".into());
+    }
+    p
 }
 
 /// The namespace `af_<name>` of one kernel: a function per tiling case and `Run`, which
@@ -276,7 +302,7 @@ pub fn emit_group_body(
     if let Some(kernel) = tiling {
         let _ = writeln!(out, "using TilingData = af_{kernel}::TilingData;\n");
     }
-    let params = params(input);
+    let params = run_params(input);
     for case in &s.cases {
         let ctx = Ctx { input, s, case };
         out.push_str(&emit_case(&ctx, &params)?);
@@ -368,6 +394,9 @@ fn emit_case(ctx: &Ctx, params: &[String]) -> Result<String, String> {
         args.join(", ")
     );
     let _ = writeln!(o, "    constexpr int64_t kAlign = {};", s.align);
+    if cross_core(s) && !case.cross_core {
+        o.push_str("    (void)workspace;  // only the cross-core case writes partials there\n");
+    }
     let names = CNames::new(&s.symbols);
     for sym in &s.symbols {
         let _ = writeln!(
@@ -446,6 +475,7 @@ fn emit_case(ctx: &Ctx, params: &[String]) -> Result<String, String> {
     );
     match s.split_plan(case) {
         None => emit_all_load(ctx, &mut o)?,
+        Some(plan) if case.cross_core => emit_cross_core(ctx, &plan, &mut o)?,
         Some(plan) => emit_split_reduction(ctx, &plan, &mut o)?,
     }
     o.push_str("}\n");
@@ -759,6 +789,127 @@ fn emit_split_reduction(
             o.push_str(&emit_stage(ctx, &stage, "            ")?);
             o.push_str("        }\n");
         }
+    }
+    o.push_str("    }\n");
+    Ok(())
+}
+
+/// The `af::Red` kind an accumulator combines with.
+fn red_kind(op: &str) -> &'static str {
+    match op {
+        "sum" | "mean" => "Sum",
+        "max" | "any" => "Max",
+        "min" | "all" => "Min",
+        _ => "Prod",
+    }
+}
+
+/// A cross-core case (GE's RCore template, docs/schedule.md). Phase 1: block b takes
+/// units (row group shares) `[first, last)`; unit `group * parts + p` reduces chunks
+/// `[p * per_part, (p + 1) * per_part)` of its row group into the accumulators' slots
+/// and copies them to its workspace record. `SyncAll`. Phase 2: block b combines the
+/// `parts` records of row group b (if any), then runs what follows the reduction as a
+/// split-reduction case does after its pass.
+fn emit_cross_core(
+    ctx: &Ctx,
+    plan: &autofuse_ascir::kernel::SplitPlan,
+    o: &mut String,
+) -> Result<(), String> {
+    let s = ctx.s;
+    let case = ctx.case;
+    let r = ctx.rank();
+    let u = case.split.ok_or("cross-core case without split axis")?;
+    let axis = ctx.axis(u).to_string();
+    let var = case.tile_var.as_deref().unwrap_or("1");
+    let accs = s.cross_core_accs(case);
+    let slot_of = |n: usize| match s.nodes[n].value {
+        Place::Slot { slot } => Ok(slot),
+        _ => Err(format!("accumulator {n} has no slot")),
+    };
+    let _ = writeln!(
+        o,
+        "    // Cross-core reduction: each row group's chunks of {axis} are shared by t.rcore_parts blocks;\n    \
+         // each reduces its share into partials in the workspace, and after SyncAll one block per\n    \
+         // row group combines them and finishes the kernel.\n    \
+         const int64_t parts = t.rcore_parts;\n    \
+         const int64_t per_part = parts > 0 ? af_ceildiv(chunks, parts) : 0;\n    \
+         const int64_t groups = parts > 0 ? t.tiles_total / parts : 0;\n    \
+         const int64_t record = {};  // workspace bytes per unit\n    \
+         for (int64_t unit = first; unit < last; ++unit) {{\n        \
+         const int64_t chunk0 = (unit % parts) * per_part;\n        \
+         const int64_t chunk_end = af_min(chunks, chunk0 + per_part);\n        \
+         int64_t rest = unit / parts;\n        (void)rest;",
+        cx(s, &s.partial_bytes(case))
+    );
+    o.push_str(&tile_position(ctx, "        ", false));
+    let _ = writeln!(
+        o,
+        "        // Phase 1: this block's share of the chunks of {axis}.\n        for (int64_t chunk = chunk0; chunk < chunk_end; ++chunk) {{\n            const int64_t o_{axis} = chunk * {var};\n            const int64_t e_{axis} = af_min({var}, size_{axis} - o_{axis});"
+    );
+    let mut nodes = plan.chunk_nodes[0].clone();
+    nodes.sort_unstable();
+    nodes.dedup();
+    let stage = Stage {
+        nodes,
+        accs: plan.chunk_accs[0].clone(),
+        means: Vec::new(),
+        in_chunk: true,
+    };
+    o.push_str(&emit_stage(ctx, &stage, "            ")?);
+    o.push_str("        }\n        // The partials to this unit's workspace record (after the vector unit wrote them;\n        // the next unit's vector writes wait for the copy).\n        {\n            af::SyncVectorToStore();\n");
+    for &a in &accs {
+        let t = ub_type(s.nodes[a].dtype);
+        let slot = slot_of(a)?;
+        let _ = writeln!(
+            o,
+            "            {{\n                const int64_t x{a}[{r}] = {{{}}};\n                const int64_t count = af::Elems(x{a}, kAlign);\n                GlobalTensor<{t}> ws;\n                ws.SetGlobalBuffer((__gm__ {t}*)(workspace + unit * record + {}), count);\n                const int64_t wx[1] = {{count}};\n                const int64_t wg[1] = {{1}};\n                af::StoreBox(ws, b{slot}.Get<{t}>(), 0, wx, wg, kAlign);\n            }}",
+            ctx.box_of(a),
+            cx(s, &s.partial_offset(case, a))
+        );
+    }
+    o.push_str("            af::SyncStoreToVector();\n        }\n    }\n");
+    o.push_str("    // Every block's partials are in GM before any block reads them.\n    PipeBarrier<PIPE_ALL>();\n    SyncAll();\n");
+    let _ = writeln!(
+        o,
+        "    // Phase 2: block b combines the partials of row group b and finishes it.\n    for (int64_t group = static_cast<int64_t>(GetBlockIdx()); group < groups; group += static_cast<int64_t>(t.block_dim)) {{\n        int64_t rest = group;\n        (void)rest;"
+    );
+    o.push_str(&tile_position(ctx, "        ", false));
+    let _ = writeln!(
+        o,
+        "        // The partials, {batch} per DMA (one strided box of records), combined in order.\n        for (int64_t p0 = 0; p0 < parts; p0 += {batch}) {{\n            const int64_t k = af_min({batch}, parts - p0);",
+        batch = autofuse_ascir::kernel::CROSS_CORE_BATCH
+    );
+    for &a in &accs {
+        let t = ub_type(s.nodes[a].dtype);
+        let slot = slot_of(a)?;
+        let NodeKind::Reduce { op, .. } = &s.nodes[a].kind else {
+            return Err(format!("accumulator {a} is not a reduction"));
+        };
+        let _ = writeln!(
+            o,
+            "            {{\n                // %{a}\n                const int64_t x{a}[{r}] = {{{}}};\n                const int64_t count = af::Elems(x{a}, kAlign);\n                const int64_t stride = record / static_cast<int64_t>(sizeof({t}));\n                GlobalTensor<{t}> ws;\n                ws.SetGlobalBuffer((__gm__ {t}*)(workspace + (group * parts + p0) * record + {}), (k - 1) * stride + count);\n                LocalTensor<{t}> acc = b{slot}.Get<{t}>();\n                LocalTensor<{t}> part_v = part.Get<{t}>();\n                const int64_t wx[2] = {{k, count}};\n                const int64_t wg[2] = {{stride, 1}};\n                af::SyncVectorToLoad();\n                af::LoadBox(part_v, ws, 0, wx, wg, kAlign);\n                af::SyncLoadToVector();\n                for (int64_t j = 0; j < k; ++j) {{\n                    PipeBarrier<PIPE_V>();\n                    if (p0 + j == 0) {{\n                        DataCopy(acc, part_v, static_cast<uint32_t>(count));\n                    }} else {{\n                        af::Combine<af::Red::{}>(acc, part_v[static_cast<uint32_t>(j * count)], static_cast<int32_t>(count));\n                    }}\n                }}\n            }}",
+            ctx.box_of(a),
+            cx(s, &s.partial_offset(case, a)),
+            red_kind(op)
+        );
+    }
+    o.push_str("        }\n");
+    let mut nodes = plan.final_nodes[0].clone();
+    nodes.extend(&plan.final_stores[0]);
+    nodes.sort_unstable();
+    nodes.dedup();
+    if !nodes.is_empty() || !plan.final_means[0].is_empty() {
+        o.push_str(
+            "        // After the combine: values computed once per row group.\n        {\n",
+        );
+        let stage = Stage {
+            nodes,
+            accs: Vec::new(),
+            means: plan.final_means[0].clone(),
+            in_chunk: false,
+        };
+        o.push_str(&emit_stage(ctx, &stage, "            ")?);
+        o.push_str("        }\n");
     }
     o.push_str("    }\n");
     Ok(())
@@ -1124,7 +1275,12 @@ fn accumulate(
     l.push(format!(
         "    const int32_t count = static_cast<int32_t>(af::Elems(x{n}, kAlign));"
     ));
-    l.push("    if (chunk == 0) {".into());
+    // A cross-core unit starts at the first chunk of its share.
+    l.push(if ctx.case.cross_core {
+        "    if (chunk == chunk0) {".into()
+    } else {
+        "    if (chunk == 0) {".into()
+    });
     l.push(format!(
         "        DataCopy(v{n}, part_v, static_cast<uint32_t>(count));"
     ));

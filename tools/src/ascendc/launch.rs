@@ -183,6 +183,13 @@ pub fn translate_launch(
     let symbols = launch_symbols(groups);
     let names = CNames::new(&symbols);
     let barriers = wiring.waits.iter().filter(|&&w| w).count();
+    // Groups with a cross-core case: their partials take a workspace region of their
+    // own, and their SyncAll must be reached by every block of the launch.
+    let cross: Vec<bool> = groups
+        .iter()
+        .map(|g| kernel::cross_core(g.input.schedule))
+        .collect();
+    let syncs = barriers > 0 || cross.iter().any(|&c| c);
     let mut files = Vec::new();
 
     // Kernel.
@@ -222,7 +229,7 @@ pub fn translate_launch(
         "extern \"C\" __global__ __aicore__ void {name}({}) {{",
         args.join(", ")
     );
-    if barriers > 0 {
+    if syncs {
         k.push_str(
             "    // SyncAll (the hardware barrier) needs a mix kernel on A2/A3.\n    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIV_1_0);\n",
         );
@@ -230,7 +237,7 @@ pub fn translate_launch(
         k.push_str("    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);\n");
     }
     let _ = writeln!(k, "    AF_GET_TILING(af_{name}::TilingData, t, tiling);");
-    if wiring.workspace.is_empty() {
+    if wiring.workspace.is_empty() && !cross.iter().any(|&c| c) {
         k.push_str("    (void)workspace;\n");
     }
     for i in 0..wiring.workspace.len() {
@@ -244,12 +251,32 @@ pub fn translate_launch(
                 "    // Group {i} reads what earlier groups wrote to GM: every block waits for all.\n    SyncAll();"
             );
         }
-        let buffers: Vec<String> = operands.iter().chain(results).map(|b| b.c_name()).collect();
+        let mut buffers: Vec<String> = operands.iter().chain(results).map(|b| b.c_name()).collect();
+        if cross[i] {
+            buffers.push(format!("workspace + t.g{i}_ws_offset"));
+        }
         let _ = writeln!(
             k,
-            "    if (block < static_cast<int64_t>(t.g{i}.block_dim)) {{  // @{kernel_name}\n        af_{name}_g{i}::Run({}, t.g{i});\n    }}",
+            "    if (block < static_cast<int64_t>(t.g{i}.block_dim)) {{  // @{kernel_name}\n        af_{name}_g{i}::Run({}, t.g{i});",
             buffers.join(", ")
         );
+        if cross[i] {
+            // The cross-core case's blocks meet at one SyncAll; so must the others.
+            let keys: Vec<String> = groups[i]
+                .input
+                .schedule
+                .cases
+                .iter()
+                .filter(|c| c.cross_core)
+                .map(|c| format!("t.g{i}.tiling_key == {}", c.key))
+                .collect();
+            let _ = writeln!(
+                k,
+                "    }} else if ({}) {{\n        SyncAll();  // the cross-core case's barrier, met by every block",
+                keys.join(" || ")
+            );
+        }
+        k.push_str("    }\n");
     }
     k.push_str("}\n");
     files.push((format!("{name}.cpp"), k));
@@ -270,6 +297,12 @@ pub fn translate_launch(
     );
     for i in 0..wiring.workspace.len() {
         let _ = writeln!(h, "    uint64_t ws{i}_offset;");
+    }
+    for (i, _) in cross.iter().enumerate().filter(|(_, &c)| c) {
+        let _ = writeln!(
+            h,
+            "    uint64_t g{i}_ws_offset;  // group {i}'s cross-core partials"
+        );
     }
     for (i, g) in groups.iter().enumerate() {
         let _ = writeln!(h, "    af_{}::TilingData g{i};", g.kernel);
@@ -334,7 +367,13 @@ pub fn translate_launch(
             "    out->ws{i}_offset = workspace;\n    workspace += (static_cast<uint64_t>({bytes}) + 31) / 32 * 32;"
         );
     }
-    if barriers > 0 {
+    for (i, _) in cross.iter().enumerate().filter(|(_, &c)| c) {
+        let _ = writeln!(
+            c,
+            "    out->g{i}_ws_offset = workspace;\n    workspace += (static_cast<uint64_t>(out->g{i}.workspace_bytes) + 31) / 32 * 32;"
+        );
+    }
+    if syncs {
         c.push_str("    // A mix kernel needs a workspace of at least one block.\n    if (workspace == 0) workspace = 32;\n");
     }
     c.push_str("    out->workspace_bytes = workspace;\n    return 0;\n}\n");

@@ -965,10 +965,23 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
                     let tile = l
                         .fields
                         .iter()
-                        .filter(|(n, _)| n.ends_with("t_size"))
+                        // Tile sizes are named after their axis (`z0t_size`), which
+                        // buffer sizes such as `part_size` are not.
+                        .filter(|(n, _)| {
+                            n.strip_suffix("t_size")
+                                .is_some_and(|axis| axis.ends_with(|c: char| c.is_ascii_digit()))
+                        })
                         .find(|(_, v)| *v != 0)
                         .map(|(n, v)| format!(" {n}={v}"))
                         .unwrap_or_default();
+                    // A cross-core reduction: the blocks sharing each row group.
+                    let tile = l
+                        .fields
+                        .iter()
+                        .filter(|(n, _)| n.ends_with("rcore_parts"))
+                        .find(|(_, v)| *v != 0)
+                        .map(|(n, v)| format!("{tile} {n}={v}"))
+                        .unwrap_or(tile);
                     // The tiling key the host function chose (the kernel source's `Case N`).
                     let key = l
                         .fields

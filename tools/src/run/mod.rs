@@ -555,9 +555,15 @@ fn launcher(k: &PreparedKernel) -> Result<String, String> {
         );
         args.push(format!("out{i}.addr()"));
     }
+    // A cross-core case writes its partials to the workspace (`workspace_bytes`).
+    let ws = if fields.iter().any(|(f, _)| f == "workspace_bytes") {
+        "af_gm_bytes(static_cast<size_t>(t.workspace_bytes))"
+    } else {
+        "32"
+    };
     let _ = writeln!(
         o,
-        "    ascendc_sim::GmBuffer<uint8_t> ws(32);\n    ascendc_sim::GmBuffer<uint8_t> tiling(sizeof(t));\n    std::memcpy(tiling.data(), &t, sizeof(t));"
+        "    ascendc_sim::GmBuffer<uint8_t> ws({ws});\n    ascendc_sim::GmBuffer<uint8_t> tiling(sizeof(t));\n    std::memcpy(tiling.data(), &t, sizeof(t));"
     );
     args.push("ws.addr()".into());
     args.push("tiling.addr()".into());

@@ -215,6 +215,22 @@ __aicore__ inline void SyncVectorToLoad() {
     WaitFlag<HardEvent::V_MTE2>(e);
 }
 
+// Vector writes of a TBuf before DataCopy copies it to GM (a cross-core reduction's
+// partials): order PIPE_V before PIPE_MTE3.
+__aicore__ inline void SyncVectorToStore() {
+    event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::V_MTE3));
+    SetFlag<HardEvent::V_MTE3>(e);
+    WaitFlag<HardEvent::V_MTE3>(e);
+}
+
+// DataCopy of a TBuf to GM before vector writes overwrite it (write after read):
+// order PIPE_MTE3 before PIPE_V.
+__aicore__ inline void SyncStoreToVector() {
+    event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::MTE3_V));
+    SetFlag<HardEvent::MTE3_V>(e);
+    WaitFlag<HardEvent::MTE3_V>(e);
+}
+
 // Scalar writes of UB (SetValue) before vector reads: order PIPE_S before PIPE_V.
 __aicore__ inline void SyncScalarToVector() {
     event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::S_V));
