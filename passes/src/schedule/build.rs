@@ -74,14 +74,14 @@ impl BuildSchedule for Schedule {
     }
 }
 
-/// Ops of a pointwise kernel: the only ones whose loop nest may be reordered (each
-/// element is computed on its own, and no attribute names an axis position).
 /// Concat rows (elements after the concat axis) up to this many always fit a tile
 /// whole; longer or symbolic rows also get a case cutting them into blocks.
 const CONCAT_ROW_BLOCK_MIN: i64 = 1024;
 /// The longest row block tried for such a case (elements).
 const CONCAT_ROW_BLOCK_MAX: i64 = 16384;
 
+/// Ops of a pointwise kernel: the only ones whose loop nest may be reordered (each
+/// element is computed on its own, and no attribute names an axis position).
 const REORDERABLE_OPS: &[&str] = &["data", "load", "store", "output", "cast", "scalar", "fill"];
 
 /// The loop order that turns a transpose moving the innermost axis into one the kernel
