@@ -217,6 +217,11 @@ struct FixedDmas {
     /// One load per row a gather picks from a table in GM, over the whole kernel: they
     /// grow with the tile, so they are shared out over blocks, not tiles.
     gathered_rows: i64,
+    /// The least share of the kernel's work its largest block can have: blocks take
+    /// whole units (a looped position times `tile_align` elements of the split axis), so
+    /// some block holds `ceil(U / cores)` of the `U` units (one fewer when the last unit
+    /// of the split axis may be short), never less than `1 / cores`.
+    block_share: f64,
 }
 
 /// Loads and stores of one smallest tile (tile size 1, or the whole axis when the case
@@ -241,7 +246,23 @@ fn fixed_dmas(model: &autofuse_tiling::tiling::TilingModel, tiling: &Tiling) -> 
         Some(_) => (loads_at(2, &mut env)? - one).max(0),
         None => 0,
     };
-    let units = eval(&case.split_size, &env).ok()?.max(1) * eval(&case.outer, &env).ok()?.max(1);
+    let split = eval(&case.split_size, &env).ok()?.max(1);
+    let outer = eval(&case.outer, &env).ok()?.max(1);
+    let units = split * outer;
+    let align = if case.tile_var.is_some() {
+        case.tile_align.max(1)
+    } else {
+        split
+    };
+    let work_units = outer * ((split + align - 1) / align);
+    let cores = tiling.cores.max(1);
+    let per_block = (work_units + cores - 1) / cores;
+    let full_units = if split % align == 0 {
+        per_block
+    } else {
+        per_block - 1
+    };
+    let block_share = (full_units as f64 / work_units as f64).max(1.0 / cores as f64);
     let hoisted = eval(&case.once.load_ops, &env).ok()?;
     let stores = eval(&case.cost.store_ops, &env).ok()?;
     Some(FixedDmas {
@@ -249,6 +270,7 @@ fn fixed_dmas(model: &autofuse_tiling::tiling::TilingModel, tiling: &Tiling) -> 
         hoisted,
         stores,
         gathered_rows: per_unit * units,
+        block_share,
     })
 }
 
@@ -309,9 +331,9 @@ impl KernelRow {
 
     /// A lower bound of the chip model's time of this kernel for any tiling that gives
     /// a block `k` equal tiles (the solver's tilings; only the tail tile of an axis is
-    /// shorter), minimised over `k`. The block with the largest share reads at least
-    /// `I` = its share of the inputs over all cores at the MTE2 rate and writes `O` = its
-    /// share of the outputs at the MTE3 rate; every tile issues `L` loads and `M` stores,
+    /// shorter), minimised over `k`. The block with the largest share (`block_share`:
+    /// blocks take whole units of work) reads at least `I` = that share of the inputs at
+    /// the MTE2 rate and writes `O` = that share of the outputs at the MTE3 rate; every tile issues `L` loads and `M` stores,
     /// the block `Lh` hoisted loads, each with the DMA head `H`. Its stores start after
     /// its first tile's loads, and its last tile's stores after all its loads:
     /// `max((Lh + L + G / k) H + I / k + k M H + O, (Lh + k L + G) H + I + M H + O / k)`,
@@ -324,13 +346,13 @@ impl KernelRow {
             hoisted,
             stores,
             gathered_rows,
+            block_share,
         } = self.fixed_dmas?;
         let head = self.chip.dma_head_cycles as f64;
-        let cores = self.chip.vector_cores.max(1) as f64;
-        let g = (gathered_rows as f64 / cores).ceil();
-        let i = self.in_bytes as f64 / (self.chip.mte2_bytes_per_cycle.max(1) as f64 * cores);
+        let g = (gathered_rows as f64 * block_share).ceil();
+        let i = self.in_bytes as f64 * block_share / self.chip.mte2_bytes_per_cycle.max(1) as f64;
         let out = self.min_bytes.saturating_sub(self.in_bytes) as f64;
-        let o = out / (self.chip.mte3_bytes_per_cycle.max(1) as f64 * cores);
+        let o = out * block_share / self.chip.mte3_bytes_per_cycle.max(1) as f64;
         let (l, lh, m) = (loads as f64, hoisted as f64, stores as f64);
         let best = (1..=64)
             .map(|k| {
