@@ -987,12 +987,17 @@ __aicore__ inline void ArangeBox(const LocalTensor<T>& dst, const int64_t (&ext)
         }
     }
     // Row r starts at offset base + r * row_stride when the outer axes walk the rows
-    // linearly (one outer axis, or outer strides that nest like a row-major walk).
+    // linearly: each outer axis of more than one index steps by the next such axis's
+    // stride times its extent (unit axes move nothing), row_stride the innermost's.
     bool linear = true;
-    for (int k = 0; k + 2 < R; ++k) {
-        if (ext[k] > 1 && strides[k] != strides[k + 1] * ext[k + 1]) linear = false;
+    int64_t row_stride = 0;
+    int inner = -1;
+    for (int k = R - 2; k >= 0; --k) {
+        if (ext[k] <= 1) continue;
+        if (inner >= 0 && strides[k] != strides[inner] * ext[inner]) linear = false;
+        if (inner < 0) row_stride = strides[k];
+        inner = k;
     }
-    const int64_t row_stride = strides[R >= 2 ? R - 2 : 0];
     if (linear && rows > 1) {
         PipeBarrier<PIPE_V>();
         Adds(dst, dst, static_cast<T>(start + delta * static_cast<Acc>(base)), len);
