@@ -60,12 +60,17 @@ __aicore__ inline int64_t Elems(const int64_t (&ext)[R], int64_t align) {
     return rows * af_align(ext[R - 1], align);
 }
 
-// Scalar reads of UB (GetValue) after vector writes: order PIPE_V before PIPE_S.
-__aicore__ inline void SyncVectorToScalar() {
-    event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::V_S));
-    SetFlag<HardEvent::V_S>(e);
-    WaitFlag<HardEvent::V_S>(e);
+// Orders two pipes outside the queues: the later pipe waits until the earlier one has
+// done everything issued so far (one event flag, set and waited for at once).
+template <HardEvent E>
+__aicore__ inline void OrderPipes() {
+    event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(E));
+    SetFlag<E>(e);
+    WaitFlag<E>(e);
 }
+
+// Scalar reads of UB (GetValue) after vector writes: order PIPE_V before PIPE_S.
+__aicore__ inline void SyncVectorToScalar() { OrderPipes<HardEvent::V_S>(); }
 
 // The row dimensions of a box (all but the innermost), with extent-1 dimensions
 // dropped and dimensions merged where both GM and UB rows are evenly spaced.
@@ -201,42 +206,26 @@ __aicore__ inline void RowIndex(int64_t row, const int64_t (&ext)[R], int64_t (&
 
 // DataCopy GM -> UB outside a queue (loads hoisted out of the tile loop into a TBuf)
 // before vector reads: order PIPE_MTE2 before PIPE_V.
-__aicore__ inline void SyncLoadToVector() {
-    event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::MTE2_V));
-    SetFlag<HardEvent::MTE2_V>(e);
-    WaitFlag<HardEvent::MTE2_V>(e);
-}
+__aicore__ inline void SyncLoadToVector() { OrderPipes<HardEvent::MTE2_V>(); }
 
 // Vector reads of a TBuf before DataCopy overwrites it (write after read): order
 // PIPE_V before PIPE_MTE2.
-__aicore__ inline void SyncVectorToLoad() {
-    event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::V_MTE2));
-    SetFlag<HardEvent::V_MTE2>(e);
-    WaitFlag<HardEvent::V_MTE2>(e);
-}
+__aicore__ inline void SyncVectorToLoad() { OrderPipes<HardEvent::V_MTE2>(); }
 
 // Vector writes of a TBuf before DataCopy copies it to GM (a cross-core reduction's
 // partials): order PIPE_V before PIPE_MTE3.
-__aicore__ inline void SyncVectorToStore() {
-    event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::V_MTE3));
-    SetFlag<HardEvent::V_MTE3>(e);
-    WaitFlag<HardEvent::V_MTE3>(e);
-}
+__aicore__ inline void SyncVectorToStore() { OrderPipes<HardEvent::V_MTE3>(); }
 
 // DataCopy of a TBuf to GM before vector writes overwrite it (write after read):
 // order PIPE_MTE3 before PIPE_V.
-__aicore__ inline void SyncStoreToVector() {
-    event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::MTE3_V));
-    SetFlag<HardEvent::MTE3_V>(e);
-    WaitFlag<HardEvent::MTE3_V>(e);
-}
+__aicore__ inline void SyncStoreToVector() { OrderPipes<HardEvent::MTE3_V>(); }
 
 // Scalar writes of UB (SetValue) before vector reads: order PIPE_S before PIPE_V.
-__aicore__ inline void SyncScalarToVector() {
-    event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::S_V));
-    SetFlag<HardEvent::S_V>(e);
-    WaitFlag<HardEvent::S_V>(e);
-}
+__aicore__ inline void SyncScalarToVector() { OrderPipes<HardEvent::S_V>(); }
+
+// DataCopy GM -> UB outside a queue before scalar reads (GetValue): order PIPE_MTE2
+// before PIPE_S.
+__aicore__ inline void SyncLoadToScalar() { OrderPipes<HardEvent::MTE2_S>(); }
 
 // dst (extents dext) = src0 (ext0) ++ src1 (ext1) along box dimension `axis` (extents
 // agree elsewhere); GE's UB concat. Every slab that starts 32-byte aligned is one UB->UB
@@ -388,16 +377,8 @@ __aicore__ inline void GatherRows(const LocalTensor<T>& dst, const GlobalTensor<
     // The vector unit may still read dst (an earlier tile) and the index tile was
     // written by MTE2 and read by V only so far.
     SyncVectorToScalar();
-    {
-        event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::V_MTE2));
-        SetFlag<HardEvent::V_MTE2>(e);
-        WaitFlag<HardEvent::V_MTE2>(e);
-    }
-    {
-        event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::MTE2_S));
-        SetFlag<HardEvent::MTE2_S>(e);
-        WaitFlag<HardEvent::MTE2_S>(e);
-    }
+    SyncVectorToLoad();
+    SyncLoadToScalar();
     if (iext[R - 1] != 1 || gs[R - 1] != 1) {
         // The innermost axis is an index axis (a gather of single elements): a DMA
         // copy would start every element at a 32-byte block, so the scalar unit copies.
@@ -414,14 +395,6 @@ __aicore__ inline void GatherRows(const LocalTensor<T>& dst, const GlobalTensor<
         DataCopyPad(dst[static_cast<uint32_t>(r * dpitch)], src[g + index * istride], p, pad);
     }
     SyncLoadToVector();
-}
-
-// DataCopy GM -> UB outside a queue before scalar reads (GetValue): order PIPE_MTE2
-// before PIPE_S.
-__aicore__ inline void SyncLoadToScalar() {
-    event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::MTE2_S));
-    SetFlag<HardEvent::MTE2_S>(e);
-    WaitFlag<HardEvent::MTE2_S>(e);
 }
 
 // The first `elems` elements of the GM tensor `src` into UB at `dst`: one DataCopyPad
@@ -457,11 +430,7 @@ __aicore__ inline void GatherRows(const LocalTensor<T>& dst, const LocalTensor<T
         if (dext[k] > 1 && gs[k] % kBlock != 0) blocks = false;
     // The scalar unit reads the indices, which MTE2 (a load) or V (computed ids) wrote.
     SyncVectorToScalar();
-    {
-        event_t e = static_cast<event_t>(GetTPipePtr()->FetchEventID(HardEvent::MTE2_S));
-        SetFlag<HardEvent::MTE2_S>(e);
-        WaitFlag<HardEvent::MTE2_S>(e);
-    }
+    SyncLoadToScalar();
     if (blocks) {
         PipeBarrier<PIPE_V>();
         for (int64_t r = 0; r < rows; ++r) {
