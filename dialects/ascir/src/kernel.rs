@@ -11,6 +11,16 @@ use autofuse_ir::graph::DType;
 use autofuse_symbolic::Expr;
 use std::collections::BTreeMap;
 
+/// Byte offset of `item` in a buffer that packs `items` back to back, each `bytes(i)`
+/// long (the hoist buffer's loads, the table buffer's tables, a workspace record's
+/// partials); with `None`, the bytes of them all.
+fn packed_offset(items: &[usize], item: Option<usize>, bytes: impl Fn(usize) -> Expr) -> Expr {
+    items
+        .iter()
+        .take_while(|&&i| Some(i) != item)
+        .fold(c(0), |acc, &i| acc + bytes(i))
+}
+
 /// One axis of the normalized loop nest.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NormAxis {
@@ -937,10 +947,7 @@ impl Schedule {
 
     /// Byte offset of hoisted or chunk-resident load `n` in the `hoist` buffer of `case`.
     pub fn hoist_offset(&self, case: &Case, n: usize) -> Expr {
-        self.in_hoist(case)
-            .iter()
-            .take_while(|&&h| h != n)
-            .fold(c(0), |acc, &h| acc + self.raw_bytes(case, h))
+        packed_offset(&self.in_hoist(case), Some(n), |h| self.raw_bytes(case, h))
     }
 
     /// Bytes of the `hoist` buffer in `case` (256 when the case keeps nothing there).
@@ -949,8 +956,7 @@ impl Schedule {
         if kept.is_empty() {
             return c(256);
         }
-        kept.iter()
-            .fold(c(0), |acc, &h| acc + self.raw_bytes(case, h))
+        packed_offset(&kept, None, |h| self.raw_bytes(case, h))
     }
 
     /// Work done once per block before the tile loop (the hoisted loads).
@@ -1005,10 +1011,9 @@ impl Schedule {
 
     /// Byte offset of kernel input `input`'s table in the `table` buffer of `case`.
     pub fn table_offset(&self, case: &Case, input: usize) -> Expr {
-        self.table_inputs(case)
-            .iter()
-            .take_while(|&&i| i != input)
-            .fold(c(0), |acc, &i| acc + self.table_slot_bytes(i))
+        packed_offset(&self.table_inputs(case), Some(input), |i| {
+            self.table_slot_bytes(i)
+        })
     }
 
     /// Bytes of the `table` buffer of `case` (256 when it keeps no table in UB).
@@ -1017,10 +1022,7 @@ impl Schedule {
         if inputs.is_empty() {
             return c(256);
         }
-        inputs
-            .iter()
-            .fold(c(0), |acc, &i| acc + self.table_slot_bytes(i))
-            .align(&c(256))
+        packed_offset(&inputs, None, |i| self.table_slot_bytes(i)).align(&c(256))
     }
 
     /// Whether some case keeps a gather table in UB.
@@ -1251,6 +1253,16 @@ impl Schedule {
             }
         }
         out
+    }
+
+    /// UB bytes of `case`'s smallest tile (`tile_align` elements of the split axis),
+    /// when no symbol of the kernel changes them.
+    pub fn smallest_tile_ub(&self, case: &Case) -> Option<i64> {
+        let mut env = std::collections::HashMap::new();
+        if let Some(var) = &case.tile_var {
+            env.insert(var.clone(), case.tile_align.max(1));
+        }
+        self.ub_expr(case, &self.operands).eval_map(&env).ok()
     }
 
     /// Total UB bytes of `case` as an expression of the symbols and the tile size.
@@ -1549,18 +1561,17 @@ impl Schedule {
 
     /// Byte offset of accumulator `n`'s partial in one unit's workspace record.
     pub fn partial_offset(&self, case: &Case, n: usize) -> Expr {
-        self.cross_core_accs(case)
-            .iter()
-            .take_while(|&&a| a != n)
-            .fold(c(0), |acc, &a| acc + self.partial_slot_bytes(case, a))
+        packed_offset(&self.cross_core_accs(case), Some(n), |a| {
+            self.partial_slot_bytes(case, a)
+        })
     }
 
     /// Bytes of one unit's workspace record (every accumulator's partial). The
     /// workspace holds one record per unit: `row groups x parts` of them.
     pub fn partial_bytes(&self, case: &Case) -> Expr {
-        self.cross_core_accs(case)
-            .iter()
-            .fold(c(0), |acc, &a| acc + self.partial_slot_bytes(case, a))
+        packed_offset(&self.cross_core_accs(case), None, |a| {
+            self.partial_slot_bytes(case, a)
+        })
     }
 
     /// The cost model of a cross-core case, in pieces the solver scales by the run-time

@@ -1905,7 +1905,11 @@ fn schedulable(graph: &AscGraph, sunk: &[Option<f64>], target: &str) -> Result<(
     // over a part of the axis, which no tile split can compute) would leave every shape
     // whose slab outgrows UB to the interpreter.
     let holds_concat = graph.nodes.iter().any(|n| n.op == "concat");
-    if holds_concat && !has_bounded_case(&schedule, graph) {
+    let bounded = schedule
+        .cases
+        .iter()
+        .any(|case| schedule.smallest_tile_ub(case).is_some());
+    if holds_concat && !bounded {
         return Err(Refusal {
             rule: Rule::Unschedulable,
             detail: "no tiling case of the fused concat kernel has a tile of bounded size \
@@ -1914,18 +1918,6 @@ fn schedulable(graph: &AscGraph, sunk: &[Option<f64>], target: &str) -> Result<(
         });
     }
     Ok(())
-}
-
-/// Whether some case's smallest tile has a size that no symbol changes.
-fn has_bounded_case(schedule: &Schedule, graph: &AscGraph) -> bool {
-    let operands = Schedule::operands_of(graph);
-    schedule.cases.iter().any(|case| {
-        let mut env = std::collections::HashMap::new();
-        if let Some(var) = &case.tile_var {
-            env.insert(var.clone(), case.tile_align.max(1));
-        }
-        schedule.ub_expr(case, &operands).eval_map(&env).is_ok()
-    })
 }
 
 /// GE's transpose strategy (ge_autofuse.md §5.4): a kernel holding a transpose fuses

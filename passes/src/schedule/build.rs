@@ -934,7 +934,6 @@ impl Steps for Schedule {
     /// Refuses the kernel when not even the smallest block fits, rather than hand the
     /// tiling an infeasible kernel (only a shrunken `ub-bytes` does that).
     fn fit_transpose_block(&mut self, chip: &ChipProfile) -> Result<(), String> {
-        let operands = self.operands.clone();
         let Some(case) = self.cases.first().cloned() else {
             return Ok(());
         };
@@ -954,11 +953,7 @@ impl Steps for Schedule {
             };
             let mut trial = case.clone();
             trial.inner_block = Some((b, extent));
-            let mut env = std::collections::HashMap::new();
-            if let Some(var) = &trial.tile_var {
-                env.insert(var.clone(), trial.tile_align.max(1));
-            }
-            let Ok(bytes) = self.ub_expr(&trial, &operands).eval_map(&env) else {
+            let Some(bytes) = self.smallest_tile_ub(&trial) else {
                 return Ok(());
             };
             if bytes <= ub && fitting.is_none() {
@@ -986,7 +981,6 @@ impl Steps for Schedule {
     /// own block). The case serves rows longer than a tile holds, where a tile is one
     /// row block anyway; longer blocks mean fewer DMA heads per byte.
     fn fit_concat_row_block(&mut self, chip: &ChipProfile) {
-        let operands = self.operands.clone();
         let ub = chip.ub_usable as i64;
         for i in 0..self.cases.len() {
             let Some((b, _)) = self.cases[i].inner_block.clone() else {
@@ -1006,15 +1000,12 @@ impl Steps for Schedule {
                 };
                 let mut trial = self.cases[i].clone();
                 trial.inner_block = Some((b, extent.clone()));
-                let mut env = std::collections::HashMap::new();
-                if let Some(var) = &trial.tile_var {
-                    env.insert(var.clone(), 1);
-                }
-                if let Ok(bytes) = self.ub_expr(&trial, &operands).eval_map(&env) {
-                    if bytes <= ub {
-                        chosen = extent;
-                        break;
-                    }
+                if self
+                    .smallest_tile_ub(&trial)
+                    .is_some_and(|bytes| bytes <= ub)
+                {
+                    chosen = extent;
+                    break;
                 }
                 block /= 2;
             }
@@ -1044,15 +1035,10 @@ impl Steps for Schedule {
     /// case's smallest tile fits the chip's UB (only a shrunken `ub-bytes` does that to a
     /// kernel `--lower-to-ascir` built), rather than hand the tiling an infeasible kernel.
     fn check_concat_slabs_fit(&self, chip: &ChipProfile) -> Result<(), String> {
-        let operands = self.operands.clone();
         let mut smallest: Option<i64> = None;
         for case in &self.cases {
-            let mut env = std::collections::HashMap::new();
-            if let Some(var) = &case.tile_var {
-                env.insert(var.clone(), case.tile_align.max(1));
-            }
             // Symbolic slabs are decided at run time by the tiling function.
-            let Ok(bytes) = self.ub_expr(case, &operands).eval_map(&env) else {
+            let Some(bytes) = self.smallest_tile_ub(case) else {
                 return Ok(());
             };
             smallest = Some(smallest.map_or(bytes, |m: i64| m.min(bytes)));
