@@ -222,13 +222,22 @@ struct FixedDmas {
     /// some block holds `ceil(U / cores)` of the `U` units (one fewer when the last unit
     /// of the split axis may be short), never less than `1 / cores`.
     block_share: f64,
+    /// The fewest tiles the largest block can take: its units over the most units one
+    /// tile holds when its buffers fill UB (`solver::largest_fitting_tile`).
+    min_tiles: i64,
+    /// The largest tile that fits UB, in elements of the split axis.
+    largest_tile: i64,
 }
 
 /// Loads and stores of one smallest tile (tile size 1, or the whole axis when the case
 /// has no split) of the chosen case and its hoisted loads; `None` for a split-reduction
 /// case. The loads that grow with the tile (one per gathered row, read from a table in
 /// GM) are counted apart, over the whole kernel: a tile one unit longer adds them.
-fn fixed_dmas(model: &autofuse_tiling::tiling::TilingModel, tiling: &Tiling) -> Option<FixedDmas> {
+fn fixed_dmas(
+    model: &autofuse_tiling::tiling::TilingModel,
+    tiling: &Tiling,
+    chip: &ChipProfile,
+) -> Option<FixedDmas> {
     use autofuse_tiling::tiling::eval;
     let case = model.cases.iter().find(|c| c.key == tiling.key)?;
     if case.reduce_split {
@@ -265,12 +274,19 @@ fn fixed_dmas(model: &autofuse_tiling::tiling::TilingModel, tiling: &Tiling) -> 
     let block_share = (full_units as f64 / work_units as f64).max(1.0 / cores as f64);
     let hoisted = eval(&case.once.load_ops, &env).ok()?;
     let stores = eval(&case.cost.store_ops, &env).ok()?;
+    let largest_tile = match &case.tile_var {
+        Some(_) => solver::largest_fitting_tile(case, &env, chip).ok()??,
+        None => split,
+    };
+    let units_per_tile = ((largest_tile + align - 1) / align).max(1);
     Some(FixedDmas {
         loads: one - per_unit,
         hoisted,
         stores,
         gathered_rows: per_unit * units,
         block_share,
+        min_tiles: (per_block + units_per_tile - 1) / units_per_tile,
+        largest_tile,
     })
 }
 
@@ -338,8 +354,14 @@ impl KernelRow {
     /// its first tile's loads, and its last tile's stores after all its loads:
     /// `max((Lh + L + G / k) H + I / k + k M H + O, (Lh + k L + G) H + I + M H + O / k)`,
     /// where `G` is the block's share of the gathered rows (one load each, however the
-    /// block is tiled). Cycles, with the loads (per tile plus hoisted) and stores of
-    /// one tile.
+    /// block is tiled), over every `k` from the fewest tiles the block's share takes
+    /// when a tile fills UB (`min_tiles`). A tile's vector work stands between its loads
+    /// and its stores: `C` calls of the vector head `h` each (a tile issues the same
+    /// calls whatever its rows: whole-tile calls) plus `1/k` of the block's data cycles
+    /// `D` (both from the emulation's counts), so the first and last tile each add
+    /// `C h + D / k`, and a third bound runs the first load, all vector work and the last
+    /// store in series: `(Lh + L) H + I / k + k C h + D + M H + O / k`. Cycles, with the
+    /// loads (per tile plus hoisted) and stores of one tile.
     fn lower_bound(&self) -> Option<(f64, i64, i64, i64)> {
         let FixedDmas {
             loads,
@@ -347,6 +369,8 @@ impl KernelRow {
             stores,
             gathered_rows,
             block_share,
+            min_tiles,
+            ..
         } = self.fixed_dmas?;
         let head = self.chip.dma_head_cycles as f64;
         let g = (gathered_rows as f64 * block_share).ceil();
@@ -354,15 +378,36 @@ impl KernelRow {
         let out = self.min_bytes.saturating_sub(self.in_bytes) as f64;
         let o = out * block_share / self.chip.mte3_bytes_per_cycle.max(1) as f64;
         let (l, lh, m) = (loads as f64, hoisted as f64, stores as f64);
-        let best = (1..=64)
+        let (calls_per_tile, data) = self.vector_work();
+        let vec_head = self.chip.vec_head_cycles as f64;
+        let fewest = min_tiles.max(1);
+        let best = (fewest..=fewest.max(64))
             .map(|k| {
                 let k = k as f64;
-                let first = (lh + l + g / k) * head + i / k + k * m * head + o;
-                let last = (lh + k * l + g) * head + i + m * head + o / k;
-                first.max(last)
+                let tile_vec = calls_per_tile * vec_head + data / k;
+                let first = (lh + l + g / k) * head + i / k + tile_vec + k * m * head + o;
+                let last = (lh + k * l + g) * head + i + tile_vec + m * head + o / k;
+                let vector = (lh + l + g / k) * head
+                    + i / k
+                    + k * calls_per_tile * vec_head
+                    + data
+                    + m * head
+                    + o / k;
+                first.max(last).max(vector)
             })
             .fold(f64::INFINITY, f64::min);
         Some((best, loads + hoisted, stores, g as i64))
+    }
+
+    /// The vector calls one tile issues and the data cycles (busy cycles less call
+    /// heads) of the largest block's vector work, from the emulation's counts.
+    fn vector_work(&self) -> (f64, f64) {
+        let v = &self.pipes.pipes[1];
+        let blocks = self.blocks.max(1) as f64;
+        let tiles = self.tiling.tiles_per_block.max(1) as f64;
+        let calls = v.calls as f64 / blocks;
+        let data = (v.busy_cycles / blocks - calls * self.chip.vec_head_cycles as f64).max(0.0);
+        (calls / tiles, data)
     }
 
     /// Why the row cannot reach its bound, when the lower bound says so (or, for a
@@ -422,17 +467,33 @@ impl KernelRow {
         };
         Some(format!(
             "cannot reach {} because a block's tiles issue at least {loads} loads{gathered} and {stores} \
-             store(s) ({} cycles of head each) and the largest block's share of {} of inputs \
-             and outputs moves at {} B/cycle: at best {:.0} cycles over any number of \
-             tiles per block, {:.2}x the roofline ({:.0} cycles)",
+             store(s) ({} cycles of head each), the largest block's share of {} of inputs \
+             and outputs moves at {} B/cycle and each tile's vector work ({:.0} calls, {:.0} \
+             data cycles per block) stands between its loads and stores: at best {:.0} \
+             cycles over {}, {:.2}x the roofline ({:.0} cycles)",
             self.bound(),
             self.chip.dma_head_cycles,
             run::human_bytes(self.min_bytes),
             self.chip.mte2_bytes_per_cycle,
+            self.vector_work().0,
+            self.vector_work().1,
             lb,
+            self.tiles_per_block_range(),
             lb / roof,
             roof
         ))
+    }
+
+    /// The tile counts [`Self::lower_bound`] ranges over, in words.
+    fn tiles_per_block_range(&self) -> String {
+        match self.fixed_dmas {
+            Some(f) if f.min_tiles > 1 => format!(
+                "{} or more tiles per block (the case's buffers fit at most {} split-axis \
+                 elements per tile in UB)",
+                f.min_tiles, f.largest_tile
+            ),
+            _ => "any number of tiles per block".to_string(),
+        }
     }
 
     fn gm_ratio(&self) -> f64 {
@@ -492,7 +553,11 @@ impl KernelRow {
                         .lower_bound()
                         .map(|(lb, ..)| {
                             let roof = roofline_cycles(self.min_bytes, &self.chip);
-                            format!("; the DMA lower bound over any tiling is {:.2}x", lb / roof)
+                            format!(
+                                "; the pipe lower bound over {} is {:.2}x",
+                                self.tiles_per_block_range(),
+                                lb / roof
+                            )
                         })
                         .unwrap_or_default();
                     why.push(format!(
@@ -623,7 +688,7 @@ fn run_program(
                     measured_bytes: launch.gm_read + launch.gm_written,
                     pipes,
                     blocks: launch.blocks,
-                    fixed_dmas: fixed_dmas(&k.model, &tiling),
+                    fixed_dmas: fixed_dmas(&k.model, &tiling, &k.chip),
                     in_bytes: operands.iter().map(tensor_bytes).sum(),
                     tiling,
                 });

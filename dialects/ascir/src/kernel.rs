@@ -503,6 +503,17 @@ pub fn compare_supported(op: &str) -> bool {
     matches!(op, "eq" | "ne" | "lt" | "le" | "gt" | "ge")
 }
 
+/// Whether elementwise `op` on `dtype` may write its result over one of its operands.
+/// Compares write a mask before their select reads the operands again; int32 abs is
+/// `Muls` into the result, then `Max` of the result and the operand; integer selects
+/// stage the condition in scratch and read the data operands afterwards. Every other
+/// lowering is one call per element position or reads its operands before its first
+/// write, which the vector APIs allow in place (ascendc_api.md: "full in-place is OK").
+pub fn writes_in_place(op: &str, dtype: DType) -> bool {
+    let int = matches!(dtype, DType::I32 | DType::I64);
+    !(compare_supported(op) || (op == "abs" && int) || (matches!(op, "select" | "where") && int))
+}
+
 /// Ascend C APIs an elementwise op uses, for dtype gating.
 pub fn apis_of(op: &str) -> &'static [&'static str] {
     match op {
@@ -866,7 +877,8 @@ impl Schedule {
     /// A dead input tile Sigmoid node `n` of `case` may use as its temporary instead of
     /// the `scratch` buffer: a load read straight from its VECIN queue tensor in every
     /// tile (not hoisted or resident, not transposed, not bool) with `n`'s box and UB
-    /// type, whose last reader comes before `n`. The vendor's Sigmoid writes its
+    /// type, whose last reader comes before `n` and whose tensor holds no other value
+    /// (the schedule computes values over dead load tensors). The vendor's Sigmoid writes its
     /// temporary (a ones vector) only after reading its source, and the queue tensor is
     /// freed after the tile's compute. None in kernels with split-reduction cases (their
     /// passes compute in several stages).
@@ -890,6 +902,8 @@ impl Schedule {
                 && load.partial == info.partial
                 && ub_dtype(load.dtype) == ub_dtype(info.dtype)
                 && self.last_reader(l) < n
+                // No value computed over the tensor since.
+                && !(0..self.nodes.len()).any(|m| m != l && self.nodes[m].value == load.raw)
         })
     }
 

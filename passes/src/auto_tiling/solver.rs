@@ -235,6 +235,41 @@ pub fn bind(
     Ok(env)
 }
 
+/// The largest multiple of `a` (or `s`) whose UB bytes fit `cap`, by binary search (UB
+/// bytes are non-decreasing in the tile); `a.min(s)` when nothing larger fits.
+fn largest_tile(ev: &mut Eval, s: i64, a: i64, cap: i64) -> Result<i64, String> {
+    let (mut lo, mut hi) = (1i64, ceil_div(s, a));
+    while lo < hi {
+        let mid = lo + (hi - lo + 1) / 2;
+        if ev.ub((mid * a).min(s))? <= cap {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    Ok((lo * a).min(s))
+}
+
+/// The largest tile of `case`'s split axis that fits `chip`'s UB at the bound symbol
+/// values `env` ([`bind`]); `None` when not even the smallest tile fits.
+pub fn largest_fitting_tile(
+    case: &CaseModel,
+    env: &HashMap<String, i64>,
+    chip: &ChipProfile,
+) -> Result<Option<i64>, String> {
+    let mut ev = Eval {
+        case,
+        env: env.clone(),
+    };
+    let s = eval(&case.split_size, &ev.env)?.max(1);
+    let a = case.tile_align.max(1);
+    let cap = chip.ub_usable as i64;
+    if ev.ub(a.min(s))? > cap {
+        return Ok(None);
+    }
+    largest_tile(&mut ev, s, a, cap).map(Some)
+}
+
 /// Solves the tiling of `model` for symbol values `values` on `chip`.
 pub fn solve(
     model: &TilingModel,
@@ -276,17 +311,7 @@ pub fn solve(
                 parts: 0,
             }
         } else {
-            // Largest fitting tile.
-            let (mut lo, mut hi) = (1i64, ceil_div(s, a));
-            while lo < hi {
-                let mid = lo + (hi - lo + 1) / 2;
-                if ev.ub((mid * a).min(s))? <= cap {
-                    lo = mid;
-                } else {
-                    hi = mid - 1;
-                }
-            }
-            let t_max = (lo * a).min(s);
+            let t_max = largest_tile(&mut ev, s, a, cap)?;
             let mut ts = vec![t_max];
             let mut t = t_max;
             while t > t_min {

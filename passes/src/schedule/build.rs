@@ -1315,6 +1315,27 @@ impl Steps for Schedule {
                     .filter_map(|&st| graph.nodes[st].operands.first().map(|&p| (p, None)))
                     .collect()
             };
+        // VECIN tensors a value may be computed over once the value it holds dies: loads
+        // read straight from their queue in every tile of every case (not hoisted or
+        // resident, not transposed, not bool), in kernels computing each tile in one
+        // stage. The queue frees the tensor after the tile's compute whatever it holds.
+        let in_hoist: Vec<usize> = self.cases.iter().flat_map(|c| self.in_hoist(c)).collect();
+        let load_tensors: Vec<Place> = if self.cases.iter().any(|c| c.reduce_split) {
+            Vec::new()
+        } else {
+            loads
+                .iter()
+                .filter(|&&l| {
+                    let load = &self.nodes[l];
+                    !load.transpose
+                        && load.dtype != DType::Bool
+                        && load.value == load.raw
+                        && matches!(load.raw, Place::Queue { .. })
+                        && !in_hoist.contains(&l)
+                })
+                .map(|&l| self.nodes[l].raw)
+                .collect()
+        };
         // Slots by lifetime.
         let mut slot_members: Vec<Vec<usize>> = Vec::new();
         let mut free: Vec<usize> = Vec::new();
@@ -1357,15 +1378,20 @@ impl Steps for Schedule {
                 };
                 continue;
             }
-            // In place over an operand that dies here (same extent and element type).
+            // In place over an operand that dies here (same extent and element type): its
+            // slot, else the load tensor holding it.
             let mut chosen = None;
+            let mut over_load = None;
             if let NodeKind::Elementwise { op } = &self.nodes[n].kind {
-                if !compare_supported(op) {
+                if writes_in_place(op, self.nodes[n].dtype) {
+                    let same_box = |o: usize| {
+                        last_use[o] == n
+                            && self.nodes[o].full == self.nodes[n].full
+                            && self.nodes[o].partial == self.nodes[n].partial
+                            && ub_dtype(self.nodes[o].dtype) == ub_dtype(self.nodes[n].dtype)
+                    };
                     for &o in &graph.nodes[n].operands {
-                        if last_use[o] != n
-                            || self.nodes[o].full != self.nodes[n].full
-                            || ub_dtype(self.nodes[o].dtype) != ub_dtype(self.nodes[n].dtype)
-                        {
+                        if !same_box(o) {
                             continue;
                         }
                         if let Place::Slot { slot } = self.nodes[o].value {
@@ -1377,7 +1403,18 @@ impl Steps for Schedule {
                             }
                         }
                     }
+                    if chosen.is_none() {
+                        over_load = graph.nodes[n].operands.iter().copied().find(|&o| {
+                            same_box(o)
+                                && load_tensors.contains(&self.nodes[o].value)
+                                && tiling_group(self, o) == tiling_group(self, n)
+                        });
+                    }
                 }
+            }
+            if let Some(o) = over_load {
+                self.nodes[n].value = self.nodes[o].value;
+                continue;
             }
             if chosen.is_none() {
                 if let Some(place) = staging_place(self, n, &last_use, &mut staging) {
@@ -1636,22 +1673,26 @@ fn node_kind(graph: &AscGraph, n: usize) -> Result<NodeKind, String> {
     })
 }
 
+/// The tiling group of node `n` (`None` outside grouped kernels).
+fn tiling_group(s: &Schedule, n: usize) -> Option<&str> {
+    s.node_groups.get(n).and_then(|g| g.as_deref())
+}
+
 /// The staging tensor of a direct store that value `n` may live in: `n` is an
 /// elementwise value (no compare) or a cast computed before the store's producer
-/// `p`, with `p`'s box and UB type, dead before `p`, and the tensor is free at `n`
-/// (its occupant died before `n`).
+/// `p`, with `p`'s box and UB type, dead before `p` (or read last by `p` when `p`
+/// writes in place), and the tensor is free at `n` (its occupant died before `n`, or
+/// is an operand that dies at `n` and `n` writes in place).
 fn staging_place(
     s: &Schedule,
     n: usize,
     last_use: &[usize],
     staging: &mut [(usize, Option<(usize, usize)>)],
 ) -> Option<Place> {
-    let in_place = |x: usize| match &s.nodes[x].kind {
-        NodeKind::Elementwise { op } => !compare_supported(op),
-        _ => false,
-    };
+    let writes_over_operand = |x: usize| matches!(&s.nodes[x].kind, NodeKind::Elementwise { op } if writes_in_place(op, s.nodes[x].dtype));
     let info = &s.nodes[n];
-    if !(in_place(n) || info.kind == NodeKind::Cast) || info.dtype == DType::Bool {
+    let in_place = writes_over_operand(n);
+    if !(in_place || info.kind == NodeKind::Cast) || info.dtype == DType::Bool {
         return None;
     }
     for (p, occupant) in staging.iter_mut() {
@@ -1662,13 +1703,12 @@ fn staging_place(
             && target.partial == info.partial
             && ub_dtype(target.dtype) == ub_dtype(info.dtype)
             && s.node_groups.get(n) == s.node_groups.get(p)
-            && last_use[n] < p;
-        // No value shares the tensor with an operand of the op writing it: some ops are
-        // emitted as several calls that read an operand after writing the result (int32
-        // abs: Muls, then Max with the operand), so writing in place is not safe in general.
+            && (last_use[n] < p || (last_use[n] == p && writes_over_operand(p)));
+        // The occupant may be an operand that dies at `n` when `n` writes in place
+        // (a cast never does: its narrow and wide elements do not line up).
         let free = match *occupant {
             None => true,
-            Some((_, dies)) => dies < n,
+            Some((_, dies)) => dies < n || (dies == n && in_place),
         };
         if fits && free && matches!(target.value, Place::Queue { .. }) {
             *occupant = Some((n, last_use[n].max(n)));

@@ -1380,6 +1380,12 @@ fn value_decl(ctx: &Ctx, n: usize, lines: &mut Vec<String>) -> String {
                     "LocalTensor<{t}> v{n} = {};",
                     ctx.store_tensor(store)
                 ));
+            } else if let Some(load) = (0..n).find(|&l| {
+                ctx.s.nodes[l].kind == NodeKind::Load && ctx.s.nodes[l].raw == info.value
+            }) {
+                // Computed over a load's VECIN tensor whose value died (the schedule's
+                // in-place placement).
+                lines.push(format!("LocalTensor<{t}> v{n} = r{load};"));
             }
         }
         Place::None => {}
