@@ -210,8 +210,10 @@ struct KernelRow {
 struct FixedDmas {
     /// Loads of one smallest tile that do not grow with it.
     loads: i64,
-    /// Loads hoisted out of the tile loop (once per block).
+    /// Loads hoisted out of the tile loop (once per block), and their bytes: every
+    /// block reads them whole.
     hoisted: i64,
+    hoisted_bytes: i64,
     /// Stores of one smallest tile.
     stores: i64,
     /// One load per row a gather picks from a table in GM, over the whole kernel: they
@@ -273,6 +275,7 @@ fn fixed_dmas(
     };
     let block_share = (full_units as f64 / work_units as f64).max(1.0 / cores as f64);
     let hoisted = eval(&case.once.load_ops, &env).ok()?;
+    let hoisted_bytes = eval(&case.once.mte2_bytes, &env).ok()?;
     let stores = eval(&case.cost.store_ops, &env).ok()?;
     let largest_tile = match &case.tile_var {
         Some(_) => solver::largest_fitting_tile(case, &env, chip).ok()??,
@@ -282,6 +285,7 @@ fn fixed_dmas(
     Some(FixedDmas {
         loads: one - per_unit,
         hoisted,
+        hoisted_bytes,
         stores,
         gathered_rows: per_unit * units,
         block_share,
@@ -347,25 +351,29 @@ impl KernelRow {
 
     /// A lower bound of the chip model's time of this kernel for any tiling that gives
     /// a block `k` equal tiles (the solver's tilings; only the tail tile of an axis is
-    /// shorter), minimised over `k`. The block with the largest share (`block_share`:
-    /// blocks take whole units of work) reads at least `I` = that share of the inputs at
-    /// the MTE2 rate and writes `O` = that share of the outputs at the MTE3 rate; every tile issues `L` loads and `M` stores,
-    /// the block `Lh` hoisted loads, each with the DMA head `H`. Its stores start after
-    /// its first tile's loads, and its last tile's stores after all its loads:
-    /// `max((Lh + L + G / k) H + I / k + k M H + O, (Lh + k L + G) H + I + M H + O / k)`,
-    /// where `G` is the block's share of the gathered rows (one load each, however the
-    /// block is tiled), over every `k` from the fewest tiles the block's share takes
-    /// when a tile fills UB (`min_tiles`). A tile's vector work stands between its loads
-    /// and its stores: `C` calls of the vector head `h` each (a tile issues the same
-    /// calls whatever its rows: whole-tile calls) plus `1/k` of the block's data cycles
-    /// `D` (both from the emulation's counts), so the first and last tile each add
-    /// `C h + D / k`, and a third bound runs the first load, all vector work and the last
-    /// store in series: `(Lh + L) H + I / k + k C h + D + M H + O / k`. Cycles, with the
-    /// loads (per tile plus hoisted) and stores of one tile.
+    /// shorter), minimised over `k` from the fewest tiles the block's share takes when a
+    /// tile fills UB (`min_tiles`). The block with the largest share (`block_share`:
+    /// blocks take whole units of work) first reads its hoisted loads whole (`Ih`
+    /// cycles at the MTE2 rate), then `I` = that share of the other inputs at the MTE2
+    /// rate, and writes `O` = that share of the outputs at the MTE3 rate; every tile
+    /// issues `L` loads and `M` stores, the block `Lh` hoisted loads and `G` loads of
+    /// gathered rows (its share of them, one load each however it is tiled), each with
+    /// the DMA head `H`. A tile's vector work stands between its loads and its stores:
+    /// `V = C h + D / k`, `C` calls of the vector head `h` (a tile issues the same calls
+    /// whatever its rows: whole-tile calls) plus `1/k` of the block's data cycles `D`
+    /// (both from the emulation's counts). The block's stores start after its first
+    /// tile's loads and compute, its last tile's stores after all its loads and the
+    /// last compute, and all its vector work runs between the first load and the last
+    /// store:
+    /// `max((Lh + L + G/k) H + Ih + I/k + V + k M H + O,
+    ///      (Lh + k L + G) H + Ih + I + V + M H + O/k,
+    ///      (Lh + L + G/k) H + Ih + I/k + k C h + D + M H + O/k)`.
+    /// Cycles, with the loads (per tile plus hoisted) and stores of one tile.
     fn lower_bound(&self) -> Option<(f64, i64, i64, i64)> {
         let FixedDmas {
             loads,
             hoisted,
+            hoisted_bytes,
             stores,
             gathered_rows,
             block_share,
@@ -374,7 +382,11 @@ impl KernelRow {
         } = self.fixed_dmas?;
         let head = self.chip.dma_head_cycles as f64;
         let g = (gathered_rows as f64 * block_share).ceil();
-        let i = self.in_bytes as f64 * block_share / self.chip.mte2_bytes_per_cycle.max(1) as f64;
+        // The block's share of the tiles' inputs, and the hoisted ones whole, first.
+        let rate = self.chip.mte2_bytes_per_cycle.max(1) as f64;
+        let hoisted_bytes = (hoisted_bytes.max(0) as u64).min(self.in_bytes) as f64;
+        let i = (self.in_bytes as f64 - hoisted_bytes) * block_share / rate;
+        let ih = hoisted_bytes / rate;
         let out = self.min_bytes.saturating_sub(self.in_bytes) as f64;
         let o = out * block_share / self.chip.mte3_bytes_per_cycle.max(1) as f64;
         let (l, lh, m) = (loads as f64, hoisted as f64, stores as f64);
@@ -385,9 +397,10 @@ impl KernelRow {
             .map(|k| {
                 let k = k as f64;
                 let tile_vec = calls_per_tile * vec_head + data / k;
-                let first = (lh + l + g / k) * head + i / k + tile_vec + k * m * head + o;
-                let last = (lh + k * l + g) * head + i + tile_vec + m * head + o / k;
+                let first = (lh + l + g / k) * head + ih + i / k + tile_vec + k * m * head + o;
+                let last = (lh + k * l + g) * head + ih + i + tile_vec + m * head + o / k;
                 let vector = (lh + l + g / k) * head
+                    + ih
                     + i / k
                     + k * calls_per_tile * vec_head
                     + data
