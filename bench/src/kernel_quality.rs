@@ -1233,12 +1233,18 @@ host code runs):
   counts), DMA instruction heads dominating small tiles, HBM-bound launches, and how much
   the per-core copies add to the kernel's own minimum. A row above issue 18's bound (1.6
   at `s0=256`, 1.25 elsewhere) says "cannot reach" when a lower bound of the chip model
-  already exceeds it for any number `k` of equal tiles per block: the block with the
-  largest share moves at least its share of the inputs (MTE2) and outputs (MTE3) over
-  all cores, every tile issues its loads and stores with their DMA heads, the block
-  its hoisted loads; its stores start after its first tile's loads, its last tile's
-  stores after all its loads (`KernelRow::lower_bound`; vector time left out, not
-  given for split-reduction cases).
+  already exceeds it for every number `k` of equal tiles per block that the case's
+  buffers allow (at least the block's share over the largest tile that fits UB): the
+  block with the largest share reads its hoisted loads whole, then moves at least its
+  share of the other inputs (MTE2) and of the outputs (MTE3), every tile issues its
+  loads and stores with their DMA heads, and a tile's vector work (its calls, each with
+  its head, and `1/k` of the block's vector data cycles, from the emulation's counts)
+  stands between its loads and its stores; the stores start after the first tile's
+  loads and compute, the last tile's stores after all loads and the last compute, and
+  all vector work runs between the first load and the last store
+  (`KernelRow::lower_bound`; not given for split-reduction cases, which say what their
+  schedule lacks instead). Such a proof holds for the kernel's schedule and buffers, not
+  for every possible kernel: a row whose buffers could shrink can still improve.
 
 Fused versus unfused: the same graph compiled with and without `fuse` (unfused = one
 kernel per lowered op). "launches" counts kernel calls run on the emulation;

@@ -104,14 +104,17 @@ func.func @cmp_select(%x: tensor<37xf32>, %y: tensor<37xf32>) -> tensor<37xf32> 
 // -----
 
 // A fused softmax (one kernel): reduce, broadcast back, reduce again; the row axis stays
-// in UB, slots are reused by lifetime; the
-// broadcasts of the row max and sum are absorbed into the sub and div (no slot).
+// in UB, slots are reused by lifetime; the sub and exp are computed over x's VECIN tensor
+// (x dies at the sub); the broadcasts of the row max and sum are absorbed into the sub
+// and div (no slot).
 // For rows longer than UB, case 1 makes three passes over the chunks of a row (max,
 // sum of exp, output), reloading x in each.
 // FUSED-LABEL: func.func @autofuse_reduce_0_ReduceMax_Sub_Exp_ReduceSum_Div
 // FUSED: "ascir.max"{{.*}}buf = 0 : i64, mem = "VECCALC"
 // FUSED: "ascir.broadcast"(%{{[0-9]+}}) {sched_axis = [0, 1], tiling_group
-// FUSED: "ascir.sub"{{.*}}buf = 1 : i64, mem = "VECCALC"
+// FUSED: "ascir.sub"{{.*}}mem = "VECIN", que = 0 : i64, que_member = 0 : i64
+// FUSED: "ascir.exp"{{.*}}mem = "VECIN", que = 0 : i64, que_member = 0 : i64
+// FUSED: "ascir.sum"{{.*}}buf = 1 : i64, mem = "VECCALC"
 // FUSED: "ascir.div"{{.*}}mem = "VECOUT"
 // FUSED: "tiling.group"() {hint_group = "{{.*}}", kernel = @autofuse_reduce_0_ReduceMax_Sub_Exp_ReduceSum_Div, r = [1], x = [], y = [0]}
 // FUSED: "tiling.case"() {{{.*}}key = 0 : i64

@@ -342,6 +342,22 @@ pub fn absorbed_scalar(nodes: &[NodeInfo], operands: &[Vec<usize>], n: usize) ->
         let Some(NodeKind::Elementwise { op }) = nodes.get(user).map(|u| &u.kind) else {
             return false;
         };
+        // The false branch of a float select: Select's tensor-scalar mode.
+        if let [_, taken, otherwise] = list.as_slice() {
+            let tensor_taken = nodes
+                .get(*taken)
+                .is_some_and(|t| !matches!(t.kind, NodeKind::Scalar { .. }));
+            if matches!(op.as_str(), "select" | "where")
+                && *otherwise == n
+                && position == 2
+                && tensor_taken
+                && matches!(info.dtype, DType::F32 | DType::F16)
+                && nodes[user].dtype == info.dtype
+            {
+                continue;
+            }
+            return false;
+        }
         let [a, b] = list.as_slice() else {
             return false;
         };
@@ -795,7 +811,7 @@ impl Schedule {
         members
             .iter()
             .filter(|n| !hoisted.contains(n))
-            .fold(c(0), |acc, &n| acc + self.raw_bytes(case, n))
+            .fold(c(0), |acc, &n| acc + self.member_bytes(case, n))
     }
 
     /// Byte offset of member `m` in its queue block (hoisted members take no room).
@@ -804,7 +820,21 @@ impl Schedule {
         self.queues[q].members[..m]
             .iter()
             .filter(|n| !hoisted.contains(n))
-            .fold(c(0), |acc, &n| acc + self.raw_bytes(case, n))
+            .fold(c(0), |acc, &n| acc + self.member_bytes(case, n))
+    }
+
+    /// Bytes of load or store `n`'s queue member: its raw tensor, or for a direct store
+    /// the largest value computed in its staging tensor (a transposed tile pads both
+    /// innermost extents).
+    fn member_bytes(&self, case: &Case, n: usize) -> Expr {
+        let raw = self.raw_bytes(case, n);
+        let info = &self.nodes[n];
+        if info.kind != NodeKind::Store || !info.direct {
+            return raw;
+        }
+        (0..self.nodes.len())
+            .filter(|&m| m != n && self.nodes[m].transpose && self.nodes[m].value == info.value)
+            .fold(raw, |acc, m| Expr::max(&acc, &self.value_bytes(case, m)))
     }
 
     /// Loads of `case` whose view does not vary along the tile loop: not along a looped

@@ -1317,25 +1317,37 @@ impl Steps for Schedule {
             };
         // VECIN tensors a value may be computed over once the value it holds dies: loads
         // read straight from their queue in every tile of every case (not hoisted or
-        // resident, not transposed, not bool), in kernels computing each tile in one
-        // stage. The queue frees the tensor after the tile's compute whatever it holds.
+        // resident, not transposed, not bool). The queue frees the tensor after the
+        // tile's (or chunk's) compute whatever it holds. In kernels with split-reduction
+        // cases only loads and values that vary along the split reduced axis of every
+        // such case and are no accumulator or final: those are loaded and computed per
+        // chunk, in every pass that reads them, in node order.
         let in_hoist: Vec<usize> = self.cases.iter().flat_map(|c| self.in_hoist(c)).collect();
-        let load_tensors: Vec<Place> = if self.cases.iter().any(|c| c.reduce_split) {
-            Vec::new()
-        } else {
-            loads
-                .iter()
-                .filter(|&&l| {
-                    let load = &self.nodes[l];
-                    !load.transpose
-                        && load.dtype != DType::Bool
-                        && load.value == load.raw
-                        && matches!(load.raw, Place::Queue { .. })
-                        && !in_hoist.contains(&l)
-                })
-                .map(|&l| self.nodes[l].raw)
-                .collect()
-        };
+        let plans: Vec<SplitPlan> = self
+            .cases
+            .iter()
+            .filter(|c| c.reduce_split)
+            .filter_map(|c| self.split_plan(c))
+            .collect();
+        let per_chunk =
+            |x: usize| !self.persistent[x] && plans.iter().all(|p| p.varies.get(x) == Some(&true));
+        let load_tensors: Vec<Place> = loads
+            .iter()
+            .filter(|&&l| {
+                let load = &self.nodes[l];
+                !load.transpose
+                    && load.dtype != DType::Bool
+                    && load.value == load.raw
+                    && matches!(load.raw, Place::Queue { .. })
+                    && !in_hoist.contains(&l)
+                    && per_chunk(l)
+            })
+            .map(|&l| self.nodes[l].raw)
+            .collect();
+        let plan_count = self.cases.iter().filter(|c| c.reduce_split).count();
+        let per_chunk: Vec<bool> = (0..count)
+            .map(|x| plans.len() == plan_count && per_chunk(x))
+            .collect();
         // Slots by lifetime.
         let mut slot_members: Vec<Vec<usize>> = Vec::new();
         let mut free: Vec<usize> = Vec::new();
@@ -1406,6 +1418,7 @@ impl Steps for Schedule {
                     if chosen.is_none() {
                         over_load = graph.nodes[n].operands.iter().copied().find(|&o| {
                             same_box(o)
+                                && per_chunk[n]
                                 && load_tensors.contains(&self.nodes[o].value)
                                 && tiling_group(self, o) == tiling_group(self, n)
                         });
@@ -1679,7 +1692,8 @@ fn tiling_group(s: &Schedule, n: usize) -> Option<&str> {
 }
 
 /// The staging tensor of a direct store that value `n` may live in: `n` is an
-/// elementwise value (no compare) or a cast computed before the store's producer
+/// elementwise value (no compare), a cast or the tile layout of a transposing load
+/// computed before the store's producer
 /// `p`, with `p`'s box and UB type, dead before `p` (or read last by `p` when `p`
 /// writes in place), and the tensor is free at `n` (its occupant died before `n`, or
 /// is an operand that dies at `n` and `n` writes in place).
@@ -1692,7 +1706,9 @@ fn staging_place(
     let writes_over_operand = |x: usize| matches!(&s.nodes[x].kind, NodeKind::Elementwise { op } if writes_in_place(op, s.nodes[x].dtype));
     let info = &s.nodes[n];
     let in_place = writes_over_operand(n);
-    if !(in_place || info.kind == NodeKind::Cast) || info.dtype == DType::Bool {
+    // A transposing load's `Transpose` reads its raw queue tensor only.
+    let transposed = info.kind == NodeKind::Load && info.transpose;
+    if !(in_place || transposed || info.kind == NodeKind::Cast) || info.dtype == DType::Bool {
         return None;
     }
     for (p, occupant) in staging.iter_mut() {

@@ -6,14 +6,18 @@
 // RUN: %autofuse-opt %repo/examples/swiglu.mlir --infer-symbolic-shapes --decompose --lower-to-ascir --fuse --schedule --auto-tiling=remarks=false -o %t.swiglu.mlir
 // RUN: %autofuse-translate %t.swiglu.mlir --evaluate-tiling --symbols=s0=4096 | FileCheck %s --check-prefix=SWIGLU
 // RUN: %autofuse-opt %S/Inputs/in_place_values.mlir --infer-symbolic-shapes --decompose --lower-to-ascir --fuse --schedule --auto-tiling=remarks=false | %autofuse-translate --mlir-to-ascendc -o - | FileCheck %s --check-prefix=ABS
+// RUN: %autofuse-opt %repo/bench/quality/graphs/transpose_add.mlir --infer-symbolic-shapes --decompose --lower-to-ascir --fuse --sink-constants --schedule --auto-tiling=remarks=false | %autofuse-translate --mlir-to-ascendc -o - | FileCheck %s --check-prefix=TRANSPOSE
+// RUN: %autofuse-opt %repo/bench/quality/graphs/rec_block.mlir --infer-symbolic-shapes --decompose --lower-to-ascir --fuse --sink-constants --schedule --auto-tiling=remarks=false | %autofuse-translate --mlir-to-ascendc -o - | FileCheck %s --check-prefix=SPLIT
 // RUN: %vendor_env %autofuse-run %repo/examples/elementwise_chain.mlir --symbols s0=37 --symbols s0=700 | FileCheck %s --check-prefix=EXEC
+// RUN: %vendor_env %autofuse-run %repo/examples/layer_norm.mlir --symbols s0=37 --ub-bytes 8192 | FileCheck %s --check-prefix=EXEC
 // RUN: %vendor_env %autofuse-run %repo/examples/gelu_bias.mlir --symbols s0=3 --symbols s0=250 | FileCheck %s --check-prefix=EXEC
 // RUN: %vendor_env %autofuse-run %repo/examples/swiglu.mlir --symbols s0=5 --symbols s0=300 | FileCheck %s --check-prefix=EXEC
 // RUN: %vendor_env %autofuse-run %S/Inputs/in_place_values.mlir --symbols s0=37 --symbols s0=300 | FileCheck %s --check-prefix=EXEC
 //
 // Pointwise chains keep to their queues. An elementwise value whose operand dies at it
 // is computed over that operand (`writes_in_place`): in its VECCALC slot, in the load's
-// VECIN tensor holding it, or in the store's VECOUT staging tensor. Values computed
+// VECIN tensor holding it, or in the store's VECOUT staging tensor (kernels without
+// split-reduction cases). Values computed
 // before the stored one may live in the staging tensor while it is free, the last of
 // them read by the store's producer, which writes over it. Ops that read an operand
 // after writing their result never write over it (int32 abs is Muls then Max).
@@ -56,6 +60,24 @@
 // the mul after it, and no input tile is dead by then).
 // SWIGLU: q2       VECOUT   x2
 // SWIGLU: scratch  VECCALC  x1
+
+// A transposing load's tile layout is computed in the staging tensor too (Transpose
+// reads only its raw queue tensor), and the add writes over it: no VECCALC slot.
+// TRANSPOSE-NOT: TBuf<TPosition::VECCALC> b0;
+// TRANSPOSE: LocalTensor<float> v1 = [[S:s[0-9]+]];
+// TRANSPOSE-NEXT: af::TransposeBlock(v1, r1,
+// TRANSPOSE: LocalTensor<float> v4 = [[S]];
+// TRANSPOSE-NEXT: Add(v4, v1, v3, n4);
+
+// In kernels with split-reduction cases, values that vary along the split reduced axis
+// (computed per chunk, in every pass that reads them) still go over their dying load's
+// tensor: rec_block's x * gate in x's, emb * w in emb's (case 1, the last pass).
+// SPLIT-LABEL: // Case 1:
+// SPLIT: // Pass 1: chunks of z1.
+// SPLIT: LocalTensor<float> r1 = q0.DeQue<float>();
+// SPLIT-NEXT: LocalTensor<float> r3 = q1.DeQue<float>();
+// SPLIT: LocalTensor<float> v8 = r1;
+// SPLIT: LocalTensor<float> v12 = r3;
 
 // ABS: Muls([[ABS:v[0-9]+]], [[SRC:v[0-9]+]], static_cast<int32_t>(-1)
 // ABS-NEXT: PipeBarrier<PIPE_V>();

@@ -12,12 +12,15 @@
 // second-to-last axis is split by the tile size, the innermost axis in blocks of 64;
 // each tile loads the source block [64 rows, t columns] (DataCopyPad with the row
 // stride) and transposes it in UB with Transpose (NCHW2NHWC, n = 1, c = rows, w = cols)
-// into a VECCALC slot, then the pointwise ops run on the transposed tile.
+// into the store's staging tensor (sized for the transposed block, both innermost
+// extents padded), then the pointwise ops run on the transposed tile: the add over y's
+// tensor (y dies there), the sigmoid back into the staging tensor.
 
 // CHECK-LABEL: // ===== autofuse_pointwise_0_Transpose_Add_Sigmoid/autofuse_pointwise_0_Transpose_Add_Sigmoid.cpp
 // CHECK: // Loop axes (normalized): z0 = 100, z1 = s0;
 // CHECK: // Case 0: UB split of z0 (tile z0t_size), looped [], in tile [z0, z1]; z1 in blocks of 64 (loads transpose in UB).
 // CHECK-NOT: // Case 1
+// CHECK-NOT: TBuf<TPosition::VECCALC> b0;
 // CHECK: TBuf<TPosition::VECCALC> scratch;
 // CHECK: const int64_t o_z1 = (rest % af_ceildiv(size_z1, 64)) * 64;
 // CHECK: const int64_t e_z1 = af_min(64, size_z1 - o_z1);
@@ -25,10 +28,12 @@
 // CHECK: const int64_t e_z0 = af_min(z0t_size, size_z0 - o_z0);
 // CHECK: const int64_t gs[2] = {1, 100};
 // CHECK: af::LoadBoxSwapped(r1, gm_in0, o_z0 * (1) + o_z1 * (100), x1, gs, kAlign);
-// CHECK: LocalTensor<half> v1 = b{{[0-9]+}}.Get<half>();
+// CHECK: LocalTensor<half> v1 = [[S:s[0-9]+]];
 // CHECK: af::TransposeBlock(v1, r1, scratch.Get<uint8_t>(), x1, kAlign);
-// CHECK: Add(
-// CHECK: Sigmoid(
+// CHECK: LocalTensor<half> v4 = r3;
+// CHECK-NEXT: Add(v4, v1, v3, n4);
+// CHECK: LocalTensor<half> v5 = [[S]];
+// CHECK-NEXT: Sigmoid(v5, v4,
 // CHECK: af::StoreBox(gm_out0, s{{[0-9]+}}, o_z0 * (s0) + o_z1 * (1), x{{[0-9]+}}, gs, kAlign);
 // The host tiling: tiles count the blocks of the innermost axis, the temporary is
 // (64 + 2) * 512 bytes.

@@ -2133,9 +2133,16 @@ fn emit_node(
                         scalar("half", "0.0f")
                     ));
                     l.push("PipeBarrier<PIPE_V>();".into());
-                    l.push(format!(
-                        "Select({v}, mk, v{x}, v{y}, SELMODE::VSEL_TENSOR_TENSOR_MODE, static_cast<uint32_t>({count}));"
-                    ));
+                    match &s.nodes[y].kind {
+                        // An absorbed scalar false branch: the tensor-scalar mode.
+                        NodeKind::Scalar { value } if s.absorbed_scalar(y) => l.push(format!(
+                            "Select({v}, mk, v{x}, {}, SELMODE::VSEL_TENSOR_SCALAR_MODE, static_cast<uint32_t>({count}));",
+                            scalar(t, &scalar_literal(info.dtype, *value))
+                        )),
+                        _ => l.push(format!(
+                            "Select({v}, mk, v{x}, v{y}, SELMODE::VSEL_TENSOR_TENSOR_MODE, static_cast<uint32_t>({count}));"
+                        )),
+                    }
                 }
                 other => return Err(format!("no Ascend C lowering for ascir.{other}")),
             }
