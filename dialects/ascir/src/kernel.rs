@@ -520,11 +520,12 @@ pub fn compare_supported(op: &str) -> bool {
 }
 
 /// Whether elementwise `op` on `dtype` may write its result over one of its operands.
-/// Compares write a mask before their select reads the operands again; int32 abs is
-/// `Muls` into the result, then `Max` of the result and the operand; integer selects
-/// stage the condition in scratch and read the data operands afterwards. Every other
-/// lowering is one call per element position or reads its operands before its first
-/// write, which the vector APIs allow in place (ascendc_api.md: "full in-place is OK").
+/// Not compares (a half 0/1 result of another type than what they read, written by a
+/// Duplicate and a Select after the Compare), int32 abs (`Muls` into the result, then
+/// `Max` of the result and the operand) or integer selects (the condition staged in
+/// scratch, the data operands read afterwards). Every other lowering is one call per
+/// element position or reads its operands before its first write, which the vector APIs
+/// allow in place (ascendc_api.md: "full in-place is OK").
 pub fn writes_in_place(op: &str, dtype: DType) -> bool {
     let int = matches!(dtype, DType::I32 | DType::I64);
     !(compare_supported(op) || (op == "abs" && int) || (matches!(op, "select" | "where") && int))
