@@ -10,7 +10,8 @@
 //!    aligned products of extents).
 //! 3. Candidates: `t_max`, its halvings (aligned) down to `t_min`, the tile that
 //!    gives every core work (`ceil(S / ceil(cores / O))`), and the balanced tile
-//!    (`balanced_tile`) of the tiles-per-block count of each of those and of 1..=4.
+//!    (`balanced_tile`) of the tiles-per-block count of each of those and of 1..=4;
+//!    cross-core cases also the tiles of `cross_core_tiles`.
 //! 4. For each candidate: `tiles = O * ceil(S / t)` (split-reduction cases: `O` row
 //!    groups, each all passes over all chunks), `block_dim = min(cores, tiles)`,
 //!    `per = ceil(tiles / block_dim)`, `block_dim = ceil(tiles / per)` (no idle block);
@@ -106,6 +107,23 @@ pub fn balanced_tile(s: i64, o: i64, a: i64, p: i64, cores: i64) -> i64 {
         return 0;
     }
     align_up(ceil_div(s, chunks), a.max(1))
+}
+
+/// Extra tiles a cross-core case tries: the tile giving each of `p` blocks per row group
+/// `k` chunks, for `p` = all, three quarters and half of the cores per row group (`o`
+/// row groups) and `k` = 1..=4.
+pub fn cross_core_tiles(s: i64, o: i64, a: i64, cores: i64) -> Vec<i64> {
+    let groups = (cores / o.max(1)).max(1);
+    let mut out = Vec::new();
+    for p in [groups, groups * 3 / 4, groups / 2] {
+        if p < 1 {
+            continue;
+        }
+        for k in 1..=4 {
+            out.push(align_up(ceil_div(s, p * k), a.max(1)));
+        }
+    }
+    out
 }
 
 /// Cycles of a block of `per` tiles of per-pipe cost `cost`, pipelined
@@ -342,6 +360,16 @@ pub fn solve(
                     ts.push(t);
                 }
             }
+            if case.cross_core.is_some() {
+                // Fewer blocks per row group with more chunks each: phase 2 combines one
+                // partial per block, so all of a group's cores are not always cheapest.
+                for t in cross_core_tiles(s, o, a, cores) {
+                    let t = t.min(t_max).max(t_min);
+                    if !ts.contains(&t) {
+                        ts.push(t);
+                    }
+                }
+            }
             ts.sort_unstable_by(|x, y| y.cmp(x));
             let mut chosen: Option<Candidate> = None;
             for t in ts {
@@ -456,6 +484,18 @@ mod tests {
 
     fn t(dtype: DType, dims: &[&str]) -> TensorType {
         TensorType::with_dims(dtype, dims).unwrap()
+    }
+
+    /// Cross-core candidates: 48, 36 and 24 blocks per row group with 1..=4 chunks each
+    /// (36 x 2 chunks of 57 rows covers 4096 rows), aligned; one row group per core when
+    /// the row groups outnumber the cores.
+    #[test]
+    fn cross_core_tiles_cover_fewer_blocks_with_more_chunks() {
+        let tiles = cross_core_tiles(4096, 1, 1, 48);
+        assert_eq!(tiles.len(), 12);
+        assert!(tiles.contains(&86) && tiles.contains(&57) && tiles.contains(&43));
+        assert_eq!(cross_core_tiles(4096, 1, 8, 48)[0], 88);
+        assert_eq!(cross_core_tiles(100, 60, 1, 48), vec![100, 50, 34, 25]);
     }
 
     fn model(

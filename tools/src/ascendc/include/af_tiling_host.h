@@ -9,7 +9,8 @@
 //   t_max = largest multiple of a (or S) with UB(t) <= capacity (binary search);
 //   candidates t_max, its aligned halvings down to t_min, ceil(S / ceil(cores/O)), and
 //   the balanced tile (BalancedTile) of the tiles-per-block count of each of those
-//   and of 1..4;
+//   and of 1..4 (cross-core cases also the tile giving all, three quarters and half of
+//   a row group's cores 1..4 chunks each);
 //   tiles = O * ceil(S/t), block_dim = min(cores, tiles), per = ceil(tiles/block_dim),
 //   block_dim = ceil(tiles/per); cost = BlockCycles (the first tile's MTE2 + VEC + MTE3,
 //   then max(MTE2, VEC, MTE3) per further tile: the pipeline fills and drains once)
@@ -232,6 +233,23 @@ inline Solution Solve(const CaseModel* cases, int count, const int64_t* sym, con
                 bool have_tb = false;
                 for (int j = 0; j < nt; ++j) have_tb = have_tb || ts[j] == tb;
                 if (!have_tb) ts[nt++] = tb;
+            }
+            if (c.cc_chunk != nullptr) {
+                // Fewer blocks per row group with more chunks each (solver::cross_core_tiles).
+                int64_t groups = cores / (o > 1 ? o : 1);
+                if (groups < 1) groups = 1;
+                const int64_t parts[3] = {groups, groups * 3 / 4, groups / 2};
+                for (int i = 0; i < 3; ++i) {
+                    if (parts[i] < 1) continue;
+                    for (int64_t k = 1; k <= 4; ++k) {
+                        int64_t tc = align_up(ceil_div(s, parts[i] * k), a);
+                        if (tc > t_max) tc = t_max;
+                        if (tc < t_min) tc = t_min;
+                        bool have_tc = false;
+                        for (int j = 0; j < nt; ++j) have_tc = have_tc || ts[j] == tc;
+                        if (!have_tc) ts[nt++] = tc;
+                    }
+                }
             }
             // Decreasing order, as the Rust solver visits them.
             for (int i = 0; i < nt; ++i)
