@@ -1693,10 +1693,10 @@ fn tiling_group(s: &Schedule, n: usize) -> Option<&str> {
 
 /// The staging tensor of a direct store that value `n` may live in: `n` is an
 /// elementwise value (no compare), a cast or the tile layout of a transposing load
-/// computed before the store's producer
-/// `p`, with `p`'s box and UB type, dead before `p` (or read last by `p` when `p`
-/// writes in place), and the tensor is free at `n` (its occupant died before `n`, or
-/// is an operand that dies at `n` and `n` writes in place).
+/// computed before the store's producer `p`, with `p`'s box and UB type, dead before
+/// `p` (or read last by `p` when `p` writes in place), and the tensor is free at `n`
+/// (its occupant died before `n`, or is an operand that dies at `n` and `n` writes in
+/// place).
 fn staging_place(
     s: &Schedule,
     n: usize,
