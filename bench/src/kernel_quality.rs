@@ -473,6 +473,7 @@ impl KernelRow {
         if roof <= 0.0 || lb / roof <= self.bound() {
             return None;
         }
+        let (calls_per_tile, vector_data) = self.vector_work();
         let gathered = if gathered > 0 {
             format!(" (and {gathered} loads of gathered rows, one per row)")
         } else {
@@ -488,8 +489,8 @@ impl KernelRow {
             self.chip.dma_head_cycles,
             run::human_bytes(self.min_bytes),
             self.chip.mte2_bytes_per_cycle,
-            self.vector_work().0,
-            self.vector_work().1,
+            calls_per_tile,
+            vector_data,
             lb,
             self.tiles_per_block_range(),
             lb / roof,

@@ -1905,11 +1905,12 @@ fn schedulable(graph: &AscGraph, sunk: &[Option<f64>], target: &str) -> Result<(
     // over a part of the axis, which no tile split can compute) would leave every shape
     // whose slab outgrows UB to the interpreter.
     let holds_concat = graph.nodes.iter().any(|n| n.op == "concat");
-    let bounded = schedule
-        .cases
-        .iter()
-        .any(|case| schedule.smallest_tile_ub(case).is_some());
-    if holds_concat && !bounded {
+    if holds_concat
+        && !schedule
+            .cases
+            .iter()
+            .any(|case| schedule.smallest_tile_ub(case).is_some())
+    {
         return Err(Refusal {
             rule: Rule::Unschedulable,
             detail: "no tiling case of the fused concat kernel has a tile of bounded size \

@@ -1329,8 +1329,14 @@ impl Steps for Schedule {
             .filter(|c| c.reduce_split)
             .filter_map(|c| self.split_plan(c))
             .collect();
-        let per_chunk =
-            |x: usize| !self.persistent[x] && plans.iter().all(|p| p.varies.get(x) == Some(&true));
+        let every_plan = plans.len() == self.cases.iter().filter(|c| c.reduce_split).count();
+        let per_chunk: Vec<bool> = (0..count)
+            .map(|x| {
+                every_plan
+                    && !self.persistent[x]
+                    && plans.iter().all(|p| p.varies.get(x) == Some(&true))
+            })
+            .collect();
         let load_tensors: Vec<Place> = loads
             .iter()
             .filter(|&&l| {
@@ -1340,13 +1346,9 @@ impl Steps for Schedule {
                     && load.value == load.raw
                     && matches!(load.raw, Place::Queue { .. })
                     && !in_hoist.contains(&l)
-                    && per_chunk(l)
+                    && per_chunk[l]
             })
             .map(|&l| self.nodes[l].raw)
-            .collect();
-        let plan_count = self.cases.iter().filter(|c| c.reduce_split).count();
-        let per_chunk: Vec<bool> = (0..count)
-            .map(|x| plans.len() == plan_count && per_chunk(x))
             .collect();
         // Slots by lifetime.
         let mut slot_members: Vec<Vec<usize>> = Vec::new();
