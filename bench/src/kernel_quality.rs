@@ -216,8 +216,9 @@ struct FixedDmas {
     hoisted_bytes: i64,
     /// Stores of one smallest tile.
     stores: i64,
-    /// One load per row a gather picks from a table in GM, over the whole kernel: they
-    /// grow with the tile, so they are shared out over blocks, not tiles.
+    /// One load per row a gather picks from a table in GM, over the whole kernel (the
+    /// model's count, with no row cache hits): they grow with the tile, so they are
+    /// shared out over blocks, not tiles.
     gathered_rows: i64,
     /// The least share of the kernel's work its largest block can have: blocks take
     /// whole units (a looped position times `tile_align` elements of the split axis), so
@@ -357,7 +358,7 @@ impl KernelRow {
     /// cycles at the MTE2 rate), then `I` = that share of the other inputs at the MTE2
     /// rate, and writes `O` = that share of the outputs at the MTE3 rate; every tile
     /// issues `L` loads and `M` stores, the block `Lh` hoisted loads and `G` loads of
-    /// gathered rows (its share of them, one load each however it is tiled), each with
+    /// gathered rows (its share of those the emulation counted, however it is tiled), each with
     /// the DMA head `H`. A tile's vector work stands between its loads and its stores:
     /// `V = C h + D / k`, `C` calls of the vector head `h` (a tile issues the same calls
     /// whatever its rows: whole-tile calls) plus `1/k` of the block's data cycles `D`
@@ -381,7 +382,8 @@ impl KernelRow {
             ..
         } = self.fixed_dmas?;
         let head = self.chip.dma_head_cycles as f64;
-        let g = (gathered_rows as f64 * block_share).ceil();
+        let g =
+            (self.gathered_row_loads(gathered_rows, loads, hoisted) as f64 * block_share).ceil();
         // The block's share of the tiles' inputs, and the hoisted ones whole, first.
         let rate = self.chip.mte2_bytes_per_cycle.max(1) as f64;
         let hoisted_bytes = (hoisted_bytes.max(0) as u64).min(self.in_bytes) as f64;
@@ -410,6 +412,18 @@ impl KernelRow {
             })
             .fold(f64::INFINITY, f64::min);
         Some((best, loads + hoisted, stores, g as i64))
+    }
+
+    /// The loads of gathered rows the emulation counted: its MTE2 calls less every
+    /// tile's `loads` and every block's `hoisted` ones, at most the model's one per row
+    /// (`gathered_rows`). A row cache (`Schedule::row_caches`) copies a row a block
+    /// picked before instead of loading it again, so the count depends on the ids.
+    fn gathered_row_loads(&self, gathered_rows: i64, loads: i64, hoisted: i64) -> i64 {
+        if gathered_rows <= 0 {
+            return 0;
+        }
+        let others = self.tiling.tiles_total * loads + self.blocks as i64 * hoisted;
+        (self.pipes.pipes[2].calls as i64 - others).clamp(0, gathered_rows)
     }
 
     /// The vector calls one tile issues and the data cycles (busy cycles less call
@@ -475,7 +489,9 @@ impl KernelRow {
         }
         let (calls_per_tile, vector_data) = self.vector_work();
         let gathered = if gathered > 0 {
-            format!(" (and {gathered} loads of gathered rows, one per row)")
+            format!(
+                " (and {gathered} loads of gathered rows, one per row its row cache did not hold)"
+            )
         } else {
             String::new()
         };

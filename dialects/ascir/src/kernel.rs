@@ -1075,6 +1075,69 @@ impl Schedule {
         self.cases.iter().any(|case| !case.ub_tables.is_empty())
     }
 
+    /// The gathers of `case` that may keep the rows they picked in a row cache: those
+    /// picking rows by loaded ids and reading their table from GM one row per DMA (the
+    /// table's innermost axis is the tile's innermost axis, contiguous, and the indices
+    /// do not vary along it), whose element takes the same bytes in GM and UB. A token
+    /// id that repeats within a block then costs one UB copy instead of a second DMA of
+    /// the row. Only all-load cases: a split-reduction case picks rows again per pass.
+    pub fn row_caches(&self, case: &Case) -> Vec<RowCacheSpec> {
+        let Some(&last) = case.in_tile.last() else {
+            return Vec::new();
+        };
+        if self.split_plan(case).is_some() {
+            return Vec::new();
+        }
+        let ext = self.tile_extents(case, &Self::tile_expr(case));
+        (0..self.nodes.len())
+            .filter(|n| !case.ub_tables.contains(n))
+            .filter_map(|n| {
+                let NodeKind::Gather { .. } = self.nodes[n].kind else {
+                    return None;
+                };
+                let (table, index) = match self.operands.get(n)?.as_slice() {
+                    [table, index, ..] => (*table, *index),
+                    _ => return None,
+                };
+                let input = self.gather_table_input(n)?;
+                let dtype = self.nodes[n].dtype;
+                let table_info = &self.nodes[table];
+                let index_box = self.node_box(case, index, &ext);
+                let row_form = self.loaded_ids(index)
+                    && table_info.full[last]
+                    && table_info.gm_strides[last] == c(1)
+                    && index_box.last() == Some(&c(1))
+                    && ub_size(dtype) == gm_size(dtype);
+                if !row_form {
+                    return None;
+                }
+                let (rows, pitch) = self.layout(&self.node_box(case, n, &ext));
+                Some(RowCacheSpec {
+                    node: n,
+                    row_bytes: pitch * ub_size(dtype),
+                    rows_per_tile: rows,
+                    table_elems: self.table_elems(input),
+                })
+            })
+            .collect()
+    }
+
+    /// Whether the ids node `n` holds come from a load (through casts): ids computed in
+    /// the kernel (positions from an arange) do not repeat within a block the way token
+    /// ids do, and a row cache would only cost its copies.
+    fn loaded_ids(&self, mut n: usize) -> bool {
+        loop {
+            match self.nodes[n].kind {
+                NodeKind::Load => return true,
+                NodeKind::Cast => match self.operands.get(n).and_then(|o| o.first()) {
+                    Some(&src) => n = src,
+                    None => return false,
+                },
+                _ => return false,
+            }
+        }
+    }
+
     /// Work done each time a block's tile loop reloads its resident loads (entering a new
     /// chunk, or a new looped position: `resident`).
     pub fn chunk_cost(&self, case: &Case) -> CostExprs {
@@ -1870,6 +1933,54 @@ pub struct BufferSpec {
     pub position: &'static str,
     pub count: u64,
     pub bytes: Expr,
+}
+
+/// A gather's row cache (`Schedule::row_caches`): the host gives it what UB the case's
+/// buffers leave, up to one slot per row a block picks (`row_cache_rows`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RowCacheSpec {
+    /// The gather node.
+    pub node: usize,
+    /// Bytes of one picked row in UB (its padded length).
+    pub row_bytes: Expr,
+    /// Rows the gather picks in a full tile.
+    pub rows_per_tile: Expr,
+    /// Elements of the table (the cache keys are element offsets in it, as int32).
+    pub table_elems: Expr,
+}
+
+/// Bytes a row cache slot takes besides its row: two hash entries of an int32 key and
+/// an int32 block position each.
+pub const ROW_CACHE_SLOT_EXTRA_BYTES: i64 = 16;
+
+/// Slots of each row cache of a case, given `left` free UB bytes and, per cache, its
+/// row bytes, the rows a block picks and the table's elements (all evaluated). The
+/// caches share `left` equally; a cache gets a multiple of 4 slots (its two hash arrays
+/// of 2 int32 per slot stay 32-byte aligned), at most the rows its block picks (rounded
+/// up to 4), and none when fewer than 4 fit, its block picks fewer than 2 rows or its
+/// keys would not fit int32. Returns the
+/// slots and the bytes of the `rowcache` buffer (at least 32: `InitBuffer` needs a
+/// positive size). The host tiling function (`af_host::RowCacheRows`) computes the same.
+pub fn row_cache_rows(left: i64, caches: &[(i64, i64, i64)]) -> (Vec<i64>, i64) {
+    if caches.is_empty() {
+        return (Vec::new(), 32);
+    }
+    let share = left.max(0) / caches.len() as i64;
+    let mut bytes = 0;
+    let rows = caches
+        .iter()
+        .map(|&(row_bytes, block_rows, table_elems)| {
+            let slot = row_bytes + ROW_CACHE_SLOT_EXTRA_BYTES;
+            let mut rows = share / slot.max(1);
+            rows = (rows - rows % 4).min((block_rows.max(0) + 3) / 4 * 4);
+            if rows < 4 || block_rows < 2 || row_bytes <= 0 || table_elems >= i64::from(i32::MAX) {
+                rows = 0;
+            }
+            bytes += rows * slot;
+            rows
+        })
+        .collect();
+    (rows, bytes.max(32))
 }
 
 /// Per-tile work of a case (cost model inputs).

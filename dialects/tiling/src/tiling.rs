@@ -5,7 +5,9 @@
 //! buffer sizes; the tiling-data fields the kernel reads). The solver is the algorithm
 //! of `--auto-tiling` (`passes/src/auto_tiling/solver.rs`); the host tiling function
 //! generated in C++ runs the same steps.
-use autofuse_ascir::kernel::{chunk_reloads_per_block, Case, CostExprs, CrossCoreCost, Schedule};
+use autofuse_ascir::kernel::{
+    chunk_reloads_per_block, row_cache_rows, Case, CostExprs, CrossCoreCost, RowCacheSpec, Schedule,
+};
 use autofuse_symbolic::Expr;
 use std::collections::HashMap;
 
@@ -36,9 +38,36 @@ pub struct CaseModel {
     /// A cross-core case (`Case::cross_core`): its phase costs. The solver picks the
     /// number of blocks sharing a row group (`cross_core_split`) and adds a `SyncAll`.
     pub cross_core: Option<CrossCoreCost>,
+    /// The gathers that keep the rows they picked in the `rowcache` buffer (what UB the
+    /// other buffers leave; sized after the tile is chosen, `row_cache_slots`).
+    pub row_caches: Vec<RowCacheSpec>,
 }
 
 impl CaseModel {
+    /// Slots of every row cache of the case (node, slots) and the bytes of the
+    /// `rowcache` buffer, for a block of `per` tiles and `left` UB bytes the other
+    /// buffers leave; `env` binds the symbols and the tile variable.
+    pub fn row_cache_slots(
+        &self,
+        env: &HashMap<String, i64>,
+        per: i64,
+        left: i64,
+    ) -> Result<(Vec<(usize, i64)>, i64), String> {
+        let mut needs = Vec::new();
+        for r in &self.row_caches {
+            needs.push((
+                eval(&r.row_bytes, env)?,
+                eval(&r.rows_per_tile, env)?.saturating_mul(per),
+                eval(&r.table_elems, env)?,
+            ));
+        }
+        let (rows, bytes) = row_cache_rows(left, &needs);
+        Ok((
+            self.row_caches.iter().map(|r| r.node).zip(rows).collect(),
+            bytes,
+        ))
+    }
+
     /// Most reloads of the resident loads a block of `per` tiles makes, with `outer`
     /// looped positions of `chunks` chunks each.
     pub fn reloads_per_block(&self, per: i64, outer: i64, chunks: i64) -> i64 {
@@ -84,6 +113,7 @@ impl TilingModel {
                 chunk_major: schedule.chunk_major(case),
                 outer_resident: !schedule.outer_resident(case).is_empty(),
                 cross_core: schedule.cross_core_cost(case),
+                row_caches: schedule.row_caches(case),
             })
             .collect();
         TilingModel {
@@ -93,7 +123,8 @@ impl TilingModel {
         }
     }
 
-    /// GM bytes a solved tiling moves under the model: every tile's loads and stores
+    /// GM bytes a solved tiling moves under the model (a gather reading its table from GM
+    /// loads every row it picks: a row cache hit saves a load the model counts): every tile's loads and stores
     /// (the tail tile of the split axis with its own extent) plus the hoisted loads once
     /// per block and the chunk-resident loads once per chunk each block enters. Stores written only from the first tile along an axis they do not vary
     /// on, and split-reduction tails, are counted as full tiles (an upper bound there).
@@ -167,13 +198,45 @@ impl TilingModel {
         Ok(per_tiles + resident + tiling.block_dim.min(tiling.tiles_total) * once)
     }
 
-    /// Every buffer name (the same in every case).
+    /// Every buffer name (the same in every case), `rowcache` last when some case has
+    /// a row cache.
     pub fn buffer_names(&self) -> Vec<String> {
-        self.cases
+        let mut names: Vec<String> = self
+            .cases
             .first()
             .map(|c| c.buffers.iter().map(|b| b.0.clone()).collect())
-            .unwrap_or_default()
+            .unwrap_or_default();
+        if self.has_row_caches() {
+            names.push(ROW_CACHE_BUFFER.into());
+        }
+        names
     }
+
+    /// Whether some case keeps gathered rows in a row cache.
+    pub fn has_row_caches(&self) -> bool {
+        self.cases.iter().any(|c| !c.row_caches.is_empty())
+    }
+
+    /// Every gather node some case gives a row cache, in node order (one `rc<node>_rows`
+    /// field each).
+    pub fn row_cache_nodes(&self) -> Vec<usize> {
+        let mut nodes: Vec<usize> = self
+            .cases
+            .iter()
+            .flat_map(|c| c.row_caches.iter().map(|r| r.node))
+            .collect();
+        nodes.sort_unstable();
+        nodes.dedup();
+        nodes
+    }
+}
+
+/// The buffer holding the row caches of a case's gathers.
+pub const ROW_CACHE_BUFFER: &str = "rowcache";
+
+/// The tiling-data field holding the slots of gather `node`'s row cache.
+pub fn row_cache_field(node: usize) -> String {
+    format!("rc{node}_rows")
 }
 
 /// GM bytes of a cross-core tiling: phase 1 loads every chunk of every row group once
@@ -242,6 +305,9 @@ pub struct Tiling {
     /// the workspace their partials take; 0 otherwise.
     pub parts: i64,
     pub workspace_bytes: i64,
+    /// Slots of each row cache of the chosen case (gather node, slots); its `rowcache`
+    /// buffer is in `buffers`.
+    pub row_caches: Vec<(usize, i64)>,
 }
 
 /// A buffer of a solved case: (name, position, count, bytes per block).
@@ -309,6 +375,12 @@ impl Tiling {
         for (name, pos, count, bytes) in &self.buffers {
             let _ = writeln!(out, "    {name:<8} {pos:<8} x{count} {bytes} B");
         }
+        for (node, slots) in &self.row_caches {
+            let _ = writeln!(
+                out,
+                "  row cache of gather {node}: {slots} rows (the UB the buffers leave)"
+            );
+        }
         let _ = writeln!(
             out,
             "  per tile (cycles, estimate): MTE2 {} VEC {} MTE3 {}; kernel ~{} cycles",
@@ -364,6 +436,13 @@ impl Tiling {
                         return *bytes;
                     }
                 }
+                if let Some(&(_, slots)) = self
+                    .row_caches
+                    .iter()
+                    .find(|(n, _)| row_cache_field(*n) == name)
+                {
+                    return slots;
+                }
                 0
             }
         }
@@ -393,6 +472,9 @@ pub fn tiling_field_names(model: &TilingModel) -> Vec<(String, &'static str)> {
     }
     for b in model.buffer_names() {
         out.push((format!("{b}_size"), "uint32_t"));
+    }
+    for n in model.row_cache_nodes() {
+        out.push((row_cache_field(n), "int64_t"));
     }
     if model.cases.iter().any(|c| c.cross_core.is_some()) {
         // Cross-core cases: blocks per row group, and the workspace the partials need.
@@ -448,6 +530,7 @@ mod tests {
                 batch: work(zero.clone(), zero.clone()),
                 fin: work(zero.clone(), kb),
             }),
+            row_caches: Vec::new(),
         };
         let model = TilingModel {
             kernel: "k".into(),
@@ -471,6 +554,7 @@ mod tests {
             symbols: vec![("s0".into(), 4096)],
             parts: 48,
             workspace_bytes: 48 * 1024,
+            row_caches: Vec::new(),
         };
         let input = 4096 * 1024;
         let workspace = 2 * 48 * 1024;

@@ -288,6 +288,14 @@ pub fn largest_fitting_tile(
     largest_tile(&mut ev, s, a, cap).map(Some)
 }
 
+/// The buffers, UB bytes, cross-core workspace and row cache slots of a chosen candidate.
+struct Solved {
+    buffers: Vec<SolvedBuffer>,
+    ub: i64,
+    workspace: i64,
+    row_caches: Vec<(usize, i64)>,
+}
+
 /// Solves the tiling of `model` for symbol values `values` on `chip`.
 pub fn solve(
     model: &TilingModel,
@@ -297,7 +305,8 @@ pub fn solve(
     let env = bind(model, values)?;
     let cap = chip.ub_usable as i64;
     let cores = chip.vector_cores.max(1) as i64;
-    let mut best: Option<(u32, Candidate, Vec<SolvedBuffer>, i64, i64)> = None;
+    // The cheapest case so far: its key and candidate, and what the tiling data needs.
+    let mut best: Option<(u32, Candidate, Solved)> = None;
     let mut smallest_need: Option<i64> = None;
     for case in &model.cases {
         let mut ev = Eval {
@@ -434,12 +443,25 @@ pub fn solve(
         for (name, pos, count, bytes) in &case.buffers {
             buffers.push((name.clone(), *pos, *count, eval(bytes, &ev.env)?));
         }
-        let ub = ev.ub(candidate.t)?;
+        let mut ub = ev.ub(candidate.t)?;
+        // The row caches take what UB the case's buffers leave (after the tile is chosen:
+        // they never make a tile smaller).
+        let (row_caches, cache_bytes) = case.row_cache_slots(&ev.env, candidate.per, cap - ub)?;
+        if model.has_row_caches() {
+            buffers.push((ROW_CACHE_BUFFER.into(), "VECCALC", 1, cache_bytes));
+            ub += cache_bytes;
+        }
         if best.as_ref().is_none_or(|b| candidate.total < b.1.total) {
-            best = Some((case.key, candidate, buffers, ub, workspace));
+            let solved = Solved {
+                buffers,
+                ub,
+                workspace,
+                row_caches,
+            };
+            best = Some((case.key, candidate, solved));
         }
     }
-    let Some((key, cand, buffers, ub, workspace_bytes)) = best else {
+    let Some((key, cand, solved)) = best else {
         return Err(match smallest_need {
             Some(need) => format!(
                 "no tiling case of @{} fits UB: the smallest tile needs {need} bytes, {} has {cap}",
@@ -461,15 +483,16 @@ pub fn solve(
         tiles_total: cand.tiles,
         tiles_per_block: cand.per,
         block_dim: cand.block_dim,
-        ub_bytes: ub,
+        ub_bytes: solved.ub,
         ub_capacity: cap,
         cores,
-        buffers,
+        buffers: solved.buffers,
         per_tile: cand.cost,
         estimate: cand.total,
         symbols,
         parts: cand.parts,
-        workspace_bytes,
+        workspace_bytes: solved.workspace,
+        row_caches: solved.row_caches,
     })
 }
 

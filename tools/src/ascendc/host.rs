@@ -11,7 +11,9 @@
 
 use super::{CNames, KernelInput};
 use autofuse_symbolic::Expr;
-use autofuse_tiling::tiling::{tiling_field_names, TilingModel};
+use autofuse_tiling::tiling::{
+    row_cache_field, tiling_field_names, CaseModel, TilingModel, ROW_CACHE_BUFFER,
+};
 use std::fmt::Write;
 
 fn cx(model: &TilingModel, e: &Expr) -> String {
@@ -33,6 +35,39 @@ fn locals(model: &TilingModel, tile_var: Option<&str>) -> String {
         let _ = writeln!(out, "    [[maybe_unused]] const int64_t {v} = t;");
     }
     out
+}
+
+/// The sizes of a case's row caches (`CaseModel::row_cache_slots`): what UB its buffers
+/// leave for the chosen tile, shared by its gathers.
+fn row_cache_sizes(model: &TilingModel, case: &CaseModel, name: &str) -> String {
+    if !model.has_row_caches() {
+        return String::new();
+    }
+    let k = case.key;
+    if case.row_caches.is_empty() {
+        return format!("        out->{ROW_CACHE_BUFFER}_size = 32;\n");
+    }
+    let needs: Vec<String> = case
+        .row_caches
+        .iter()
+        .map(|r| {
+            format!(
+                "{{{}, s.per * ({}), {}}}",
+                cx(model, &r.row_bytes),
+                cx(model, &r.rows_per_tile),
+                cx(model, &r.table_elems)
+            )
+        })
+        .collect();
+    let mut o = format!(
+        "        // Row caches: what UB the buffers leave for this tile.\n         \x20       const af_host::RowCacheNeed needs[] = {{{}}};\n         \x20       int64_t slots[{n}] = {{}};\n         \x20       out->{ROW_CACHE_BUFFER}_size = static_cast<uint32_t>(af_host::RowCacheRows(needs, {n}, static_cast<int64_t>(ub_bytes) - af_{name}::Case{k}Ub(sym, t), slots));\n",
+        needs.join(", "),
+        n = case.row_caches.len()
+    );
+    for (i, r) in case.row_caches.iter().enumerate() {
+        let _ = writeln!(o, "        out->{} = slots[{i}];", row_cache_field(r.node));
+    }
+    o
 }
 
 /// (header, host source).
@@ -222,6 +257,7 @@ pub fn emit(input: &KernelInput, name: &str) -> Result<(String, String), String>
                 cx(model, bytes)
             );
         }
+        c.push_str(&row_cache_sizes(model, case, name));
         c.push_str("        break;\n    }\n");
     }
     c.push_str("    default:\n        return 1;\n    }\n    return 0;\n}\n");

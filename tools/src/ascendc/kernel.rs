@@ -14,9 +14,12 @@
 
 use super::{gm_type, short_loc, ub_type, CNames, KernelInput};
 use autofuse_ascir::graph::ArangeTerm;
-use autofuse_ascir::kernel::{cast_direct, float_attr, Case, NodeKind, Place, Schedule};
+use autofuse_ascir::kernel::{
+    cast_direct, float_attr, Case, NodeKind, Place, Schedule, ROW_CACHE_SLOT_EXTRA_BYTES,
+};
 use autofuse_ir::graph::{DType, Dim};
 use autofuse_symbolic::Expr;
+use autofuse_tiling::tiling::{row_cache_field, ROW_CACHE_BUFFER};
 use std::fmt::Write;
 
 struct Ctx<'a> {
@@ -456,6 +459,7 @@ fn emit_case(ctx: &Ctx, params: &[String]) -> Result<String, String> {
         (s.extras.part, "part"),
         (s.hoists(), "hoist"),
         (s.keeps_tables(), "table"),
+        (ctx.input.model.has_row_caches(), ROW_CACHE_BUFFER),
     ] {
         if used {
             let _ = writeln!(
@@ -464,6 +468,7 @@ fn emit_case(ctx: &Ctx, params: &[String]) -> Result<String, String> {
             );
         }
     }
+    o.push_str(&declare_row_caches(ctx));
     let chunks = match (case.split, &case.tile_var) {
         (Some(u), Some(var)) => format!("af_ceildiv(size_{}, {var})", ctx.axis(u)),
         _ => "1".into(),
@@ -546,6 +551,9 @@ fn tile_position(ctx: &Ctx, indent: &str, with_split: bool) -> String {
 fn emit_all_load(ctx: &Ctx, o: &mut String) -> Result<(), String> {
     o.push_str(&emit_hoisted_loads(ctx)?);
     o.push_str(&emit_table_loads(ctx));
+    for r in ctx.s.row_caches(ctx.case) {
+        let _ = writeln!(o, "    af::ResetRowCache(rc{});", r.node);
+    }
     if ctx.s.chunk_major(ctx.case) {
         o.push_str(
             "    const int64_t outer_tiles = chunks > 0 ? t.tiles_total / chunks : 0;
@@ -663,6 +671,27 @@ fn emit_hoisted_loads(ctx: &Ctx) -> Result<String, String> {
     }
     o.push_str("        af::SyncLoadToVector();\n    }\n");
     Ok(o)
+}
+
+/// The row caches of a case's gathers (`Schedule::row_caches`), one after the other in
+/// the `rowcache` buffer with the slots the host gave them.
+fn declare_row_caches(ctx: &Ctx) -> String {
+    let mut o = String::new();
+    let mut offset = String::from("0");
+    for r in ctx.s.row_caches(ctx.case) {
+        let n = r.node;
+        let field = row_cache_field(n);
+        let _ = writeln!(
+            o,
+            "    af::RowCache<{t}> rc{n} = af::MakeRowCache<{t}>({ROW_CACHE_BUFFER}.Get<uint8_t>(), {offset}, t.{field});",
+            t = gm_type(ctx.s.nodes[n].dtype)
+        );
+        offset = format!(
+            "{offset} + t.{field} * ({} + {ROW_CACHE_SLOT_EXTRA_BYTES})",
+            cx(ctx.s, &r.row_bytes)
+        );
+    }
+    o
 }
 
 /// The gather tables a case keeps in UB (`Case::ub_tables`): each copied whole into the
@@ -1799,8 +1828,13 @@ fn emit_node(
             } else {
                 format!("gm_in{input}")
             };
+            let cache = if s.row_caches(ctx.case).iter().any(|r| r.node == n) {
+                format!(", rc{n}")
+            } else {
+                String::new()
+            };
             l.push(format!(
-                "af::GatherRows({v}, {source}, v{indices}, {}, x{n}, x{indices}, gs{n}, {}, {}, kAlign);",
+                "af::GatherRows({v}, {source}, v{indices}, {}, x{n}, x{indices}, gs{n}, {}, {}, kAlign{cache});",
                 ctx.base_of(table),
                 cx(s, bound),
                 cx(s, index_stride)

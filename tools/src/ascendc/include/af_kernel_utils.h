@@ -397,6 +397,125 @@ __aicore__ inline void GatherRows(const LocalTensor<T>& dst, const GlobalTensor<
     SyncLoadToVector();
 }
 
+// A gather's row cache (autofuse_ascir::kernel::Schedule::row_caches): the rows a block
+// picked last, kept in UB so that a row picked again is copied there instead of read from
+// GM a second time (token ids repeat). Block position p (the p-th row the block picked) is
+// in ring slot p % slots once its tile is done; a direct-mapped hash of 2 * slots entries
+// maps a row's table offset (key, -1: none) to the position it was last picked at.
+template <typename T>
+struct RowCache {
+    LocalTensor<int32_t> keys, where;
+    LocalTensor<T> ring;
+    int64_t slots = 0;
+    int64_t next = 0;  // block position of the next row picked
+};
+
+// The row cache at byte `offset` of `buf`: keys and positions (2 * slots int32 each), then
+// the ring (slots rows of the gather's padded row). No slots: gathers read GM only.
+template <typename T>
+__aicore__ inline RowCache<T> MakeRowCache(const LocalTensor<uint8_t>& buf, int64_t offset, int64_t slots) {
+    RowCache<T> c;
+    c.slots = slots;
+    if (slots <= 0) return c;
+    c.keys = buf[static_cast<uint32_t>(offset)].ReinterpretCast<int32_t>();
+    c.where = buf[static_cast<uint32_t>(offset + 8 * slots)].ReinterpretCast<int32_t>();
+    c.ring = buf[static_cast<uint32_t>(offset + 16 * slots)].ReinterpretCast<T>();
+    return c;
+}
+
+// Empties the cache at the start of a block (the vector unit clears the keys; the gathers'
+// scalar reads wait for it).
+template <typename T>
+__aicore__ inline void ResetRowCache(RowCache<T>& c) {
+    c.next = 0;
+    if (c.slots <= 0) return;
+    Duplicate(c.keys, static_cast<int32_t>(-1), static_cast<int32_t>(2 * c.slots));
+    PipeBarrier<PIPE_V>();
+}
+
+// GatherRows from a GM table through a row cache: a row whose key the cache holds is one
+// UB -> UB DataCopy (from the ring, or from the row of this tile that picked it first, once
+// that row has landed); any other row is one DataCopyPad from GM. The tile's rows then go
+// to the ring (at most two DataCopy: the ring wraps), after the copies that read the slots
+// they overwrite. Gathers of single elements, and an empty cache, read GM as without one.
+template <typename T, typename I, int R>
+__aicore__ inline void GatherRows(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const LocalTensor<I>& idx,
+                                  int64_t base, const int64_t (&dext)[R], const int64_t (&iext)[R],
+                                  const int64_t (&gs)[R], int64_t bound, int64_t istride, int64_t align,
+                                  RowCache<T>& cache) {
+    if (cache.slots <= 0 || iext[R - 1] != 1 || gs[R - 1] != 1) {
+        GatherRows(dst, src, idx, base, dext, iext, gs, bound, istride, align);
+        return;
+    }
+    for (int k = 0; k < R; ++k)
+        if (dext[k] <= 0) return;
+    const int64_t len = dext[R - 1];
+    const int64_t dpitch = af_align(len, align);
+    const int64_t ipitch = af_align(iext[R - 1], align);
+    int64_t rows = 1;
+    for (int k = 0; k + 1 < R; ++k) rows *= dext[k];
+    // As GatherRows: the vector unit may still read dst; the index tile came from MTE2 or V.
+    SyncVectorToScalar();
+    SyncVectorToLoad();
+    SyncLoadToScalar();
+    const DataCopyPadExtParams<T> pad(false, 0, 0, T(0));
+    const DataCopyExtParams p(1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0);
+    const int64_t hash = 2 * cache.slots;
+    const int64_t start = cache.next;
+    int64_t landed = 0;  // rows [0, landed) of this tile are in UB for the vector unit
+    for (int64_t r = 0; r < rows; ++r) {
+        int64_t g = 0, at = 0;
+        GatherRowOrigin(r, dext, iext, gs, base, ipitch, g, at);
+        int64_t index = static_cast<int64_t>(idx.GetValue(static_cast<uint32_t>(at)));
+        if (index < 0) index += bound;
+        const int64_t key = g + index * istride;
+        const uint32_t to = static_cast<uint32_t>(r * dpitch);
+        if (key < 0 || g + index < 0) {
+            DataCopyPad(dst[to], src[key], p, pad);
+            continue;
+        }
+        const uint32_t h = static_cast<uint32_t>((g + index) % hash);
+        const int64_t position = start + r;
+        if (static_cast<int64_t>(cache.keys.GetValue(h)) == key) {
+            const int64_t q = static_cast<int64_t>(cache.where.GetValue(h));
+            if (q >= start) {
+                // Picked earlier in this tile: copy that row once it is in UB.
+                if (q - start >= landed) {
+                    SyncLoadToVector();
+                    landed = r;
+                }
+                PipeBarrier<PIPE_V>();
+                DataCopy(dst[to], dst[static_cast<uint32_t>((q - start) * dpitch)], static_cast<uint32_t>(dpitch));
+                cache.where.SetValue(h, static_cast<int32_t>(position));
+                continue;
+            }
+            if (q >= start - cache.slots) {
+                DataCopy(dst[to], cache.ring[static_cast<uint32_t>((q % cache.slots) * dpitch)],
+                         static_cast<uint32_t>(dpitch));
+                cache.where.SetValue(h, static_cast<int32_t>(position));
+                continue;
+            }
+        }
+        DataCopyPad(dst[to], src[key], p, pad);
+        cache.keys.SetValue(h, static_cast<int32_t>(key));
+        cache.where.SetValue(h, static_cast<int32_t>(position));
+    }
+    SyncLoadToVector();
+    // The tile's last `keep` rows into the ring slots of their positions.
+    PipeBarrier<PIPE_V>();
+    const int64_t keep = rows < cache.slots ? rows : cache.slots;
+    const int64_t from = rows - keep;
+    const int64_t slot = (start + from) % cache.slots;
+    const int64_t head = keep < cache.slots - slot ? keep : cache.slots - slot;
+    DataCopy(cache.ring[static_cast<uint32_t>(slot * dpitch)], dst[static_cast<uint32_t>(from * dpitch)],
+             static_cast<uint32_t>(head * dpitch));
+    if (keep > head)
+        DataCopy(cache.ring, dst[static_cast<uint32_t>((from + head) * dpitch)],
+                 static_cast<uint32_t>((keep - head) * dpitch));
+    PipeBarrier<PIPE_V>();
+    cache.next = start + rows;
+}
+
 // The first `elems` elements of the GM tensor `src` into UB at `dst`: one DataCopyPad
 // (a gather table kept in UB; the caller orders it before its readers).
 template <typename T>

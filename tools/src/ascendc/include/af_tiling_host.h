@@ -328,4 +328,32 @@ inline Solution Solve(const CaseModel* cases, int count, const int64_t* sym, con
     return best;
 }
 
+// One gather's row cache: bytes of a picked row in UB, rows a block picks, table elements
+// (autofuse_ascir::kernel::RowCacheSpec, evaluated).
+struct RowCacheNeed {
+    int64_t row_bytes, block_rows, table_elems;
+};
+
+// Slots of each of `count` row caches given `left` free UB bytes, into `slots`; returns
+// the bytes of the rowcache buffer (autofuse_ascir::kernel::row_cache_rows: an equal
+// share each, a multiple of 4 slots of row_bytes + 16 bytes, at most the rows a block
+// picks, none below 4, for blocks picking fewer than 2 rows or when the keys would not
+// fit int32; at least 32 bytes).
+inline int64_t RowCacheRows(const RowCacheNeed* needs, int count, int64_t left, int64_t* slots) {
+    if (count <= 0) return 32;
+    const int64_t share = (left > 0 ? left : 0) / count;
+    int64_t bytes = 0;
+    for (int i = 0; i < count; ++i) {
+        const int64_t slot = needs[i].row_bytes + 16;
+        int64_t rows = share / (slot > 1 ? slot : 1);
+        rows -= rows % 4;
+        const int64_t block_slots = ((needs[i].block_rows > 0 ? needs[i].block_rows : 0) + 3) / 4 * 4;
+        if (rows > block_slots) rows = block_slots;
+        if (rows < 4 || needs[i].block_rows < 2 || needs[i].row_bytes <= 0 || needs[i].table_elems >= 2147483647) rows = 0;
+        bytes += rows * slot;
+        slots[i] = rows;
+    }
+    return bytes > 32 ? bytes : 32;
+}
+
 }  // namespace af_host
