@@ -2041,6 +2041,30 @@ pub type ScheduleMap = BTreeMap<String, Schedule>;
 mod tests {
     use super::*;
 
+    /// Row cache slots, by hand: 272-byte rows (256 + 16 of hash) in 65536 free bytes
+    /// fit 240, capped at the 88 rows a block of 4 tiles of 22 picks; two caches share
+    /// the bytes; too little room, a block of one row or keys beyond int32 get none.
+    #[test]
+    fn row_cache_slots_share_the_free_ub() {
+        assert_eq!(
+            row_cache_rows(65536, &[(256, 88, 19200)]),
+            (vec![88], 88 * 272)
+        );
+        // 86 rows round up to 88 slots; 85 free slots round down to 84.
+        assert_eq!(row_cache_rows(65536, &[(256, 86, 19200)]).0, vec![88]);
+        assert_eq!(row_cache_rows(85 * 272, &[(256, 1000, 19200)]).0, vec![84]);
+        // Two caches: 32768 bytes each, 120 slots of 272 and 240 slots of 136.
+        assert_eq!(
+            row_cache_rows(65536, &[(256, 1000, 19200), (120, 1000, 640)]),
+            (vec![120, 240], 120 * 272 + 240 * 136)
+        );
+        assert_eq!(row_cache_rows(3 * 272, &[(256, 88, 19200)]), (vec![0], 32));
+        assert_eq!(row_cache_rows(65536, &[(256, 1, 19200)]), (vec![0], 32));
+        assert_eq!(row_cache_rows(65536, &[(256, 88, 1 << 31)]), (vec![0], 32));
+        assert_eq!(row_cache_rows(-5, &[(256, 88, 19200)]), (vec![0], 32));
+        assert_eq!(row_cache_rows(65536, &[]), (vec![], 32));
+    }
+
     /// The cross-core split: parts per row group bounded by the cores and the chunks,
     /// every part non-empty and all chunks covered, None when fewer than two blocks
     /// could share a row group.
