@@ -19,6 +19,9 @@ use std::fmt::Write;
 pub struct RandomGraph {
     pub text: String,
     pub inputs: Vec<TensorType>,
+    /// Per input: the rows of the table it holds ids into (`Gen::embedding_step`), whose
+    /// ids `random_inputs` draws from `[-rows, rows)`; None for data inputs.
+    pub id_rows: Vec<Option<Dim>>,
     /// Symbol names used by the inputs.
     pub symbols: Vec<String>,
     pub dtype: DType,
@@ -41,6 +44,34 @@ impl RandomGraph {
             })
             .collect()
     }
+
+    /// Inputs for `symbols`: `random_tensors` with `seed`, except that id inputs draw
+    /// uniformly from `[-rows, rows)` of their table (negative ids count from the end),
+    /// so that lookups are valid and repeat when there are more ids than rows.
+    pub fn random_inputs(
+        &self,
+        symbols: &std::collections::HashMap<String, i64>,
+        seed: u64,
+    ) -> Result<Vec<autofuse_ir::tensor::Tensor>, String> {
+        let mut inputs = crate::run::execute::random_tensors(&self.inputs, symbols, seed)?;
+        for (i, rows) in self.id_rows.iter().enumerate() {
+            let Some(rows) = rows else { continue };
+            let rows = match rows {
+                Dim::Known(e) => e.eval_map(symbols).map_err(|e| e.to_string())?,
+                Dim::Unknown => return Err("an id input's table has an unknown row count".into()),
+            };
+            let shape = crate::run::execute::concrete_shape(&self.inputs[i], symbols)?;
+            inputs[i] = autofuse_ir::tensor::Tensor::random_uniform(
+                DType::I32,
+                shape,
+                seed + i as u64,
+                -(rows as f64),
+                rows as f64,
+            )
+            .map_err(|e| e.to_string())?;
+        }
+        Ok(inputs)
+    }
 }
 
 /// A generation step that derives a new value from one of the graph's values.
@@ -53,6 +84,8 @@ struct Gen {
     env: ShapeEnv,
     /// The graph's arguments (exact values: discontinuous ops read only these).
     args: Vec<Val>,
+    /// Arguments added by steps after the data inputs: ids, with their table's rows.
+    id_args: Vec<(TensorType, Dim)>,
 }
 
 #[derive(Clone)]
@@ -474,6 +507,32 @@ impl Gen {
         self.op("ascend.add", &[&picked, x], &[], None, None)
     }
 
+    /// An embedding lookup by loaded ids: a new i32 argument of 8 to 300 ids (often more
+    /// than the table has rows: ids repeat, as token ids do) picks rows of `x` (rank 2 or
+    /// more, so that a row is contiguous) along axis 0; the picked rows are squared. The
+    /// ids are drawn from the table's whole row range (`RandomGraph::random_inputs`).
+    fn embedding_step(&mut self, x: &Val) -> Option<Val> {
+        if x.ty.rank() < 2 {
+            return None;
+        }
+        let rows = x.ty.dims.first()?.clone();
+        let count = 8 + self.below(293) as i64;
+        let ids_ty = TensorType::new(DType::I32, vec![Dim::constant(count)]);
+        let ids = Val {
+            name: format!("%arg{}", self.args.len() + self.id_args.len()),
+            ty: ids_ty.clone(),
+        };
+        let picked = self.op(
+            "ascend.gather",
+            &[x, &ids],
+            &[("axis", "0 : i64")],
+            None,
+            None,
+        )?;
+        self.id_args.push((ids_ty, rows));
+        self.op("ascend.mul", &[&picked, &picked], &[], None, None)
+    }
+
     /// Adds a position-dependent ramp to `x` along one of its axes: an i32 range of that
     /// dim (random start and step), unsqueezed to `x`'s rank, cast to `x`'s type,
     /// scaled by 1/64 and added (what position ids and masks look like to the compiler).
@@ -855,6 +914,7 @@ pub fn generate(seed: u64, max_ops: usize) -> RandomGraph {
         next: 0,
         env: ShapeEnv::new(),
         args: Vec::new(),
+        id_args: Vec::new(),
     };
     let rank = 1 + g.below(3) as usize;
     let dtype = match g.below(10) {
@@ -914,14 +974,9 @@ pub fn generate(seed: u64, max_ops: usize) -> RandomGraph {
     if values.len() > input_count + 1 && g.chance(40) {
         outputs.push(input_count + g.below((values.len() - input_count - 1) as u64) as usize);
     }
-    let args: Vec<String> = inputs
-        .iter()
-        .enumerate()
-        .map(|(i, t)| format!("%arg{i}: {}", t.to_mlir()))
-        .collect();
     // Each extra step draws from its own stream (seeded from the graph's), so adding one
     // leaves the others' graphs as they were.
-    let extra_steps: [(u64, u64, Step); 8] = [
+    let extra_steps: [(u64, u64, Step); 9] = [
         // Half also return a transpose or concat of one of their values.
         (0x7a3c_91e5_0f1d_2b47, 50, Gen::layout_step),
         // A third a value plus a ramp computed from a range of one of its dims.
@@ -932,6 +987,8 @@ pub fn generate(seed: u64, max_ops: usize) -> RandomGraph {
         (0x0ea7_be11_2c4d_9a61, 20, Gen::gather_step),
         // A fifth a constant pad of one of their values, squared.
         (0x9ad0_c0de_77e1_3b25, 20, Gen::pad_step),
+        // A fifth an embedding lookup of one of their values by loaded ids.
+        (0x1d5e_a11c_e0b7_4f29, 20, Gen::embedding_step),
         // Three draws of the rest of the catalogue, 60% each.
         (0x6c1b_a7f3_d2e0_4859, 60, Gen::catalogue_step),
         (0x2d95_4e0b_c8a7_13f6, 60, Gen::catalogue_step),
@@ -947,6 +1004,16 @@ pub fn generate(seed: u64, max_ops: usize) -> RandomGraph {
             }
         }
     }
+    let mut id_rows: Vec<Option<Dim>> = vec![None; inputs.len()];
+    for (ty, rows) in std::mem::take(&mut g.id_args) {
+        inputs.push(ty);
+        id_rows.push(Some(rows));
+    }
+    let args: Vec<String> = inputs
+        .iter()
+        .enumerate()
+        .map(|(i, t)| format!("%arg{i}: {}", t.to_mlir()))
+        .collect();
     let result_types: Vec<String> = outputs.iter().map(|&o| values[o].ty.to_mlir()).collect();
     let result_names: Vec<String> = outputs.iter().map(|&o| values[o].name.clone()).collect();
     let mut text = String::new();
@@ -967,6 +1034,7 @@ pub fn generate(seed: u64, max_ops: usize) -> RandomGraph {
     RandomGraph {
         text,
         inputs,
+        id_rows,
         symbols,
         dtype,
     }
@@ -1002,6 +1070,38 @@ mod tests {
         );
         assert!(count("\"ascend.gather\"") >= 10, "too few gathers");
         assert!(count("\"ascend.pad\"") >= 10, "too few pads");
+        // Embedding lookups by ids the graph receives (an i32 argument), with a table of
+        // rank 2 or more: the row cache's case.
+        let by_loaded_ids = texts
+            .iter()
+            .filter(|t| {
+                t.lines()
+                    .any(|l| l.contains("\"ascend.gather\"") && l.contains(", %arg"))
+            })
+            .count();
+        assert!(by_loaded_ids >= 10, "too few gathers by loaded ids");
+    }
+
+    /// The ids of an embedding lookup are drawn within its table's rows, and repeat
+    /// when there are more ids than rows.
+    #[test]
+    fn loaded_ids_stay_within_their_table() {
+        let graph = (0..200)
+            .map(|seed| generate(seed, 6))
+            .find(|g| g.id_rows.iter().any(Option::is_some))
+            .expect("some graph looks rows up by loaded ids");
+        let symbols = graph.trial_symbols(3, 1);
+        let inputs = graph.random_inputs(&symbols, 17).expect("inputs");
+        for (i, rows) in graph.id_rows.iter().enumerate() {
+            let Some(autofuse_ir::graph::Dim::Known(rows)) = rows else {
+                continue;
+            };
+            let rows = rows.eval_map(&symbols).expect("rows") as f64;
+            let ids = &inputs[i].data;
+            assert!(ids
+                .iter()
+                .all(|&v| v >= -rows && v < rows && v.fract() == 0.0));
+        }
     }
 
     /// Every op of the `ascend` catalogue is drawn by some graph of the first 300 seeds

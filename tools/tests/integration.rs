@@ -232,7 +232,8 @@ fn end_to_end_random_graphs_on_emulation() {
         for trial in 0..3u64 {
             let symbols = graph.trial_symbols(seed, trial);
             inputs.push(
-                random_tensors(&graph.inputs, &symbols, seed * 1000 + trial * 10)
+                graph
+                    .random_inputs(&symbols, seed * 1000 + trial * 10)
                     .expect("valid shapes"),
             );
         }
@@ -693,7 +694,9 @@ fn differential_trial(
         .enumerate()
         .map(|(i, name)| (name.clone(), symbol_value(i as u64) as i64))
         .collect();
-    let inputs = random_tensors(&graph.inputs, &symbols, input_seed).expect("valid shapes");
+    let inputs = graph
+        .random_inputs(&symbols, input_seed)
+        .expect("valid shapes");
     compare_programs(before, after, &inputs, what)
         .into_iter()
         .map(|m| format!("{label} {m}\n{}", graph.text))

@@ -293,12 +293,9 @@ fn vendor_path_random_graphs() {
     for (seed, graph, module) in &prepared {
         for trial in 0..3u64 {
             let symbols = graph.trial_symbols(*seed, trial);
-            let inputs = autofuse_tools::run::execute::random_tensors(
-                &graph.inputs,
-                &symbols,
-                seed * 1000 + trial,
-            )
-            .expect("inputs");
+            let inputs = graph
+                .random_inputs(&symbols, seed * 1000 + trial)
+                .expect("inputs");
             let (f, n) = run_both(
                 module,
                 &builds,
