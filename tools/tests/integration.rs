@@ -521,23 +521,8 @@ fn property_tiling_fits_and_impl_form_matches() {
                 })
                 .collect();
             let inputs: Vec<Tensor> = graph
-                .inputs
-                .iter()
-                .enumerate()
-                .map(|(i, ty)| {
-                    let shape: Vec<usize> = ty
-                        .dims
-                        .iter()
-                        .map(|d| {
-                            d.expr()
-                                .and_then(|e| e.eval_map(&symbols).ok())
-                                .unwrap_or(1) as usize
-                        })
-                        .collect();
-                    Tensor::random(ty.dtype, shape, seed * 100 + trial * 10 + i as u64)
-                        .expect("shape")
-                })
-                .collect();
+                .random_inputs(&symbols, seed * 100 + trial * 10)
+                .expect("shape");
             let expected = match reference.run("main", &inputs) {
                 Ok(e) => e,
                 Err(e) => {
