@@ -1122,6 +1122,13 @@ impl Schedule {
             .collect()
     }
 
+    /// Whether some case gives a gather a row cache (the kernel has a `rowcache` buffer).
+    pub fn has_row_caches(&self) -> bool {
+        self.cases
+            .iter()
+            .any(|case| !self.row_caches(case).is_empty())
+    }
+
     /// Whether the ids node `n` holds come from a load (through casts): ids computed in
     /// the kernel (positions from an arange) do not repeat within a block the way token
     /// ids do, and a row cache would only cost its copies.
@@ -1350,6 +1357,12 @@ impl Schedule {
             ("part", self.extras.part, part),
             ("hoist", self.hoists(), self.hoist_bytes(case)),
             ("table", self.keeps_tables(), self.table_bytes(case)),
+            // The smallest row cache; the host gives it what UB the others leave.
+            (
+                ROW_CACHE_BUFFER,
+                self.has_row_caches(),
+                c(ROW_CACHE_MIN_BYTES),
+            ),
         ] {
             if used {
                 out.push(BufferSpec {
@@ -1949,6 +1962,13 @@ pub struct RowCacheSpec {
     pub table_elems: Expr,
 }
 
+/// The buffer holding the row caches of a case's gathers.
+pub const ROW_CACHE_BUFFER: &str = "rowcache";
+
+/// Bytes of the `rowcache` buffer of a case without a row cache (`InitBuffer` needs a
+/// positive size). The UB model counts these; a row cache may take them too.
+pub const ROW_CACHE_MIN_BYTES: i64 = 32;
+
 /// Bytes a row cache slot takes besides its row: two hash entries of an int32 key and
 /// an int32 block position each.
 pub const ROW_CACHE_SLOT_EXTRA_BYTES: i64 = 16;
@@ -1958,12 +1978,12 @@ pub const ROW_CACHE_SLOT_EXTRA_BYTES: i64 = 16;
 /// caches share `left` equally; a cache gets a multiple of 4 slots (its two hash arrays
 /// of 2 int32 per slot stay 32-byte aligned), at most the rows its block picks (rounded
 /// up to 4), and none when fewer than 4 fit, its block picks fewer than 2 rows or its
-/// keys would not fit int32. Returns the
-/// slots and the bytes of the `rowcache` buffer (at least 32: `InitBuffer` needs a
-/// positive size). The host tiling function (`af_host::RowCacheRows`) computes the same.
+/// keys would not fit int32. Returns the slots and the bytes of the `rowcache` buffer (at
+/// least `ROW_CACHE_MIN_BYTES`, which the case's UB already counts, so `left` includes
+/// them). The host tiling function (`af_host::RowCacheRows`) computes the same.
 pub fn row_cache_rows(left: i64, caches: &[(i64, i64, i64)]) -> (Vec<i64>, i64) {
     if caches.is_empty() {
-        return (Vec::new(), 32);
+        return (Vec::new(), ROW_CACHE_MIN_BYTES);
     }
     let share = left.max(0) / caches.len() as i64;
     let mut bytes = 0;
@@ -1980,7 +2000,7 @@ pub fn row_cache_rows(left: i64, caches: &[(i64, i64, i64)]) -> (Vec<i64>, i64) 
             rows
         })
         .collect();
-    (rows, bytes.max(32))
+    (rows, bytes.max(ROW_CACHE_MIN_BYTES))
 }
 
 /// Per-tile work of a case (cost model inputs).

@@ -8,6 +8,7 @@
 use autofuse_ascir::kernel::{
     chunk_reloads_per_block, row_cache_rows, Case, CostExprs, CrossCoreCost, RowCacheSpec, Schedule,
 };
+pub use autofuse_ascir::kernel::{ROW_CACHE_BUFFER, ROW_CACHE_MIN_BYTES};
 use autofuse_symbolic::Expr;
 use std::collections::HashMap;
 
@@ -46,7 +47,8 @@ pub struct CaseModel {
 impl CaseModel {
     /// Slots of every row cache of the case (node, slots) and the bytes of the
     /// `rowcache` buffer, for a block of `per` tiles and `left` UB bytes the other
-    /// buffers leave; `env` binds the symbols and the tile variable.
+    /// buffers leave (its `ROW_CACHE_MIN_BYTES` included); `env` binds the symbols and
+    /// the tile variable.
     pub fn row_cache_slots(
         &self,
         env: &HashMap<String, i64>,
@@ -198,18 +200,12 @@ impl TilingModel {
         Ok(per_tiles + resident + tiling.block_dim.min(tiling.tiles_total) * once)
     }
 
-    /// Every buffer name (the same in every case), `rowcache` last when some case has
-    /// a row cache.
+    /// Every buffer name (the same in every case).
     pub fn buffer_names(&self) -> Vec<String> {
-        let mut names: Vec<String> = self
-            .cases
+        self.cases
             .first()
             .map(|c| c.buffers.iter().map(|b| b.0.clone()).collect())
-            .unwrap_or_default();
-        if self.has_row_caches() {
-            names.push(ROW_CACHE_BUFFER.into());
-        }
-        names
+            .unwrap_or_default()
     }
 
     /// Whether some case keeps gathered rows in a row cache.
@@ -230,9 +226,6 @@ impl TilingModel {
         nodes
     }
 }
-
-/// The buffer holding the row caches of a case's gathers.
-pub const ROW_CACHE_BUFFER: &str = "rowcache";
 
 /// The tiling-data field holding the slots of gather `node`'s row cache.
 pub fn row_cache_field(node: usize) -> String {

@@ -445,11 +445,14 @@ pub fn solve(
         }
         let mut ub = ev.ub(candidate.t)?;
         // The row caches take what UB the case's buffers leave (after the tile is chosen:
-        // they never make a tile smaller).
-        let (row_caches, cache_bytes) = case.row_cache_slots(&ev.env, candidate.per, cap - ub)?;
-        if model.has_row_caches() {
-            buffers.push((ROW_CACHE_BUFFER.into(), "VECCALC", 1, cache_bytes));
-            ub += cache_bytes;
+        // they never make a tile smaller), their smallest buffer included.
+        let mut row_caches = Vec::new();
+        if let Some(cache) = buffers.iter_mut().find(|b| b.0 == ROW_CACHE_BUFFER) {
+            let (slots, bytes) =
+                case.row_cache_slots(&ev.env, candidate.per, cap - ub + cache.3)?;
+            ub += bytes - cache.3;
+            cache.3 = bytes;
+            row_caches = slots;
         }
         if best.as_ref().is_none_or(|b| candidate.total < b.1.total) {
             let solved = Solved {

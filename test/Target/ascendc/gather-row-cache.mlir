@@ -33,7 +33,7 @@
 // The host gives the cache what UB the buffers leave for the chosen tile.
 // CHECK: const af_host::RowCacheNeed needs[] = {{[{][{]}}256, s.per * (
 // CHECK-NEXT: int64_t slots[1] = {};
-// CHECK-NEXT: out->rowcache_size = static_cast<uint32_t>(af_host::RowCacheRows(needs, 1, static_cast<int64_t>(ub_bytes) - af_{{.*}}::Case0Ub(sym, t), slots));
+// CHECK-NEXT: out->rowcache_size = static_cast<uint32_t>(af_host::RowCacheRows(needs, 1, static_cast<int64_t>(ub_bytes) - af_{{.*}}::Case0Ub(sym, t) + 32, slots));
 
 // TILING: case 1 (split z1t): tile z1t_size = 22
 // TILING: rowcache VECCALC  x1 23936 B

@@ -13,6 +13,7 @@ use super::{CNames, KernelInput};
 use autofuse_symbolic::Expr;
 use autofuse_tiling::tiling::{
     row_cache_field, tiling_field_names, CaseModel, TilingModel, ROW_CACHE_BUFFER,
+    ROW_CACHE_MIN_BYTES,
 };
 use std::fmt::Write;
 
@@ -45,7 +46,8 @@ fn row_cache_sizes(model: &TilingModel, case: &CaseModel, name: &str) -> String 
     }
     let k = case.key;
     if case.row_caches.is_empty() {
-        return format!("        out->{ROW_CACHE_BUFFER}_size = 32;\n");
+        // The smallest buffer, written with the others.
+        return String::new();
     }
     let needs: Vec<String> = case
         .row_caches
@@ -60,7 +62,7 @@ fn row_cache_sizes(model: &TilingModel, case: &CaseModel, name: &str) -> String 
         })
         .collect();
     let mut o = format!(
-        "        // Row caches: what UB the buffers leave for this tile.\n         \x20       const af_host::RowCacheNeed needs[] = {{{}}};\n         \x20       int64_t slots[{n}] = {{}};\n         \x20       out->{ROW_CACHE_BUFFER}_size = static_cast<uint32_t>(af_host::RowCacheRows(needs, {n}, static_cast<int64_t>(ub_bytes) - af_{name}::Case{k}Ub(sym, t), slots));\n",
+        "        // Row caches: what UB the other buffers leave for this tile.\n         \x20       const af_host::RowCacheNeed needs[] = {{{}}};\n         \x20       int64_t slots[{n}] = {{}};\n         \x20       out->{ROW_CACHE_BUFFER}_size = static_cast<uint32_t>(af_host::RowCacheRows(needs, {n}, static_cast<int64_t>(ub_bytes) - af_{name}::Case{k}Ub(sym, t) + {ROW_CACHE_MIN_BYTES}, slots));\n",
         needs.join(", "),
         n = case.row_caches.len()
     );

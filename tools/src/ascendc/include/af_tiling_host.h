@@ -334,7 +334,8 @@ struct RowCacheNeed {
     int64_t row_bytes, block_rows, table_elems;
 };
 
-// Slots of each of `count` row caches given `left` free UB bytes, into `slots`; returns
+// Slots of each of `count` row caches given `left` free UB bytes (the 32 bytes of the
+// smallest rowcache buffer, which the case's UB counts, included), into `slots`; returns
 // the bytes of the rowcache buffer (autofuse_ascir::kernel::row_cache_rows: an equal
 // share each, a multiple of 4 slots of row_bytes + 16 bytes, at most the rows a block
 // picks, none below 4, for blocks picking fewer than 2 rows or when the keys would not
