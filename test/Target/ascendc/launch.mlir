@@ -6,6 +6,7 @@
 // RUN: %autofuse-run %repo/examples/column_stats_scale.mlir --symbols s0=3,s1=5 --no-group-launches | FileCheck %s --check-prefix=APART
 // RUN: %vendor_env %autofuse-run %repo/examples/column_stats_scale.mlir --symbols s0=4096,s1=3 | FileCheck %s --check-prefix=RCORE
 // RUN: %autofuse-run %S/Inputs/independent_kernels.mlir --symbols s0=1,s1=7 --symbols s0=200,s1=130 | FileCheck %s --check-prefix=FREE-EMU
+// RUN: %vendor_env %autofuse-run %S/Inputs/shared_input_groups.mlir --symbols s0=37 --symbols s0=300 | FileCheck %s --check-prefix=SHARED
 
 // A reduction whose result feeds work of another shape: one launch, the group kernels'
 // cases in namespaces of their own, a SyncAll before the group that reads the column
@@ -34,6 +35,8 @@
 // CHECK-NEXT: } else if (t.g0.tiling_key == 2) {
 // CHECK-NEXT: SyncAll();
 // CHECK-NEXT: }
+// The emulations count each group's distinct GM reads per block apart.
+// CHECK-NEXT: af::EndLoopGroup();
 // CHECK-NEXT: // Group 1 reads what earlier groups wrote to GM: every block waits for all.
 // CHECK-NEXT: SyncAll();
 // CHECK-NEXT: if (block < static_cast<int64_t>(t.g1.block_dim)) {  // @autofuse_pointwise_2_Mul_Tanh
@@ -104,3 +107,13 @@
 // FREE-EMU: -- inputs [200, 64] [130, 33]
 // FREE-EMU-NEXT: autofuse_launch_0: blocks
 // FREE-EMU: == PASS
+
+// Two groups of one launch that both read x (column sums of exp(x), row maxima of |x|):
+// each group is a fused kernel of its own, so the emulations count the distinct bytes a
+// block reads per group (af::EndLoopGroup); counted over the whole launch, a block's
+// second group would seem to re-read what its first read (1.012x).
+// SHARED: launch autofuse_launch_0: 2 loop groups (autofuse_reduce_0_Exp_ReduceSum, autofuse_reduce_2_Abs_ReduceMax) | 0 cross-core barrier(s)
+// SHARED: max error {{.*}}: PASS
+// SHARED: max error {{.*}}: PASS
+// SHARED: model: 2 kernels in 1 launch(es) (0 left to the interpreter) | 0 boundary ops | {{.*}} | with per-core copies {{.*}} (1.000x)
+// SHARED: == PASS

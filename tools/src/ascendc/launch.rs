@@ -277,6 +277,9 @@ pub fn translate_launch(
             );
         }
         k.push_str("    }\n");
+        if i + 1 < wiring.groups.len() {
+            k.push_str("    af::EndLoopGroup();\n");
+        }
     }
     k.push_str("}\n");
     files.push((format!("{name}.cpp"), k));

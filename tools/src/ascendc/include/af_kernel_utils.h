@@ -397,6 +397,17 @@ __aicore__ inline void GatherRows(const LocalTensor<T>& dst, const GlobalTensor<
     SyncLoadToVector();
 }
 
+// One loop group of a launch ends. The emulations (sim/include and the vendor path) count
+// the distinct GM bytes a block reads per group, each group being a fused kernel of its
+// own; on the chip nothing happens.
+__aicore__ inline void EndLoopGroup() {
+#if defined(AF_VENDOR_PATH)
+    af_isa::core().block_reads.close_group();
+#elif defined(ASCENDC_SIM_HAS_PIPES)
+    ascendc_sim::detail::st().block_reads.close_group();
+#endif
+}
+
 // A gather's row cache (autofuse_ascir::kernel::Schedule::row_caches): the rows a block
 // picked last, kept in UB so that a row picked again is copied there instead of read from
 // GM a second time (token ids repeat). Block position p (the p-th row the block picked) is
