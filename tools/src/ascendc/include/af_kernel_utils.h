@@ -302,6 +302,32 @@ __aicore__ inline void ConcatBox(const LocalTensor<T>& dst, const LocalTensor<T>
     SyncScalarToVector();
 }
 
+// The layout of a gather's box (extents dext, index tile extents iext): its row length,
+// the padded row pitch of dst and of the index tile, and its rows (every box position
+// but the innermost). False for an empty box.
+struct GatherShape {
+    int64_t len = 0, dpitch = 0, ipitch = 0, rows = 0;
+};
+template <int R>
+__aicore__ inline bool GatherShapeOf(const int64_t (&dext)[R], const int64_t (&iext)[R], int64_t align,
+                                     GatherShape& box) {
+    for (int k = 0; k < R; ++k)
+        if (dext[k] <= 0) return false;
+    box.len = dext[R - 1];
+    box.dpitch = af_align(box.len, align);
+    box.ipitch = af_align(iext[R - 1], align);
+    box.rows = 1;
+    for (int k = 0; k + 1 < R; ++k) box.rows *= dext[k];
+    return true;
+}
+
+// The table index at element `at` of the index tile, negative ones counted from `bound`.
+template <typename I>
+__aicore__ inline int64_t PickedIndex(const LocalTensor<I>& idx, int64_t at, int64_t bound) {
+    const int64_t index = static_cast<int64_t>(idx.GetValue(static_cast<uint32_t>(at)));
+    return index < 0 ? index + bound : index;
+}
+
 // Row r of a gather box (rows: every box position but the innermost): the table offset
 // `g` of its first element (before the index's row) and the element `at` of the index
 // tile (extents iext, rows of ipitch elements) its index is at.
@@ -338,18 +364,14 @@ template <typename T, typename I, int R, typename Table>
 __aicore__ inline void GatherElements(const LocalTensor<T>& dst, const Table& src, const LocalTensor<I>& idx,
                                       int64_t base, const int64_t (&dext)[R], const int64_t (&iext)[R],
                                       const int64_t (&gs)[R], int64_t bound, int64_t istride, int64_t align) {
-    const int64_t len = dext[R - 1];
-    const int64_t dpitch = af_align(len, align);
-    const int64_t ipitch = af_align(iext[R - 1], align);
-    int64_t rows = 1;
-    for (int k = 0; k + 1 < R; ++k) rows *= dext[k];
+    GatherShape box;
+    if (!GatherShapeOf(dext, iext, align, box)) return;
+    const int64_t len = box.len, dpitch = box.dpitch, ipitch = box.ipitch, rows = box.rows;
     for (int64_t r = 0; r < rows; ++r) {
         int64_t g = 0, at = 0;
         GatherRowOrigin(r, dext, iext, gs, base, ipitch, g, at);
         for (int64_t j = 0; j < len; ++j) {
-            const int64_t pick = iext[R - 1] != 1 ? at + j : at;
-            int64_t index = static_cast<int64_t>(idx.GetValue(static_cast<uint32_t>(pick)));
-            if (index < 0) index += bound;
+            const int64_t index = PickedIndex(idx, iext[R - 1] != 1 ? at + j : at, bound);
             dst.SetValue(static_cast<uint32_t>(r * dpitch + j), TableValue(src, g + j * gs[R - 1] + index * istride));
         }
     }
@@ -367,13 +389,9 @@ template <typename T, typename I, int R>
 __aicore__ inline void GatherRows(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const LocalTensor<I>& idx,
                                   int64_t base, const int64_t (&dext)[R], const int64_t (&iext)[R],
                                   const int64_t (&gs)[R], int64_t bound, int64_t istride, int64_t align) {
-    for (int k = 0; k < R; ++k)
-        if (dext[k] <= 0) return;
-    const int64_t len = dext[R - 1];
-    const int64_t dpitch = af_align(len, align);
-    const int64_t ipitch = af_align(iext[R - 1], align);
-    int64_t rows = 1;
-    for (int k = 0; k + 1 < R; ++k) rows *= dext[k];
+    GatherShape box;
+    if (!GatherShapeOf(dext, iext, align, box)) return;
+    const int64_t len = box.len, dpitch = box.dpitch, ipitch = box.ipitch, rows = box.rows;
     // The vector unit may still read dst (an earlier tile) and the index tile was
     // written by MTE2 and read by V only so far.
     SyncVectorToScalar();
@@ -390,8 +408,7 @@ __aicore__ inline void GatherRows(const LocalTensor<T>& dst, const GlobalTensor<
     for (int64_t r = 0; r < rows; ++r) {
         int64_t g = 0, at = 0;
         GatherRowOrigin(r, dext, iext, gs, base, ipitch, g, at);
-        int64_t index = static_cast<int64_t>(idx.GetValue(static_cast<uint32_t>(at)));
-        if (index < 0) index += bound;
+        const int64_t index = PickedIndex(idx, at, bound);
         DataCopyPad(dst[static_cast<uint32_t>(r * dpitch)], src[g + index * istride], p, pad);
     }
     SyncLoadToVector();
@@ -458,13 +475,9 @@ __aicore__ inline void GatherRows(const LocalTensor<T>& dst, const GlobalTensor<
         GatherRows(dst, src, idx, base, dext, iext, gs, bound, istride, align);
         return;
     }
-    for (int k = 0; k < R; ++k)
-        if (dext[k] <= 0) return;
-    const int64_t len = dext[R - 1];
-    const int64_t dpitch = af_align(len, align);
-    const int64_t ipitch = af_align(iext[R - 1], align);
-    int64_t rows = 1;
-    for (int k = 0; k + 1 < R; ++k) rows *= dext[k];
+    GatherShape box;
+    if (!GatherShapeOf(dext, iext, align, box)) return;
+    const int64_t len = box.len, dpitch = box.dpitch, ipitch = box.ipitch, rows = box.rows;
     // As GatherRows: the vector unit may still read dst; the index tile came from MTE2 or V.
     SyncVectorToScalar();
     SyncVectorToLoad();
@@ -477,8 +490,7 @@ __aicore__ inline void GatherRows(const LocalTensor<T>& dst, const GlobalTensor<
     for (int64_t r = 0; r < rows; ++r) {
         int64_t g = 0, at = 0;
         GatherRowOrigin(r, dext, iext, gs, base, ipitch, g, at);
-        int64_t index = static_cast<int64_t>(idx.GetValue(static_cast<uint32_t>(at)));
-        if (index < 0) index += bound;
+        const int64_t index = PickedIndex(idx, at, bound);
         const int64_t key = g + index * istride;
         const uint32_t to = static_cast<uint32_t>(r * dpitch);
         if (key < 0 || g + index < 0) {
@@ -547,13 +559,9 @@ template <typename T, typename I, int R>
 __aicore__ inline void GatherRows(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<I>& idx,
                                   int64_t base, const int64_t (&dext)[R], const int64_t (&iext)[R],
                                   const int64_t (&gs)[R], int64_t bound, int64_t istride, int64_t align) {
-    for (int k = 0; k < R; ++k)
-        if (dext[k] <= 0) return;
-    const int64_t len = dext[R - 1];
-    const int64_t dpitch = af_align(len, align);
-    const int64_t ipitch = af_align(iext[R - 1], align);
-    int64_t rows = 1;
-    for (int k = 0; k + 1 < R; ++k) rows *= dext[k];
+    GatherShape box;
+    if (!GatherShapeOf(dext, iext, align, box)) return;
+    const int64_t dpitch = box.dpitch, ipitch = box.ipitch, rows = box.rows;
     constexpr int64_t kBlock = 32 / static_cast<int64_t>(sizeof(T));
     bool blocks = iext[R - 1] == 1 && gs[R - 1] == 1 && base % kBlock == 0 && istride % kBlock == 0;
     for (int k = 0; k + 1 < R; ++k)
@@ -566,8 +574,7 @@ __aicore__ inline void GatherRows(const LocalTensor<T>& dst, const LocalTensor<T
         for (int64_t r = 0; r < rows; ++r) {
             int64_t g = 0, at = 0;
             GatherRowOrigin(r, dext, iext, gs, base, ipitch, g, at);
-            int64_t index = static_cast<int64_t>(idx.GetValue(static_cast<uint32_t>(at)));
-            if (index < 0) index += bound;
+            const int64_t index = PickedIndex(idx, at, bound);
             DataCopy(dst[static_cast<uint32_t>(r * dpitch)], src[static_cast<uint32_t>(g + index * istride)],
                      static_cast<uint32_t>(dpitch));
         }
