@@ -41,14 +41,11 @@ fn locals(model: &TilingModel, tile_var: Option<&str>) -> String {
 /// The sizes of a case's row caches (`CaseModel::row_cache_slots`): what UB its buffers
 /// leave for the chosen tile, shared by its gathers.
 fn row_cache_sizes(model: &TilingModel, case: &CaseModel, name: &str) -> String {
-    if !model.has_row_caches() {
+    if case.row_caches.is_empty() {
+        // No cache, or its smallest buffer, written with the others.
         return String::new();
     }
     let k = case.key;
-    if case.row_caches.is_empty() {
-        // The smallest buffer, written with the others.
-        return String::new();
-    }
     let needs: Vec<String> = case
         .row_caches
         .iter()

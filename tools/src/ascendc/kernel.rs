@@ -459,7 +459,7 @@ fn emit_case(ctx: &Ctx, params: &[String]) -> Result<String, String> {
         (s.extras.part, "part"),
         (s.hoists(), "hoist"),
         (s.keeps_tables(), "table"),
-        (ctx.input.model.has_row_caches(), ROW_CACHE_BUFFER),
+        (s.has_row_caches(), ROW_CACHE_BUFFER),
     ] {
         if used {
             let _ = writeln!(
