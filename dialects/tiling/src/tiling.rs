@@ -125,11 +125,13 @@ impl TilingModel {
         }
     }
 
-    /// GM bytes a solved tiling moves under the model (a gather reading its table from GM
-    /// loads every row it picks: a row cache hit saves a load the model counts): every tile's loads and stores
+    /// GM bytes a solved tiling moves under the model: every tile's loads and stores
     /// (the tail tile of the split axis with its own extent) plus the hoisted loads once
-    /// per block and the chunk-resident loads once per chunk each block enters. Stores written only from the first tile along an axis they do not vary
-    /// on, and split-reduction tails, are counted as full tiles (an upper bound there).
+    /// per block and the chunk-resident loads once per chunk each block enters. Stores
+    /// written only from the first tile along an axis they do not vary on, and
+    /// split-reduction tails, are counted as full tiles (an upper bound there); so is a
+    /// gather reading its table from GM, one load per row it picks (a row cache hit
+    /// saves one).
     pub fn gm_bytes(&self, tiling: &Tiling) -> Result<i64, String> {
         let case = self
             .cases
