@@ -501,6 +501,7 @@ fn kernel(
         "pad" => pad(x()?, &a, symbols),
         "matmul" => matmul(inputs[0], inputs[1], &a, dtype),
         "constant" => constant(&a, out),
+        "parameter" => parameter(&a, out),
         "symbolic_constant" => symbolic_constant(&a, out, symbols),
         "range" => range(&a, out, symbols),
         other => Err(format!("no kernel for '{other}'")),
@@ -1530,6 +1531,22 @@ fn range(a: &Attrs, out: &TensorType, symbols: &HashMap<String, i64>) -> KResult
         .map(|i| round_to_dtype(start + i as f64 * delta, out.dtype))
         .collect();
     Ok(tensor(out.dtype, vec![n], data))
+}
+
+/// A weight read from its file (mapped, see `autofuse_ir::weights`); a relative path
+/// is taken from the current directory, so executors resolve paths against the IR
+/// file's directory before they run (`Program::resolve_weight_files`).
+fn parameter(a: &Attrs, out: &TensorType) -> KResult<Tensor> {
+    let file = a.str("file")?;
+    let offset = u64::try_from(a.int("offset")?)
+        .map_err(|_| "parameter offset must be non-negative".to_string())?;
+    let shape: Vec<usize> = out
+        .dims
+        .iter()
+        .map(dim_size)
+        .collect::<Option<_>>()
+        .ok_or_else(|| format!("a parameter has a static shape, not {out}"))?;
+    autofuse_ir::weights::read_tensor(std::path::Path::new(file), offset, out.dtype, shape)
 }
 
 fn constant(a: &Attrs, out: &TensorType) -> KResult<Tensor> {

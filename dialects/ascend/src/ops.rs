@@ -137,7 +137,7 @@ const ASCEND_REDUCE: [OpSpec; 7] = [
     ),
 ];
 
-const ASCEND_OTHER: [OpSpec; 28] = [
+const ASCEND_OTHER: [OpSpec; 29] = [
     ascend(
         "leaky_relu",
         Category::Unary,
@@ -352,6 +352,30 @@ const ASCEND_OTHER: [OpSpec; 28] = [
         results: Y,
         attrs: &[a("value", AttrKind::Any, "dense elements attribute")],
         summary: "a constant tensor",
+    },
+    OpSpec {
+        dialect: Dialect::Ascend,
+        name: "parameter",
+        category: Category::Constant,
+        operands: NONE,
+        results: Y,
+        attrs: &[
+            a(
+                "file",
+                AttrKind::String,
+                "the file holding the weight: absolute, or relative to the directory of the \
+                 IR file",
+            ),
+            a(
+                "offset",
+                AttrKind::Integer,
+                "byte offset of the first element in the file (elements little-endian, \
+                 row-major, packed)",
+            ),
+        ],
+        summary: "a weight held by reference: the tensor of the result's static type stored \
+                  at `offset` of `file` (an ONNX model or its external data). Passes see \
+                  only the type; the executors map the file",
     },
     OpSpec {
         dialect: Dialect::Ascend,

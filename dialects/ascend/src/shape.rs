@@ -788,6 +788,19 @@ fn constant(query: &OpShapeQuery, name: &str) -> Result<Vec<TensorType>, ShapeEr
                 return err("range start must be a number or a shape expression");
             }
         }
+        "parameter" => {
+            if declared.dims.iter().any(|d| d.as_const().is_none()) {
+                return err(format!(
+                    "a parameter has a static shape, not {declared} (weights are stored data)"
+                ));
+            }
+            if query.attr("offset")?.as_int().is_none_or(|o| o < 0) {
+                return err("parameter offset must be a non-negative integer");
+            }
+            if query.attr("file")?.as_str().is_none_or(str::is_empty) {
+                return err("parameter file must be a non-empty string");
+            }
+        }
         _ => {}
     }
     Ok(query.declared.to_vec())

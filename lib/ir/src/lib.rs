@@ -6,3 +6,4 @@ pub mod attr;
 pub mod catalogue;
 pub mod graph;
 pub mod tensor;
+pub mod weights;

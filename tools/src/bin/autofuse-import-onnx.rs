@@ -9,7 +9,7 @@
 //! Exit codes: 0 success, 1 the model cannot be imported (the message says why),
 //! 2 command-line misuse.
 
-use autofuse_tools::onnx::{import_file, ops::FAMILIES};
+use autofuse_tools::onnx::{import_file_with, ops::FAMILIES, ImportOptions};
 use clap::{Arg, ArgAction, Command};
 use std::io::Write;
 use std::path::Path;
@@ -60,7 +60,22 @@ fn main() -> ExitCode {
         eprintln!("autofuse-import-onnx: error: no input model (usage: autofuse-import-onnx model.onnx -o model.mlir)");
         return ExitCode::from(2);
     };
-    let imported = match import_file(Path::new(input)) {
+    let output = matches
+        .get_one::<String>("output")
+        .map(String::as_str)
+        .unwrap_or("-");
+    // Weight files are named relative to the output's directory, so the IR and the
+    // model move together; on standard output they are absolute.
+    let options = ImportOptions {
+        weights_relative_to: (output != "-").then(|| {
+            Path::new(output)
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."))
+                .to_path_buf()
+        }),
+    };
+    let imported = match import_file_with(Path::new(input), &options) {
         Ok(i) => i,
         Err(e) => {
             eprintln!("autofuse-import-onnx: error: {input}: {e}");
@@ -76,10 +91,6 @@ fn main() -> ExitCode {
             imported.summary.render()
         );
     }
-    let output = matches
-        .get_one::<String>("output")
-        .map(String::as_str)
-        .unwrap_or("-");
     let written = if output == "-" {
         std::io::stdout()
             .write_all(imported.mlir.as_bytes())

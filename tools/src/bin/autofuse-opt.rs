@@ -17,6 +17,7 @@ use melior::{
     pass::{PassIrPrintingOptions, PassManager},
 };
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 fn command() -> Command {
@@ -288,11 +289,29 @@ fn process_chunk(settings: &Settings, chunk: &input::Chunk) -> (Option<Vec<u8>>,
     }
 }
 
+/// The directory relative weight files are read from: the input file's (the current
+/// directory for standard input).
+fn weights_dir(matches: &ArgMatches) -> PathBuf {
+    let input = matches
+        .get_one::<String>("input")
+        .map(String::as_str)
+        .unwrap_or("-");
+    if input == "-" {
+        return PathBuf::from(".");
+    }
+    Path::new(input)
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
 /// `--interpret`: runs the entry function on `.npy` or seeded random inputs and
 /// describes (and optionally writes) its outputs.
 fn interpret(matches: &ArgMatches, module: &melior::ir::Module) -> Result<String, String> {
     use autofuse_ir::tensor::Tensor;
-    let program = execute::Program::from_module(module.body())?;
+    let mut program = execute::Program::from_module(module.body())?;
+    program.resolve_weight_files(&weights_dir(matches));
     let entry = match matches.get_one::<String>("entry") {
         Some(e) => e.clone(),
         None => program

@@ -238,6 +238,7 @@ fn is_free(op: &str) -> bool {
     matches!(
         op,
         "ascend.constant"
+            | "ascend.parameter"
             | "ascend.symbolic_constant"
             | "ascend.reshape"
             | "ascend.squeeze"
@@ -676,6 +677,11 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
     if let Some(dir) = matches.get_one::<String>("cache-dir") {
         options.cache_dir = PathBuf::from(dir);
     }
+    // Weight paths in the IR are relative to the IR file's (or the model's) directory.
+    options.weights_dir = (path != "-")
+        .then(|| Path::new(&path).parent().map(Path::to_path_buf))
+        .flatten()
+        .filter(|p| !p.as_os_str().is_empty());
     let context = create_context();
     let module = run::prepare_module(&context, &text, &path, &options)?;
     let entry = match matches.get_one::<String>("entry") {

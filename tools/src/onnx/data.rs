@@ -8,7 +8,7 @@
 
 use super::proto::{data_type as dt, TensorProto, DATA_LOCATION_EXTERNAL};
 use autofuse_ir::graph::DType;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The compiler dtype of an ONNX element type code, or the reason it has none.
 pub fn dtype_of(code: i32) -> Result<DType, String> {
@@ -132,14 +132,25 @@ pub fn decode_tensor(tensor: &TensorProto, base_dir: Option<&Path>) -> Result<Te
     })
 }
 
-/// Reads the bytes of an external-data tensor: `location` is relative to the model's
-/// directory and may not leave it; `offset` and `length` are optional.
+/// Reads the bytes of an external-data tensor (see [`external_range`]).
 fn read_external(
     tensor: &TensorProto,
     base_dir: Option<&Path>,
     expected: usize,
 ) -> Result<Vec<u8>, String> {
-    use std::io::{Read, Seek, SeekFrom};
+    let (path, offset) = external_range(tensor, base_dir, expected)?;
+    let (map, range) = autofuse_ir::weights::byte_range(&path, offset, expected)?;
+    Ok(map[range].to_vec())
+}
+
+/// The file and byte offset of an external-data tensor of `expected` bytes, checked
+/// against the file: `location` is relative to the model's directory and may not leave
+/// it; `offset` and `length` are optional.
+pub fn external_range(
+    tensor: &TensorProto,
+    base_dir: Option<&Path>,
+    expected: usize,
+) -> Result<(PathBuf, u64), String> {
     let key = |k: &str| {
         tensor
             .external_data
@@ -176,11 +187,8 @@ fn read_external(
         )
     })?;
     let path = base.join(relative);
-    let mut file = std::fs::File::open(&path)
-        .map_err(|e| format!("cannot open external data '{}': {e}", path.display()))?;
-    let size = file
-        .metadata()
-        .map_err(|e| format!("cannot read external data '{}': {e}", path.display()))?
+    let size = std::fs::metadata(&path)
+        .map_err(|e| format!("cannot open external data '{}': {e}", path.display()))?
         .len();
     let length = length.unwrap_or_else(|| size.saturating_sub(offset));
     if length != expected as u64 {
@@ -193,12 +201,25 @@ fn read_external(
             "external data '{location}': offset {offset} + length {length} is past the end of the file ({size} bytes)"
         ));
     }
-    file.seek(SeekFrom::Start(offset))
-        .map_err(|e| format!("cannot seek in '{}': {e}", path.display()))?;
-    let mut bytes = vec![0u8; expected];
-    file.read_exact(&mut bytes)
-        .map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
-    Ok(bytes)
+    Ok((path, offset))
+}
+
+/// Float tensors of more than this many elements are kept by reference
+/// (`ascend.parameter`): folding reads only small tensors, sinking only scalars.
+pub const REFERENCE_MIN_FLOAT_ELEMENTS: usize = 1024;
+
+/// Integer and bool tensors of more than this many elements are kept by reference;
+/// smaller ones stay inline, because index narrowing and the importer's shape folding
+/// read their values (the bounds of gather indices, shape tables).
+pub const REFERENCE_MIN_OTHER_ELEMENTS: usize = 1 << 16;
+
+/// Whether an initializer of `count` elements of `dtype` is kept by reference.
+pub fn kept_by_reference(dtype: DType, count: usize) -> bool {
+    if dtype.is_float() {
+        count > REFERENCE_MIN_FLOAT_ELEMENTS
+    } else {
+        count > REFERENCE_MIN_OTHER_ELEMENTS
+    }
 }
 
 /// Decodes little-endian fixed-width data.
@@ -396,12 +417,12 @@ mod tests {
     #[test]
     fn decodes_raw_data_and_checks_its_length() {
         let mut t = tensor(dt::INT32, &[2]);
-        t.raw_data = [7i32.to_le_bytes(), (-1i32).to_le_bytes()].concat();
+        t.raw_data = [7i32.to_le_bytes(), (-1i32).to_le_bytes()].concat().into();
         assert_eq!(
             decode_tensor(&t, None).unwrap().values,
             Values::I(vec![7, -1])
         );
-        t.raw_data.pop();
+        t.raw_data.truncate(t.raw_data.len() - 1);
         let err = decode_tensor(&t, None).unwrap_err();
         assert!(err.contains("raw data has 7 bytes"), "{err}");
     }

@@ -331,6 +331,20 @@ impl Builder {
         }
     }
 
+    /// A weight by reference: `ascend.parameter` reading the tensor of `dtype` and `dims`
+    /// at byte `offset` of `file` (its value is not known to the importer).
+    pub fn parameter(&mut self, dtype: DType, dims: &[usize], file: &str, offset: u64) -> Val {
+        let ty = static_type(dtype, dims);
+        let attrs = format!("file = {}, offset = {offset} : i64", quote(file));
+        let ssa = self.leaf("ascend.parameter", &attrs, &ty);
+        Val {
+            ssa,
+            ty,
+            known: None,
+            sym: None,
+        }
+    }
+
     /// A shape value: an `ascend.symbolic_constant` holding `elements` (a plain constant
     /// when they are all integers).
     pub fn symbolic(&mut self, dtype: DType, dims: &[usize], elements: Vec<Expr>) -> Val {

@@ -43,7 +43,7 @@ mod tests_misc;
 mod tests_resize;
 
 use autofuse_ir::attr::quote;
-use autofuse_ir::graph::{Dim, TensorType};
+use autofuse_ir::graph::{DType, Dim, TensorType};
 use autofuse_symbolic::Expr;
 use data::{decode_tensor, dtype_of};
 use emit::{Builder, Val};
@@ -132,12 +132,17 @@ pub struct Imported {
     pub summary: Summary,
 }
 
-/// Reads and imports an ONNX model file; external data is read relative to its folder.
-pub fn import_file(path: &Path) -> Result<Imported, ImportError> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| ImportError(format!("cannot read '{}': {e}", path.display())))?;
-    let dir = path
-        .parent()
+/// Where weights kept by reference (`ascend.parameter`) are named from.
+#[derive(Clone, Debug, Default)]
+pub struct ImportOptions {
+    /// The directory the IR's weight paths are relative to (the directory of the IR
+    /// file that will hold them); `None` writes absolute paths.
+    pub weights_relative_to: Option<PathBuf>,
+}
+
+/// The directory of `path` (`.` for a bare file name).
+fn model_dir(path: &Path) -> PathBuf {
+    path.parent()
         .map(|p| {
             if p.as_os_str().is_empty() {
                 PathBuf::from(".")
@@ -145,11 +150,53 @@ pub fn import_file(path: &Path) -> Result<Imported, ImportError> {
                 p.to_path_buf()
             }
         })
-        .unwrap_or_else(|| PathBuf::from("."));
-    import_bytes(&bytes, Some(&dir))
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// Reads and imports an ONNX model file; external data is read relative to its folder.
+/// Weight paths in the IR are absolute (the IR is used in process).
+pub fn import_file(path: &Path) -> Result<Imported, ImportError> {
+    import_file_with(path, &ImportOptions::default())
+}
+
+/// Imports an ONNX model file, mapped rather than read: initializers stored in it
+/// (`raw_data`) or in its external data are kept by reference when large
+/// (`data::kept_by_reference`), so the import costs the model's structure, not its
+/// weight bytes.
+pub fn import_file_with(path: &Path, options: &ImportOptions) -> Result<Imported, ImportError> {
+    let map = autofuse_ir::weights::mapped(path)
+        .map_err(|e| ImportError(format!("cannot read '{}': {e}", path.display())))?;
+    let start = map.as_ptr() as usize;
+    let len = map.len();
+    let bytes = bytes::Bytes::from_owner(MappedBytes(map));
+    let model = ModelProto::decode(bytes).map_err(|e| {
+        ImportError(format!(
+            "not a valid ONNX model (protobuf decoding failed: {e})"
+        ))
+    })?;
+    let weights = WeightFiles {
+        model: Some(MappedModel {
+            path: path.to_path_buf(),
+            start,
+            len,
+        }),
+        relative_to: options.weights_relative_to.clone(),
+    };
+    import_decoded(&model, Some(&model_dir(path)), weights)
+}
+
+/// A mapped file as the owner of `Bytes` (so decoded `raw_data` point into the map).
+struct MappedBytes(autofuse_ir::weights::MappedFile);
+
+impl AsRef<[u8]> for MappedBytes {
+    fn as_ref(&self) -> &[u8] {
+        &self.0[..]
+    }
 }
 
 /// Imports a serialized `ModelProto`; `base_dir` is where external data files live.
+/// Initializers in the bytes are inline; external data is kept by reference (absolute
+/// paths).
 pub fn import_bytes(bytes: &[u8], base_dir: Option<&Path>) -> Result<Imported, ImportError> {
     let model = ModelProto::decode(bytes).map_err(|e| {
         ImportError(format!(
@@ -159,8 +206,50 @@ pub fn import_bytes(bytes: &[u8], base_dir: Option<&Path>) -> Result<Imported, I
     import_model(&model, base_dir)
 }
 
-/// Imports a decoded model.
+/// Imports a decoded model (initializers inline, external data by absolute path).
 pub fn import_model(model: &ModelProto, base_dir: Option<&Path>) -> Result<Imported, ImportError> {
+    import_decoded(model, base_dir, WeightFiles::default())
+}
+
+/// The mapped model file whose `raw_data` the decoded model points into.
+#[derive(Clone, Debug)]
+struct MappedModel {
+    path: PathBuf,
+    start: usize,
+    len: usize,
+}
+
+/// Where the importer may refer to weights instead of copying them.
+#[derive(Clone, Debug, Default)]
+struct WeightFiles {
+    model: Option<MappedModel>,
+    relative_to: Option<PathBuf>,
+}
+
+impl WeightFiles {
+    /// The byte offset in the model file of `raw` if it lies inside the mapped model.
+    fn model_offset(&self, raw: &[u8]) -> Option<(&Path, u64)> {
+        let model = self.model.as_ref()?;
+        let at = raw.as_ptr() as usize;
+        let inside = at >= model.start && at + raw.len() <= model.start + model.len;
+        inside.then(|| (model.path.as_path(), (at - model.start) as u64))
+    }
+
+    /// `file` as the IR names it.
+    fn ir_path(&self, file: &Path) -> String {
+        let path = match &self.relative_to {
+            Some(dir) => autofuse_ir::weights::relative_path(dir, file),
+            None => std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf()),
+        };
+        path.to_string_lossy().into_owned()
+    }
+}
+
+fn import_decoded(
+    model: &ModelProto,
+    base_dir: Option<&Path>,
+    weights: WeightFiles,
+) -> Result<Imported, ImportError> {
     let graph = model
         .graph
         .as_ref()
@@ -217,6 +306,7 @@ pub fn import_model(model: &ModelProto, base_dir: Option<&Path>) -> Result<Impor
         opset,
         symbols: Symbols::new(graph),
         base_dir: base_dir.map(Path::to_path_buf),
+        weights,
         local_functions,
         summary,
     };
@@ -339,6 +429,7 @@ pub struct Importer<'m> {
     pub opset: i64,
     symbols: Symbols,
     pub base_dir: Option<PathBuf>,
+    weights: WeightFiles,
     local_functions: HashSet<(String, String)>,
     summary: Summary,
 }
@@ -508,9 +599,9 @@ impl<'m> Importer<'m> {
             ));
         };
         let saved = std::mem::replace(&mut self.b.loc, format!("loc({})", quote(name)));
-        let decoded = decode_tensor(tensor, self.base_dir.as_deref())
+        let val = self
+            .tensor_value(tensor)
             .map_err(|e| format!("initializer '{name}': {e}"));
-        let val = decoded.map(|d| self.b.constant(d.dtype, &d.dims, d.values));
         self.b.loc = saved;
         let val = val?;
         self.values.insert(name.to_string(), val.clone());
@@ -691,6 +782,53 @@ impl<'m> Importer<'m> {
     /// Decodes a tensor attribute.
     pub fn decode(&self, tensor: &TensorProto) -> Result<data::TensorData, String> {
         decode_tensor(tensor, self.base_dir.as_deref())
+    }
+
+    /// The value of an initializer or a `Constant`'s tensor: by reference to the bytes
+    /// where they are stored when large (`data::kept_by_reference`) and stored
+    /// little-endian in a file, else an inline constant.
+    pub fn tensor_value(&mut self, tensor: &TensorProto) -> Result<Val, String> {
+        if let Some((dtype, dims, file, offset)) = self.reference_of(tensor)? {
+            let file = self.weights.ir_path(&file);
+            return Ok(self.b.parameter(dtype, &dims, &file, offset));
+        }
+        let d = self.decode(tensor)?;
+        Ok(self.b.constant(d.dtype, &d.dims, d.values))
+    }
+
+    /// Where a tensor kept by reference is stored (file and byte offset), checked
+    /// against the file; `None` for tensors that stay inline.
+    #[allow(clippy::type_complexity)]
+    fn reference_of(
+        &self,
+        tensor: &TensorProto,
+    ) -> Result<Option<(DType, Vec<usize>, PathBuf, u64)>, String> {
+        let dtype = dtype_of(tensor.data_type)?;
+        let count = data::element_count(&tensor.dims)?;
+        if !data::kept_by_reference(dtype, count) || tensor.segment.is_some() {
+            return Ok(None);
+        }
+        let bytes = count
+            .checked_mul(dtype.bytes())
+            .ok_or("the tensor has too many bytes")?;
+        let dims: Vec<usize> = tensor.dims.iter().map(|&d| d as usize).collect();
+        if tensor.data_location == proto::DATA_LOCATION_EXTERNAL {
+            let (file, offset) = data::external_range(tensor, self.base_dir.as_deref(), bytes)?;
+            return Ok(Some((dtype, dims, file, offset)));
+        }
+        if tensor.raw_data.is_empty() {
+            return Ok(None);
+        }
+        if tensor.raw_data.len() != bytes {
+            return Err(format!(
+                "raw data has {} bytes, {count} {dtype} elements need {bytes}",
+                tensor.raw_data.len()
+            ));
+        }
+        Ok(self
+            .weights
+            .model_offset(&tensor.raw_data)
+            .map(|(file, offset)| (dtype, dims, file.to_path_buf(), offset)))
     }
 }
 

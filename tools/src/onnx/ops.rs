@@ -2165,8 +2165,7 @@ fn matmul(b: &mut Builder, x: &Val, y: &Val, ta: bool, tb: bool) -> Result<Val, 
 /// Constant: `value` (a tensor) or the scalar/list shorthands of opset 12.
 fn constant(im: &mut Importer, c: &NodeCtx) -> Converted {
     if let Some(t) = c.tensor("value")? {
-        let d = im.decode(t).map_err(Fail::Unsupported)?;
-        return one(im.b.constant(d.dtype, &d.dims, d.values));
+        return one(im.tensor_value(t).map_err(Fail::Unsupported)?);
     }
     if let Some(a) = c.typed("value_float", &[at::FLOAT], "a FLOAT")? {
         return one(im.b.constant(DType::F32, &[], Values::F(vec![a.f as f64])));

@@ -418,8 +418,8 @@ pub struct TensorProto {
     #[prost(string, tag = "12")]
     pub doc_string: String,
     /// `bytes raw_data = 9` (little-endian, fixed width)
-    #[prost(bytes = "vec", tag = "9")]
-    pub raw_data: Vec<u8>,
+    #[prost(bytes = "bytes", tag = "9")]
+    pub raw_data: bytes::Bytes,
     /// `repeated StringStringEntryProto external_data = 13` (`location`, `offset`,
     /// `length`, `checksum`)
     #[prost(message, repeated, tag = "13")]

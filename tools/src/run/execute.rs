@@ -52,6 +52,24 @@ impl Program {
         Ok(program)
     }
 
+    /// Makes the weight files of every `ascend.parameter` absolute: relative paths are
+    /// relative to `base`, the directory of the IR file (the current directory for IR
+    /// read from standard input).
+    pub fn resolve_weight_files(&mut self, base: &std::path::Path) {
+        for graph in self.graphs.values_mut() {
+            for node in &mut graph.nodes {
+                if node.op != "ascend.parameter" {
+                    continue;
+                }
+                if let Some(AttrValue::Str(file)) = node.attrs.get_mut("file") {
+                    *file = autofuse_ir::weights::resolve(file, Some(base))
+                        .to_string_lossy()
+                        .into_owned();
+                }
+            }
+        }
+    }
+
     /// The first graph function that is not a kernel or a launch (the usual entry point).
     pub fn default_entry(&self) -> Option<&str> {
         self.order

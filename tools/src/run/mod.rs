@@ -61,6 +61,9 @@ pub struct RunOptions {
     pub cache_dir: PathBuf,
     pub sim_include: PathBuf,
     pub cxx: String,
+    /// The directory relative weight files (`ascend.parameter`) are taken from: the IR
+    /// file's or the ONNX model's directory; `None` is the current directory.
+    pub weights_dir: Option<PathBuf>,
 }
 
 impl RunOptions {
@@ -79,6 +82,7 @@ impl RunOptions {
             cache_dir,
             sim_include: repo.join("sim").join("include"),
             cxx: std::env::var("CXX").unwrap_or_else(|_| "g++".into()),
+            weights_dir: None,
         }
     }
 
@@ -472,13 +476,19 @@ pub fn prepare_module(
             Err(e) => interpreted.push((name, format!("its groups run one by one: {e}"))),
         }
     }
+    let weights_dir = options.weights_dir.clone().unwrap_or_else(|| PathBuf::from("."));
+    let program_of = |module: &Module| -> Result<Program, String> {
+        let mut program = Program::from_module(module.body())?;
+        program.resolve_weight_files(&weights_dir);
+        Ok(program)
+    };
     Ok(PreparedModule {
-        program: Program::from_module(compiled.body())?,
+        program: program_of(&compiled)?,
         kernels,
         launches,
         interpreted,
-        reference: Program::from_module(reference.body())?,
-        unfused: Program::from_module(unfused.body())?,
+        reference: program_of(&reference)?,
+        unfused: program_of(&unfused)?,
         chip,
         remarks,
         guards,
