@@ -88,11 +88,21 @@ pub fn read_tensor(
         .checked_mul(dtype.bytes())
         .ok_or_else(|| format!("shape {shape:?} of {dtype} has too many bytes"))?;
     let (map, range) = byte_range(file, offset, length)?;
-    Ok(Tensor {
-        dtype,
-        shape,
-        data: decode_le(dtype, &map[range]),
-    })
+    let data = decode_le(dtype, &map[range.clone()]);
+    release_pages(&map, range);
+    Ok(Tensor { dtype, shape, data })
+}
+
+/// Drops the pages of `range` from this process's resident set once they were decoded:
+/// the decoded copy is what the executor holds, and a later read faults them in again
+/// from the file (the page cache keeps them), so mapping a model costs no resident
+/// memory beyond the tensor being read.
+fn release_pages(map: &Mmap, range: std::ops::Range<usize>) {
+    // SAFETY: the map is a read-only private file mapping that is never written, so
+    // dropping its pages loses nothing: they are read back from the file on next use.
+    let _ = unsafe {
+        map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, range.start, range.len())
+    };
 }
 
 /// Little-endian fixed-width elements of `dtype` as the interpreters hold them (f64).

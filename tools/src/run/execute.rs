@@ -106,13 +106,35 @@ impl Program {
         for (&arg, t) in graph.arguments.iter().zip(inputs) {
             values[arg] = Some(t.clone());
         }
+        // Each value is dropped at its last use (moved into that op's operands), so a
+        // run holds the values that are still needed, not every value of the graph:
+        // at real model sizes the weights and activations would not fit otherwise.
+        let mut uses_left = vec![0usize; graph.values.len()];
+        for &v in graph.nodes.iter().flat_map(|n| &n.operands) {
+            if let Some(count) = uses_left.get_mut(v) {
+                *count += 1;
+            }
+        }
+        for &v in &graph.outputs {
+            if let Some(count) = uses_left.get_mut(v) {
+                *count += 1;
+            }
+        }
         for node in &graph.nodes {
             let operands: Vec<Tensor> = node
                 .operands
                 .iter()
                 .map(|&v| {
-                    value_of(&values, v)
-                        .ok_or_else(|| format!("'{}': operand used before definition", node.op))
+                    let last = uses_left.get_mut(v).map(|count| {
+                        *count -= 1;
+                        *count == 0
+                    });
+                    let taken = if last == Some(true) {
+                        values.get_mut(v).and_then(Option::take)
+                    } else {
+                        value_of(&values, v)
+                    };
+                    taken.ok_or_else(|| format!("'{}': operand used before definition", node.op))
                 })
                 .collect::<Result<_, _>>()?;
             let outs = if node.op == "func.call" {
