@@ -312,6 +312,7 @@ fn interpret(matches: &ArgMatches, module: &melior::ir::Module) -> Result<String
     use autofuse_ir::tensor::Tensor;
     let mut program = execute::Program::from_module(module.body())?;
     program.resolve_weight_files(&weights_dir(matches));
+    program.verify_weight_files()?;
     let entry = match matches.get_one::<String>("entry") {
         Some(e) => e.clone(),
         None => program

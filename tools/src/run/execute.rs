@@ -13,7 +13,7 @@ use autofuse_ir::graph::{Dim, Graph, TensorType};
 use autofuse_ir::tensor::Tensor;
 use autofuse_mlir::extract;
 use autofuse_passes::pipeline;
-use melior::ir::{BlockRef, Module};
+use melior::ir::{operation::OperationLike, BlockRef, Module};
 use melior::pass::PassManager;
 use std::collections::HashMap;
 
@@ -26,6 +26,9 @@ pub struct Program {
     pub order: Vec<String>,
     /// Graph functions that are launches of several loop groups (`ascir.launch`).
     pub launches: std::collections::HashSet<String>,
+    /// Every `ascend.parameter`: its graph, node index and source location (for
+    /// located errors about its weight file).
+    pub parameters: Vec<(String, usize, String)>,
 }
 
 impl Program {
@@ -44,6 +47,14 @@ impl Program {
             } else {
                 if attrs.contains_key("ascir.launch") {
                     program.launches.insert(name.clone());
+                }
+                for (index, node) in extracted.graph.nodes.iter().enumerate() {
+                    if node.op == "ascend.parameter" {
+                        let location = extract::location_text(extracted.ops[index].location());
+                        program
+                            .parameters
+                            .push((name.clone(), index, location_prefix(&location)));
+                    }
                 }
                 program.graphs.insert(name.clone(), extracted.graph);
             }
@@ -68,6 +79,39 @@ impl Program {
                 }
             }
         }
+    }
+
+    /// Checks that every weight file exists and holds the bytes its parameters read
+    /// (after [`Program::resolve_weight_files`]); the error names the parameter's
+    /// location, the file and the bytes wanted.
+    pub fn verify_weight_files(&self) -> Result<(), String> {
+        for (graph, index, location) in &self.parameters {
+            let Some(node) = self.graphs.get(graph).and_then(|g| g.nodes.get(*index)) else {
+                continue;
+            };
+            let ty = self.graphs[graph].ty(node.results[0]);
+            let file = node.attr("file").and_then(AttrValue::as_str);
+            let offset = node
+                .attr("offset")
+                .and_then(AttrValue::as_int)
+                .and_then(|o| u64::try_from(o).ok());
+            let bytes = ty.and_then(|ty| {
+                ty.dims
+                    .iter()
+                    .map(|d| d.as_const().and_then(|n| usize::try_from(n).ok()))
+                    .try_fold(ty.dtype.bytes(), |acc, d| acc.checked_mul(d?))
+            });
+            let checked = match (file, offset, bytes) {
+                (Some(file), Some(offset), Some(bytes)) => {
+                    autofuse_ir::weights::byte_range(std::path::Path::new(file), offset, bytes)
+                        .map(|_| ())
+                }
+                _ => Err("a parameter needs a file, a non-negative offset and a static shape"
+                    .to_string()),
+            };
+            checked.map_err(|e| format!("{location}: {e}"))?;
+        }
+        Ok(())
     }
 
     /// The first graph function that is not a kernel or a launch (the usual entry point).
@@ -189,6 +233,18 @@ impl Program {
             .iter()
             .map(|&v| value_of(&values, v).ok_or_else(|| "output never defined".to_string()))
             .collect()
+    }
+}
+
+/// `file:line:col` (or the name) of a printed location `loc(...)`, for messages.
+fn location_prefix(location: &str) -> String {
+    let inner = location
+        .strip_prefix("loc(")
+        .and_then(|l| l.strip_suffix(')'))
+        .unwrap_or(location);
+    match inner.strip_prefix('"').and_then(|l| l.split_once('"')) {
+        Some((name, rest)) => format!("{name}{rest}"),
+        None => inner.to_string(),
     }
 }
 

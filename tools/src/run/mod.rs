@@ -480,6 +480,7 @@ pub fn prepare_module(
     let program_of = |module: &Module| -> Result<Program, String> {
         let mut program = Program::from_module(module.body())?;
         program.resolve_weight_files(&weights_dir);
+        program.verify_weight_files()?;
         Ok(program)
     };
     Ok(PreparedModule {

@@ -160,6 +160,43 @@ def external(location: str) -> onnx.ModelProto:
     return h.make_model(graph, opset_imports=[h.make_opsetid("", 17)])
 
 
+def weights_model(location=None, length=8192) -> onnx.ModelProto:
+    """y = (x + w) * 0.5 with a 4x512 f32 weight (2048 elements: kept by reference) stored
+    in the model (raw_data) or, with `location`, at byte 64 of an external file."""
+    w = nh.from_array(weights_values(), "w")
+    if location is not None:
+        w.ClearField("raw_data")
+        w.data_location = T.EXTERNAL
+        for key, value in (("location", location), ("offset", "64"), ("length", str(length))):
+            entry = w.external_data.add()
+            entry.key, entry.value = key, value
+    graph = h.make_graph(
+        [h.make_node("Add", ["x", "w"], ["s"], name="add_w"), h.make_node("Mul", ["s", "half"], ["y"], name="halve")],
+        "weights",
+        [h.make_tensor_value_info("x", T.FLOAT, ["batch", 4, 512])],
+        [h.make_tensor_value_info("y", T.FLOAT, ["batch", 4, 512])],
+        [w, nh.from_array(np.array(0.5, np.float32), "half")],
+    )
+    return h.make_model(graph, opset_imports=[h.make_opsetid("", 17)])
+
+
+def weights_values() -> np.ndarray:
+    return (np.arange(2048, dtype=np.float32).reshape(4, 512) - 1000) / 8
+
+
+def write_weights_models() -> None:
+    save(weights_model(), "weights.onnx")
+    (HERE / "weights_external.bin").write_bytes(b"\xee" * 64 + weights_values().tobytes())
+    save(weights_model("weights_external.bin"), "weights_external.onnx", check=False)
+    # The file ends 4096 bytes early: the weight's bytes 64..8256 are not all there.
+    (HERE / "weights_truncated.bin").write_bytes(b"\xee" * 64 + weights_values().tobytes()[:4096])
+    save(weights_model("weights_truncated.bin"), "weights_truncated.onnx", check=False)
+    save(weights_model("weights_external.bin", length=4096), "weights_wrong_length.onnx", check=False)
+    x = np.random.default_rng(7).standard_normal((2, 4, 512), dtype=np.float32)
+    np.save(HERE / "weights.x.npy", x)
+    np.save(HERE / "weights.y.npy", ((x + weights_values()) * np.float32(0.5)).astype(np.float32))
+
+
 def i64(name: str, values) -> onnx.TensorProto:
     return nh.from_array(np.array(values, np.int64), name)
 
@@ -398,6 +435,7 @@ def main() -> None:
     save(external("external.bin"), "external.onnx", check=False)
     save(external("missing.bin"), "external_missing.onnx", check=False)
     save(external("../external.bin"), "external_escape.onnx", check=False)
+    write_weights_models()
     for path in sorted([*HERE.glob("*.onnx"), *HERE.glob("*.npy")]):
         print(f"{path.name}: {path.stat().st_size} bytes")
 
