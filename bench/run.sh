@@ -16,3 +16,5 @@ target/release/autofuse-bench kernel-quality --out docs/benchmarks
 cargo bench -p autofuse-bench --bench hot_paths -- --quick 2>/dev/null | tee docs/benchmarks/micro_latest.txt
 # Compile time against XLA on the same generated graphs (needs .venv-bench from above).
 .venv-bench/bin/python bench/quality/xla_compile.py target/release/autofuse-opt docs/benchmarks/xla_compile.md 100 1000 10000
+# Real-size models: compile cost against weight bytes, runs at hidden 64 to 4096.
+bash bench/real_size.sh

@@ -4,6 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+# The Python packages of the tests that write models and check them against onnxruntime
+# (the real-size case): the project-local .venv, installed from PyPI when missing.
+AUTOFUSE_PYTHON=$(scripts/python-env.sh)
+export AUTOFUSE_PYTHON AUTOFUSE_REQUIRE_PYTHON_ENV=1
 echo "test: building the tools (cargo build)"
 cargo build --quiet --workspace --bins
 echo "test: unit tests and the lit suite (cargo test)"

@@ -40,6 +40,23 @@ sim_include = os.path.join(repo_root, "sim", "include")
 cxx = os.environ.get("CXX", "g++")
 config.substitutions.append(("%sim_cxx", f"{cxx} -std=c++20 -O1 -Wall -Wextra -I{sim_include}"))
 
+# The project's Python environment (scripts/python-env.sh: onnx, numpy, onnxruntime) for
+# tests that write models and take onnxruntime as their reference: feature
+# `python-onnxruntime`, substitution %python. scripts/test.sh creates it and sets
+# AUTOFUSE_REQUIRE_PYTHON_ENV=1, so the test command never skips those tests silently.
+import subprocess
+python = os.environ.get("AUTOFUSE_PYTHON") or os.path.join(repo_root, ".venv", "bin", "python")
+python_ok = os.path.exists(python) and subprocess.run(
+    [python, "-c", "import onnx, numpy, onnxruntime"], capture_output=True).returncode == 0
+if python_ok:
+    config.available_features.add("python-onnxruntime")
+    config.substitutions.append(("%python", python))
+elif os.environ.get("AUTOFUSE_REQUIRE_PYTHON_ENV") == "1":
+    lit_config.fatal(f"{python} cannot import onnx, numpy and onnxruntime (run scripts/python-env.sh)")
+for var in ["AUTOFUSE_PYTHON", "AUTOFUSE_REQUIRE_PYTHON_ENV"]:
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+
 ascend_home = os.environ.get("ASCEND_HOME_PATH")
 if ascend_home and (shutil.which("bisheng") or os.path.isdir(os.path.join(ascend_home, "compiler"))):
     config.available_features.add("cann")

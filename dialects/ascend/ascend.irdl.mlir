@@ -547,6 +547,13 @@ irdl.dialect @ascend {
     irdl.results(y: %0)
     irdl.attributes { "value" = %1 }
   }
+  irdl.operation @parameter {
+    %0 = irdl.any
+    %1 = irdl.base "#builtin.string"
+    %2 = irdl.base "#builtin.integer"
+    irdl.results(y: %0)
+    irdl.attributes { "file" = %1, "offset" = %2 }
+  }
   irdl.operation @symbolic_constant {
     %0 = irdl.any
     %1 = irdl.base "#builtin.array"

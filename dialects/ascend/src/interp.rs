@@ -1470,7 +1470,12 @@ fn matmul(l: &Tensor, r: &Tensor, a: &Attrs, dtype: DType) -> KResult<Tensor> {
         // only the summation order differs (blocked), far below any dtype's rounding.
         out.resize(out.capacity(), 0.0);
         let as_stride = |s: usize| isize::try_from(s).map_err(|_| "matmul stride overflow");
-        let (sm, sk, sk2, sn) = (as_stride(sm)?, as_stride(sk)?, as_stride(sk2)?, as_stride(sn)?);
+        let (sm, sk, sk2, sn) = (
+            as_stride(sm)?,
+            as_stride(sk)?,
+            as_stride(sk2)?,
+            as_stride(sn)?,
+        );
         for ((&lo, &ro), block) in l_off.iter().zip(&r_off).zip(out.chunks_mut((m * n).max(1))) {
             if m * n == 0 {
                 break;

@@ -207,15 +207,24 @@ mod tests {
         assert_eq!(t.data, vec![1.5, -2.0, 0.25]);
         let t = read_tensor(&path, 15, DType::I64, vec![1, 1]).unwrap();
         assert_eq!((t.data, t.shape), (vec![-7.0], vec![1, 1]));
-        assert_eq!(read_tensor(&path, 23, DType::F16, vec![]).unwrap().data, vec![0.5]);
-        assert_eq!(read_tensor(&path, 25, DType::BF16, vec![1]).unwrap().data, vec![-3.0]);
+        assert_eq!(
+            read_tensor(&path, 23, DType::F16, vec![]).unwrap().data,
+            vec![0.5]
+        );
+        assert_eq!(
+            read_tensor(&path, 25, DType::BF16, vec![1]).unwrap().data,
+            vec![-3.0]
+        );
     }
 
     #[test]
     fn missing_and_short_files_are_errors() {
         let path = temp_file("short.bin", &[0u8; 10]);
         let e = read_tensor(&path, 4, DType::F32, vec![2]).unwrap_err();
-        assert!(e.contains("has 10 bytes; the weight needs bytes 4..12"), "{e}");
+        assert!(
+            e.contains("has 10 bytes; the weight needs bytes 4..12"),
+            "{e}"
+        );
         let e = read_tensor(&path, u64::MAX, DType::F32, vec![1]).unwrap_err();
         assert!(e.contains("has 10 bytes"), "{e}");
         let e = read_tensor(&path.with_extension("none"), 0, DType::F32, vec![1]).unwrap_err();

@@ -106,8 +106,10 @@ impl Program {
                     autofuse_ir::weights::byte_range(std::path::Path::new(file), offset, bytes)
                         .map(|_| ())
                 }
-                _ => Err("a parameter needs a file, a non-negative offset and a static shape"
-                    .to_string()),
+                _ => Err(
+                    "a parameter needs a file, a non-negative offset and a static shape"
+                        .to_string(),
+                ),
             };
             checked.map_err(|e| format!("{location}: {e}"))?;
         }

@@ -476,7 +476,10 @@ pub fn prepare_module(
             Err(e) => interpreted.push((name, format!("its groups run one by one: {e}"))),
         }
     }
-    let weights_dir = options.weights_dir.clone().unwrap_or_else(|| PathBuf::from("."));
+    let weights_dir = options
+        .weights_dir
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("."));
     let program_of = |module: &Module| -> Result<Program, String> {
         let mut program = Program::from_module(module.body())?;
         program.resolve_weight_files(&weights_dir);
