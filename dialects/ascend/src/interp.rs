@@ -2266,6 +2266,49 @@ mod tests {
         assert_eq!(y.data, vec![-56.0]);
     }
 
+    /// Sizes past the GEMM's register and cache blocks, transposed operands and a
+    /// broadcast batch, against a plain triple loop written here.
+    #[test]
+    fn matmul_blocked_sizes_match_a_plain_loop() {
+        let (batch, m, k, n) = (3usize, 37usize, 53usize, 29usize);
+        let values = |count: usize, seed: u64| -> Vec<f64> {
+            let mut rng = autofuse_ir::tensor::SplitMix64::new(seed);
+            (0..count)
+                .map(|_| ((rng.next_u64() % 2001) as f64 - 1000.0) / 256.0)
+                .collect()
+        };
+        // lhs stored transposed per batch ([batch, k, m]); rhs stored transposed and
+        // shared by every batch ([1, n, k]).
+        let lhs_t = f32s(&[batch, k, m], &values(batch * k * m, 1));
+        let rhs_t = f32s(&[1, n, k], &values(n * k, 2));
+        let flags = [
+            ("transpose_a", AttrValue::Bool(true)),
+            ("transpose_b", AttrValue::Bool(true)),
+        ];
+        let y = run1(
+            "ascend.matmul",
+            &[&lhs_t, &rhs_t],
+            &flags,
+            st(DType::F32, &[batch as i64, m as i64, n as i64]),
+        )
+        .unwrap();
+        let mut want = Vec::new();
+        for b in 0..batch {
+            for i in 0..m {
+                for j in 0..n {
+                    let mut acc = 0.0f64;
+                    for p in 0..k {
+                        acc += lhs_t.data[b * k * m + p * m + i] * rhs_t.data[j * k + p];
+                    }
+                    want.push(acc as f32 as f64);
+                }
+            }
+        }
+        // Inputs are multiples of 1/256 below 4 in magnitude: every product and sum is
+        // exact in f64, so any summation order gives the same f32.
+        assert_eq!(y.data, want);
+    }
+
     #[test]
     fn gather_with_negative_indices() {
         let data = f32s(&[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
