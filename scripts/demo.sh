@@ -26,10 +26,24 @@ for example in "${examples[@]}"; do
   echo "=================================================================="
   sed -n '/^\/\//p' "$example" | head -4
   # Two shapes of one compiled kernel set: a small batch with an unaligned tail, and a
-  # larger one spread over every core. Symbols the graph does not use are ignored.
-  if ! target/debug/autofuse-run "$example" \
-      --symbols s0=3,s1=3,s2=3 --symbols s0=301,s1=301,s2=301 \
-      --out "out/$name"; then
+  # larger one spread over every core. Each example gets exactly its own symbols (those
+  # of its entry graph, from --list-symbols: autofuse-run refuses unknown and missing
+  # ones), every one at 3, then every one at 301; a static graph runs once.
+  if ! symbols=$(target/debug/autofuse-run "$example" --list-symbols); then
+    status=1
+    continue
+  fi
+  shapes=()
+  if [[ -n "$symbols" ]]; then
+    for value in 3 301; do
+      assignment=""
+      for symbol in $symbols; do
+        assignment+="${assignment:+,}$symbol=$value"
+      done
+      shapes+=(--symbols "$assignment")
+    done
+  fi
+  if ! target/debug/autofuse-run "$example" "${shapes[@]}" --out "out/$name"; then
     status=1
   fi
 done

@@ -32,6 +32,9 @@ impl PassOptions {
                     }
                 ));
             }
+            if let Some(info) = pass.options.iter().find(|o| o.name == key) {
+                check_value(pass, info, &value)?;
+            }
             values.insert(key.to_string(), value);
         }
         Ok(PassOptions { values })
@@ -70,6 +73,33 @@ impl PassOptions {
             .map(|(k, v)| format!("{k}={v}"))
             .collect();
         format!("{{{}}}", entries.join(" "))
+    }
+}
+
+/// Checks a value against its option's kind (`uint`/`unsigned`/`usize`: a non-negative
+/// integer; `bool`: true, false, 1 or 0; a `target`: a known chip profile), so that a bad
+/// value is refused where the options are read (the command line), not when the pass
+/// runs.
+fn check_value(
+    pass: &PassInfo,
+    info: &crate::registry::OptionInfo,
+    value: &str,
+) -> Result<(), String> {
+    let bad = |expects: &str| {
+        Err(format!(
+            "option '{}' expects {expects}, got '{value}' (pass '{}')",
+            info.name, pass.argument
+        ))
+    };
+    match info.kind {
+        "uint" | "unsigned" | "usize" if value.parse::<usize>().is_err() => {
+            bad("a non-negative integer")
+        }
+        "bool" if !matches!(value, "true" | "false" | "1" | "0") => bad("true or false"),
+        _ if info.name == "target" => autofuse_ascir::chip::ChipProfile::lookup(value)
+            .map(|_| ())
+            .map_err(|e| format!("{e} (option 'target' of pass '{}')", pass.argument)),
+        _ => Ok(()),
     }
 }
 

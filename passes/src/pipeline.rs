@@ -225,6 +225,27 @@ pub fn add_elements(
     Ok(())
 }
 
+/// Checks a pipeline's text without building it: its syntax, and the options of every
+/// autofuse pass in it (names and values), so tools can refuse a bad pipeline as a
+/// command-line error before reading any input. Upstream passes are checked by MLIR when
+/// the pipeline is built.
+pub fn check(text: &str) -> Result<(), String> {
+    fn walk(elements: &[Element]) -> Result<(), String> {
+        for element in elements {
+            match element {
+                Element::Nested { elements, .. } => walk(elements)?,
+                Element::Pass { name, options } => {
+                    if let Some(info) = registry::lookup(name) {
+                        PassOptions::parse(info, options)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+    walk(&parse(text)?)
+}
+
 /// Adds a whole `--pass-pipeline` string (with or without the `builtin.module(...)`
 /// anchor) to the root pass manager.
 pub fn add_pipeline(root: &OperationPassManager, text: &str) -> Result<(), String> {

@@ -5,12 +5,15 @@
 //! references and the random graph generator of the differential tests.
 
 pub mod ascendc;
+pub mod comparison;
 pub mod docs;
 pub mod expected;
 pub mod input;
 pub mod onnx;
+pub mod output;
 pub mod randgraph;
 pub mod run;
+pub mod symbols;
 
 /// The allocator of every tool. glibc's malloc spent about a quarter of a 10,000-op
 /// pipeline run allocating, freeing and consolidating the many small, short-lived pieces

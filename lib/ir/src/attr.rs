@@ -156,7 +156,13 @@ pub fn parse_tensor_type(text: &str) -> Result<TensorTypeText, TextError> {
     p.ws();
     if !p.eat("tensor<") {
         let element = text.trim().to_string();
-        if element.is_empty() || element.contains(['<', '>', ' ']) {
+        // A parameterized scalar type such as `complex<f32>` is kept whole (and reported
+        // as an unsupported element type by the caller).
+        let parameterized = element.split_once('<').is_some_and(|(head, _)| {
+            !head.is_empty() && head.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
+        }) && element.ends_with('>')
+            && element.matches('<').count() == element.matches('>').count();
+        if element.is_empty() || (!parameterized && element.contains(['<', '>', ' '])) {
             return Err(p.err("expected a ranked tensor or scalar type"));
         }
         return Ok(TensorTypeText {
@@ -198,6 +204,27 @@ pub fn parse_tensor_type(text: &str) -> Result<TensorTypeText, TextError> {
         .is_some_and(|c| c.is_ascii_alphanumeric() || c == b'_')
     {
         p.pos += 1;
+    }
+    // A parameterized element type (`complex<f32>`, `vector<4xf32>`) is taken whole, so
+    // that it is reported as an unsupported element type rather than as malformed text.
+    if p.pos > start && p.peek() == Some(b'<') {
+        let mut depth = 0usize;
+        while let Some(c) = p.peek() {
+            p.pos += 1;
+            match c {
+                b'<' => depth += 1,
+                b'>' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        if depth != 0 {
+            return Err(p.err("unbalanced '<' in the element type"));
+        }
     }
     let element = text[start..p.pos].to_string();
     if element.is_empty() {
@@ -622,6 +649,23 @@ pub fn quote(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parameterized_element_types_are_kept_whole() {
+        let t = parse_tensor_type("tensor<4xcomplex<f32>>").unwrap();
+        assert_eq!(t.element, "complex<f32>");
+        assert_eq!(
+            parse_tensor_type("complex<f32>").unwrap().element,
+            "complex<f32>"
+        );
+        let err = crate::graph::TensorType::parse_mlir("tensor<4xcomplex<f32>>").unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("unsupported element type 'complex<f32>'"),
+            "{err}"
+        );
+        assert!(parse_tensor_type("tensor<4xcomplex<f32>").is_err());
+    }
 
     #[test]
     fn parses_builtin_attributes() {

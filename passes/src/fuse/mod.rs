@@ -1028,5 +1028,12 @@ mod tests {
         assert_eq!(s.limits.max_inputs, 3);
         assert!(!s.lifting);
         assert!(PassOptions::parse(&PASS, "max-input=3").is_err());
+        // Values are checked where the options are read, not when the pass runs.
+        let err = PassOptions::parse(&PASS, "max-inputs=abc").unwrap_err();
+        assert!(err.contains("option 'max-inputs' expects a non-negative integer, got 'abc'"));
+        assert!(PassOptions::parse(&PASS, "lifting=maybe").is_err());
+        assert!(PassOptions::parse(&PASS, "target=ascend310").is_err());
+        assert!(crate::pipeline::check("builtin.module(fuse{max-rounds=x})").is_err());
+        assert!(crate::pipeline::check("builtin.module(fuse{max-rounds=2},cse)").is_ok());
     }
 }

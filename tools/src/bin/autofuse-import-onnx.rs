@@ -11,7 +11,6 @@
 
 use autofuse_tools::onnx::{import_file_with, ops::FAMILIES, ImportOptions};
 use clap::{Arg, ArgAction, Command};
-use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -53,8 +52,14 @@ fn main() -> ExitCode {
                 text.push_str(&format!("{family} {op}\n"));
             }
         }
-        print!("{text}");
-        return ExitCode::SUCCESS;
+        // A checked write: a closed pipe or a full disk is an error, not a panic.
+        return match autofuse_tools::output::write_stdout(text.as_bytes()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(message) => {
+                eprintln!("autofuse-import-onnx: error: {message}");
+                ExitCode::FAILURE
+            }
+        };
     }
     let Some(input) = matches.get_one::<String>("input") else {
         eprintln!("autofuse-import-onnx: error: no input model (usage: autofuse-import-onnx model.onnx -o model.mlir)");
@@ -91,14 +96,7 @@ fn main() -> ExitCode {
             imported.summary.render()
         );
     }
-    let written = if output == "-" {
-        std::io::stdout()
-            .write_all(imported.mlir.as_bytes())
-            .map_err(|e| format!("cannot write standard output: {e}"))
-    } else {
-        std::fs::write(output, &imported.mlir)
-            .map_err(|e| format!("cannot write output file '{output}': {e}"))
-    };
+    let written = autofuse_tools::output::write_output(output, imported.mlir.as_bytes());
     match written {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {

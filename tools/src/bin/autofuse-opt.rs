@@ -5,18 +5,16 @@
 //! `--verify-diagnostics` expectations), 2 command-line misuse.
 
 use autofuse_mlir::registry::Dialect;
-use autofuse_mlir::{
-    context::create_context, diagnostics, parse::parse_module, raw, verify::verify_module,
-};
+use autofuse_mlir::{context::create_context, diagnostics, raw};
 use autofuse_passes::{options::PassOptions, pipeline, registry, statistics};
+use autofuse_tools::output::{write_output, Failure};
 use autofuse_tools::run::execute;
-use autofuse_tools::{docs, expected, input};
+use autofuse_tools::{docs, expected, input, symbols};
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use melior::{
     ir::operation::{OperationLike, OperationPrintingFlags},
     pass::{PassIrPrintingOptions, PassManager},
 };
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -183,6 +181,9 @@ struct Settings<'m> {
     pipeline: String,
     verify_mode: Option<String>,
     source_name: String,
+    /// Set when a chunk found command-line misuse (e.g. `--symbols` naming a symbol the
+    /// entry graph does not have): exit 2.
+    usage_error: std::cell::Cell<bool>,
 }
 
 /// Processes one chunk; returns the printed output (None on failure) and whether it
@@ -201,9 +202,9 @@ fn process_chunk(settings: &Settings, chunk: &input::Chunk) -> (Option<Vec<u8>>,
     pipeline::set_verify_each(verify_each);
 
     let mut output = None;
-    if let Some(mut module) = parse_module(&context, &chunk.text, &settings.source_name) {
-        let verified = module.as_operation().verify() && verify_module(module.body());
-        if verified {
+    // The tools' one input path: parse, then MLIR's and autofuse's verifiers.
+    if let Some(mut module) = input::parse_verified(&context, &chunk.text, &settings.source_name) {
+        {
             let manager = PassManager::new(&context);
             manager.enable_verifier(verify_each);
             let printing = matches.get_flag("mlir-print-ir-after-all")
@@ -236,7 +237,12 @@ fn process_chunk(settings: &Settings, chunk: &input::Chunk) -> (Option<Vec<u8>>,
                         output = Some(if matches.get_flag("interpret") {
                             match interpret(matches, &module) {
                                 Ok(text) => text.into_bytes(),
-                                Err(message) => {
+                                Err(Failure::Usage(message)) => {
+                                    settings.usage_error.set(true);
+                                    diagnostics::error_unlocated("autofuse-opt", message);
+                                    Vec::new()
+                                }
+                                Err(Failure::Error(message)) => {
                                     diagnostics::error_unlocated(&settings.source_name, message);
                                     Vec::new()
                                 }
@@ -308,7 +314,7 @@ fn weights_dir(matches: &ArgMatches) -> PathBuf {
 
 /// `--interpret`: runs the entry function on `.npy` or seeded random inputs and
 /// describes (and optionally writes) its outputs.
-fn interpret(matches: &ArgMatches, module: &melior::ir::Module) -> Result<String, String> {
+fn interpret(matches: &ArgMatches, module: &melior::ir::Module) -> Result<String, Failure> {
     use autofuse_ir::tensor::Tensor;
     let mut program = execute::Program::from_module(module.body())?;
     program.resolve_weight_files(&weights_dir(matches));
@@ -328,8 +334,11 @@ fn interpret(matches: &ArgMatches, module: &melior::ir::Module) -> Result<String
     let inputs: Vec<Tensor> = if !files.is_empty() {
         execute::read_inputs(graph, &files)?
     } else {
+        // The shared `--symbols` layer: every symbol of the entry graph, and only those,
+        // once each; without `--symbols` every symbol is the documented default.
         let symbols = match matches.get_one::<String>("symbols") {
-            Some(text) => input::parse_symbol_values(text)?,
+            Some(text) => symbols::bind(text, &symbols::graph_symbols(graph), &|_| {})
+                .map_err(Failure::Usage)?,
             None => Default::default(),
         };
         let seed = *matches.get_one::<u64>("seed").unwrap_or(&0);
@@ -349,11 +358,27 @@ fn interpret(matches: &ArgMatches, module: &melior::ir::Module) -> Result<String
         if let Some(dir) = matches.get_one::<String>("output-dir") {
             std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {dir}: {e}"))?;
             let path = std::path::Path::new(dir).join(format!("out{i}.npy"));
-            out.write_npy(&path)
-                .map_err(|e| format!("{}: {e}", path.display()))?;
+            write_npy_atomic(out, &path)?;
         }
     }
     Ok(text)
+}
+
+/// Writes a `.npy` file under a temporary name and renames it into place.
+fn write_npy_atomic(tensor: &autofuse_ir::tensor::Tensor, path: &Path) -> Result<(), String> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+    let written = tensor
+        .write_npy(&temp)
+        .map_err(|e| e.to_string())
+        .and_then(|()| std::fs::rename(&temp, path).map_err(|e| e.to_string()));
+    written.map_err(|e| {
+        let _ = std::fs::remove_file(&temp);
+        format!("{}: {e}", path.display())
+    })
 }
 
 fn render(matches: &ArgMatches, module: &melior::ir::Module) -> Vec<u8> {
@@ -372,16 +397,6 @@ fn render(matches: &ArgMatches, module: &melior::ir::Module) -> Vec<u8> {
         bytes.push(b'\n');
     }
     bytes
-}
-
-fn write_output(path: &str, bytes: &[u8]) -> Result<(), String> {
-    if path == "-" {
-        std::io::stdout()
-            .write_all(bytes)
-            .map_err(|e| format!("cannot write standard output: {e}"))
-    } else {
-        std::fs::write(path, bytes).map_err(|e| format!("cannot write output file '{path}': {e}"))
-    }
 }
 
 fn main() -> ExitCode {
@@ -433,25 +448,53 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let mut elements: Vec<String> = Vec::new();
-    if let Some(p) = matches.get_one::<String>("pass-pipeline") {
-        elements.push(p.clone());
-    }
-    elements.extend(flag_pipeline(&matches).into_iter().map(|(_, e)| e));
-    // Validate our pass options once, before any chunk runs, so a typo is one error.
-    for (_, element) in flag_pipeline(&matches) {
+    let flags = flag_pipeline(&matches);
+    let pipeline_text = match matches.get_one::<String>("pass-pipeline") {
+        // As mlir-opt: a textual pipeline and pass flags do not mix (which would run
+        // first is not what either says).
+        Some(_) if !flags.is_empty() => {
+            let names: Vec<String> = flags
+                .iter()
+                .map(|(_, e)| format!("--{}", e.split('{').next().unwrap_or(e)))
+                .collect();
+            return Failure::Usage(format!(
+                "--pass-pipeline cannot be used with individual pass flags ({}): put every pass in the pipeline",
+                names.join(", ")
+            ))
+            .report("autofuse-opt");
+        }
+        Some(p) => p.clone(),
+        None => flags
+            .iter()
+            .map(|(_, e)| e.clone())
+            .collect::<Vec<_>>()
+            .join(","),
+    };
+    // Check the pipeline and our pass options (names and values) once, before any chunk
+    // runs: a typo is one command-line error, not a diagnostic at a made-up location.
+    for (_, element) in &flags {
         if let Some((name, opts)) = element.split_once('{') {
             if let Some(info) = registry::lookup(name) {
                 if let Err(message) = PassOptions::parse(info, opts.trim_end_matches('}')) {
-                    eprintln!("autofuse-opt: error: {message}");
-                    return ExitCode::from(2);
+                    return Failure::Usage(format!("--{name}: {message}")).report("autofuse-opt");
                 }
             }
         }
     }
+    if matches.contains_id("pass-pipeline") {
+        if let Err(message) = pipeline::check(&pipeline_text) {
+            return Failure::Usage(format!("--pass-pipeline: {message}")).report("autofuse-opt");
+        }
+    }
+    if let Some(text) = matches.get_one::<String>("symbols") {
+        if let Err(message) = symbols::parse_assignments(text) {
+            return Failure::Usage(message).report("autofuse-opt");
+        }
+    }
     let settings = Settings {
         matches: &matches,
-        pipeline: elements.join(","),
+        pipeline: pipeline_text,
+        usage_error: std::cell::Cell::new(false),
         verify_mode: matches.get_one::<String>("verify-diagnostics").cloned(),
         source_name: if input_path == "-" {
             "<stdin>".to_string()
@@ -493,7 +536,9 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     }
-    if all_ok {
+    if settings.usage_error.get() {
+        ExitCode::from(2)
+    } else if all_ok {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

@@ -27,10 +27,11 @@ use autofuse_ir::graph::{Dim, TensorType};
 use autofuse_ir::tensor::Tensor;
 use autofuse_mlir::context::create_context;
 use autofuse_tools::ascendc::{self, KernelInput};
-use autofuse_tools::input;
-use autofuse_tools::run::execute::compare;
+use autofuse_tools::comparison;
+use autofuse_tools::output::{self, Failure};
 use autofuse_tools::run::vendor::{self, VendorHeaders};
 use autofuse_tools::run::{self, RunOptions};
+use autofuse_tools::{input, symbols};
 use clap::{Arg, ArgAction, Command};
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -45,7 +46,13 @@ fn command() -> Command {
             Arg::new("symbols")
                 .long("symbols")
                 .action(ArgAction::Append)
-                .help("Symbol values, e.g. s0=4,s1=128; repeat to run several shapes with one compile (default: every symbol 4)"),
+                .help("Symbol values, e.g. s0=4,s1=128: every symbol of the entry graph once (see --list-symbols); repeat to run several shapes with one compile (without --symbols and input files: every symbol 4)"),
+        )
+        .arg(
+            Arg::new("list-symbols")
+                .long("list-symbols")
+                .action(ArgAction::SetTrue)
+                .help("Print the symbols of the entry graph (after infer-symbolic-shapes), one per line, and exit"),
         )
         .arg(
             Arg::new("input-npy")
@@ -134,10 +141,7 @@ fn main() -> ExitCode {
     match run_main(&matches) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
-        Err(e) => {
-            eprintln!("autofuse-run: error: {e}");
-            ExitCode::from(1)
-        }
+        Err(failure) => failure.report("autofuse-run"),
     }
 }
 
@@ -153,36 +157,21 @@ fn bytes_of(ty: &TensorType, symbols: &HashMap<String, i64>) -> u64 {
     n.saturating_mul(ty.dtype.bytes() as u64)
 }
 
-/// The largest difference of `actual` from `expected` over every output, whether all
-/// of them are within tolerance, and why not.
+/// The largest difference of `actual` from `expected` over every output (finite pairs),
+/// whether all of them match (see `autofuse_tools::comparison`), and why not.
 fn max_error(expected: &[Tensor], actual: &[Tensor]) -> (f64, bool, Vec<String>) {
-    let mut worst = 0.0f64;
-    let mut ok = expected.len() == actual.len();
-    let mut why = Vec::new();
-    for (i, (e, a)) in expected.iter().zip(actual).enumerate() {
-        match compare(e, a) {
-            Ok(err) => worst = worst.max(err),
-            Err(reason) => {
-                ok = false;
-                // The largest error counts the failing outputs too.
-                if e.shape == a.shape {
-                    for (x, y) in e.data.iter().zip(&a.data) {
-                        if x == y || x.is_nan() && y.is_nan() {
-                            continue;
-                        }
-                        let d = (x - y).abs();
-                        worst = if d.is_nan() {
-                            f64::INFINITY
-                        } else {
-                            worst.max(d)
-                        };
-                    }
-                }
-                why.push(format!("output #{i} differs: {reason}"));
-            }
-        }
+    let c = comparison::compare_outputs(expected, actual, &|_| String::new());
+    (c.max_error, c.passed(), c.failures)
+}
+
+/// The verdict of a comparison: `max error X: PASS`, or a failure that says it counts
+/// finite values only and how many outputs differ (listed on their own lines).
+fn verdict(worst: f64, ok: bool, failures: usize) -> String {
+    comparison::OutputsComparison {
+        max_error: worst,
+        failures: vec![String::new(); if ok { 0 } else { failures.max(1) }],
     }
-    (worst, ok, why)
+    .verdict()
 }
 
 /// A JSON string literal.
@@ -548,8 +537,8 @@ fn emulated_minimums(kernels: &[KernelRecord]) -> (u64, u64) {
 /// One shape run: its symbols, its input files and its expected outputs.
 type RunSpec = (HashMap<String, i64>, Vec<String>, Vec<String>);
 
-/// Compares a run's outputs with expected ones read from .npy files (e.g. onnxruntime's),
-/// with the f32 tolerance of [`compare`].
+/// Compares a run's outputs with expected ones read from .npy files (e.g. onnxruntime's)
+/// by `autofuse_tools::comparison` (the f32 tolerance and IEEE non-finite semantics).
 fn compare_expected(files: &[String], outputs: &[Tensor]) -> Result<(String, bool), String> {
     if files.len() != outputs.len() {
         return Err(format!(
@@ -558,24 +547,16 @@ fn compare_expected(files: &[String], outputs: &[Tensor]) -> Result<(String, boo
             outputs.len()
         ));
     }
-    let mut worst = 0.0f64;
-    let mut failures = Vec::new();
-    for (i, (file, actual)) in files.iter().zip(outputs).enumerate() {
-        let expected =
-            Tensor::read_npy_as(file, actual.dtype).map_err(|e| format!("{file}: {e}"))?;
-        match compare(&expected, actual) {
-            Ok(err) => worst = worst.max(err),
-            Err(why) => failures.push(format!("output #{i} differs from {file}: {why}")),
-        }
+    let mut expected = Vec::new();
+    for (file, actual) in files.iter().zip(outputs) {
+        expected.push(Tensor::read_npy_as(file, actual.dtype).map_err(|e| format!("{file}: {e}"))?);
     }
-    let mut line = format!(
-        "   vs expected outputs: max error {worst:.3e}: {}",
-        if failures.is_empty() { "PASS" } else { "FAIL" }
-    );
-    for f in &failures {
+    let c = comparison::compare_outputs(&expected, outputs, &|i| format!(" from {}", files[i]));
+    let mut line = format!("   vs expected outputs: {}", c.verdict());
+    for f in &c.failures {
         line.push_str(&format!("\n   {f}"));
     }
-    Ok((line, failures.is_empty()))
+    Ok((line, c.passed()))
 }
 
 /// What a model's runs launched, for the closing summary line: kernels by kind and GM
@@ -649,7 +630,27 @@ impl ModelSummary {
     }
 }
 
-fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
+/// `--list-symbols`: the entry graph's symbols after `infer-symbolic-shapes`.
+fn list_symbols(
+    matches: &clap::ArgMatches,
+    text: &[u8],
+    path: &str,
+) -> Result<Vec<String>, Failure> {
+    let context = create_context();
+    let mut module = input::load_module(&context, text, path)?;
+    run::run_pipeline_keep(&mut module, "infer-symbolic-shapes")?;
+    let program = autofuse_tools::run::execute::Program::from_module(module.body())?;
+    let entry = match matches.get_one::<String>("entry") {
+        Some(e) => e.clone(),
+        None => program
+            .default_entry()
+            .ok_or("the module has no graph function")?
+            .to_string(),
+    };
+    Ok(symbols::graph_symbols(program.graph(&entry)?))
+}
+
+fn run_main(matches: &clap::ArgMatches) -> Result<bool, Failure> {
     let path = matches
         .get_one::<String>("input")
         .cloned()
@@ -659,11 +660,20 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
         let imported = autofuse_tools::onnx::import_file(Path::new(&path))
             .map_err(|e| format!("{path}: {e}"))?;
         onnx_nodes = Some(imported.summary.nodes);
-        imported.mlir
+        imported.mlir.into_bytes()
     } else {
         onnx_nodes = None;
-        String::from_utf8(input::read_input(&path)?).map_err(|_| format!("{path} is not UTF-8"))?
+        // Bytes as they are: MLIR's parser decides (as in autofuse-opt).
+        input::read_input(&path)?
     };
+    if matches.get_flag("list-symbols") {
+        let mut listing = String::new();
+        for name in list_symbols(matches, &text, &path)? {
+            let _ = writeln!(listing, "{name}");
+        }
+        output::write_stdout(listing.as_bytes())?;
+        return Ok(true);
+    }
     let repo = run::repo_root();
     let mut options = RunOptions::new(&repo);
     options.target = matches
@@ -700,7 +710,72 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
         options.pipeline()
     );
 
+    // Shapes to run, checked before anything is built (command-line misuse: exit 2).
+    let graph = module.reference.graph(&entry)?;
+    let single: Vec<String> = matches
+        .get_many::<String>("input-npy")
+        .map(|v| v.cloned().collect())
+        .unwrap_or_default();
+    let split = |list: &String| -> Vec<String> {
+        list.split(',')
+            .filter(|f| !f.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let mut input_sets: Vec<Vec<String>> = matches
+        .get_many::<String>("inputs")
+        .map(|v| v.map(split).collect())
+        .unwrap_or_default();
+    if !single.is_empty() {
+        if !input_sets.is_empty() {
+            return Err(Failure::Usage(
+                "give inputs either by --input or by --inputs, not both".into(),
+            ));
+        }
+        input_sets.push(single);
+    }
+    let expect_sets: Vec<Vec<String>> = matches
+        .get_many::<String>("expect")
+        .map(|v| v.map(split).collect())
+        .unwrap_or_default();
+    if !expect_sets.is_empty() && expect_sets.len() != input_sets.len() {
+        return Err(Failure::Usage(format!(
+            "{} --expect sets for {} input sets: give one per run",
+            expect_sets.len(),
+            input_sets.len()
+        )));
+    }
+    // Each run: its symbols (none when inputs are files: their shapes bind the
+    // symbols), its input files and its expected outputs.
+    // `--symbols` goes through the shared layer: every symbol of the entry graph once
+    // (or derived by its guards from given ones), nothing else.
+    let known = symbols::graph_symbols(graph);
+    let complete = |values: &mut HashMap<String, i64>| module.complete_symbols(&entry, values);
+    let runs: Vec<RunSpec> = if input_sets.is_empty() {
+        match matches.get_many::<String>("symbols") {
+            Some(list) => list
+                .map(|s| symbols::bind(s, &known, &complete).map(|v| (v, Vec::new(), Vec::new())))
+                .collect::<Result<_, _>>()
+                .map_err(Failure::Usage)?,
+            None => vec![(HashMap::new(), Vec::new(), Vec::new())],
+        }
+    } else {
+        if matches.contains_id("symbols") {
+            return Err(Failure::Usage(
+                "--symbols and input files do not mix: the inputs' shapes bind the symbols".into(),
+            ));
+        }
+        input_sets
+            .into_iter()
+            .enumerate()
+            .map(|(i, files)| {
+                let expect = expect_sets.get(i).cloned().unwrap_or_default();
+                (HashMap::new(), files, expect)
+            })
+            .collect()
+    };
     // Sources for the user.
+    let mut staged_out: Option<output::StagedDir> = None;
     if let Some(dir) = matches.get_one::<String>("out") {
         let mut files = ascendc::shared_files();
         let grouped: std::collections::HashSet<&String> =
@@ -763,7 +838,9 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
         }
         let all: Vec<String> = launch_dirs.iter().chain(&names).cloned().collect();
         files.push(("CMakeLists.txt".into(), ascendc::top_cmake(&all)));
-        ascendc::write_files(Path::new(dir), &files)?;
+        // Staged in a temporary directory, renamed into place once the run completes:
+        // an error on the way leaves no partial source tree.
+        staged_out = Some(output::StagedDir::write(Path::new(dir), &files)?);
         let _ = writeln!(
             out,
             "sources: {dir}/ ({} kernels, {} launches of several loop groups, CMake for CANN in {dir}/CMakeLists.txt)",
@@ -805,7 +882,7 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
                     vendor::check_kernels(&kernels, &options, &headers).map_err(|c| {
                         format!("vendor headers ({}): {c}", headers.include.display())
                     })?;
-                    return Err(format!("vendor path: {e}"));
+                    return Err(format!("vendor path: {e}").into());
                 }
             };
             let _ = writeln!(
@@ -856,58 +933,6 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
         let _ = writeln!(out, "  kernel {name}: interpreted ({why})");
     }
 
-    // Shapes to run.
-    let graph = module.reference.graph(&entry)?;
-    let single: Vec<String> = matches
-        .get_many::<String>("input-npy")
-        .map(|v| v.cloned().collect())
-        .unwrap_or_default();
-    let split = |list: &String| -> Vec<String> {
-        list.split(',')
-            .filter(|f| !f.is_empty())
-            .map(str::to_string)
-            .collect()
-    };
-    let mut input_sets: Vec<Vec<String>> = matches
-        .get_many::<String>("inputs")
-        .map(|v| v.map(split).collect())
-        .unwrap_or_default();
-    if !single.is_empty() {
-        if !input_sets.is_empty() {
-            return Err("give inputs either by --input or by --inputs, not both".into());
-        }
-        input_sets.push(single);
-    }
-    let expect_sets: Vec<Vec<String>> = matches
-        .get_many::<String>("expect")
-        .map(|v| v.map(split).collect())
-        .unwrap_or_default();
-    if !expect_sets.is_empty() && expect_sets.len() != input_sets.len() {
-        return Err(format!(
-            "{} --expect sets for {} input sets: give one per run",
-            expect_sets.len(),
-            input_sets.len()
-        ));
-    }
-    // Each run: its symbols (none when inputs are files: their shapes bind the
-    // symbols), its input files and its expected outputs.
-    let runs: Vec<RunSpec> = if input_sets.is_empty() {
-        match matches.get_many::<String>("symbols") {
-            Some(list) => list
-                .map(|s| input::parse_symbol_values(s).map(|v| (v, Vec::new(), Vec::new())))
-                .collect::<Result<_, _>>()?,
-            None => vec![(HashMap::new(), Vec::new(), Vec::new())],
-        }
-    } else {
-        input_sets
-            .into_iter()
-            .enumerate()
-            .map(|(i, files)| {
-                let expect = expect_sets.get(i).cloned().unwrap_or_default();
-                (HashMap::new(), files, expect)
-            })
-            .collect()
-    };
     let seed = *matches.get_one::<u64>("seed").unwrap_or(&0);
     let trace_dir = (matches.contains_id("trace") || matches.contains_id("trace-svg"))
         .then(|| std::env::temp_dir().join(format!("autofuse-trace-{}", std::process::id())));
@@ -1086,11 +1111,7 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
                         String::new()
                     }
                 );
-                let _ = writeln!(
-                    out,
-                    "   max error {worst:.3e}: {}",
-                    if ok { "PASS" } else { "FAIL" }
-                );
+                let _ = writeln!(out, "   {}", verdict(worst, ok, why.len()));
                 out.push_str(&vendor_out);
                 pass &= ok && vendor_ok;
                 if !expect.is_empty() {
@@ -1116,8 +1137,16 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
                     std::fs::create_dir_all(dir).map_err(|e| format!("{dir}: {e}"))?;
                     for (i, t) in run.outputs.iter().enumerate() {
                         let p = Path::new(dir).join(format!("out{i}.npy"));
-                        t.write_npy(&p)
-                            .map_err(|e| format!("{}: {e}", p.display()))?;
+                        let temp =
+                            Path::new(dir).join(format!(".out{i}.npy.tmp-{}", std::process::id()));
+                        let written = t
+                            .write_npy(&temp)
+                            .map_err(|e| e.to_string())
+                            .and_then(|()| std::fs::rename(&temp, &p).map_err(|e| e.to_string()));
+                        if let Err(e) = written {
+                            let _ = std::fs::remove_file(&temp);
+                            return Err(format!("{}: {e}", p.display()).into());
+                        }
                     }
                 }
             }
@@ -1126,14 +1155,14 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
     if let Some(dir) = &trace_dir {
         if traces.is_empty() {
             let _ = std::fs::remove_dir_all(dir);
-            return Err(
+            return Err(Failure::Error(
                 "--trace: no kernel ran on the emulation, so there is no pipe timeline".into(),
-            );
+            ));
         }
         let merged = run::trace::merge(&traces)?;
         let _ = std::fs::remove_dir_all(dir);
         if let Some(file) = matches.get_one::<String>("trace") {
-            std::fs::write(file, &merged).map_err(|e| format!("cannot write {file}: {e}"))?;
+            output::write_file_atomic(Path::new(file), merged.as_bytes())?;
         }
         if let Some(file) = matches.get_one::<String>("trace-svg") {
             let title = format!(
@@ -1143,14 +1172,14 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
                     .map_or(path.clone(), |f| f.to_string_lossy().into_owned())
             );
             let picture = run::trace::svg(&merged, &title, 4)?;
-            std::fs::write(file, picture).map_err(|e| format!("cannot write {file}: {e}"))?;
+            output::write_file_atomic(Path::new(file), picture.as_bytes())?;
         }
     }
     if let Some(line) = summary.render(onnx_nodes) {
         let _ = writeln!(out, "{line}");
     }
-    let _ = writeln!(out, "== {}", if pass { "PASS" } else { "FAIL" });
-    print!("{out}");
+    // Every output is complete before the verdict: the JSON report (a failure to write
+    // it is an error, exit 1, with no verdict printed) and the sources of --out.
     if let Some(file) = matches.get_one::<String>("report-json") {
         let json = format!(
             "{{\n  \"input\": {},\n  \"onnx_nodes\": {},\n  \"entry\": {},\n  \"target\": {},\n  \"pipeline\": {},\n  \"runs\": [\n{}\n  ],\n  \"pass\": {pass}\n}}\n",
@@ -1161,7 +1190,18 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, String> {
             json_str(&options.pipeline()),
             reports.join(",\n")
         );
-        std::fs::write(file, json).map_err(|e| format!("cannot write {file}: {e}"))?;
+        if let Err(e) = output::write_file_atomic(Path::new(file), json.as_bytes()) {
+            output::write_stdout(out.as_bytes())?;
+            return Err(Failure::Error(e));
+        }
     }
+    if let Some(staged) = staged_out {
+        if let Err(e) = staged.commit() {
+            output::write_stdout(out.as_bytes())?;
+            return Err(Failure::Error(e));
+        }
+    }
+    let _ = writeln!(out, "== {}", if pass { "PASS" } else { "FAIL" });
+    output::write_stdout(out.as_bytes())?;
     Ok(pass)
 }

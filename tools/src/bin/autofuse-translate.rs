@@ -19,16 +19,16 @@
 
 use autofuse_ascir::kernel::Schedule;
 use autofuse_ir::attr::AttrValue;
-use autofuse_mlir::{context::create_context, diagnostics, extract, parse::parse_module};
+use autofuse_mlir::{context::create_context, extract};
 use autofuse_passes::auto_tiling::solver::solve;
 use autofuse_passes::schedule::build::BuildSchedule;
 use autofuse_passes::schedule::{chip_of, form_of, read_hint_graph, RecordIndex};
 use autofuse_tiling::tiling::TilingModel;
 use autofuse_tools::ascendc::{self, launch, KernelInput};
-use autofuse_tools::input;
+use autofuse_tools::output::{self, Failure};
+use autofuse_tools::{input, symbols};
 use clap::{Arg, ArgAction, Command};
 use std::collections::HashMap;
-use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -83,8 +83,19 @@ struct Prepared {
     chip: autofuse_ascir::chip::ChipProfile,
 }
 
+/// `--symbols` through the shared layer's syntax checks (malformed entries, values that
+/// are not positive integers, duplicates are command-line errors).
 fn parse_symbols(text: Option<&String>) -> Result<HashMap<String, i64>, String> {
-    text.map_or_else(|| Ok(HashMap::new()), |t| input::parse_symbol_values(t))
+    match text {
+        None => Ok(HashMap::new()),
+        Some(t) => symbols::parse_assignments(t).map(|pairs| pairs.into_iter().collect()),
+    }
+}
+
+/// What one chunk produced: files (path, contents) or an evaluation report.
+enum Produced {
+    Files(Vec<(String, String)>),
+    Report(String),
 }
 
 fn main() -> ExitCode {
@@ -104,12 +115,12 @@ fn main() -> ExitCode {
         eprintln!("autofuse-translate: --mlir-to-ascendc needs -o <dir> (or -o -)");
         return ExitCode::from(2);
     }
+    if let Err(message) = parse_symbols(matches.get_one::<String>("symbols")) {
+        return Failure::Usage(message).report("autofuse-translate");
+    }
     match run(&matches, translate) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("autofuse-translate: {e}");
-            ExitCode::from(1)
-        }
+        Err(e) => Failure::Error(e).report("autofuse-translate"),
     }
 }
 
@@ -136,24 +147,48 @@ fn run(matches: &clap::ArgMatches, translate: bool) -> Result<(), String> {
         .get_one::<String>("output")
         .cloned()
         .unwrap_or_default();
+    // Everything is produced first and written once, to standard output or (staged in a
+    // temporary directory, renamed into place) to the output directory: an error leaves
+    // no partial output.
     let mut errors = Vec::new();
+    let mut printed: Vec<u8> = Vec::new();
+    let mut files: Vec<(String, String)> = Vec::new();
     for (i, chunk) in chunks.iter().enumerate() {
         if out == "-" && i > 0 {
-            println!("{}", marker.map_or("// -----", String::as_str));
+            printed.extend_from_slice(marker.map_or("// -----", String::as_str).as_bytes());
+            printed.push(b'\n');
         }
-        let dir = if marker.is_some() && out != "-" {
-            Path::new(&out).join(i.to_string())
-        } else {
-            Path::new(&out).to_path_buf()
-        };
-        if let Err(e) = translate_chunk(matches, translate, &chunk.text, name, &dir) {
-            errors.push(e);
+        match translate_chunk(matches, translate, &chunk.text, name) {
+            Err(e) => errors.push(e),
+            Ok(Produced::Report(text)) => printed.extend_from_slice(text.as_bytes()),
+            Ok(Produced::Files(chunk_files)) if out == "-" => {
+                for (f, c) in &chunk_files {
+                    if f.starts_with("include/") || f.starts_with("cmake/") || f == "graph.mlir" {
+                        continue;
+                    }
+                    printed.extend_from_slice(format!("// ===== {f}\n").as_bytes());
+                    printed.extend_from_slice(c.as_bytes());
+                }
+            }
+            Ok(Produced::Files(chunk_files)) => {
+                for (f, c) in chunk_files {
+                    let f = if marker.is_some() {
+                        format!("{i}/{f}")
+                    } else {
+                        f
+                    };
+                    files.push((f, c));
+                }
+            }
         }
     }
-    if errors.is_empty() {
-        Ok(())
+    if !errors.is_empty() {
+        return Err(errors.join("\n"));
+    }
+    if !translate || out == "-" {
+        output::write_stdout(&printed)
     } else {
-        Err(errors.join("\n"))
+        output::StagedDir::write(Path::new(&out), &files)?.commit()
     }
 }
 
@@ -163,13 +198,10 @@ fn translate_chunk(
     translate: bool,
     source: &[u8],
     name: &str,
-    out: &Path,
-) -> Result<(), String> {
+) -> Result<Produced, String> {
     let context = create_context();
-    let Some(module) = parse_module(&context, source, name) else {
-        let diags: Vec<String> = diagnostics::drain().iter().map(|d| d.to_string()).collect();
-        return Err(format!("{name} does not parse\n{}", diags.join("\n")));
-    };
+    // The tools' one input path: parsed and verified before anything reads it.
+    let module = input::load_module(&context, source, name)?;
     let symbols = parse_symbols(matches.get_one::<String>("symbols"))?;
     let only = matches.get_one::<String>("kernel");
     let body = module.body();
@@ -310,6 +342,22 @@ fn translate_chunk(
             }
         }
     }
+    if let Some(kernel) = only.filter(|_| found == 0) {
+        let mut available: Vec<String> = extract::functions(body)
+            .into_iter()
+            .filter(|f| extract::read_attributes(f).contains_key("ascir.axes"))
+            .map(|f| format!("@{}", extract::function_name(&f)))
+            .collect();
+        available.sort();
+        return Err(format!(
+            "--kernel {kernel}: the module has no AscGraph @{kernel} (available: {})",
+            if available.is_empty() {
+                "none".to_string()
+            } else {
+                available.join(", ")
+            }
+        ));
+    }
     if found == 0 {
         eprintln!("autofuse-translate: note: the module has no AscGraph");
     }
@@ -317,22 +365,10 @@ fn translate_chunk(
         return Err(errors.join("\n"));
     }
     if !translate {
-        print!("{report}");
-        return Ok(());
+        return Ok(Produced::Report(report));
     }
     files.extend(ascendc::shared_files());
     files.push(("CMakeLists.txt".into(), ascendc::top_cmake(&kernel_dirs)));
     files.push(("graph.mlir".into(), module.as_operation().to_string()));
-    if out == Path::new("-") {
-        let mut stdout = std::io::stdout().lock();
-        for (f, c) in &files {
-            if f.starts_with("include/") || f.starts_with("cmake/") || f == "graph.mlir" {
-                continue;
-            }
-            let _ = writeln!(stdout, "// ===== {f}");
-            let _ = stdout.write_all(c.as_bytes());
-        }
-        return Ok(());
-    }
-    ascendc::write_files(out, &files)
+    Ok(Produced::Files(files))
 }

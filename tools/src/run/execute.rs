@@ -287,47 +287,9 @@ pub fn run_pipeline(module: &mut Module, pipeline_text: &str) -> Result<(), Stri
     }
 }
 
-/// Dtype-aware comparison of an expected and an actual tensor. Low-precision graphs
-/// round after every op, so errors scale with the magnitudes inside the computation:
-/// the absolute tolerance is relative to the largest expected magnitude.
-/// Returns the largest absolute error, or an explanation when the tensors differ.
-pub fn compare(expected: &Tensor, actual: &Tensor) -> Result<f64, String> {
-    use autofuse_ir::graph::DType;
-    if expected.shape != actual.shape {
-        return Err(format!(
-            "shape {:?} where {:?} was expected",
-            actual.shape, expected.shape
-        ));
-    }
-    let rtol = match expected.dtype {
-        DType::F32 => 1e-4,
-        DType::F16 => 1e-2,
-        DType::BF16 => 4e-2,
-        _ => 0.0,
-    };
-    let scale = expected.data.iter().fold(
-        1.0f64,
-        |m, v| if v.is_finite() { m.max(v.abs()) } else { m },
-    );
-    let atol = rtol * scale;
-    let mut worst = 0.0f64;
-    for (i, (e, a)) in expected.data.iter().zip(&actual.data).enumerate() {
-        if e.is_nan() && a.is_nan() || e == a {
-            continue;
-        }
-        let err = (e - a).abs();
-        // Written so that a NaN error (one side NaN) fails the comparison.
-        let within = err <= atol + rtol * e.abs();
-        if !within {
-            return Err(format!(
-                "element {i}: expected {e}, got {a} (tolerance {:.3e})",
-                atol + rtol * e.abs()
-            ));
-        }
-        worst = worst.max(err);
-    }
-    Ok(worst)
-}
+/// The tools' one comparison (IEEE semantics for NaN and infinities, dtype-aware
+/// tolerance for finite values): see [`crate::comparison`].
+pub use crate::comparison::compare;
 
 /// Reads one `.npy` file per argument of `graph`, in the argument's dtype.
 pub fn read_inputs(graph: &Graph, files: &[&String]) -> Result<Vec<Tensor>, String> {

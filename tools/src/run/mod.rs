@@ -391,17 +391,15 @@ pub fn prepare_launch(
 /// Parses, compiles and translates a module; `text` is the `ascend` graph.
 pub fn prepare_module(
     context: &melior::Context,
-    text: &str,
+    text: impl AsRef<[u8]>,
     source_name: &str,
     options: &RunOptions,
 ) -> Result<PreparedModule, String> {
     let chip = options.chip()?;
-    let parse = || {
-        autofuse_mlir::parse::parse_module(context, text.as_bytes(), source_name).ok_or_else(|| {
-            let diags: Vec<String> = diagnostics::drain().iter().map(|d| d.to_string()).collect();
-            format!("{source_name} does not parse:\n{}", diags.join("\n"))
-        })
-    };
+    // The tools' one input path: parsed and verified (MLIR's verifier with the dialects',
+    // autofuse's) before any pass, so a module autofuse-opt rejects never runs.
+    let text = text.as_ref();
+    let parse = || crate::input::load_module(context, text, source_name);
     let mut reference = parse()?;
     run_pipeline_keep(&mut reference, "infer-symbolic-shapes")?;
     let mut guards = HashMap::new();
