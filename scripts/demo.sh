@@ -25,23 +25,24 @@ for example in "${examples[@]}"; do
   echo
   echo "=================================================================="
   sed -n '/^\/\//p' "$example" | head -4
-  # Two shapes of one compiled kernel set: a small batch with an unaligned tail, and a
-  # larger one spread over every core. Each example gets exactly its own symbols (those
-  # of its entry graph, from --list-symbols: autofuse-run refuses unknown and missing
-  # ones), every one at 3, then every one at 301; a static graph runs once.
+  # Two shapes of one compiled kernel set: a small one with unaligned tails (every
+  # symbol 3), and a larger one whose first symbol (the batch or row count: b, s0) is
+  # 301, spread over every core, the others 5 (all at 301 would make the attention-sized
+  # examples hundreds of millions of elements). Each example gets exactly its own
+  # symbols, those of its entry graph from --list-symbols (autofuse-run refuses unknown
+  # and missing ones); a static graph runs once.
   if ! symbols=$(target/debug/autofuse-run "$example" --list-symbols); then
     status=1
     continue
   fi
   shapes=()
   if [[ -n "$symbols" ]]; then
-    for value in 3 301; do
-      assignment=""
-      for symbol in $symbols; do
-        assignment+="${assignment:+,}$symbol=$value"
-      done
-      shapes+=(--symbols "$assignment")
+    small="" large=""
+    for symbol in $symbols; do
+      small+="${small:+,}$symbol=3"
+      large+="${large:+,}$symbol=$([[ -z "$large" ]] && echo 301 || echo 5)"
     done
+    shapes=(--symbols "$small" --symbols "$large")
   fi
   if ! target/debug/autofuse-run "$example" "${shapes[@]}" --out "out/$name"; then
     status=1
