@@ -157,7 +157,7 @@ impl From<&str> for Failure {
 
 /// Whether `line` starts with a source location (`file:line:col: `), i.e. is already a
 /// located diagnostic that must be printed as it is.
-fn is_located(line: &str) -> bool {
+pub fn is_located(line: &str) -> bool {
     let Some((head, _)) = line.split_once(": ") else {
         return false;
     };

@@ -116,12 +116,27 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     if let Err(message) = parse_symbols(matches.get_one::<String>("symbols")) {
-        return Failure::Usage(message).report("autofuse-translate");
+        return report(Failure::Usage(message));
     }
     match run(&matches, translate) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => Failure::Error(e).report("autofuse-translate"),
+        Err(e) => report(Failure::Error(e)),
     }
+}
+
+/// Prints a failure as autofuse-translate always has (`autofuse-translate: message`;
+/// located diagnostics as they are) and returns its exit code: 2 for misuse, else 1.
+fn report(failure: Failure) -> ExitCode {
+    let (message, code) = match &failure {
+        Failure::Usage(m) => (m, 2),
+        Failure::Error(m) => (m, 1),
+    };
+    if output::is_located(message) {
+        eprintln!("{message}");
+    } else {
+        eprintln!("autofuse-translate: {message}");
+    }
+    ExitCode::from(code)
 }
 
 fn run(matches: &clap::ArgMatches, translate: bool) -> Result<(), String> {
