@@ -476,7 +476,7 @@ fn main() -> ExitCode {
         if let Some((name, opts)) = element.split_once('{') {
             if let Some(info) = registry::lookup(name) {
                 if let Err(message) = PassOptions::parse(info, opts.trim_end_matches('}')) {
-                    return Failure::Usage(format!("--{name}: {message}")).report("autofuse-opt");
+                    return Failure::Usage(message).report("autofuse-opt");
                 }
             }
         }
