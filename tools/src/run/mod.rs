@@ -1113,30 +1113,29 @@ pub fn encode(t: &Tensor) -> Vec<u8> {
 /// The tensor of `dtype` and `shape` held in raw GM bytes.
 pub fn decode(dtype: DType, shape: Vec<usize>, bytes: &[u8]) -> Result<Tensor, String> {
     let size = dtype.bytes();
-    let count: usize = shape.iter().product();
-    if bytes.len() != count * size {
+    let count = autofuse_ir::tensor::shape_elements(&shape)
+        .ok_or_else(|| format!("shape {shape:?} has too many elements"))?;
+    let expected = count.checked_mul(size);
+    if Some(bytes.len()) != expected {
         return Err(format!(
             "{} bytes where {} are expected",
             bytes.len(),
-            count * size
+            expected.map_or_else(|| "more than 2^64".to_string(), |n| n.to_string())
         ));
     }
-    let data: Vec<f64> = bytes
-        .chunks_exact(size)
-        .map(|c| match dtype {
-            DType::F32 => f32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64,
-            DType::F16 => half::f16::from_le_bytes([c[0], c[1]]).to_f64(),
-            DType::BF16 => half::bf16::from_le_bytes([c[0], c[1]]).to_f64(),
-            DType::I64 => {
-                i64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]) as f64
-            }
-            DType::I32 => i32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64,
-            DType::I16 => i16::from_le_bytes([c[0], c[1]]) as f64,
-            DType::I8 => c[0] as i8 as f64,
-            DType::U8 => c[0] as f64,
-            DType::Bool => f64::from(u8::from(c[0] != 0)),
-        })
-        .collect();
+    let mut data: Vec<f64> =
+        autofuse_ir::hostmem::reserved(&format!("a kernel output of shape {shape:?}"), count)?;
+    data.extend(bytes.chunks_exact(size).map(|c| match dtype {
+        DType::F32 => f32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64,
+        DType::F16 => half::f16::from_le_bytes([c[0], c[1]]).to_f64(),
+        DType::BF16 => half::bf16::from_le_bytes([c[0], c[1]]).to_f64(),
+        DType::I64 => i64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]) as f64,
+        DType::I32 => i32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64,
+        DType::I16 => i16::from_le_bytes([c[0], c[1]]) as f64,
+        DType::I8 => c[0] as i8 as f64,
+        DType::U8 => c[0] as f64,
+        DType::Bool => f64::from(u8::from(c[0] != 0)),
+    }));
     Tensor::new(dtype, shape, data).map_err(|e| e.to_string())
 }
 
