@@ -238,6 +238,7 @@ pub fn run(cmd: &mut Command, timeout: Option<Duration>) -> Result<Finished, Run
     };
     if timed_out {
         kill_group(pgid);
+        settle(pgid);
     }
     let status = match waiter.join() {
         Ok(Ok(status)) if !timed_out => Ok(status),
@@ -265,6 +266,22 @@ fn kill_group(pgid: i32) {
         unsafe {
             libc::kill(-pgid, libc::SIGKILL);
         }
+    }
+}
+
+/// Waits (up to half a second) until no process of group `pgid` is left to signal, so that
+/// a killed child is gone when the caller reports it (members that are zombies nobody
+/// reaps keep the group signalable: hence the bound).
+fn settle(pgid: i32) {
+    if pgid <= 0 {
+        return;
+    }
+    for _ in 0..50 {
+        // SAFETY: signal 0 only checks whether the group still has members.
+        if unsafe { libc::kill(-pgid, 0) } != 0 {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
     }
 }
 
