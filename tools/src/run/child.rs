@@ -32,7 +32,7 @@ fn timeout_from(var: &str, default: f64) -> Result<Option<Duration>, String> {
                 return Ok(None);
             }
             match t.parse::<f64>() {
-                Ok(s) if s == 0.0 => Ok(None),
+                Ok(0.0) => Ok(None),
                 Ok(s) if s.is_finite() && s > 0.0 && s < 1e9 => {
                     Ok(Some(Duration::from_secs_f64(s)))
                 }
