@@ -6,6 +6,9 @@ set -euo pipefail
 packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools libpolly-22-dev libclang-22-dev
   libzstd-dev libz3-dev libxml2-dev zlib1g-dev g++ python3 python3-venv cmake
+  # The sanitizer runtimes of the sanitized kernel run (test/Tools/autofuse-run-sanitize.test);
+  # gcc 12 pulls them in, they are listed so that nothing depends on that.
+  libasan8 libubsan1
 )
 
 missing=()

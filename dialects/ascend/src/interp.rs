@@ -314,6 +314,11 @@ pub fn run_node(
         }
     }
     let declared = concrete_type(declared, symbols).map_err(fail)?;
+    // The result must fit host memory before any kernel allocates it.
+    let known: Vec<usize> = declared.dims.iter().filter_map(dim_size).collect();
+    if known.len() == declared.rank() {
+        autofuse_ir::hostmem::check_shape("its result", &known).map_err(fail)?;
+    }
     // `axis`/`axes` index operand 0 (unsqueeze's index its result). Checked before the
     // shape rules, whose `normalize_axis` lets axis 0 through on rank 0 and would then
     // index an empty shape.

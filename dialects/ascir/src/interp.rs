@@ -243,6 +243,9 @@ pub fn run_with_symbols(
                 .ok_or_else(|| malformed(graph, format!("node {n}: missing operand #{k}")))
         };
         let shape = extent(&node.view, n)?;
+        // Every node's value must fit host memory before it is allocated.
+        autofuse_ir::hostmem::check_shape(&format!("its value ({})", node.op), &shape)
+            .or_else(|m| fail(graph, n, m))?;
         let result = match node.op.as_str() {
             "data" => {
                 let index = node.index.unwrap_or(0);

@@ -5,5 +5,6 @@
 pub mod attr;
 pub mod catalogue;
 pub mod graph;
+pub mod hostmem;
 pub mod tensor;
 pub mod weights;

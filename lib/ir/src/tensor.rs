@@ -33,6 +33,9 @@ pub enum TensorError {
     },
     #[error("shape {0:?} has too many elements")]
     TooLarge(Vec<usize>),
+    /// The tensor does not fit the host-memory limit (`crate::hostmem`).
+    #[error("{0}")]
+    HostMemory(String),
     #[error("malformed .npy data: {0}")]
     Npy(String),
     #[error("{path}: {source}")]
@@ -83,11 +86,13 @@ impl Tensor {
     /// A tensor with every element equal to `value` (rounded to `dtype`).
     pub fn full(dtype: DType, shape: Vec<usize>, value: f64) -> Result<Tensor, TensorError> {
         let count = shape_elements(&shape).ok_or_else(|| TensorError::TooLarge(shape.clone()))?;
-        Ok(Tensor {
-            dtype,
-            shape,
-            data: vec![round_to_dtype(value, dtype); count],
-        })
+        let data = crate::hostmem::filled(
+            &format!("a {dtype} tensor of shape {shape:?}"),
+            count,
+            round_to_dtype(value, dtype),
+        )
+        .map_err(TensorError::HostMemory)?;
+        Ok(Tensor { dtype, shape, data })
     }
 
     pub fn zeros(dtype: DType, shape: Vec<usize>) -> Result<Tensor, TensorError> {
@@ -191,14 +196,17 @@ impl Tensor {
         high: f64,
     ) -> Result<Tensor, TensorError> {
         let count = shape_elements(&shape).ok_or_else(|| TensorError::TooLarge(shape.clone()))?;
+        let mut data = crate::hostmem::reserved(
+            &format!("a random {dtype} tensor of shape {shape:?}"),
+            count,
+        )
+        .map_err(TensorError::HostMemory)?;
         let mut rng = SplitMix64::new(seed);
-        let data = (0..count)
-            .map(|_| {
-                let v = low + (high - low) * rng.next_f64();
-                let v = if dtype.is_float() { v } else { v.floor() };
-                round_to_dtype(v, dtype)
-            })
-            .collect();
+        data.extend((0..count).map(|_| {
+            let v = low + (high - low) * rng.next_f64();
+            let v = if dtype.is_float() { v } else { v.floor() };
+            round_to_dtype(v, dtype)
+        }));
         Ok(Tensor { dtype, shape, data })
     }
 
@@ -409,23 +417,25 @@ fn decode_npy_data(dtype: DType, shape: Vec<usize>, data: &[u8]) -> Result<Tenso
             data.len()
         ));
     }
-    let values = data
-        .chunks_exact(width)
-        .map(|c| {
-            let mut b = [0u8; 8];
-            b[..width].copy_from_slice(c);
-            match dtype {
-                DType::F32 | DType::BF16 => f32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64,
-                DType::F16 => half::f16::from_le_bytes([b[0], b[1]]).to_f64(),
-                DType::I64 => i64::from_le_bytes(b) as f64,
-                DType::I32 => i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64,
-                DType::I16 => i16::from_le_bytes([b[0], b[1]]) as f64,
-                DType::I8 => b[0] as i8 as f64,
-                DType::U8 => b[0] as f64,
-                DType::Bool => f64::from(u8::from(b[0] != 0)),
-            }
-        })
-        .collect();
+    let mut values = crate::hostmem::reserved(
+        &format!("the .npy data of shape {shape:?} ({dtype})"),
+        count,
+    )
+    .map_err(TensorError::HostMemory)?;
+    values.extend(data.chunks_exact(width).map(|c| {
+        let mut b = [0u8; 8];
+        b[..width].copy_from_slice(c);
+        match dtype {
+            DType::F32 | DType::BF16 => f32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64,
+            DType::F16 => half::f16::from_le_bytes([b[0], b[1]]).to_f64(),
+            DType::I64 => i64::from_le_bytes(b) as f64,
+            DType::I32 => i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64,
+            DType::I16 => i16::from_le_bytes([b[0], b[1]]) as f64,
+            DType::I8 => b[0] as i8 as f64,
+            DType::U8 => b[0] as f64,
+            DType::Bool => f64::from(u8::from(b[0] != 0)),
+        }
+    }));
     Ok(Tensor {
         dtype,
         shape,

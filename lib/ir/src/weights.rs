@@ -88,6 +88,10 @@ pub fn read_tensor(
         .checked_mul(dtype.bytes())
         .ok_or_else(|| format!("shape {shape:?} of {dtype} has too many bytes"))?;
     let (map, range) = byte_range(file, offset, length)?;
+    crate::hostmem::check_shape(
+        &format!("the weight at byte {offset} of '{}'", file.display()),
+        &shape,
+    )?;
     let data = decode_le(dtype, &map[range.clone()]);
     release_pages(&map, range);
     Ok(Tensor { dtype, shape, data })

@@ -68,6 +68,15 @@ impl Values {
     }
 
     /// Every value as an integer (floats truncate), e.g. for shape inputs.
+    /// The one element of a scalar (or one-element) value, `None` for any other count.
+    pub fn scalar_f64(&self) -> Option<f64> {
+        match self {
+            Values::F(v) if v.len() == 1 => v.first().copied(),
+            Values::I(v) if v.len() == 1 => v.first().map(|&x| x as f64),
+            _ => None,
+        }
+    }
+
     pub fn as_i64(&self) -> Vec<i64> {
         match self {
             Values::F(v) => v.iter().map(|&x| x as i64).collect(),

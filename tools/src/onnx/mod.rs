@@ -153,6 +153,43 @@ fn model_dir(path: &Path) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("."))
 }
 
+/// Runs one node's converter so that a defect in it is a located error, never a crash:
+/// converters read inputs, outputs and attributes through checked accessors
+/// (`ops::req`, `NodeCtx::attr`, `Values::scalar_f64`, ...), and this is the last line of
+/// defence should one still index past what a malformed model holds. The panic message
+/// becomes the error (no backtrace is printed).
+fn guarded(
+    convert: impl FnOnce() -> Result<Vec<Option<Val>>, Fail>,
+) -> Result<Vec<Option<Val>>, Fail> {
+    use std::cell::Cell;
+    use std::panic::{self, AssertUnwindSafe};
+    thread_local! {
+        static QUIET: Cell<bool> = const { Cell::new(false) };
+    }
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+    QUIET.with(|q| q.set(true));
+    let result = panic::catch_unwind(AssertUnwindSafe(convert));
+    QUIET.with(|q| q.set(false));
+    result.unwrap_or_else(|payload| {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown failure".into());
+        Err(Fail::Invalid(format!(
+            "the model is malformed where the importer does not check it ({message}); please report this model"
+        )))
+    })
+}
+
 /// Reads and imports an ONNX model file; external data is read relative to its folder.
 /// Weight paths in the IR are absolute (the IR is used in process).
 pub fn import_file(path: &Path) -> Result<Imported, ImportError> {
@@ -680,7 +717,7 @@ impl<'m> Importer<'m> {
                 inputs: &inputs,
                 opset: self.opset,
             };
-            ops::convert(self, &ctx)
+            guarded(|| ops::convert(self, &ctx))
         };
         let outputs = match result {
             Ok(outputs) => {

@@ -379,6 +379,40 @@ pub(super) fn broadcast_to(b: &mut Builder, x: &Val, dims: Vec<Dim>) -> Result<V
     Ok(b.op("broadcast_to", &[x], &[], x.dtype(), Some(dims))?)
 }
 
+/// Constants of more elements than this are written as one element broadcast to their
+/// shape rather than as a dense literal of every element.
+const SPLAT_LIMIT: usize = 1 << 16;
+
+/// A constant of `dims` whose every element is the one element of `value`: a dense
+/// literal when small, else a scalar broadcast to `dims` (so a model's
+/// `ConstantOfShape([2^40])` costs nothing at import; a run checks it fits memory).
+fn splat(b: &mut Builder, dtype: DType, dims: &[usize], value: Values) -> Result<Val, Fail> {
+    if value.len() != 1 {
+        return invalid(format!(
+            "a splat constant needs one element, not {}",
+            value.len()
+        ));
+    }
+    match autofuse_ir::tensor::shape_elements(dims) {
+        Some(count) if count <= SPLAT_LIMIT => {
+            let values = match value {
+                Values::F(v) => Values::F(v.repeat(count)),
+                Values::I(v) => Values::I(v.repeat(count)),
+            };
+            Ok(b.constant(dtype, dims, values))
+        }
+        _ => {
+            let scalar = b.constant(dtype, &[], value);
+            let dims = dims
+                .iter()
+                .map(|&d| i64::try_from(d).map(Dim::constant))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|_| Fail::Invalid(format!("dims {dims:?} are too large")))?;
+            broadcast_to(b, &scalar, dims)
+        }
+    }
+}
+
 /// The product of dims (symbolic).
 pub(super) fn product(dims: &[Dim]) -> Result<Dim, Fail> {
     let mut acc = Expr::constant(1);
@@ -760,12 +794,8 @@ pub fn convert(im: &mut Importer, c: &NodeCtx) -> Converted {
                         usize::try_from(d).map_err(|_| Fail::Invalid(format!("negative dim {d}")))
                     })
                     .collect::<Result<Vec<_>, _>>()?;
-                let count = super::data::element_count(&constants).map_err(Fail::Invalid)?;
-                let values = match value {
-                    Values::F(v) => Values::F(vec![v[0]; count]),
-                    Values::I(v) => Values::I(vec![v[0]; count]),
-                };
-                return one(im.b.constant(dtype, &dims, values));
+                super::data::element_count(&constants).map_err(Fail::Invalid)?;
+                return one(splat(&mut im.b, dtype, &dims, value)?);
             }
             // A symbolic shape: one element broadcast to it.
             let scalar = im.b.constant(dtype, &[], value);
@@ -1170,28 +1200,27 @@ fn empty_reduction(b: &mut Builder, x: &Val, op: &str, reduced: &[usize], keep: 
             })
             .collect::<Option<Vec<_>>>()
             .ok_or_else(|| Fail::Unsupported("empty reduction of a dynamic tensor".into()))?;
-    let count: usize = dims.iter().product();
     let dtype = x.dtype();
-    let fill = |b: &mut Builder, v: f64| {
+    let fill = |b: &mut Builder, v: f64| -> Result<Val, Fail> {
         let values = if dtype.is_float() {
-            Values::F(vec![v; count])
+            Values::F(vec![v])
         } else {
-            Values::I(vec![v as i64; count])
+            Values::I(vec![v as i64])
         };
-        b.constant(dtype, &dims, values)
+        splat(b, dtype, &dims, values)
     };
     let out = match op {
-        "ReduceSum" | "ReduceL1" | "ReduceL2" | "ReduceSumSquare" => fill(b, 0.0),
-        "ReduceProd" => fill(b, 1.0),
-        "ReduceMax" if dtype == DType::Bool => fill(b, 0.0),
-        "ReduceMin" if dtype == DType::Bool => fill(b, 1.0),
+        "ReduceSum" | "ReduceL1" | "ReduceL2" | "ReduceSumSquare" => fill(b, 0.0)?,
+        "ReduceProd" => fill(b, 1.0)?,
+        "ReduceMax" if dtype == DType::Bool => fill(b, 0.0)?,
+        "ReduceMin" if dtype == DType::Bool => fill(b, 1.0)?,
         "ReduceMax" | "ReduceMin" | "ReduceLogSum" | "ReduceLogSumExp" | "ReduceMean"
             if dtype.is_float() =>
         {
             // Infinities and NaN are computed from zeros rather than written as dense
             // literals: MLIR prints them as hex bit patterns, which the attribute reader
             // of autofuse-ascend takes for integers.
-            let zero = fill(b, 0.0);
+            let zero = fill(b, 0.0)?;
             match op {
                 "ReduceMean" => bin(b, "div", &zero, &zero)?,
                 "ReduceMin" => {
@@ -1896,7 +1925,22 @@ fn range_node(b: &mut Builder, c: &NodeCtx) -> Converted {
     let (start, limit, delta) = (c.req(0)?, c.req(1)?, c.req(2)?);
     let dtype = start.dtype();
     if let (Some(s), Some(l), Some(d)) = (&start.known, &limit.known, &delta.known) {
-        let (s, l, d) = (s.as_f64()[0], l.as_f64()[0], d.as_f64()[0]);
+        let scalar = |v: &Values, what: &str| {
+            v.scalar_f64().ok_or_else(|| {
+                Fail::Invalid(format!(
+                    "Range {what} must hold one element, not {}",
+                    v.len()
+                ))
+            })
+        };
+        let (s, l, d) = (
+            scalar(s, "start")?,
+            scalar(l, "limit")?,
+            scalar(d, "delta")?,
+        );
+        if !(s.is_finite() && l.is_finite() && d.is_finite()) {
+            return invalid("Range start, limit and delta must be finite");
+        }
         if d == 0.0 {
             return invalid("Range delta cannot be 0");
         }

@@ -266,8 +266,17 @@ pub fn hardmax(b: &mut Builder, c: &NodeCtx) -> Converted {
 /// Element `k` of a two-element `values` input, as a one-element tensor.
 fn element(b: &mut Builder, values: &Val, k: i64) -> Result<Val, Fail> {
     if let Some(known) = &values.known {
-        let v = known.as_f64()[k as usize];
-        return Ok(b.scalar(values.dtype(), v));
+        let all = known.as_f64();
+        let v = usize::try_from(k)
+            .ok()
+            .and_then(|k| all.get(k))
+            .ok_or_else(|| {
+                Fail::Invalid(format!(
+                    "OneHot values must hold two elements, not {}",
+                    all.len()
+                ))
+            })?;
+        return Ok(b.scalar(values.dtype(), *v));
     }
     op(
         b,

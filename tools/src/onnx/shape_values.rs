@@ -73,7 +73,7 @@ fn broadcast_source(index: &[usize], from: &[usize]) -> usize {
 
 /// Every multi-index of `shape` in row-major order.
 fn indices(shape: &[usize]) -> Vec<Vec<usize>> {
-    let count: usize = shape.iter().product();
+    let count = autofuse_ir::tensor::shape_elements(shape).unwrap_or(0);
     let strides = strides_of(shape);
     (0..count)
         .map(|flat| {
@@ -183,7 +183,7 @@ pub fn evaluate(
     env: &ShapeEnv,
 ) -> Option<Vec<Expr>> {
     let name = op.strip_prefix("ascend.")?;
-    let count: usize = out_shape.iter().product();
+    let count = autofuse_ir::tensor::shape_elements(out_shape)?;
     if count > SHAPE_VALUE_LIMIT {
         return None;
     }

@@ -281,3 +281,24 @@ fn lrn_needs_a_positive_size() {
     let e = import_err(&lrn_model(vec![ai("size", 0)]));
     assert!(e.contains("must be positive"), "{e}");
 }
+
+/// The last line of defence of the importer: a converter that still panics on some
+/// malformed model gives an invalid-model error (located by `import_node`), and the
+/// panic message, not a crash.
+#[test]
+fn a_converter_panic_is_an_error() {
+    let err = super::guarded(|| {
+        let empty: Vec<i64> = Vec::new();
+        let i = empty.len();
+        Ok(vec![None; empty[i] as usize])
+    });
+    match err {
+        Err(super::Fail::Invalid(message)) => {
+            assert!(message.contains("index out of bounds"), "{message}");
+            assert!(message.contains("please report this model"), "{message}");
+        }
+        _ => panic!("expected an invalid-model error"),
+    }
+    // A converter that returns normally is unaffected.
+    assert!(matches!(super::guarded(|| Ok(vec![None])), Ok(v) if v.len() == 1));
+}

@@ -183,6 +183,19 @@ impl Program {
                     taken.ok_or_else(|| format!("'{}': operand used before definition", node.op))
                 })
                 .collect::<Result<_, _>>()?;
+            if node.op == "func.call" {
+                // Kernel and launch results are allocated by the hook, the AscIR
+                // interpreter or the callee: check they fit host memory first.
+                for (i, &r) in node.results.iter().enumerate() {
+                    if let Some(shape) = graph.ty(r).and_then(|t| concrete_shape(t, &symbols).ok())
+                    {
+                        autofuse_ir::hostmem::check_shape(
+                            &format!("result #{i} of '{}' (op #{})", node.op, node.op_index),
+                            &shape,
+                        )?;
+                    }
+                }
+            }
             let outs = if node.op == "func.call" {
                 let callee = node
                     .attr("callee")
@@ -344,7 +357,7 @@ pub fn random_tensors(
         .enumerate()
         .map(|(i, ty)| {
             Tensor::random(ty.dtype, concrete_shape(ty, symbols)?, seed + i as u64)
-                .map_err(|e| e.to_string())
+                .map_err(|e| format!("argument #{i} ({ty}): {e}"))
         })
         .collect()
 }

@@ -16,6 +16,7 @@
 //!
 //! An emulation violation (exit status 3) is an error naming kernel, API and line.
 
+pub mod child;
 pub mod execute;
 pub mod trace;
 pub mod vendor;
@@ -807,11 +808,23 @@ pub fn optimisation_flag() -> String {
         .unwrap_or_else(|| "-O1".into())
 }
 
+/// Extra flags of every driver compile, from `$AUTOFUSE_CXXFLAGS` (whitespace
+/// separated, e.g. `-fsanitize=address,undefined -fno-sanitize-recover=all`). They are
+/// part of the toolchain's flags, hence of the cache key: sanitized and plain builds
+/// never share a cache entry.
+pub fn extra_cxx_flags() -> Vec<String> {
+    std::env::var("AUTOFUSE_CXXFLAGS")
+        .map(|f| f.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
 impl Toolchain {
     /// The CPU emulation of `options.sim_include`.
     pub fn sim(options: &RunOptions) -> Toolchain {
+        let mut flags = vec!["-std=c++20".into(), optimisation_flag(), "-w".into()];
+        flags.extend(extra_cxx_flags());
         Toolchain {
-            flags: vec!["-std=c++20".into(), optimisation_flag(), "-w".into()],
+            flags,
             includes: vec![options.sim_include.clone()],
             force_include: None,
             hashed: vec![options.sim_include.clone()],
@@ -960,24 +973,113 @@ fn build_files(
     let hash = format!("{}{:016x}", toolchain.tag, fnv64(&parts));
     let dir = options.cache_dir.join(&hash);
     let binary = dir.join("driver");
-    if binary.exists() {
+    if cache_entry_valid(&dir) {
         return Ok(SimBuild {
             binary,
             compiled: false,
         });
     }
-    // Sources and objects are private to this process until the final rename, so that
-    // concurrent builds of the same hash never read each other's half-written files.
-    let unique = format!(
-        "{}-{}",
+    std::fs::create_dir_all(&options.cache_dir)
+        .map_err(|e| format!("{}: {e}", options.cache_dir.display()))?;
+    remove_stale_staging(&options.cache_dir);
+    // The entry is built in a staging folder of its own inside the cache and renamed
+    // into place, complete with its stamp, only when the build succeeded: concurrent
+    // builds never read each other's half-written files, and a failed, timed-out or
+    // interrupted build leaves no entry (its staging folder is removed, or, when the
+    // process was killed, swept by the next build: see `remove_stale_staging`).
+    let staging = options.cache_dir.join(format!(
+        "{STAGING_PREFIX}{}.{}.{hash}",
         std::process::id(),
         RUN_COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-    );
-    let src = dir.join(format!("src.{unique}"));
-    crate::ascendc::write_files(&src, &files)?;
-    let tmp = dir.join(format!("driver.{unique}"));
+    ));
+    let result = compile_driver(&files, options, toolchain, &flags, &headers_hash, &staging);
+    let committed = result.and_then(|()| commit_entry(&staging, &dir));
+    let _ = std::fs::remove_dir_all(&staging);
+    committed?;
+    Ok(SimBuild {
+        binary,
+        compiled: true,
+    })
+}
+
+/// Staging folders of cache entries under construction: `<prefix><pid>.<n>.<hash>`.
+const STAGING_PREFIX: &str = "staging.";
+/// The stamp of a cache entry, written last: `driver <bytes> <fnv64 of the driver>`.
+const STAMP: &str = "stamp";
+
+/// The stamp text of a driver binary.
+fn driver_stamp(binary: &Path) -> Option<String> {
+    let bytes = std::fs::read(binary).ok()?;
+    Some(format!(
+        "driver {} {:016x}\n",
+        bytes.len(),
+        fnv64(&[&bytes])
+    ))
+}
+
+/// Whether the cache entry `dir` is complete and intact: its stamp names the driver's
+/// size and hash. A missing stamp (an entry of an older autofuse, or one cut short), a
+/// truncated or modified driver makes the entry invalid: it is rebuilt.
+pub fn cache_entry_valid(dir: &Path) -> bool {
+    let Ok(stamp) = std::fs::read_to_string(dir.join(STAMP)) else {
+        return false;
+    };
+    driver_stamp(&dir.join("driver")).is_some_and(|s| s == stamp)
+}
+
+/// Moves a built `staging` folder to the cache entry `dir`, replacing an invalid one.
+fn commit_entry(staging: &Path, dir: &Path) -> Result<(), String> {
+    if dir.exists() {
+        if cache_entry_valid(dir) {
+            // Another process committed the same entry meanwhile.
+            return Ok(());
+        }
+        // An invalid entry is moved aside (atomically) before it is deleted.
+        let aside = staging.with_extension("old");
+        std::fs::rename(dir, &aside).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let _ = std::fs::remove_dir_all(&aside);
+    }
+    match std::fs::rename(staging, dir) {
+        Ok(()) => Ok(()),
+        // Another process won the race with a complete entry.
+        Err(_) if cache_entry_valid(dir) => Ok(()),
+        Err(e) => Err(format!("{}: {e}", dir.display())),
+    }
+}
+
+/// Removes staging folders whose process is gone (a build killed before it could clean
+/// up after itself).
+fn remove_stale_staging(cache: &Path) {
+    let Ok(entries) = std::fs::read_dir(cache) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(STAGING_PREFIX)) else {
+            continue;
+        };
+        let pid = rest.split('.').next().and_then(|p| p.parse::<u32>().ok());
+        if pid.is_some_and(|pid| pid != std::process::id() && !child::alive(pid)) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// Writes the driver sources into `staging/src` and compiles `staging/driver`, then
+/// writes the stamp.
+fn compile_driver(
+    files: &[(String, String)],
+    options: &RunOptions,
+    toolchain: &Toolchain,
+    flags: &str,
+    headers_hash: &[u8],
+    staging: &Path,
+) -> Result<(), String> {
+    let src = staging.join("src");
+    crate::ascendc::write_files(&src, files)?;
+    let binary = staging.join("driver");
     let pch = if toolchain.pch {
-        precompiled_header(options, toolchain, &flags, &headers_hash)
+        precompiled_header(options, toolchain, flags, headers_hash)
     } else {
         None
     };
@@ -996,10 +1098,9 @@ fn build_files(
         .arg(&src)
         .arg(src.join("driver.cpp"))
         .arg("-o")
-        .arg(&tmp);
-    let out = cmd
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", options.cxx))?;
+        .arg(&binary);
+    let out = child::run(&mut cmd, child::build_timeout()?)
+        .map_err(|e| format!("{} on the generated kernels: {e}", options.cxx))?;
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
         // An intrinsic only the vendor path's catch-all declares (sim/vendor/include/
@@ -1013,26 +1114,20 @@ fn build_files(
         unmodeled.dedup();
         if !unmodeled.is_empty() {
             return Err(format!(
-                "the ISA model (sim/vendor) does not model the intrinsic(s) {} that the vendor's code calls for these kernels ({})",
+                "the ISA model (sim/vendor) does not model the intrinsic(s) {} that the vendor's code calls for these kernels",
                 unmodeled.join(", "),
-                src.display()
             ));
         }
         let head: String = err.lines().take(40).collect::<Vec<_>>().join("\n");
         return Err(format!(
-            "g++ failed on the generated kernels ({}):\n{head}",
-            src.display()
+            "{} failed on the generated kernels ({}):\n{head}",
+            options.cxx,
+            child::describe(out.status)
         ));
     }
-    std::fs::rename(&tmp, &binary).map_err(|e| format!("{}: {e}", binary.display()))?;
-    // Keep one copy of the sources next to the binary for inspection.
-    if std::fs::rename(&src, dir.join("src")).is_err() {
-        let _ = std::fs::remove_dir_all(&src);
-    }
-    Ok(SimBuild {
-        binary,
-        compiled: true,
-    })
+    let stamp = driver_stamp(&binary)
+        .ok_or_else(|| format!("{}: the compiler wrote no driver", binary.display()))?;
+    std::fs::write(staging.join(STAMP), stamp).map_err(|e| format!("{}: {e}", staging.display()))
 }
 
 /// A precompiled header of the toolchain's API headers (built once per header version
@@ -1052,12 +1147,11 @@ fn precompiled_header(
     if dir.join("af_pch.h.gch").exists() {
         return Some(dir);
     }
-    let unique = format!(
-        "{}-{}",
-        std::process::id(),
-        RUN_COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-    );
-    let tmp = options.cache_dir.join(format!("pch.{unique}"));
+    let unique = RUN_COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = options.cache_dir.join(format!(
+        "{STAGING_PREFIX}{}.{unique}.pch",
+        std::process::id()
+    ));
     std::fs::create_dir_all(&tmp).ok()?;
     let api = toolchain
         .force_include
@@ -1070,15 +1164,13 @@ fn precompiled_header(
     for inc in &toolchain.includes {
         cmd.arg("-I").arg(inc);
     }
-    let status = cmd
-        .arg("-x")
+    cmd.arg("-x")
         .arg("c++-header")
         .arg(tmp.join("af_pch.h"))
         .arg("-o")
-        .arg(tmp.join("af_pch.h.gch"))
-        .status()
-        .ok()?;
-    if !status.success() {
+        .arg(tmp.join("af_pch.h.gch"));
+    let status = child::run(&mut cmd, child::build_timeout().ok()?).map(|f| f.status);
+    if !status.is_ok_and(|s| s.success()) {
         let _ = std::fs::remove_dir_all(&tmp);
         return None;
     }
@@ -1111,30 +1203,29 @@ pub fn encode(t: &Tensor) -> Vec<u8> {
 /// The tensor of `dtype` and `shape` held in raw GM bytes.
 pub fn decode(dtype: DType, shape: Vec<usize>, bytes: &[u8]) -> Result<Tensor, String> {
     let size = dtype.bytes();
-    let count: usize = shape.iter().product();
-    if bytes.len() != count * size {
+    let count = autofuse_ir::tensor::shape_elements(&shape)
+        .ok_or_else(|| format!("shape {shape:?} has too many elements"))?;
+    let expected = count.checked_mul(size);
+    if Some(bytes.len()) != expected {
         return Err(format!(
             "{} bytes where {} are expected",
             bytes.len(),
-            count * size
+            expected.map_or_else(|| "more than 2^64".to_string(), |n| n.to_string())
         ));
     }
-    let data: Vec<f64> = bytes
-        .chunks_exact(size)
-        .map(|c| match dtype {
-            DType::F32 => f32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64,
-            DType::F16 => half::f16::from_le_bytes([c[0], c[1]]).to_f64(),
-            DType::BF16 => half::bf16::from_le_bytes([c[0], c[1]]).to_f64(),
-            DType::I64 => {
-                i64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]) as f64
-            }
-            DType::I32 => i32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64,
-            DType::I16 => i16::from_le_bytes([c[0], c[1]]) as f64,
-            DType::I8 => c[0] as i8 as f64,
-            DType::U8 => c[0] as f64,
-            DType::Bool => f64::from(u8::from(c[0] != 0)),
-        })
-        .collect();
+    let mut data: Vec<f64> =
+        autofuse_ir::hostmem::reserved(&format!("a kernel output of shape {shape:?}"), count)?;
+    data.extend(bytes.chunks_exact(size).map(|c| match dtype {
+        DType::F32 => f32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64,
+        DType::F16 => half::f16::from_le_bytes([c[0], c[1]]).to_f64(),
+        DType::BF16 => half::bf16::from_le_bytes([c[0], c[1]]).to_f64(),
+        DType::I64 => i64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]) as f64,
+        DType::I32 => i32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64,
+        DType::I16 => i16::from_le_bytes([c[0], c[1]]) as f64,
+        DType::I8 => c[0] as i8 as f64,
+        DType::U8 => c[0] as f64,
+        DType::Bool => f64::from(u8::from(c[0] != 0)),
+    }));
     Tensor::new(dtype, shape, data).map_err(|e| e.to_string())
 }
 
@@ -1406,11 +1497,20 @@ fn invoke(
             Some(t) => cmd.env("ASCENDC_SIM_TRACE", t),
             None => cmd.env_remove("ASCENDC_SIM_TRACE"),
         };
-        let out = cmd
-            .output()
-            .map_err(|e| format!("cannot run {}: {e}", build.binary.display()))?;
+        let out = child::run(&mut cmd, child::kernel_timeout()?).map_err(|e| match e {
+            child::RunError::Spawn(e) => format!("cannot run {}: {e}", build.binary.display()),
+            e => format!("kernel {name} ({symbol}) on the emulation: {e}"),
+        })?;
         let stdout = String::from_utf8_lossy(&out.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr);
+        // A sanitizer report (AUTOFUSE_CXXFLAGS=-fsanitize=...) fails the run even when
+        // the sanitizer was told to recover and the driver exited 0.
+        if let Some(report) = sanitizer_report(&stderr) {
+            return Err(format!(
+                "kernel {name} ({symbol}): a sanitizer report on the emulation ({}): {report}",
+                child::describe(out.status)
+            ));
+        }
         if !out.status.success() {
             // The vendor path's own checks report on stdout ([ERROR] / [ASSERT] lines).
             let logged: Vec<&str> = stdout
@@ -1422,8 +1522,8 @@ fn invoke(
                 why = format!("{why} {}", logged.join(" | "));
             }
             return Err(format!(
-                "kernel {name} ({symbol}) failed on the emulation (exit {}): {}",
-                out.status.code().unwrap_or(-1),
+                "kernel {name} ({symbol}) failed on the emulation ({}): {}",
+                child::describe(out.status),
                 why.trim()
             ));
         }
@@ -1483,6 +1583,26 @@ fn invoke(
     })();
     let _ = std::fs::remove_dir_all(&dir);
     result
+}
+
+/// The first lines of an AddressSanitizer, UndefinedBehaviorSanitizer or
+/// LeakSanitizer report in a driver's stderr.
+pub fn sanitizer_report(stderr: &str) -> Option<String> {
+    let lines: Vec<&str> = stderr.lines().collect();
+    let first = lines.iter().position(|l| {
+        l.contains("ERROR: AddressSanitizer")
+            || l.contains("ERROR: LeakSanitizer")
+            || l.contains("runtime error:")
+            || l.contains("SUMMARY: UndefinedBehaviorSanitizer")
+    })?;
+    Some(
+        lines[first..]
+            .iter()
+            .take(12)
+            .copied()
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
 }
 
 /// GM traffic of one graph run.

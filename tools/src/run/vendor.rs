@@ -93,6 +93,7 @@ pub const DEFINES: [&str; 4] = [
 pub fn toolchain(headers: &VendorHeaders) -> Toolchain {
     let mut flags: Vec<String> = vec!["-std=c++17".into(), super::optimisation_flag(), "-w".into()];
     flags.extend(DEFINES.iter().map(|s| s.to_string()));
+    flags.extend(super::extra_cxx_flags());
     Toolchain {
         flags,
         includes: headers.includes(),
@@ -279,9 +280,9 @@ pub fn check_kernels(
             cmd.arg("-I").arg(inc);
         }
         cmd.arg("-I").arg(&dir).arg(dir.join(&cpp));
-        let out = cmd
-            .output()
-            .map_err(|e| fail(format!("cannot run {}: {e}", options.cxx)))?;
+        let timeout = run::child::build_timeout().map_err(fail)?;
+        let out = run::child::run(&mut cmd, timeout)
+            .map_err(|e| fail(format!("{}: {e}", options.cxx)))?;
         if !out.status.success() {
             let stderr = String::from_utf8_lossy(&out.stderr);
             let source = k.sources.file(&cpp).unwrap_or("");
