@@ -47,8 +47,7 @@ fn translate(module: &melior::ir::Module) {
     let body = module.body();
     let index = RecordIndex::build(body);
     for func in extract::functions(body) {
-        if !extract::read_attributes(&func).contains_key("ascir.axes") || form_of(&func) != "impl"
-        {
+        if !extract::read_attributes(&func).contains_key("ascir.axes") || form_of(&func) != "impl" {
             continue;
         }
         let kernel = extract::function_name(&func);

@@ -119,18 +119,60 @@ impl Rng {
 
 /// Attribute names the importer reads.
 const ATTRIBUTE_NAMES: &[&str] = &[
-    "axis", "axes", "alpha", "beta", "value", "starts", "ends", "steps", "mode", "pads",
-    "perm", "epsilon", "keepdims", "split", "to", "transA", "transB", "num_outputs", "start",
-    "end", "delta", "value_int", "value_ints", "value_float", "value_floats", "batch_dims",
-    "approximate", "noop_with_empty_axes", "stash_type", "exclusive", "reverse", "upper",
-    "k", "blocksize", "dtype", "min", "max", "lambd", "gamma", "num_groups", "p", "bias",
+    "axis",
+    "axes",
+    "alpha",
+    "beta",
+    "value",
+    "starts",
+    "ends",
+    "steps",
+    "mode",
+    "pads",
+    "perm",
+    "epsilon",
+    "keepdims",
+    "split",
+    "to",
+    "transA",
+    "transB",
+    "num_outputs",
+    "start",
+    "end",
+    "delta",
+    "value_int",
+    "value_ints",
+    "value_float",
+    "value_floats",
+    "batch_dims",
+    "approximate",
+    "noop_with_empty_axes",
+    "stash_type",
+    "exclusive",
+    "reverse",
+    "upper",
+    "k",
+    "blocksize",
+    "dtype",
+    "min",
+    "max",
+    "lambd",
+    "gamma",
+    "num_groups",
+    "p",
+    "bias",
 ];
 
 /// ONNX element types (`TensorProto.DataType`), valid and not.
-const ELEMENT_TYPES: &[i32] = &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 16, 17, 23, 99, -1];
+const ELEMENT_TYPES: &[i32] = &[
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 16, 17, 23, 99, -1,
+];
 
 fn op_types() -> Vec<&'static str> {
-    let mut ops: Vec<&str> = FAMILIES.iter().flat_map(|(_, ops)| ops.iter().copied()).collect();
+    let mut ops: Vec<&str> = FAMILIES
+        .iter()
+        .flat_map(|(_, ops)| ops.iter().copied())
+        .collect();
     ops.extend(["Constant", "Shape", "Identity", "Loop", "If", "Unknown"]);
     ops
 }
@@ -300,7 +342,11 @@ fn edit_names(list: &mut Vec<String>, name: String, rng: &mut Rng) {
 
 fn mutate_attributes(node: &mut NodeProto, rng: &mut Rng) {
     if node.attribute.is_empty() || rng.below(4) == 0 {
-        let name = rng.pick(ATTRIBUTE_NAMES).copied().unwrap_or("axis").to_string();
+        let name = rng
+            .pick(ATTRIBUTE_NAMES)
+            .copied()
+            .unwrap_or("axis")
+            .to_string();
         let mut attr = AttributeProto {
             name,
             ..Default::default()
@@ -354,7 +400,9 @@ fn set_attribute_value(attr: &mut AttributeProto, rng: &mut Rng) {
         }
         4 => {
             attr.r#type = 3;
-            const STRINGS: &[&str] = &["", "linear", "nearest", "constant", "reflect", "tanh", "none", "x"];
+            const STRINGS: &[&str] = &[
+                "", "linear", "nearest", "constant", "reflect", "tanh", "none", "x",
+            ];
             attr.s = rng.pick(STRINGS).copied().unwrap_or("").as_bytes().to_vec();
         }
         _ => {

@@ -13,7 +13,10 @@ fuzz_target!(|data: &[u8]| {
         let printed = expr.to_string();
         let again = Expr::parse_uncached(&printed)
             .unwrap_or_else(|e| panic!("'{printed}' (printed from '{text}') does not parse: {e}"));
-        assert_eq!(again, expr, "'{text}' printed as '{printed}' parses to another expression");
+        assert_eq!(
+            again, expr,
+            "'{text}' printed as '{printed}' parses to another expression"
+        );
     }
     let _ = Guard::parse(text);
 });
