@@ -19,27 +19,36 @@ use autofuse_tools::ascendc::{self, KernelInput};
 use libfuzzer_sys::fuzz_target;
 use melior::ir::operation::OperationLike;
 use melior::pass::PassManager;
+use melior::Context;
 use std::collections::HashMap;
 
 const PIPELINE: &str =
     "infer-symbolic-shapes,decompose,lower-to-ascir,fuse,schedule,auto-tiling{remarks=false}";
 
+thread_local! {
+    /// One context for the run: `create_context` keeps the IRDL module of the autofuse
+    /// dialects alive for the context's life by leaking it (~150 KB), which a context
+    /// per input would add up to gigabytes in a long run.
+    static CONTEXT: Context = create_context();
+}
+
 fuzz_target!(|data: &[u8]| {
-    let context = create_context();
-    diagnostics::drain();
-    pipeline::set_verify_each(true);
-    if let Some(mut module) = parse_module(&context, data, "fuzz.mlir") {
-        if module.as_operation().verify() && verify_module(module.body()) {
-            let manager = PassManager::new(&context);
-            manager.enable_verifier(true);
-            pipeline::add_pipeline(&manager.as_operation_pass_manager(), PIPELINE)
-                .expect("the fuzzed pipeline is valid");
-            if manager.run(&mut module).is_ok() && !diagnostics::has_errors() {
-                translate(&module);
+    CONTEXT.with(|context| {
+        diagnostics::drain();
+        pipeline::set_verify_each(true);
+        if let Some(mut module) = parse_module(context, data, "fuzz.mlir") {
+            if module.as_operation().verify() && verify_module(module.body()) {
+                let manager = PassManager::new(context);
+                manager.enable_verifier(true);
+                pipeline::add_pipeline(&manager.as_operation_pass_manager(), PIPELINE)
+                    .expect("the fuzzed pipeline is valid");
+                if manager.run(&mut module).is_ok() && !diagnostics::has_errors() {
+                    translate(&module);
+                }
             }
         }
-    }
-    diagnostics::drain();
+        diagnostics::drain();
+    });
 });
 
 /// What `autofuse-translate --mlir-to-ascendc` does with each scheduled kernel.
