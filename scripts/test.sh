@@ -12,3 +12,7 @@ echo "test: building the tools (cargo build)"
 cargo build --quiet --workspace --bins
 echo "test: unit tests and the lit suite (cargo test)"
 cargo test --workspace
+# Coverage-guided fuzzing, each target for 15 s (docs/reliability.md, "Fuzzing"): fails
+# when a target panics, aborts, hangs or exceeds its memory limit.
+echo "test: fuzz smoke run (scripts/fuzz.sh smoke)"
+scripts/fuzz.sh smoke

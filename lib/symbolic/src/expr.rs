@@ -18,6 +18,9 @@ use std::sync::Arc;
 use crate::eval::{align_i64, ceil_div_i64, floor_div_i64, mod_i64};
 use crate::parse::ParseError;
 
+/// The most terms a product of sums is expanded into (see `Expr::mul_terms`).
+pub(crate) const MAX_EXPANDED_TERMS: usize = 4096;
+
 /// A symbolic integer expression in canonical form.
 ///
 /// Build one with [`Expr::constant`], [`Expr::symbol`], [`Expr::parse`] and the
@@ -395,6 +398,12 @@ impl Expr {
         if let Some(k) = rhs.as_const() {
             return self.scale(k);
         }
+        // Expanding a product of sums multiplies their term counts: past the limit the
+        // product stays an opaque `Mul` (as on overflow), so `(a+b+1)*(c+d+1)*...` costs
+        // linear, not exponential, time and memory.
+        if self.terms.len().saturating_mul(rhs.terms.len()) > MAX_EXPANDED_TERMS {
+            return None;
+        }
         // i128 accumulation makes overflow detection independent of term order.
         let mut acc: BTreeMap<Monomial, i128> = BTreeMap::new();
         for (ma, &ca) in self.terms.iter() {
@@ -419,6 +428,40 @@ impl Expr {
             (a.clone(), b.clone())
         } else {
             (b.clone(), a.clone())
+        }
+    }
+
+    /// The number of terms (monomials with their coefficients) of the polynomial.
+    pub(crate) fn term_count(&self) -> usize {
+        self.terms.len()
+    }
+
+    /// `*self = self + sign * rhs` (`sign` 1 or -1), in place when `self` is not shared:
+    /// a sum of n terms is accumulated in O(n log n), not O(n^2) copies of the terms.
+    /// The result is that of [`Expr::add_expr`] / [`Expr::sub_expr`].
+    pub(crate) fn accumulate(&mut self, rhs: &Expr, sign: i128) {
+        let fits = rhs.terms.iter().all(|(m, &c)| {
+            let old = i128::from(self.terms.get(m).copied().unwrap_or(0));
+            i64::try_from(old + sign * i128::from(c)).is_ok()
+        });
+        if !fits {
+            *self = if sign < 0 {
+                self.sub_expr(rhs)
+            } else {
+                self.add_expr(rhs)
+            };
+            return;
+        }
+        let terms = Arc::make_mut(&mut self.terms);
+        for (m, &c) in rhs.terms.iter() {
+            let old = i128::from(terms.get(m).copied().unwrap_or(0));
+            // Checked above; a coefficient that would not fit is never written.
+            let new = i64::try_from(old + sign * i128::from(c)).unwrap_or(0);
+            if new == 0 {
+                terms.remove(m);
+            } else {
+                terms.insert(m.clone(), new);
+            }
         }
     }
 
@@ -864,6 +907,21 @@ mod tests {
         assert!(!a.divides(&b));
         assert_eq!(a.div(&b), Monomial::of(Atom::Sym("a".into())));
         assert_eq!(a.gcd(&b), b);
+    }
+
+    /// A product of 12 sums of 3 terms would expand into 3^12 = 531441 terms (hostile
+    /// shapes made the compiler hang); past `MAX_EXPANDED_TERMS` it stays opaque.
+    #[test]
+    fn products_of_sums_expand_to_a_bounded_number_of_terms() {
+        let mut product = Expr::constant(1);
+        for i in 0..12 {
+            product = product * (s(&format!("a{i}")) + s(&format!("b{i}")) + 1);
+            assert!(product.terms.len() <= MAX_EXPANDED_TERMS);
+        }
+        let values: HashMap<String, i64> = (0..12)
+            .flat_map(|i| [(format!("a{i}"), 1), (format!("b{i}"), 2)])
+            .collect();
+        assert_eq!(product.eval_map(&values).ok(), Some(4i64.pow(12)));
     }
 
     #[test]

@@ -18,7 +18,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::expr::Expr;
+use crate::expr::{Expr, MAX_EXPANDED_TERMS};
 
 /// Nesting limit for parentheses, unary minus and calls; keeps recursion bounded on
 /// hostile input.
@@ -363,11 +363,11 @@ fn convert(ast: &Ast) -> Result<Expr, ParseError> {
         Ast::Sum(items) => {
             let mut acc = Expr::zero();
             for (negated, item) in items {
-                acc = match (*negated, literal_headed(item)) {
-                    (false, _) => acc.add_expr(&convert(item)?),
-                    (true, true) => acc.add_expr(&convert_negated(item)?),
-                    (true, false) => acc.sub_expr(&convert(item)?),
-                };
+                match (*negated, literal_headed(item)) {
+                    (false, _) => acc.accumulate(&convert(item)?, 1),
+                    (true, true) => acc.accumulate(&convert_negated(item)?, 1),
+                    (true, false) => acc.accumulate(&convert(item)?, -1),
+                }
             }
             Ok(acc)
         }
@@ -405,7 +405,17 @@ fn convert_product(items: &[(ProdOp, Ast)]) -> Result<Expr, ParseError> {
         let value = convert(item)?;
         acc = match (i, op) {
             (0, _) => value,
-            (_, ProdOp::Mul) => acc.mul_expr(&value),
+            (_, ProdOp::Mul) => {
+                // A product of sums multiplies their term counts: `(a+b+1)*(c+d+1)*...`
+                // would expand exponentially; a text that large is refused.
+                if acc.term_count().saturating_mul(value.term_count()) > MAX_EXPANDED_TERMS {
+                    return Err(ParseError::new(
+                        0,
+                        format!("the product expands to more than {MAX_EXPANDED_TERMS} terms"),
+                    ));
+                }
+                acc.mul_expr(&value)
+            }
             (_, ProdOp::Div) => acc.floor_div(&value),
         };
     }

@@ -540,8 +540,11 @@ impl Builder {
             sym: None,
         }
         .static_shape()?;
-        if shape.iter().product::<usize>() > FOLD_LIMIT {
-            return None;
+        // Checked: a static shape from the model may overflow usize (fuzzing found
+        // dims whose product overflowed).
+        match autofuse_ir::tensor::shape_elements(&shape) {
+            Some(n) if n <= FOLD_LIMIT => {}
+            _ => return None,
         }
         let tensors: Vec<Tensor> = operands
             .iter()

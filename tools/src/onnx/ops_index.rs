@@ -323,7 +323,7 @@ pub fn one_hot(b: &mut Builder, c: &NodeCtx) -> Converted {
     if values
         .static_shape()
         .as_deref()
-        .map(|s| s.iter().product::<usize>())
+        .and_then(autofuse_ir::tensor::shape_elements)
         != Some(2)
     {
         return invalid("OneHot values must hold two elements [off, on]");
