@@ -153,6 +153,10 @@ fn model_dir(path: &Path) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("."))
 }
 
+/// The text of the error [`guarded`] makes of a converter's panic: a defect of the
+/// importer, not of the model alone, which the fuzz target reports as a crash.
+pub const UNCHECKED_DEFECT: &str = "the model is malformed where the importer does not check it";
+
 /// Runs one node's converter so that a defect in it is a located error, never a crash:
 /// converters read inputs, outputs and attributes through checked accessors
 /// (`ops::req`, `NodeCtx::attr`, `Values::scalar_f64`, ...), and this is the last line of
@@ -185,7 +189,7 @@ fn guarded(
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown failure".into());
         Err(Fail::Invalid(format!(
-            "the model is malformed where the importer does not check it ({message}); please report this model"
+            "{UNCHECKED_DEFECT} ({message}); please report this model"
         )))
     })
 }
