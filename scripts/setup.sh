@@ -9,6 +9,8 @@ packages=(
   # The sanitizer runtimes of the sanitized kernel run (test/Tools/autofuse-run-sanitize.test);
   # gcc 12 pulls them in, they are listed so that nothing depends on that.
   libasan8 libubsan1
+  # ps, by the test that no compiler outlives its killed build (autofuse-run-kernel.test).
+  procps
 )
 
 missing=()
