@@ -70,6 +70,63 @@ pub fn fan(ops: usize) -> String {
     out
 }
 
+/// A dynamic `4 x s<i>` tensor with its own symbol.
+fn own_dim(i: usize) -> String {
+    format!("tensor<4x?xf32, #ascend.dims<[\"4\",\"s{i}\"]>>")
+}
+
+/// `ops` concats in a chain, each joining the result so far with an input whose concat
+/// dim is a symbol of its own: the k-th result's dim is `s0 + ... + sk`.
+pub fn concat_chain(ops: usize) -> String {
+    let mut out = String::new();
+    let args: Vec<String> = (0..=ops)
+        .map(|i| format!("%a{i}: {}", own_dim(i)))
+        .collect();
+    let r = "tensor<4x?xf32>";
+    let _ = writeln!(out, "func.func @main({}) -> {r} {{", args.join(", "));
+    let (mut last, mut last_ty) = ("%a0".to_string(), own_dim(0));
+    for i in 0..ops {
+        let _ = writeln!(
+            out,
+            "  %c{i} = \"ascend.concat\"({last}, %a{}) {{axis = 1 : i64}} : ({last_ty}, {}) -> {r}",
+            i + 1,
+            own_dim(i + 1)
+        );
+        last = format!("%c{i}");
+        last_ty = r.to_string();
+    }
+    let _ = writeln!(out, "  return {last} : {r}\n}}");
+    out
+}
+
+/// One input concatenated with each of `ops` inputs of distinct symbols, every result
+/// returned: `ops` independent concats of `s0 + s<i>`.
+pub fn concat_fan(ops: usize) -> String {
+    let mut out = String::new();
+    let args: Vec<String> = (0..=ops)
+        .map(|i| format!("%a{i}: {}", own_dim(i)))
+        .collect();
+    let r = "tensor<4x?xf32>";
+    let results = vec![r; ops].join(", ");
+    let _ = writeln!(
+        out,
+        "func.func @main({}) -> ({results}) {{",
+        args.join(", ")
+    );
+    for i in 0..ops {
+        let _ = writeln!(
+            out,
+            "  %c{i} = \"ascend.concat\"(%a0, %a{}) {{axis = 1 : i64}} : ({}, {}) -> {r}",
+            i + 1,
+            own_dim(0),
+            own_dim(i + 1)
+        );
+    }
+    let names: Vec<String> = (0..ops).map(|i| format!("%c{i}")).collect();
+    let _ = writeln!(out, "  return {} : {results}\n}}", names.join(", "));
+    out
+}
+
 /// Transformer-like layers (about 20 ops each): matmul boundaries, bias adds, layer
 /// norms, softmax, gelu and residual adds, until `ops` ops are reached.
 pub fn transformer(ops: usize) -> String {
