@@ -75,15 +75,20 @@ fn own_dim(i: usize) -> String {
     format!("tensor<4x?xf32, #ascend.dims<[\"4\",\"s{i}\"]>>")
 }
 
+/// `func.func @main` over `inputs` tensors of distinct symbols, returning `results`.
+fn concat_header(out: &mut String, inputs: usize, results: &str) {
+    let args: Vec<String> = (0..inputs)
+        .map(|i| format!("%a{i}: {}", own_dim(i)))
+        .collect();
+    let _ = writeln!(out, "func.func @main({}) -> {results} {{", args.join(", "));
+}
+
 /// `ops` concats in a chain, each joining the result so far with an input whose concat
 /// dim is a symbol of its own: the k-th result's dim is `s0 + ... + sk`.
 pub fn concat_chain(ops: usize) -> String {
     let mut out = String::new();
-    let args: Vec<String> = (0..=ops)
-        .map(|i| format!("%a{i}: {}", own_dim(i)))
-        .collect();
     let r = "tensor<4x?xf32>";
-    let _ = writeln!(out, "func.func @main({}) -> {r} {{", args.join(", "));
+    concat_header(&mut out, ops + 1, r);
     let (mut last, mut last_ty) = ("%a0".to_string(), own_dim(0));
     for i in 0..ops {
         let _ = writeln!(
@@ -103,16 +108,9 @@ pub fn concat_chain(ops: usize) -> String {
 /// returned: `ops` independent concats of `s0 + s<i>`.
 pub fn concat_fan(ops: usize) -> String {
     let mut out = String::new();
-    let args: Vec<String> = (0..=ops)
-        .map(|i| format!("%a{i}: {}", own_dim(i)))
-        .collect();
     let r = "tensor<4x?xf32>";
     let results = vec![r; ops].join(", ");
-    let _ = writeln!(
-        out,
-        "func.func @main({}) -> ({results}) {{",
-        args.join(", ")
-    );
+    concat_header(&mut out, ops + 1, &format!("({results})"));
     for i in 0..ops {
         let _ = writeln!(
             out,
