@@ -755,9 +755,21 @@ impl Expr {
     /// Not canonical, but interval bounds of the result keep the dependency between
     /// `a` and the division, so `align(s0, 32) - s0` is seen to lie in `[0, 31]`.
     pub(crate) fn divisions_as_modulo(&self) -> Expr {
+        let has_division = |mono: &Monomial| {
+            mono.0.iter().any(|(atom, _)| {
+                matches!(
+                    atom,
+                    Atom::Align(..) | Atom::FloorDiv(..) | Atom::CeilDiv(..)
+                )
+            })
+        };
+        // Most sizes hold no division: the rewrite would rebuild them term by term.
+        if !self.terms.keys().any(has_division) {
+            return self.clone();
+        }
         let mut acc = Expr::zero();
         for (mono, &coef) in self.terms.iter() {
-            acc = acc.add_expr(&Expr::term_as_modulo(mono, coef));
+            acc.accumulate(&Expr::term_as_modulo(mono, coef), 1);
         }
         acc
     }

@@ -2079,6 +2079,96 @@ pub fn compare_bytes(a: &Expr, b: &Expr, env: &ShapeEnv) -> Ordering {
     }
 }
 
+/// Orders distinct byte scores from most to fewest saved bytes.
+///
+/// The ranking of record is an insertion sort that moves a score before an earlier one
+/// only when it is decidedly larger, so undecided pairs keep their candidate order. It
+/// costs O(d^2) comparisons, each linear in the size of the expressions: cubic on a
+/// chain of concats over distinct symbols, whose scores are nested sums. A stable merge
+/// sort makes O(d log d) comparisons; when each of them is decided, every adjacent
+/// pair of its result was compared (a comparison sort must compare them to tell them
+/// apart), and as decided comparisons chain (a decided `a > b` and `b > c` decide
+/// `a > c`: interval bounds of a difference add up), the scores are totally ordered
+/// and both sorts agree. An undecided comparison falls back to the insertion sort.
+fn rank_scores(distinct: &[Expr], env: &ShapeEnv) -> Vec<usize> {
+    // Under hints every comparison is numeric: a stable sort keeps ties in candidate
+    // order, as the insertion sort does.
+    let hinted: Option<Vec<i64>> = distinct.iter().map(|e| env.hint_eval(e)).collect();
+    if let Some(bytes) = hinted {
+        let mut ranked: Vec<usize> = (0..distinct.len()).collect();
+        ranked.sort_by(|&x, &y| bytes[y].cmp(&bytes[x]));
+        return ranked;
+    }
+    let mut undecided = false;
+    let mut compare = |x: usize, y: usize| {
+        if !undecided {
+            let order = compare_bytes(&distinct[x], &distinct[y], env);
+            undecided = order == Ordering::Equal;
+            return order;
+        }
+        Ordering::Equal
+    };
+    let merged = merge_sort_descending((0..distinct.len()).collect(), &mut compare);
+    if !undecided {
+        debug_assert!(
+            distinct.len() > 64 || merged == insertion_rank(distinct, env),
+            "the merge sort of decided scores differs from the insertion sort"
+        );
+        return merged;
+    }
+    insertion_rank(distinct, env)
+}
+
+/// Insertion sort: each score moves left past the scores it decidedly exceeds.
+fn insertion_rank(distinct: &[Expr], env: &ShapeEnv) -> Vec<usize> {
+    let mut ranked: Vec<usize> = Vec::with_capacity(distinct.len());
+    for d in 0..distinct.len() {
+        let mut at = ranked.len();
+        while at > 0
+            && compare_bytes(&distinct[d], &distinct[ranked[at - 1]], env) == Ordering::Greater
+        {
+            at -= 1;
+        }
+        ranked.insert(at, d);
+    }
+    ranked
+}
+
+/// Stable merge sort, largest first: a later item goes before an earlier one only when
+/// `compare(later, earlier)` is `Greater`, as in [`insertion_rank`]. An `Equal` (an
+/// undecided pair) abandons the sort: the result is then not a ranking, and the caller
+/// falls back to the insertion sort.
+fn merge_sort_descending(
+    items: Vec<usize>,
+    compare: &mut dyn FnMut(usize, usize) -> Ordering,
+) -> Vec<usize> {
+    if items.len() <= 1 {
+        return items;
+    }
+    let mut right = items;
+    let left = right.drain(..right.len() / 2).collect();
+    let left = merge_sort_descending(left, compare);
+    let right = merge_sort_descending(right, compare);
+    let mut out = Vec::with_capacity(left.len() + right.len());
+    let (mut i, mut j) = (0, 0);
+    while i < left.len() && j < right.len() {
+        match compare(right[j], left[i]) {
+            Ordering::Greater => {
+                out.push(right[j]);
+                j += 1;
+            }
+            Ordering::Less => {
+                out.push(left[i]);
+                i += 1;
+            }
+            Ordering::Equal => return Vec::new(),
+        }
+    }
+    out.extend_from_slice(&left[i..]);
+    out.extend_from_slice(&right[j..]);
+    out
+}
+
 struct Candidate {
     a: usize,
     b: usize,
@@ -2259,18 +2349,7 @@ pub fn plan(model: &FuncModel, limits: &Limits, env: &mut ShapeEnv, fresh: &mut 
                     })
             })
             .collect();
-        // Rank the distinct scores (insertion sort over the few distinct values, whose
-        // comparison may be undecided), then sort candidates by a total key.
-        let mut ranked: Vec<usize> = Vec::with_capacity(distinct.len());
-        for d in 0..distinct.len() {
-            let mut at = ranked.len();
-            while at > 0
-                && compare_bytes(&distinct[d], &distinct[ranked[at - 1]], env) == Ordering::Greater
-            {
-                at -= 1;
-            }
-            ranked.insert(at, d);
-        }
+        let ranked = rank_scores(&distinct, env);
         let mut rank_of = vec![0usize; distinct.len()];
         for (rank, &d) in ranked.iter().enumerate() {
             rank_of[d] = rank;
@@ -2604,6 +2683,54 @@ mod tests {
     use autofuse_ir::attr::AttrValue;
     use autofuse_ir::graph::DType;
     use autofuse_ir::tensor::Tensor;
+
+    fn exprs(texts: &[&str]) -> Vec<Expr> {
+        texts.iter().map(|t| Expr::parse(t).unwrap()).collect()
+    }
+
+    #[test]
+    fn decided_scores_rank_by_merge_sort_as_by_insertion() {
+        // Nested sums of a concat chain: every pair is decided.
+        let sizes: Vec<String> = (0..40)
+            .map(|k| {
+                let terms: Vec<String> = (0..=(k * 7) % 40).map(|i| format!("s{i}")).collect();
+                format!("16*({})", terms.join("+"))
+            })
+            .collect();
+        let texts: Vec<&str> = sizes.iter().map(String::as_str).collect();
+        let distinct = exprs(&texts);
+        let env = ShapeEnv::new();
+        let ranked = rank_scores(&distinct, &env);
+        assert_eq!(ranked, insertion_rank(&distinct, &env));
+        assert!(ranked.windows(2).all(|w| {
+            env.static_check(&distinct[w[0]], Relation::Gt, &distinct[w[1]]) == Tri::True
+        }));
+    }
+
+    #[test]
+    fn undecided_scores_keep_candidate_order() {
+        // s0 and s1 are incomparable: s1+1 moves past s1, which it exceeds, and stops
+        // at s0 (a merge sort would have to decide s1+1 against s0).
+        let distinct = exprs(&["s0", "s1", "s1+1"]);
+        let env = ShapeEnv::new();
+        let ranked = rank_scores(&distinct, &env);
+        assert_eq!(ranked, insertion_rank(&distinct, &env));
+        assert_eq!(ranked, vec![0, 2, 1]);
+    }
+
+    #[test]
+    fn hinted_scores_rank_stably_by_value() {
+        let distinct = exprs(&["s0", "s1", "4*s0", "s2"]);
+        let mut env = ShapeEnv::new();
+        for (name, hint) in [("s0", 8), ("s1", 32), ("s2", 8)] {
+            env.set_hint(name, hint);
+        }
+        assert_eq!(rank_scores(&distinct, &env), vec![1, 2, 0, 3]);
+        assert_eq!(
+            rank_scores(&distinct, &env),
+            insertion_rank(&distinct, &env)
+        );
+    }
 
     fn ty(dtype: DType, dims: &[&str]) -> TensorType {
         TensorType::with_dims(dtype, dims).unwrap()
