@@ -203,16 +203,9 @@ fn infer_inner(
                         ));
                     }
                 }
+                // Any output_padding >= 0: the importer folds an ONNX output_shape past
+                // the natural size into it.
                 let output_padding = ints(attrs, "output_padding", n, 0)?;
-                for i in 0..n {
-                    if output_padding[i] >= strides[i].max(dilations[i]) {
-                        return Err(format!(
-                            "output_padding {} of spatial axis {i} must be less than its stride \
-                             or dilation",
-                            output_padding[i]
-                        ));
-                    }
-                }
                 dims.push(match w.dims[1].expr() {
                     Some(e) => Dim::Known(e.clone() * g),
                     None => Dim::Unknown,

@@ -254,7 +254,15 @@ pub(super) fn conv_transpose(b: &mut Builder, c: &NodeCtx) -> Converted {
     }
     let strides = ints_or(c, "strides", n, 1, 1)?;
     let dilations = ints_or(c, "dilations", n, 1, 1)?;
-    let output_padding = ints_or(c, "output_padding", n, 0, 0)?;
+    let mut output_padding = ints_or(c, "output_padding", n, 0, 0)?;
+    for (i, &p) in output_padding.iter().enumerate() {
+        if p >= strides[i].max(dilations[i]) {
+            return invalid(format!(
+                "ConvTranspose output_padding {p} of spatial axis {i} must be less than its \
+                 stride or dilation"
+            ));
+        }
+    }
     let mode = auto_pad(c)?;
     let output_shape = attr(c, "output_shape", at::INTS, "INTS")?.map(|a| a.ints.clone());
     let pads: Vec<Expr> = match (output_shape, mode.as_str()) {
@@ -293,11 +301,13 @@ pub(super) fn conv_transpose(b: &mut Builder, c: &NodeCtx) -> Converted {
                 let eff = dilations[i] * (kernel[i] - 1) + 1;
                 let total =
                     (d.clone() - 1) * strides[i] + (output_padding[i] + eff) - wanted[i].clone();
-                if total.as_const().is_some_and(|t| t < 0) {
-                    return unsupported(format!(
-                        "ConvTranspose output size {} of spatial axis {i} needs negative padding",
-                        wanted[i]
-                    ));
+                if let Some(t) = total.as_const().filter(|&t| t < 0) {
+                    // A wanted size past the natural one: the extra elements are zeros
+                    // at the end, which is output padding.
+                    output_padding[i] -= t;
+                    begin.push(Expr::constant(0));
+                    end.push(Expr::constant(0));
+                    continue;
                 }
                 let half = total.floor_div(&Expr::constant(2));
                 let rest = total.clone() - half.clone();
