@@ -265,7 +265,8 @@ fn conv_3d_matches_the_direct_loop() {
 
 #[test]
 fn conv_transpose_matches_the_gather_form() {
-    let cases: Vec<(
+    // (x shape, w shape, strides, dilations, pads, output_padding, groups)
+    type Case = (
         Vec<usize>,
         Vec<usize>,
         Vec<i64>,
@@ -273,7 +274,8 @@ fn conv_transpose_matches_the_gather_form() {
         Vec<i64>,
         Vec<i64>,
         usize,
-    )> = vec![
+    );
+    let cases: Vec<Case> = vec![
         // 1-D, stride 2, output_padding 1.
         (
             vec![2, 3, 5],
@@ -527,7 +529,7 @@ fn conv_transpose_and_pool_shape_rules() {
     assert_eq!(dims_text(&t), ["1", "3", "4"]);
     // On a symbolic dim the last window never starts in the padding here (stride 2 <
     // kernel 3), so the size is ceil((t-3)/2)+1.
-    let t = shape_of("ascend.avg_pool", &[x.clone()], &attrs).unwrap();
+    let t = shape_of("ascend.avg_pool", std::slice::from_ref(&x), &attrs).unwrap();
     let o = t.dims[2].expr().unwrap();
     for n in 3..12 {
         assert_eq!(

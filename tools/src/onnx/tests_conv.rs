@@ -137,7 +137,11 @@ fn pools_convert_to_window_ops() {
         vec![],
     );
     assert!(imported(&m).contains("\"ascend.max_pool\""));
-    assert_close(&run_single(&m, &[x.clone()])[0], &[1, 1, 3], &[5., 5., 4.]);
+    assert_close(
+        &run_single(&m, std::slice::from_ref(&x))[0],
+        &[1, 1, 3],
+        &[5., 5., 4.],
+    );
     let m = one_node(
         "AveragePool",
         &["x"],
@@ -146,7 +150,7 @@ fn pools_convert_to_window_ops() {
         vec![],
     );
     assert_close(
-        &run_single(&m, &[x.clone()])[0],
+        &run_single(&m, std::slice::from_ref(&x))[0],
         &[1, 1, 3],
         &[2.5, 10. / 3., 3.],
     );
