@@ -541,6 +541,56 @@ irdl.dialect @ascend {
     irdl.results(y: %2)
     irdl.attributes { "transpose_a" = %3, "transpose_b" = %4 }
   }
+  irdl.operation @conv {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    %3 = irdl.base "#builtin.array"
+    %4 = irdl.base "#builtin.array"
+    %5 = irdl.base "#builtin.array"
+    %6 = irdl.base "#builtin.integer"
+    irdl.operands(x: %0, w: %1)
+    irdl.results(y: %2)
+    irdl.attributes { "strides" = %3, "dilations" = %4, "pads" = %5, "groups" = %6 }
+  }
+  irdl.operation @conv_transpose {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.any
+    %3 = irdl.base "#builtin.array"
+    %4 = irdl.base "#builtin.array"
+    %5 = irdl.base "#builtin.array"
+    %6 = irdl.base "#builtin.array"
+    %7 = irdl.base "#builtin.integer"
+    irdl.operands(x: %0, w: %1)
+    irdl.results(y: %2)
+    irdl.attributes { "strides" = %3, "dilations" = %4, "pads" = %5, "output_padding" = %6, "groups" = %7 }
+  }
+  irdl.operation @max_pool {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base "#builtin.array"
+    %4 = irdl.base "#builtin.array"
+    %5 = irdl.base "#builtin.array"
+    %6 = irdl.base "#builtin.integer"
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "kernel_shape" = %2, "strides" = %3, "dilations" = %4, "pads" = %5, "ceil_mode" = %6 }
+  }
+  irdl.operation @avg_pool {
+    %0 = irdl.any
+    %1 = irdl.any
+    %2 = irdl.base "#builtin.array"
+    %3 = irdl.base "#builtin.array"
+    %4 = irdl.base "#builtin.array"
+    %5 = irdl.base "#builtin.array"
+    %6 = irdl.base "#builtin.integer"
+    %7 = irdl.base "#builtin.integer"
+    irdl.operands(x: %0)
+    irdl.results(y: %1)
+    irdl.attributes { "kernel_shape" = %2, "strides" = %3, "dilations" = %4, "pads" = %5, "ceil_mode" = %6, "count_include_pad" = %7 }
+  }
   irdl.operation @constant {
     %0 = irdl.any
     %1 = irdl.any

@@ -616,7 +616,8 @@ impl Gen {
     /// - a slice with step 2 along the static innermost axis (`--decompose` makes it a
     ///   reshape and a one-column slice);
     /// - integer floor_div / mod / bitwise_and / bitwise_not of an argument (times 4,
-    ///   floored, cast to i32) and back; a matmul (boundary op) of x by its transpose;
+    ///   floored, cast to i32) and back; a matmul (boundary op) of x by its transpose,
+    ///   or a convolution or pool (`window_step`);
     ///   one extent of x as a symbolic_constant, cast and added.
     fn catalogue_step(&mut self, x: &Val) -> Option<Val> {
         let rank = x.ty.rank();
@@ -872,6 +873,7 @@ impl Gen {
                 };
                 self.op("ascend.cast", &[&r], &[], Some(dtype), None)
             }
+            18 if rank >= 2 && self.below(2) == 0 => self.window_step(x),
             18 if rank >= 2 => {
                 // A matmul (a boundary op) of squashed x by its transpose.
                 let q = self.squash(x)?;
@@ -903,6 +905,66 @@ impl Gen {
             }
             _ => None,
         }
+    }
+
+    /// A convolution, then a pool (boundary ops), over the axes from 2 on of squashed
+    /// `x` read as `[N, C, spatial...]` (a rank-2 `x` gains a spatial axis of size 1),
+    /// each result squashed: conv or conv_transpose with 2 output channels, kernel 2
+    /// and weights 1/4 (a broadcast scalar), then max_pool or avg_pool with kernel 2;
+    /// strides 1 or 2. Pads of 1 keep every window inside the padded input for any size
+    /// >= 1 (conv_transpose takes none: its size 2 + s*(d-1) is never empty).
+    fn window_step(&mut self, x: &Val) -> Option<Val> {
+        let mut q = self.squash(x)?;
+        if q.ty.rank() == 2 {
+            q = self.op("ascend.unsqueeze", &[&q], &[("axes", "[2]")], None, None)?;
+        }
+        let n = q.ty.rank() - 2;
+        let dtype = q.ty.dtype;
+        let list = |v: i64| format!("{:?}", vec![v; n]);
+        let strides = list(1 + self.below(2) as i64);
+        let (ones, twos, zeros) = (list(1), list(2), list(0));
+        let pads = format!("{:?}", vec![1; 2 * n]);
+        let no_pads = format!("{:?}", vec![0; 2 * n]);
+        let transpose = self.below(2) == 1;
+        let (c, two) = (q.ty.dims[1].clone(), Dim::constant(2));
+        let mut dims = if transpose {
+            vec![c, two]
+        } else {
+            vec![two, c]
+        };
+        dims.extend(std::iter::repeat_n(Dim::constant(2), n));
+        let quarter = self.scalar(0.25, dtype);
+        let w_ty = TensorType::new(dtype, dims);
+        let w = self.op("ascend.broadcast_to", &[&quarter], &[], None, Some(w_ty))?;
+        let mut attrs = vec![
+            ("strides", strides.as_str()),
+            ("dilations", ones.as_str()),
+            ("groups", "1 : i64"),
+        ];
+        let conv = if transpose {
+            attrs.push(("pads", no_pads.as_str()));
+            attrs.push(("output_padding", zeros.as_str()));
+            self.op("ascend.conv_transpose", &[&q, &w], &attrs, None, None)?
+        } else {
+            attrs.push(("pads", pads.as_str()));
+            self.op("ascend.conv", &[&q, &w], &attrs, None, None)?
+        };
+        let q = self.squash(&conv)?;
+        let mut attrs = vec![
+            ("kernel_shape", twos.as_str()),
+            ("strides", strides.as_str()),
+            ("dilations", ones.as_str()),
+            ("pads", pads.as_str()),
+            ("ceil_mode", "false"),
+        ];
+        let pool = if self.below(2) == 0 {
+            self.op("ascend.max_pool", &[&q], &attrs, None, None)?
+        } else {
+            let include = ["false", "true"][self.below(2) as usize];
+            attrs.push(("count_include_pad", include));
+            self.op("ascend.avg_pool", &[&q], &attrs, None, None)?
+        };
+        self.squash(&pool)
     }
 }
 

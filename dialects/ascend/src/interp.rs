@@ -505,6 +505,9 @@ fn kernel(
         "cumsum" => cumsum(x()?, &a, dtype),
         "pad" => pad(x()?, &a, symbols),
         "matmul" => matmul(inputs[0], inputs[1], &a, dtype),
+        "conv" | "conv_transpose" | "max_pool" | "avg_pool" => {
+            crate::conv::kernel(name, inputs, attrs, out, symbols)
+        }
         "constant" => constant(&a, out),
         "parameter" => parameter(&a, out),
         "symbolic_constant" => symbolic_constant(&a, out, symbols),

@@ -3,6 +3,7 @@
 //! what the verifier checks) and its reference interpreter (`interp`), which is the
 //! dialect's semantics. Rationale: `dialects/ascend/README.md`.
 
+pub mod conv;
 pub mod interp;
 pub mod ops;
 pub mod shape;

@@ -16,6 +16,64 @@ const REDUCE_ATTRS: &[AttrSpec] = &[
     a("keep_dims", AttrKind::Bool, "keep reduced axes with size 1"),
 ];
 
+const STRIDES: AttrSpec = a(
+    "strides",
+    AttrKind::Array,
+    "step of the window per spatial axis",
+);
+const DILATIONS: AttrSpec = a(
+    "dilations",
+    AttrKind::Array,
+    "distance between window taps per spatial axis",
+);
+const PADS: AttrSpec = a(
+    "pads",
+    AttrKind::Array,
+    "implicit zeros before each spatial axis, then after each (integers or shape \
+     expressions, >= 0)",
+);
+const GROUPS: AttrSpec = a(
+    "groups",
+    AttrKind::Integer,
+    "channel groups (input and output channels are split into this many independent convolutions)",
+);
+const KERNEL_SHAPE: AttrSpec = a(
+    "kernel_shape",
+    AttrKind::Array,
+    "window size per spatial axis",
+);
+const CEIL_MODE: AttrSpec = a(
+    "ceil_mode",
+    AttrKind::Bool,
+    "round the output size up (a window that would start in the end padding is dropped)",
+);
+
+const CONV_ATTRS: &[AttrSpec] = &[STRIDES, DILATIONS, PADS, GROUPS];
+const CONV_TRANSPOSE_ATTRS: &[AttrSpec] = &[
+    STRIDES,
+    DILATIONS,
+    PADS,
+    a(
+        "output_padding",
+        AttrKind::Array,
+        "extra elements at the end of each spatial axis of the result",
+    ),
+    GROUPS,
+];
+const MAX_POOL_ATTRS: &[AttrSpec] = &[KERNEL_SHAPE, STRIDES, DILATIONS, PADS, CEIL_MODE];
+const AVG_POOL_ATTRS: &[AttrSpec] = &[
+    KERNEL_SHAPE,
+    STRIDES,
+    DILATIONS,
+    PADS,
+    CEIL_MODE,
+    a(
+        "count_include_pad",
+        AttrKind::Bool,
+        "divide by the window size including padding (else by the taps inside the input)",
+    ),
+];
+
 const fn ascend(
     name: &'static str,
     category: Category,
@@ -137,7 +195,7 @@ const ASCEND_REDUCE: [OpSpec; 7] = [
     ),
 ];
 
-const ASCEND_OTHER: [OpSpec; 29] = [
+const ASCEND_OTHER: [OpSpec; 33] = [
     ascend(
         "leaky_relu",
         Category::Unary,
@@ -343,6 +401,40 @@ const ASCEND_OTHER: [OpSpec; 29] = [
             a("transpose_b", AttrKind::Bool, "use rhs transposed (last two axes)"),
         ],
         "(batched) matrix product; never fused",
+    ),
+    ascend(
+        "conv",
+        Category::Boundary,
+        &[v("x"), v("w")],
+        CONV_ATTRS,
+        "N-D convolution (ONNX Conv without bias): x [N, C, d1..dn], w [M, C/groups, \
+         k1..kn] -> [N, M, o1..on], o = floor((d + pad_begin + pad_end - dilation*(k-1) - 1) \
+         / stride) + 1; never fused",
+    ),
+    ascend(
+        "conv_transpose",
+        Category::Boundary,
+        &[v("x"), v("w")],
+        CONV_TRANSPOSE_ATTRS,
+        "N-D transposed convolution (ONNX ConvTranspose without bias): x [N, C, d1..dn], \
+         w [C, M/groups, k1..kn] -> [N, M, o1..on], o = stride*(d-1) + output_padding + \
+         dilation*(k-1) + 1 - pad_begin - pad_end; never fused",
+    ),
+    ascend(
+        "max_pool",
+        Category::Boundary,
+        X,
+        MAX_POOL_ATTRS,
+        "N-D windowed maximum over the spatial axes (ONNX MaxPool; padding never wins); a \
+         boundary op because strided windows do not map to AscIR loops",
+    ),
+    ascend(
+        "avg_pool",
+        Category::Boundary,
+        X,
+        AVG_POOL_ATTRS,
+        "N-D windowed mean over the spatial axes (ONNX AveragePool); a boundary op because \
+         strided windows do not map to AscIR loops",
     ),
     OpSpec {
         dialect: Dialect::Ascend,

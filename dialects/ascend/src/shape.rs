@@ -307,6 +307,9 @@ pub fn infer(query: &OpShapeQuery, env: &mut ShapeEnv) -> Result<Vec<TensorType>
         Category::Composite => composite(query, env, name),
         Category::Layout => layout(query, env, name),
         Category::Structural => structural(query, env, name),
+        Category::Boundary if crate::conv::OPS.contains(&name) => {
+            crate::conv::infer(query, env, name)
+        }
         Category::Boundary => boundary(query, name),
         Category::Constant => constant(query, name),
         _ => err(format!("'{}' is not an ascend graph op", query.op)),

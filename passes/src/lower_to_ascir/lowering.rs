@@ -83,7 +83,7 @@ pub const REASON_CODES: &[(&str, &str)] = &[
     ),
     (
         "AF-LW002",
-        "boundary: the op runs as a library kernel (matmul) and is never fused",
+        "boundary: the op runs as a library kernel (matmul, conv, conv_transpose, pooling) and is never fused",
     ),
     (
         "AF-LW003",
@@ -613,10 +613,14 @@ pub fn lower_op_with(
             );
         }
         Category::Boundary => {
+            let why = match short {
+                "max_pool" | "avg_pool" => " (strided windows do not map to AscIR loops)",
+                _ => "",
+            };
             return refuse(
                 "AF-LW002",
-                format!("'{short}' is a boundary op and runs as a library kernel"),
-            )
+                format!("'{short}' is a boundary op and runs as a library kernel{why}"),
+            );
         }
         Category::Constant => {
             return refuse("AF-LW001", "constants stay graph values (kernel inputs)")

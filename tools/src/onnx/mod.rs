@@ -25,6 +25,7 @@ pub mod data;
 pub mod emit;
 pub mod ops;
 pub mod ops_attention;
+pub mod ops_conv;
 pub mod ops_index;
 pub mod ops_misc;
 pub mod ops_resize;
@@ -35,6 +36,8 @@ pub mod shape_values;
 mod tests;
 #[cfg(test)]
 mod tests_attention;
+#[cfg(test)]
+mod tests_conv;
 #[cfg(test)]
 mod tests_index;
 #[cfg(test)]
@@ -102,13 +105,20 @@ impl Summary {
                 .collect();
             out.push_str(&format!("  converted: {}\n", list.join(", ")));
         }
-        let library: Vec<String> = ["MatMul", "Gemm"]
-            .iter()
-            .filter_map(|op| self.converted.get(*op).map(|n| format!("{op} x{n}")))
-            .collect();
+        let library: Vec<String> = [
+            "MatMul",
+            "Gemm",
+            "Conv",
+            "ConvTranspose",
+            "MaxPool",
+            "AveragePool",
+        ]
+        .iter()
+        .filter_map(|op| self.converted.get(*op).map(|n| format!("{op} x{n}")))
+        .collect();
         if !library.is_empty() {
             out.push_str(&format!(
-                "  boundary by design: {} (ascend.matmul runs as a library kernel, never fused)\n",
+                "  boundary by design: {} (matmul, conv and pooling run as library kernels, never fused)\n",
                 library.join(", ")
             ));
         }

@@ -145,6 +145,7 @@ pub const FAMILIES: &[(&str, &[&str])] = &[
         &["NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"],
     ),
     ("matmul", &["MatMul", "Gemm", "Einsum"]),
+    ("conv", &["Conv", "ConvTranspose", "MaxPool", "AveragePool"]),
     ("window", &["HannWindow", "HammingWindow", "BlackmanWindow"]),
     ("attention", &["Attention", "RotaryEmbedding"]),
     (
@@ -887,6 +888,9 @@ pub fn convert(im: &mut Importer, c: &NodeCtx) -> Converted {
         "ReverseSequence" => super::ops_misc::reverse_sequence(b, c),
         "Einsum" => super::ops_misc::einsum(b, c),
         "LRN" => super::ops_misc::lrn(b, c),
+        "Conv" => super::ops_conv::conv(b, c),
+        "ConvTranspose" => super::ops_conv::conv_transpose(b, c),
+        "MaxPool" | "AveragePool" => super::ops_conv::pool(b, c, op),
         _ => unsupported(super::NOT_COVERED),
     }
 }
