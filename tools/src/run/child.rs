@@ -186,6 +186,27 @@ impl Drop for Registered {
     }
 }
 
+/// Asks the kernel to kill the child when the thread that spawned it dies: a SIGKILL of
+/// the tool reaches no handler, and its compiler or kernel would run on. (The child's own
+/// children, e.g. `cc1plus` under `g++`, end with their current job.)
+fn die_with_parent(cmd: &mut Command) {
+    // SAFETY: `getpid`, `prctl` and `getppid` are async-signal-safe, allocate nothing
+    // and touch no lock, as code between fork and exec must.
+    let parent = unsafe { libc::getpid() };
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The parent may have died between fork and prctl.
+            if libc::getppid() != parent {
+                return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
+            }
+            Ok(())
+        });
+    }
+}
+
 /// Runs `cmd` to its end in a process group of its own, collecting stdout and stderr;
 /// past `timeout` the whole group is killed (and `RunError::TimedOut` returned).
 pub fn run(cmd: &mut Command, timeout: Option<Duration>) -> Result<Finished, RunError> {
@@ -194,6 +215,7 @@ pub fn run(cmd: &mut Command, timeout: Option<Duration>) -> Result<Finished, Run
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    die_with_parent(cmd);
     let mut child = cmd.spawn().map_err(RunError::Spawn)?;
     let pgid = i32::try_from(child.id()).unwrap_or(0);
     let registered = Registered::new(pgid);
