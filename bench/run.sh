@@ -18,3 +18,5 @@ cargo bench -p autofuse-bench --bench hot_paths -- --quick 2>/dev/null | tee doc
 .venv-bench/bin/python bench/quality/xla_compile.py target/release/autofuse-opt docs/benchmarks/xla_compile.md 100 1000 10000
 # Real-size models: compile cost against weight bytes, runs at hidden 64 to 4096.
 bash bench/real_size.sh
+# The longer test variants (lit feature `long-tests`), kept out of the test command.
+AUTOFUSE_LONG_TESTS=1 cargo test -p autofuse-tools --test integration

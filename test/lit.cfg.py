@@ -7,7 +7,8 @@
 # ../shared/vendor/cann-8.1.RC1 next to the repository, where CI has them), with
 # %vendor_headers their root and %vendor_env an `AUTOFUSE_VENDOR_HEADERS=<root>`
 # prefix that makes autofuse-run check every kernel on the vendor path too (empty
-# without the headers).
+# without the headers); `long-tests` when AUTOFUSE_LONG_TESTS=1 (the longer variants,
+# which the benchmarks command runs).
 
 import os
 import shutil
@@ -56,6 +57,9 @@ elif os.environ.get("AUTOFUSE_REQUIRE_PYTHON_ENV") == "1":
 for var in ["AUTOFUSE_PYTHON", "AUTOFUSE_REQUIRE_PYTHON_ENV"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
+
+if os.environ.get("AUTOFUSE_LONG_TESTS") == "1":
+    config.available_features.add("long-tests")
 
 ascend_home = os.environ.get("ASCEND_HOME_PATH")
 if ascend_home and (shutil.which("bisheng") or os.path.isdir(os.path.join(ascend_home, "compiler"))):
