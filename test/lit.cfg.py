@@ -67,7 +67,7 @@ if ascend_home and (shutil.which("bisheng") or os.path.isdir(os.path.join(ascend
 
 vendor_root = os.environ.get("AUTOFUSE_VENDOR_HEADERS") or os.path.join(
     os.path.dirname(repo_root), "shared", "vendor", "cann-8.1.RC1")
-# The places below ROOT that tools/src/run/vendor.rs (candidates) looks at.
+# The places below ROOT that stages/runner/src/vendor.rs (candidates) looks at.
 vendor_candidates = [vendor_root, os.path.join(vendor_root, "ascendc", "include")]
 for base in [vendor_root, os.path.join(vendor_root, "latest")]:
     vendor_candidates += [os.path.join(base, a, "ascendc", "include") for a in ("aarch64-linux", "x86_64-linux", "compiler", "tools")]
@@ -83,7 +83,7 @@ if vendor_found:
     config.substitutions.append(("%vendor_headers", vendor_root))
     config.substitutions.append(("%vendor_env", f"AUTOFUSE_VENDOR_HEADERS={vendor_root}"))
     # g++ in the vendor headers' CPU-debug configuration over sim/vendor (what
-    # autofuse-run's vendor path uses, tools/src/run/vendor.rs).
+    # autofuse-run's vendor path uses, stages/runner/src/vendor.rs).
     inc = vendor_include
     b, h = os.path.join(inc, "basic_api"), os.path.join(inc, "highlevel_api")
     dirs = [os.path.join(repo_root, "sim", "vendor", "include"), b, os.path.join(b, "impl"), os.path.join(b, "interface"),

@@ -16,14 +16,18 @@
 #[path = "../src/graphs.rs"]
 mod graphs;
 
+/// The tools' allocator, as the figures of the tools and of `autofuse-bench` use it.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+use autofuse::runner::execute::{run_pipeline, Program};
+use autofuse::runner::{self as run, RunOptions};
 use autofuse_mlir::context::create_context;
 use autofuse_mlir::extract;
 use autofuse_passes::auto_tiling::solver;
 use autofuse_passes::fuse::fusion::{self, FuncModel, Limits};
 use autofuse_symbolic::{Expr, Relation, ShapeEnv, SymbolInfo};
 use autofuse_tiling::tiling::TilingModel;
-use autofuse_tools::run::execute::{run_pipeline, Program};
-use autofuse_tools::run::{self, RunOptions};
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
 use std::collections::HashMap;
 use std::hint::black_box;

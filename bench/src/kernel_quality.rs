@@ -3,7 +3,7 @@
 //!
 //! For every graph (`examples/*.mlir`, `bench/quality/graphs/*.mlir`) at one or two
 //! concrete shapes, in-process through the library crates:
-//! 1. the pipeline with `fuse` (`autofuse_tools::run::prepare_module`), one g++
+//! 1. the pipeline with `fuse` (`autofuse::runner::prepare_module`), one g++
 //!    build of the kernels against the emulation (cached), and one run of the entry graph
 //!    whose kernel calls go through a hook that solves each call's tiling for the chip
 //!    profile (`tiling_solver::solve`) and launches it on the emulation. Per kernel call:
@@ -19,6 +19,8 @@
 //!
 //! Writes `docs/benchmarks/kernel_quality.md`.
 
+use autofuse::runner::symbols::parse_symbol_values as parse_symbols;
+use autofuse::runner::{self as run, PreparedModule, RunOptions, SimBuild};
 use autofuse_ascir::chip::ChipProfile;
 use autofuse_ascir::interp as ascir_interp;
 use autofuse_ir::graph::{Dim, TensorType};
@@ -26,8 +28,6 @@ use autofuse_ir::tensor::Tensor;
 use autofuse_mlir::context::create_context;
 use autofuse_passes::auto_tiling::solver;
 use autofuse_tiling::tiling::Tiling;
-use autofuse_tools::input::parse_symbol_values as parse_symbols;
-use autofuse_tools::run::{self, PreparedModule, RunOptions, SimBuild};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -853,7 +853,7 @@ fn bench_graph(
         // Gather ids spread over their table's rows, as `autofuse-run` draws them
         // (`random_inputs`): `Tensor::random`'s 16 small integers would make every block
         // re-read the same few rows. Other inputs as `Tensor::random` with seed = index.
-        let spread = autofuse_tools::run::execute::random_inputs(graph, &symbols, 0).ok();
+        let spread = autofuse::runner::execute::random_inputs(graph, &symbols, 0).ok();
         let inputs: Vec<Tensor> = graph
             .arguments
             .iter()
@@ -910,7 +910,7 @@ fn bench_graph(
                 .iter()
                 .zip(&u.outputs)
                 .try_fold(0.0f64, |worst, (a, b)| {
-                    autofuse_tools::run::execute::compare(b, a).map(|e| worst.max(e))
+                    autofuse::runner::execute::compare(b, a).map(|e| worst.max(e))
                 })
         };
         eprintln!(

@@ -12,6 +12,11 @@ mod kernel_quality;
 mod quality;
 mod real_models;
 
+/// The tools' allocator (`tools/src/lib.rs`): compile-speed figures measure the
+/// compiler as the tools run it.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;

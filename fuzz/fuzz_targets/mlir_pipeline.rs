@@ -15,7 +15,7 @@ use autofuse_passes::pipeline;
 use autofuse_passes::schedule::build::BuildSchedule;
 use autofuse_passes::schedule::{chip_of, form_of, read_hint_graph, RecordIndex};
 use autofuse_tiling::tiling::TilingModel;
-use autofuse_tools::ascendc::{self, KernelInput};
+use autofuse::ascendc::{self, KernelInput};
 use libfuzzer_sys::fuzz_target;
 use melior::ir::operation::OperationLike;
 use melior::pass::PassManager;

@@ -7,11 +7,11 @@
 //! where the importer turns the panic into an error), abort or hang.
 #![no_main]
 
-use autofuse_tools::onnx::proto::{
+use autofuse::onnx::proto::{
     AttributeProto, DimValue, Dimension, ModelProto, NodeProto, TensorProto, TypeValue,
     ValueInfoProto,
 };
-use autofuse_tools::onnx::{import_bytes, ops::FAMILIES, UNCHECKED_DEFECT};
+use autofuse::onnx::{import_bytes, ops::FAMILIES, UNCHECKED_DEFECT};
 use libfuzzer_sys::{fuzz_mutator, fuzz_target, fuzzer_mutate};
 use prost::Message;
 
@@ -321,7 +321,7 @@ fn mutate(model: &mut ModelProto, rng: &mut Rng) {
 }
 
 fn nth_node<'g>(
-    graph: &'g mut autofuse_tools::onnx::proto::GraphProto,
+    graph: &'g mut autofuse::onnx::proto::GraphProto,
     rng: &mut Rng,
 ) -> Option<&'g mut NodeProto> {
     if graph.node.is_empty() {

@@ -4,7 +4,7 @@
 // must give the same values. Among them: rows that repeat one range (outer strides 0),
 // a column per row (innermost stride 0), a 4-D box whose unit axis sits between two
 // outer axes whose strides do not nest (not linear: per row), and one whose do.
-// RUN: %sim_cxx -I%S/../../tools/src/ascendc/include %s -o %t && %t | FileCheck %s
+// RUN: %sim_cxx -I%S/../../stages/target-ascendc/include %s -o %t && %t | FileCheck %s
 
 #include <cstdio>
 

@@ -1,7 +1,7 @@
 // The whole-tile forms of af_kernel_utils.h (af::ReduceRowsWhole, af::CopyRowToRows,
 // af::SplatRows, through af::ReduceBox and af::BroadcastBox) against plain loops on
 // the host: sums of small integers are exact in any order, so every result must match.
-// RUN: %sim_cxx -I%S/../../tools/src/ascendc/include %s -o %t && %t | FileCheck %s
+// RUN: %sim_cxx -I%S/../../stages/target-ascendc/include %s -o %t && %t | FileCheck %s
 
 #include <cstdio>
 

@@ -8,10 +8,7 @@ fn main() -> std::process::ExitCode {
     let max_ops = args.get(1).map_or(Some(6), |s| s.parse::<usize>().ok());
     match (seed, max_ops) {
         (Some(seed), Some(max_ops)) => {
-            println!(
-                "{}",
-                autofuse_tools::randgraph::generate(seed, max_ops).text
-            );
+            println!("{}", autofuse::randgraph::generate(seed, max_ops).text);
             std::process::ExitCode::SUCCESS
         }
         _ => {

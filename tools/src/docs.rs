@@ -17,7 +17,7 @@ pub fn dialect_doc(dialect: Dialect) -> String {
     let _ = writeln!(
         out,
         "Defined in IRDL generated from `dialects/{}/src/ops.rs`; ops print in generic form \
-         (`\"{}.op\"(...) {{...}} : (...) -> ...`). Checks beyond IRDL are in `lib/mlir/src/verify.rs`.\n",
+         (`\"{}.op\"(...) {{...}} : (...) -> ...`). Checks beyond IRDL are in `mlir/src/verify.rs`.\n",
         dialect.name(),
         dialect.name()
     );

@@ -2,55 +2,16 @@
 //! at `// -----` markers.
 //!
 //! Every tool (`autofuse-opt`, `autofuse-run`, `autofuse-translate`) parses its input
-//! with [`parse_verified`] (or [`load_module`], which also collects the diagnostics):
+//! with `autofuse_mlir::parse::parse_verified` (or `load_module`, which also collects the diagnostics):
 //! MLIR's parser (text or bytecode; bytes that are not UTF-8 are accepted where MLIR
 //! accepts them, e.g. in comments), then MLIR's verifier with the IRDL dialect
 //! verifiers, then autofuse's Rust verifier (`autofuse_mlir::verify`), all before any
 //! pass. A module that fails any of them is rejected with located diagnostics
 //! (`file:line:col: error: ...`).
 
-use std::collections::HashMap;
 use std::io::Read;
 
-/// Parses `source` and verifies it (MLIR's verifier including the dialects', then
-/// autofuse's). Errors are reported through `autofuse_mlir::diagnostics` (located at the
-/// offending op); `None` when the module does not parse or does not verify.
-pub fn parse_verified<'c>(
-    context: &'c melior::Context,
-    source: &[u8],
-    source_name: &str,
-) -> Option<melior::ir::Module<'c>> {
-    use melior::ir::operation::OperationLike;
-    let module = autofuse_mlir::parse::parse_module(context, source, source_name)?;
-    let verified =
-        module.as_operation().verify() && autofuse_mlir::verify::verify_module(module.body());
-    verified.then_some(module)
-}
-
-/// [`parse_verified`] for tools that stop at the first bad input: the error is the
-/// located diagnostics, one per line (`file:line:col: error: ...`).
-pub fn load_module<'c>(
-    context: &'c melior::Context,
-    source: &[u8],
-    source_name: &str,
-) -> Result<melior::ir::Module<'c>, String> {
-    use autofuse_mlir::diagnostics;
-    diagnostics::drain();
-    let module = parse_verified(context, source, source_name);
-    let diags = diagnostics::drain();
-    let errors: Vec<String> = diags
-        .iter()
-        .filter(|d| d.severity == diagnostics::Severity::Error)
-        .map(|d| d.to_string())
-        .collect();
-    match module {
-        Some(module) if errors.is_empty() => Ok(module),
-        _ if errors.is_empty() => Err(format!(
-            "{source_name}: error: the module does not parse or verify"
-        )),
-        _ => Err(errors.join("\n")),
-    }
-}
+pub use autofuse_mlir::parse::{load_module, parse_verified};
 
 /// Reads a file, or standard input for `-`.
 pub fn read_input(path: &str) -> Result<Vec<u8>, String> {
@@ -98,11 +59,7 @@ pub fn split(source: &[u8], marker: &str) -> Vec<Chunk> {
     chunks
 }
 
-/// A `--symbols` value, `s0=64,s1=8`, as symbol values, with the checks of
-/// [`crate::symbols::parse_assignments`] (positive integers, no duplicates).
-pub fn parse_symbol_values(text: &str) -> Result<HashMap<String, i64>, String> {
-    crate::symbols::parse_assignments(text).map(|pairs| pairs.into_iter().collect())
-}
+pub use autofuse::runner::symbols::parse_symbol_values;
 
 /// Parses the command line with `command`. `Err` is the exit code once clap has printed
 /// what it had to: 0 after `--help`/`--version`, 2 after a usage error.

@@ -10,9 +10,8 @@ fn onnx_importer_regressions_do_not_panic() {
     for entry in std::fs::read_dir(&dir).expect("fuzz/regressions/onnx_import exists") {
         let path = entry.expect("a directory entry").path();
         let bytes = std::fs::read(&path).expect("a readable regression input");
-        let outcome = std::panic::catch_unwind(|| {
-            autofuse_tools::onnx::import_bytes(&bytes, None).map(|_| ())
-        });
+        let outcome =
+            std::panic::catch_unwind(|| autofuse::onnx::import_bytes(&bytes, None).map(|_| ()));
         assert!(outcome.is_ok(), "{} panics the importer", path.display());
         count += 1;
     }

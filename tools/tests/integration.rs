@@ -30,7 +30,7 @@ fn lit_suite() {
 /// graphs (default 300).
 #[test]
 fn differential_lowering() {
-    use autofuse_tools::{randgraph, run::execute::Program};
+    use autofuse::{randgraph, runner::execute::Program};
     let cases: u64 = std::env::var("AUTOFUSE_DIFF_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -54,7 +54,7 @@ fn differential_lowering() {
         else {
             continue;
         };
-        if let Err(e) = autofuse_tools::run::execute::run_pipeline(
+        if let Err(e) = autofuse::runner::execute::run_pipeline(
             &mut lowered,
             "infer-symbolic-shapes,decompose,lower-to-ascir",
         ) {
@@ -100,7 +100,7 @@ fn differential_lowering() {
 /// several ops and some write several outputs.
 #[test]
 fn differential_fusion() {
-    use autofuse_tools::{randgraph, run::execute::Program};
+    use autofuse::{randgraph, runner::execute::Program};
     let cases: u64 = std::env::var("AUTOFUSE_DIFF_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -125,12 +125,12 @@ fn differential_fusion() {
             "fuse{lifting=false max-fusion-size=4}"
         };
         let lower = "infer-symbolic-shapes,decompose,lower-to-ascir";
-        if let Err(e) = autofuse_tools::run::execute::run_pipeline(&mut lowered, lower) {
+        if let Err(e) = autofuse::runner::execute::run_pipeline(&mut lowered, lower) {
             failures.push(format!("seed {seed}: {lower} failed: {e}\n{}", graph.text));
             continue;
         }
         let pipeline = format!("{lower},{fuse}");
-        if let Err(e) = autofuse_tools::run::execute::run_pipeline(&mut fused, &pipeline) {
+        if let Err(e) = autofuse::runner::execute::run_pipeline(&mut fused, &pipeline) {
             failures.push(format!(
                 "seed {seed}: {pipeline} failed: {e}\n{}",
                 graph.text
@@ -190,9 +190,9 @@ fn differential_fusion() {
 /// budgets make more split reductions) and `AUTOFUSE_E2E_FIRST_SEED` the first seed (0).
 #[test]
 fn end_to_end_random_graphs_on_emulation() {
+    use autofuse::randgraph;
+    use autofuse::runner::{self as run, RunOptions, SimBuild};
     use autofuse_ir::tensor::Tensor;
-    use autofuse_tools::randgraph;
-    use autofuse_tools::run::{self, RunOptions, SimBuild};
     use std::collections::HashMap;
     let env_u64 = |name: &str, default: u64| -> u64 {
         std::env::var(name)
@@ -395,6 +395,7 @@ fn end_to_end_random_graphs_on_emulation() {
 ///   `AUTOFUSE_PROP_FIRST_SEED` the first seed (0).
 #[test]
 fn property_tiling_fits_and_impl_form_matches() {
+    use autofuse::{randgraph, runner::execute::Program};
     use autofuse_ascir::chip::ChipProfile;
     use autofuse_ascir::interp as ascir_interp;
     use autofuse_ascir::kernel::Schedule;
@@ -402,7 +403,6 @@ fn property_tiling_fits_and_impl_form_matches() {
     use autofuse_passes::auto_tiling::solver::solve;
     use autofuse_tiling::impl_interp as ascir_impl_interp;
     use autofuse_tiling::tiling::TilingModel;
-    use autofuse_tools::{randgraph, run::execute::Program};
     use std::collections::HashMap;
     let cases: u64 = std::env::var("AUTOFUSE_PROP_CASES")
         .ok()
@@ -430,7 +430,7 @@ fn property_tiling_fits_and_impl_form_matches() {
         };
         let original = parse();
         let mut fused = parse();
-        if let Err(e) = autofuse_tools::run::execute::run_pipeline(&mut fused, pipeline) {
+        if let Err(e) = autofuse::runner::execute::run_pipeline(&mut fused, pipeline) {
             failures.push(format!("seed {seed}: pipeline failed: {e}"));
             continue;
         }
@@ -554,7 +554,7 @@ fn property_tiling_fits_and_impl_form_matches() {
             match program.run_with("main", &inputs, &mut hook) {
                 Ok(actual) => {
                     for (k, (e, a)) in expected.iter().zip(&actual).enumerate() {
-                        if let Err(why) = autofuse_tools::run::execute::compare(e, a) {
+                        if let Err(why) = autofuse::runner::execute::compare(e, a) {
                             failures.push(format!(
                                 "seed {seed} trial {trial} output {k} (ub {ub}, cores {cores}): {why}\n{}",
                                 graph.text
@@ -592,8 +592,8 @@ fn end_to_end_layout_examples() {
 }
 
 fn run_examples_on_emulation(dir: &str, one_kernel: bool) {
+    use autofuse::runner::{self as run, RunOptions};
     use autofuse_ir::graph::Dim;
-    use autofuse_tools::run::{self, RunOptions};
     use std::collections::HashMap;
     let repo = run::repo_root();
     let mut examples: Vec<std::path::PathBuf> = std::fs::read_dir(repo.join(dir))
@@ -664,11 +664,11 @@ fn assert_no_failures(failures: &[String]) {
 /// from `before` is reported under `label` with the graph's text.
 fn differential_trial(
     (before, after, what): (
-        &autofuse_tools::run::execute::Program,
-        &autofuse_tools::run::execute::Program,
+        &autofuse::runner::execute::Program,
+        &autofuse::runner::execute::Program,
         &str,
     ),
-    graph: &autofuse_tools::randgraph::RandomGraph,
+    graph: &autofuse::randgraph::RandomGraph,
     symbol_value: impl Fn(u64) -> u64,
     input_seed: u64,
     label: &str,
@@ -691,8 +691,8 @@ fn differential_trial(
 /// Runs `main` of both programs on `inputs`: every difference of `after` (named `what`)
 /// from the reference `before`, or why a run failed.
 fn compare_programs(
-    before: &autofuse_tools::run::execute::Program,
-    after: &autofuse_tools::run::execute::Program,
+    before: &autofuse::runner::execute::Program,
+    after: &autofuse::runner::execute::Program,
     inputs: &[autofuse_ir::tensor::Tensor],
     what: &str,
 ) -> Vec<String> {
@@ -709,7 +709,7 @@ fn random_tensors(
     symbols: &std::collections::HashMap<String, i64>,
     seed: u64,
 ) -> Result<Vec<autofuse_ir::tensor::Tensor>, String> {
-    autofuse_tools::run::execute::random_tensors(types, symbols, seed)
+    autofuse::runner::execute::random_tensors(types, symbols, seed)
 }
 
 /// Every difference between expected and actual outputs, as "output k: why" (and a
@@ -727,7 +727,7 @@ fn mismatches(
         ));
     }
     for (k, (e, a)) in expected.iter().zip(actual).enumerate() {
-        if let Err(why) = autofuse_tools::run::execute::compare(e, a) {
+        if let Err(why) = autofuse::runner::execute::compare(e, a) {
             out.push(format!("output {k}: {why}"));
         }
     }
@@ -737,8 +737,8 @@ fn mismatches(
 /// A module prepared for the emulation (pipeline run, kernels translated and built),
 /// and its entry function.
 struct Emulated {
-    module: autofuse_tools::run::PreparedModule,
-    builds: std::collections::HashMap<String, autofuse_tools::run::SimBuild>,
+    module: autofuse::runner::PreparedModule,
+    builds: std::collections::HashMap<String, autofuse::runner::SimBuild>,
     entry: String,
 }
 
@@ -747,9 +747,9 @@ impl Emulated {
         context: &melior::Context,
         text: &str,
         name: &str,
-        options: &autofuse_tools::run::RunOptions,
+        options: &autofuse::runner::RunOptions,
     ) -> Result<Emulated, String> {
-        use autofuse_tools::run;
+        use autofuse::runner as run;
         let module = run::prepare_module(context, text, name, options)
             .map_err(|e| format!("prepare failed: {e}"))?;
         let build = run::build_module(&module, options, &run::Toolchain::sim(options))
@@ -776,8 +776,8 @@ impl Emulated {
         seed: u64,
         label: &str,
         failures: &mut Vec<String>,
-    ) -> Option<autofuse_tools::run::GraphRun> {
-        use autofuse_tools::run::{self, execute};
+    ) -> Option<autofuse::runner::GraphRun> {
+        use autofuse::runner::{self as run, execute};
         self.module.complete_symbols(&self.entry, &mut symbols);
         let graph = &self.module.reference.graphs[&self.entry];
         let inputs = execute::argument_types(graph)
@@ -821,7 +821,7 @@ fn run_graph_on_emulation(
     cores: u64,
     symbol_sets: &[&[(&str, i64)]],
 ) -> (Vec<String>, Vec<Vec<i64>>) {
-    use autofuse_tools::run::{self, RunOptions};
+    use autofuse::runner::{self as run, RunOptions};
     let repo = run::repo_root();
     let context = autofuse_mlir::context::create_context();
     let mut options = RunOptions::new(&repo);

@@ -6,10 +6,10 @@
 //! The headers are `$AUTOFUSE_VENDOR_HEADERS` or `../shared/vendor/cann-8.1.RC1` next to
 //! the repository (where CI has them); without them these tests say so and pass.
 
+use autofuse::runner::execute::compare;
+use autofuse::runner::vendor::{self, VendorHeaders};
+use autofuse::runner::{self as run, PreparedKernel, PreparedModule, RunOptions, SimBuild};
 use autofuse_ir::tensor::Tensor;
-use autofuse_tools::run::execute::compare;
-use autofuse_tools::run::vendor::{self, VendorHeaders};
-use autofuse_tools::run::{self, PreparedKernel, PreparedModule, RunOptions, SimBuild};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -225,9 +225,9 @@ fn vendor_path_bundled_examples() {
                 }
             }
             module.complete_symbols(&entry, &mut symbols);
-            let types = autofuse_tools::run::execute::argument_types(graph).expect("types");
+            let types = autofuse::runner::execute::argument_types(graph).expect("types");
             let inputs =
-                autofuse_tools::run::execute::random_tensors(&types, &symbols, 17).expect("inputs");
+                autofuse::runner::execute::random_tensors(&types, &symbols, 17).expect("inputs");
             let (f, n) = run_both(
                 module,
                 &builds,
@@ -255,7 +255,7 @@ fn vendor_path_bundled_examples() {
 /// cores, three shapes each, on both paths.
 #[test]
 fn vendor_path_random_graphs() {
-    use autofuse_tools::randgraph;
+    use autofuse::randgraph;
     let Some(headers) = headers() else { return };
     let env_u64 = |name: &str, default: u64| -> u64 {
         std::env::var(name)

@@ -1,7 +1,7 @@
 //! The verifier rules of AscGraphs that IRDL cannot express: axis ids unique and
 //! defined, axis kinds known, sizes parse and use only declared symbols, every node's
 //! `sched_axis` and view name defined axes, view lists have one entry per axis. The
-//! MLIR bridge (`lib/mlir/src/verify.rs`) reads the attributes, calls these rules and
+//! MLIR bridge (`mlir/src/verify.rs`) reads the attributes, calls these rules and
 //! reports each message at the op's location.
 
 use crate::ops::AXIS_KINDS;

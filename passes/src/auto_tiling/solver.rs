@@ -27,7 +27,7 @@
 //! (`cross_core_candidate`); they also set `parts` and `workspace_bytes`.
 //!
 //! All arithmetic is on integers, and the host tiling function generated in C++
-//! (`tools/src/ascendc/host.rs`) runs the same steps on the same expressions, so both
+//! (`stages/target-ascendc/src/host.rs`) runs the same steps on the same expressions, so both
 //! choose identically (checked by the end-to-end runner).
 //!
 //! Postconditions of `Ok`: `ub_bytes <= ub_capacity`, `1 <= block_dim <= cores`,

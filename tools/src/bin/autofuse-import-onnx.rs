@@ -9,7 +9,7 @@
 //! Exit codes: 0 success, 1 the model cannot be imported (the message says why),
 //! 2 command-line misuse.
 
-use autofuse_tools::onnx::{import_file_with, ops::FAMILIES, ImportOptions};
+use autofuse::onnx::{import_file_with, ops::FAMILIES, ImportOptions};
 use clap::{Arg, ArgAction, Command};
 use std::path::Path;
 use std::process::ExitCode;

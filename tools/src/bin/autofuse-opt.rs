@@ -4,12 +4,13 @@
 //! Exit codes: 0 success, 1 diagnostics (parse, verification, pass failure, unmatched
 //! `--verify-diagnostics` expectations), 2 command-line misuse.
 
+use autofuse::runner::execute;
+use autofuse::runner::symbols;
 use autofuse_mlir::registry::Dialect;
 use autofuse_mlir::{context::create_context, diagnostics, raw};
 use autofuse_passes::{options::PassOptions, pipeline, registry, statistics};
 use autofuse_tools::output::{write_output, Failure};
-use autofuse_tools::run::execute;
-use autofuse_tools::{docs, expected, input, symbols};
+use autofuse_tools::{docs, expected, input};
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use melior::{
     ir::operation::{OperationLike, OperationPrintingFlags},

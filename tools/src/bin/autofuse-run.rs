@@ -22,16 +22,17 @@
 //! line and API).
 //! Exit codes: 0 PASS, 1 FAIL or errors, 2 command-line misuse.
 
+use autofuse::ascendc::{self, KernelInput};
+use autofuse::comparison;
+use autofuse::runner::symbols;
+use autofuse::runner::vendor::{self, VendorHeaders};
+use autofuse::runner::{self as run, RunOptions};
 use autofuse_ir::attr::AttrValue;
 use autofuse_ir::graph::{Dim, TensorType};
 use autofuse_ir::tensor::Tensor;
 use autofuse_mlir::context::create_context;
-use autofuse_tools::ascendc::{self, KernelInput};
-use autofuse_tools::comparison;
+use autofuse_tools::input;
 use autofuse_tools::output::{self, Failure};
-use autofuse_tools::run::vendor::{self, VendorHeaders};
-use autofuse_tools::run::{self, RunOptions};
-use autofuse_tools::{input, symbols};
 use clap::{Arg, ArgAction, Command};
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -158,7 +159,7 @@ fn bytes_of(ty: &TensorType, symbols: &HashMap<String, i64>) -> u64 {
 }
 
 /// The largest difference of `actual` from `expected` over every output (finite pairs),
-/// whether all of them match (see `autofuse_tools::comparison`), and why not.
+/// whether all of them match (see `autofuse::comparison`), and why not.
 fn max_error(expected: &[Tensor], actual: &[Tensor]) -> (f64, bool, Vec<String>) {
     let c = comparison::compare_outputs(expected, actual, &|_| String::new());
     (c.max_error, c.passed(), c.failures)
@@ -288,7 +289,7 @@ fn run_kernels(
             if let Some(l) = pending.next_if(|l| l.kernel == launch.name) {
                 // Each group moves its own distinct operands and results once; a value
                 // one group writes and a later one reads makes its GM round trip.
-                use autofuse_tools::ascendc::launch::Buffer;
+                use autofuse::ascendc::launch::Buffer;
                 let w = &launch.wiring;
                 let bytes = |b: &Buffer| -> u64 {
                     let ty = match *b {
@@ -538,7 +539,7 @@ fn emulated_minimums(kernels: &[KernelRecord]) -> (u64, u64) {
 type RunSpec = (HashMap<String, i64>, Vec<String>, Vec<String>);
 
 /// Compares a run's outputs with expected ones read from .npy files (e.g. onnxruntime's)
-/// by `autofuse_tools::comparison` (the f32 tolerance and IEEE non-finite semantics).
+/// by `autofuse::comparison` (the f32 tolerance and IEEE non-finite semantics).
 fn compare_expected(files: &[String], outputs: &[Tensor]) -> Result<(String, bool), String> {
     if files.len() != outputs.len() {
         return Err(format!(
@@ -639,7 +640,7 @@ fn list_symbols(
     let context = create_context();
     let mut module = input::load_module(&context, text, path)?;
     run::run_pipeline_keep(&mut module, "infer-symbolic-shapes")?;
-    let program = autofuse_tools::run::execute::Program::from_module(module.body())?;
+    let program = autofuse::runner::execute::Program::from_module(module.body())?;
     let entry = match matches.get_one::<String>("entry") {
         Some(e) => e.clone(),
         None => program
@@ -657,8 +658,8 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, Failure> {
         .unwrap_or_default();
     let onnx_nodes;
     let text = if path.ends_with(".onnx") {
-        let imported = autofuse_tools::onnx::import_file(Path::new(&path))
-            .map_err(|e| format!("{path}: {e}"))?;
+        let imported =
+            autofuse::onnx::import_file(Path::new(&path)).map_err(|e| format!("{path}: {e}"))?;
         onnx_nodes = Some(imported.summary.nodes);
         imported.mlir.into_bytes()
     } else {
@@ -952,9 +953,9 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, Failure> {
         let symbols = &completed;
         let inputs: Vec<Tensor> = if !files.is_empty() {
             let files: Vec<&String> = files.iter().collect();
-            autofuse_tools::run::execute::read_inputs(graph, &files)?
+            autofuse::runner::execute::read_inputs(graph, &files)?
         } else {
-            autofuse_tools::run::execute::random_inputs(graph, symbols, seed)?
+            autofuse::runner::execute::random_inputs(graph, symbols, seed)?
         };
         let shapes: Vec<String> = inputs.iter().map(|t| format!("{:?}", t.shape)).collect();
         let expected = module.reference.run(&entry, &inputs)?;

@@ -17,6 +17,8 @@
 //! Kernels left in hint form or marked infeasible are reported on stderr and skipped.
 //! Exit codes: 0 success, 1 errors (parse, missing schedule, solver failure), 2 misuse.
 
+use autofuse::ascendc::{self, launch, KernelInput};
+use autofuse::runner::symbols;
 use autofuse_ascir::kernel::Schedule;
 use autofuse_ir::attr::AttrValue;
 use autofuse_mlir::{context::create_context, extract};
@@ -24,9 +26,8 @@ use autofuse_passes::auto_tiling::solver::solve;
 use autofuse_passes::schedule::build::BuildSchedule;
 use autofuse_passes::schedule::{chip_of, form_of, read_hint_graph, RecordIndex};
 use autofuse_tiling::tiling::TilingModel;
-use autofuse_tools::ascendc::{self, launch, KernelInput};
+use autofuse_tools::input;
 use autofuse_tools::output::{self, Failure};
-use autofuse_tools::{input, symbols};
 use clap::{Arg, ArgAction, Command};
 use std::collections::HashMap;
 use std::path::Path;

@@ -10,7 +10,8 @@
 //! - [`toolchain`] is the [`run::Toolchain`] that builds the same driver as the
 //!   emulation's on this path, so [`run::execute`] runs a graph on it unchanged.
 
-use crate::run::{self, PreparedKernel, RunOptions, Toolchain};
+use crate as run;
+use crate::{PreparedKernel, RunOptions, Toolchain};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -236,7 +237,7 @@ pub fn check_kernels(
     headers: &VendorHeaders,
 ) -> Result<usize, CheckError> {
     let tc = toolchain(headers);
-    let shared: Vec<(String, String)> = crate::ascendc::shared_files()
+    let shared: Vec<(String, String)> = autofuse_target_ascendc::shared_files()
         .into_iter()
         .filter(|(n, _)| n.starts_with("include/"))
         .map(|(n, c)| (n.trim_start_matches("include/").to_string(), c))
@@ -273,7 +274,7 @@ pub fn check_kernels(
         };
         let mut files = shared.clone();
         files.extend(k.sources.files.iter().cloned());
-        crate::ascendc::write_files(&dir, &files).map_err(fail)?;
+        autofuse_target_ascendc::write_files(&dir, &files).map_err(fail)?;
         let mut cmd = Command::new(&options.cxx);
         cmd.args(&tc.flags).arg("-fsyntax-only");
         for inc in &tc.includes {

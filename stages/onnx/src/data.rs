@@ -385,7 +385,7 @@ pub fn to_le_bytes(dtype: DType, values: &Values) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::onnx::proto::StringStringEntryProto;
+    use crate::proto::StringStringEntryProto;
 
     fn tensor(data_type: i32, dims: &[i64]) -> TensorProto {
         TensorProto {

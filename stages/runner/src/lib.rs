@@ -17,12 +17,12 @@
 //! An emulation violation (exit status 3) is an error naming kernel, API and line.
 
 pub mod child;
+pub mod comparison;
 pub mod execute;
+pub mod symbols;
 pub mod trace;
 pub mod vendor;
 
-use crate::ascendc::launch::{translate_launch, wiring, LaunchGroup, Wiring};
-use crate::ascendc::{translate_kernel, KernelInput, KernelSources};
 use autofuse_ascend::interp::bind_symbols;
 use autofuse_ascir::chip::ChipProfile;
 use autofuse_ascir::graph::AscGraph;
@@ -38,6 +38,8 @@ use autofuse_passes::schedule::build::BuildSchedule;
 use autofuse_passes::schedule::{chip_of, form_of, read_hint_graph, RecordIndex};
 use autofuse_passes::{pipeline, registry};
 use autofuse_symbolic::Expr;
+use autofuse_target_ascendc::launch::{translate_launch, wiring, LaunchGroup, Wiring};
+use autofuse_target_ascendc::{translate_kernel, KernelInput, KernelSources};
 use autofuse_tiling::tiling as tiling_solver;
 use autofuse_tiling::tiling::{Tiling, TilingModel};
 use execute::Program;
@@ -340,7 +342,7 @@ pub fn prepare_launch(
     if members.iter().any(|k| k.chip.name != members[0].chip.name) {
         return Err("its groups target different chips".into());
     }
-    let symbols = crate::ascendc::launch::launch_symbols(&groups("-"));
+    let symbols = autofuse_target_ascendc::launch::launch_symbols(&groups("-"));
     for ty in wiring
         .inputs
         .iter()
@@ -368,7 +370,7 @@ pub fn prepare_launch(
     let group_fields = members
         .iter()
         .map(|k| {
-            let names = crate::ascendc::CNames::new(&k.model.symbols);
+            let names = autofuse_target_ascendc::CNames::new(&k.model.symbols);
             tiling_solver::tiling_field_names(&k.model)
                 .into_iter()
                 .map(|(f, _)| {
@@ -400,7 +402,7 @@ pub fn prepare_module(
     // The tools' one input path: parsed and verified (MLIR's verifier with the dialects',
     // autofuse's) before any pass, so a module autofuse-opt rejects never runs.
     let text = text.as_ref();
-    let parse = || crate::input::load_module(context, text, source_name);
+    let parse = || autofuse_mlir::parse::load_module(context, text, source_name);
     let mut reference = parse()?;
     run_pipeline_keep(&mut reference, "infer-symbolic-shapes")?;
     let mut guards = HashMap::new();
@@ -499,7 +501,7 @@ pub fn prepare_module(
 }
 
 /// The byte size of a tensor of type `ty`, as a C++ `size_t` expression.
-fn bytes_c(ty: &TensorType, names: &crate::ascendc::CNames) -> Result<String, String> {
+fn bytes_c(ty: &TensorType, names: &autofuse_target_ascendc::CNames) -> Result<String, String> {
     Ok(format!(
         "static_cast<size_t>({}) * {}",
         dims_c(ty, names)?,
@@ -507,7 +509,7 @@ fn bytes_c(ty: &TensorType, names: &crate::ascendc::CNames) -> Result<String, St
     ))
 }
 
-fn dims_c(ty: &TensorType, names: &crate::ascendc::CNames) -> Result<String, String> {
+fn dims_c(ty: &TensorType, names: &autofuse_target_ascendc::CNames) -> Result<String, String> {
     let mut e = Expr::constant(1);
     for d in &ty.dims {
         match d {
@@ -524,7 +526,7 @@ fn launcher(k: &PreparedKernel) -> Result<String, String> {
     let mut o = String::new();
     let _ = writeln!(o, "static int run_{sym}(const Request& rq) {{");
     let _ = writeln!(o, "    af_{sym}::TilingData t{{}};");
-    let names = crate::ascendc::CNames::new(&k.schedule.symbols);
+    let names = autofuse_target_ascendc::CNames::new(&k.schedule.symbols);
     for (i, s) in k.schedule.symbols.iter().enumerate() {
         let _ = writeln!(
             o,
@@ -602,7 +604,7 @@ fn launcher(k: &PreparedKernel) -> Result<String, String> {
 /// The launcher stub of one launch of several loop groups inside the driver.
 fn launch_launcher(l: &PreparedLaunch) -> Result<String, String> {
     let sym = &l.symbol;
-    let names = crate::ascendc::CNames::new(&l.symbols);
+    let names = autofuse_target_ascendc::CNames::new(&l.symbols);
     let mut o = String::new();
     let _ = writeln!(o, "static int run_{sym}(const Request& rq) {{");
     let _ = writeln!(o, "    af_{sym}::TilingData t{{}};");
@@ -853,7 +855,7 @@ pub fn driver_files_with(
         seen_launches.entry(l.symbol.clone()).or_insert(*l);
     }
     let mut driver = String::from(DRIVER_PRELUDE);
-    let mut files: Vec<(String, String)> = crate::ascendc::shared_files()
+    let mut files: Vec<(String, String)> = autofuse_target_ascendc::shared_files()
         .into_iter()
         .filter(|(n, _)| n.starts_with("include/"))
         .map(|(n, c)| (n.trim_start_matches("include/").to_string(), c))
@@ -1076,7 +1078,7 @@ fn compile_driver(
     staging: &Path,
 ) -> Result<(), String> {
     let src = staging.join("src");
-    crate::ascendc::write_files(&src, files)?;
+    autofuse_target_ascendc::write_files(&src, files)?;
     let binary = staging.join("driver");
     let pch = if toolchain.pch {
         precompiled_header(options, toolchain, flags, headers_hash)
@@ -1392,7 +1394,7 @@ pub fn run_launch(
         // Symbols a group binds from the launch's own inputs (intermediate shapes follow
         // from the same symbols).
         for (ty, b) in k.graph.inputs.iter().zip(operands) {
-            if let crate::ascendc::launch::Buffer::Input(i) = b {
+            if let autofuse_target_ascendc::launch::Buffer::Input(i) = b {
                 if let Some(t) = inputs.get(*i) {
                     for (d, &n) in ty.dims.iter().zip(&t.shape) {
                         if let Dim::Known(e) = d {
@@ -1760,10 +1762,11 @@ pub fn execute(
     })
 }
 
-/// The repository root (two levels above this crate's manifest).
+/// The repository root (two levels above this crate's manifest, `stages/runner`).
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .parent()
+        .and_then(Path::parent)
         .map(Path::to_path_buf)
         .unwrap_or_else(|| PathBuf::from("."))
 }

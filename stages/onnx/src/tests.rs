@@ -12,9 +12,9 @@ use super::proto::{
     TensorShapeProto, TypeProto, TypeTensor, TypeValue, ValueInfoProto, DATA_LOCATION_EXTERNAL,
 };
 use super::*;
-use crate::run::execute::{compare, run_pipeline, Program};
 use autofuse_ir::graph::DType;
 use autofuse_ir::tensor::{SplitMix64, Tensor};
+use autofuse_runner::execute::{compare, run_pipeline, Program};
 use melior::ir::operation::OperationLike;
 use std::sync::Mutex;
 
@@ -1015,7 +1015,7 @@ fn known_values_flow_through_shape_computations() {
 // ---------------------------------------------------------------------------------
 
 fn run_example(name: &str, expect_ops: &[&str]) {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/onnx");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/onnx");
     let result =
         import_file(&dir.join(format!("{name}.onnx"))).unwrap_or_else(|e| panic!("{name}: {e}"));
     assert!(
@@ -1126,7 +1126,7 @@ fn reference_cases(dir: &Path, stem: &str) -> Vec<(String, Vec<Tensor>, Vec<Tens
 #[test]
 fn shape_subgraphs_fold_and_match_onnxruntime_at_every_shape() {
     let _lock = MLIR.lock();
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/Import/onnx/Inputs");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../test/Import/onnx/Inputs");
     for stem in ["shape_values", "shape_guard", "pad_symbolic"] {
         let imported = import_file(&dir.join(format!("{stem}.onnx")))
             .unwrap_or_else(|e| panic!("{stem}: {e}"));

@@ -7,7 +7,7 @@ use melior::ir::operation::OperationLike;
 use std::path::Path;
 
 fn inputs() -> Vec<Vec<u8>> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../test");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test");
     let mut out = Vec::new();
     let mut stack = vec![root];
     while let Some(dir) = stack.pop() {

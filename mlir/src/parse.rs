@@ -62,6 +62,45 @@ fn trim_start(bytes: &[u8]) -> &[u8] {
     &bytes[start..]
 }
 
+/// Parses `source` and verifies it (MLIR's verifier including the dialects', then
+/// autofuse's). Errors are reported through `crate::diagnostics` (located at the
+/// offending op); `None` when the module does not parse or does not verify.
+pub fn parse_verified<'c>(
+    context: &'c melior::Context,
+    source: &[u8],
+    source_name: &str,
+) -> Option<melior::ir::Module<'c>> {
+    use melior::ir::operation::OperationLike;
+    let module = parse_module(context, source, source_name)?;
+    let verified = module.as_operation().verify() && crate::verify::verify_module(module.body());
+    verified.then_some(module)
+}
+
+/// [`parse_verified`] for tools that stop at the first bad input: the error is the
+/// located diagnostics, one per line (`file:line:col: error: ...`).
+pub fn load_module<'c>(
+    context: &'c melior::Context,
+    source: &[u8],
+    source_name: &str,
+) -> Result<melior::ir::Module<'c>, String> {
+    use crate::diagnostics;
+    diagnostics::drain();
+    let module = parse_verified(context, source, source_name);
+    let diags = diagnostics::drain();
+    let errors: Vec<String> = diags
+        .iter()
+        .filter(|d| d.severity == diagnostics::Severity::Error)
+        .map(|d| d.to_string())
+        .collect();
+    match module {
+        Some(module) if errors.is_empty() => Ok(module),
+        _ if errors.is_empty() => Err(format!(
+            "{source_name}: error: the module does not parse or verify"
+        )),
+        _ => Err(errors.join("\n")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::starts_with_module;

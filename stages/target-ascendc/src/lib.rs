@@ -29,9 +29,9 @@ use autofuse_ir::graph::DType;
 use autofuse_tiling::tiling::{Tiling, TilingModel};
 use std::path::Path;
 
-pub const COMPAT_H: &str = include_str!("include/af_compat.h");
-pub const KERNEL_UTILS_H: &str = include_str!("include/af_kernel_utils.h");
-pub const TILING_HOST_H: &str = include_str!("include/af_tiling_host.h");
+pub const COMPAT_H: &str = include_str!("../include/af_compat.h");
+pub const KERNEL_UTILS_H: &str = include_str!("../include/af_kernel_utils.h");
+pub const TILING_HOST_H: &str = include_str!("../include/af_tiling_host.h");
 pub const CMAKE_MODULE: &str = include_str!("../../../cmake/autofuse_ascendc.cmake");
 
 /// Files shared by every kernel of a translation, relative to the output directory.

@@ -53,14 +53,14 @@ impl RandomGraph {
         symbols: &std::collections::HashMap<String, i64>,
         seed: u64,
     ) -> Result<Vec<autofuse_ir::tensor::Tensor>, String> {
-        let mut inputs = crate::run::execute::random_tensors(&self.inputs, symbols, seed)?;
+        let mut inputs = autofuse_runner::execute::random_tensors(&self.inputs, symbols, seed)?;
         for (i, rows) in self.id_rows.iter().enumerate() {
             let Some(rows) = rows else { continue };
             let rows = match rows {
                 Dim::Known(e) => e.eval_map(symbols).map_err(|e| e.to_string())?,
                 Dim::Unknown => return Err("an id input's table has an unknown row count".into()),
             };
-            let shape = crate::run::execute::concrete_shape(&self.inputs[i], symbols)?;
+            let shape = autofuse_runner::execute::concrete_shape(&self.inputs[i], symbols)?;
             inputs[i] = autofuse_ir::tensor::Tensor::random_uniform(
                 DType::I32,
                 shape,

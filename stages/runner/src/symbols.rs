@@ -51,6 +51,12 @@ pub fn parse_assignments(text: &str) -> Result<Vec<(String, i64)>, String> {
     Ok(out)
 }
 
+/// A `--symbols` value, `s0=64,s1=8`, as symbol values, with the checks of
+/// [`parse_assignments`] (positive integers, no duplicates).
+pub fn parse_symbol_values(text: &str) -> Result<HashMap<String, i64>, String> {
+    parse_assignments(text).map(|pairs| pairs.into_iter().collect())
+}
+
 /// The symbols of `graph`'s argument types, sorted (`s0`, `s1`, ... and names such as
 /// `batch`).
 pub fn graph_symbols(graph: &Graph) -> Vec<String> {
