@@ -257,7 +257,6 @@ pub fn dump_fusion(
         enum Kind {
             Kernel,
             Boundary(String),
-            View,
         }
         let mut kinds: HashMap<String, Kind> = HashMap::new();
         let mut boundary_count: BTreeMap<String, usize> = BTreeMap::new();
@@ -303,13 +302,13 @@ pub fn dump_fusion(
                     ops.join(" ")
                 );
             } else if is_view(&node.op) {
-                id = format!("n{n}");
-                let _ = writeln!(
-                    dot,
-                    "  \"{id}\" [shape=box, style=dashed, fontsize=8, label=\"{}\"];",
-                    short_op(&node.op)
-                );
-                kinds.insert(id.clone(), Kind::View);
+                // Views are looked through: their result is their input's buffer.
+                if let Some(p) = node.operands.first().and_then(|v| producer.get(v)).cloned() {
+                    for &r in &node.results {
+                        producer.insert(r, p.clone());
+                    }
+                }
+                continue;
             } else {
                 id = format!("n{n}");
                 let key = &keys[n];
@@ -339,14 +338,12 @@ pub fn dump_fusion(
         for (op, n) in &boundary_count {
             let _ = writeln!(summary, "  boundary op {op} x{n}");
         }
-        // Views are looked through: the reason of an edge through a reshape is that
-        // of the nodes on either side.
         let _ = writeln!(dot, "  \"return\" [shape=ellipse, style=filled, fillcolor=\"#eeeeee\", label=\"outputs\"];");
         let mut seen: std::collections::HashSet<(String, String)> = Default::default();
         for (n, node) in graph.nodes.iter().enumerate() {
             let to = if node.op == "func.return" {
                 "return".to_string()
-            } else if is_source(&node.op) {
+            } else if is_source(&node.op) || is_view(&node.op) {
                 continue;
             } else {
                 match producer.get(node.results.first().unwrap_or(&usize::MAX)) {
@@ -361,6 +358,21 @@ pub fn dump_fusion(
                 if *from == to || !seen.insert((from.clone(), to.clone())) {
                     continue;
                 }
+                // The reason of each end: a kernel's refusal with the other end, a
+                // boundary op's own code, a lifted op's refusal with the other end.
+                let side = |me: &String, other: &String| -> Option<String> {
+                    match kinds.get(me)? {
+                        Kind::Kernel => None,
+                        Kind::Boundary(r) => match r.split_once(':') {
+                            Some(("lifted", label)) => final_of
+                                .get(label)
+                                .and_then(|l| pair_code.get(&ordered(l.clone(), other.clone())))
+                                .map(|c| format!("lifted, {c}"))
+                                .or_else(|| Some("lifted".into())),
+                            _ => Some(r.clone()),
+                        },
+                    }
+                };
                 let reason = match (kinds.get(from), kinds.get(&to)) {
                     (Some(Kind::Kernel), Some(Kind::Kernel)) => Some(
                         pair_code
@@ -368,34 +380,22 @@ pub fn dump_fusion(
                             .cloned()
                             .unwrap_or_else(|| "no-decision".into()),
                     ),
-                    (Some(Kind::Boundary(r)), Some(Kind::Kernel | Kind::Boundary(_)))
-                    | (Some(Kind::Kernel), Some(Kind::Boundary(r))) => Some(r.clone()),
-                    (Some(Kind::View), Some(Kind::Kernel | Kind::Boundary(_)))
-                    | (Some(Kind::Kernel | Kind::Boundary(_)), Some(Kind::View)) => {
-                        Some("view".into())
+                    (Some(_), Some(_)) => {
+                        let a = side(from, &to);
+                        let b = side(&to, from);
+                        let coded = |r: &Option<String>| r.as_ref().is_some_and(|r| r.contains("AF-"));
+                        if coded(&a) {
+                            a
+                        } else if coded(&b) {
+                            b
+                        } else {
+                            a.or(b)
+                        }
                     }
                     _ => None,
                 };
                 match reason {
-                    Some(r) => {
-                        let code = match r.split_once(':') {
-                            Some(("lifted", label)) => {
-                                // The refusal between the kernel and the lifted one, if any.
-                                let other = if kinds.get(from) == Some(&Kind::Kernel) {
-                                    from
-                                } else {
-                                    &to
-                                };
-                                match final_of
-                                    .get(label)
-                                    .and_then(|l| pair_code.get(&ordered(l.clone(), other.clone())))
-                                {
-                                    Some(c) => format!("lifted {c}"),
-                                    None => "lifted".into(),
-                                }
-                            }
-                            _ => r,
-                        };
+                    Some(code) => {
                         let _ = writeln!(
                             dot,
                             "  \"{}\" -> \"{}\" [style=dashed, color=\"#c0392b\", fontcolor=\"#c0392b\", class=\"unfused\", label=\"{}\"];",

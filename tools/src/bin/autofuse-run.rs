@@ -1005,16 +1005,21 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, Failure> {
         let shapes: Vec<String> = inputs.iter().map(|t| format!("{:?}", t.shape)).collect();
         row.shape = shape_label(symbols, &shapes);
         let step = format!("run {} of {run_count} ({})", run_index + 1, row.shape);
-        let expected = progress.step(&format!("{step}: reference interpreter"), || {
-            module.reference.run(&entry, &inputs)
-        })?;
-        if let Some(dir) = &trace_dir {
-            run::set_trace_dir(Some(dir.clone()));
-        }
-        let result = progress.step(&format!("{step}: kernels on the emulation"), || {
-            run::execute(&module, &builds, &entry, &inputs)
+        // The reference interpreter and the kernels on the emulation, one step.
+        let (expected, result) = progress.step(&step, || {
+            let expected = module.reference.run(&entry, &inputs);
+            if expected.is_err() {
+                return (expected, Err(String::new()));
+            }
+            if let Some(dir) = &trace_dir {
+                run::set_trace_dir(Some(dir.clone()));
+            }
+            let result = run::execute(&module, &builds, &entry, &inputs);
+            run::set_trace_dir(None);
+            (expected, result)
         });
-        run::set_trace_dir(None);
+        let expected = expected?;
+
         if let Ok(r) = &result {
             for l in &r.launches {
                 if let (Some(file), Some(p)) = (&l.trace, &l.pipes) {
