@@ -174,19 +174,28 @@ pub fn dump_fusion(
             if d["outcome"] != "refused" {
                 continue;
             }
-            let side = |key: &str| {
-                d[key]
+            // Every final kernel that holds a call of either side (lifting may have
+            // split a side again).
+            let side = |key: &str| -> Vec<String> {
+                let mut finals: Vec<String> = d[key]
                     .as_array()
-                    .and_then(|a| a.first())
-                    .and_then(|c| c.as_str())
-                    .and_then(|c| final_of.get(c))
-                    .cloned()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|c| c.as_str())
+                    .filter_map(|c| final_of.get(c).cloned())
+                    .collect();
+                finals.sort();
+                finals.dedup();
+                finals
             };
-            if let (Some(a), Some(b), Some(code)) =
-                (side("first_calls"), side("second_calls"), d["code"].as_str())
-            {
-                if a != b {
-                    pair_code.insert(ordered(a, b), code.to_string());
+            let Some(code) = d["code"].as_str() else {
+                continue;
+            };
+            for a in side("first_calls") {
+                for b in side("second_calls") {
+                    if a != b {
+                        pair_code.insert(ordered(a.clone(), b), code.to_string());
+                    }
                 }
             }
         }
@@ -259,6 +268,7 @@ pub fn dump_fusion(
             Boundary(String),
         }
         let mut kinds: HashMap<String, Kind> = HashMap::new();
+        let mut via: HashMap<usize, String> = HashMap::new();
         let mut boundary_count: BTreeMap<String, usize> = BTreeMap::new();
         for (n, node) in graph.nodes.iter().enumerate() {
             if node.op == "func.return" || is_source(&node.op) {
@@ -304,8 +314,15 @@ pub fn dump_fusion(
             } else if is_view(&node.op) {
                 // Views are looked through: their result is their input's buffer.
                 if let Some(p) = node.operands.first().and_then(|v| producer.get(v)).cloned() {
+                    // A view `--fuse` lifted back from a kernel of its own: the refusal
+                    // with that kernel explains the edge through it.
+                    let lifted_from = call_at.get(&keys[n]).filter(|l| lifted.contains_key(*l));
+                    let inherited = node.operands.first().and_then(|v| via.get(v)).cloned();
                     for &r in &node.results {
                         producer.insert(r, p.clone());
+                        if let Some(l) = lifted_from.cloned().or(inherited.clone()) {
+                            via.insert(r, l);
+                        }
                     }
                 }
                 continue;
@@ -378,6 +395,13 @@ pub fn dump_fusion(
                         pair_code
                             .get(&ordered(from.clone(), to.clone()))
                             .cloned()
+                            .or_else(|| {
+                                let l = final_of.get(via.get(&v)?)?;
+                                pair_code
+                                    .get(&ordered(l.clone(), from.clone()))
+                                    .or_else(|| pair_code.get(&ordered(l.clone(), to.clone())))
+                                    .map(|c| format!("{c} (via a lifted view)"))
+                            })
                             .unwrap_or_else(|| "no-decision".into()),
                     ),
                     (Some(_), Some(_)) => {
