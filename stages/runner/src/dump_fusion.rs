@@ -232,8 +232,24 @@ pub fn dump_fusion(
         .iter()
         .map(|(n, w)| (n.as_str(), w.as_str()))
         .collect();
+    // Kernels are numbered in program order (then the ones no graph calls).
+    let mut order: Vec<&String> = Vec::new();
+    for (graph, _) in &graphs {
+        for node in &graph.nodes {
+            if let Some((name, _)) = callee(node).and_then(|c| kernels.get_key_value(c)) {
+                if !order.contains(&name) {
+                    order.push(name);
+                }
+            }
+        }
+    }
+    for name in kernels.keys() {
+        if !order.contains(&name) {
+            order.push(name);
+        }
+    }
     let kernel_index: HashMap<&String, usize> =
-        kernels.keys().enumerate().map(|(i, k)| (k, i)).collect();
+        order.iter().enumerate().map(|(i, k)| (*k, i)).collect();
 
     let mut summary = String::new();
     let mut dots: Vec<(String, String)> = Vec::new();
