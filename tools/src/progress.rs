@@ -52,7 +52,9 @@ impl Progress {
             }
             Mode::Spinner => {
                 let bar = ProgressBar::new_spinner();
-                if let Ok(style) = ProgressStyle::with_template("{spinner} {prefix}: {msg} [{elapsed}]") {
+                if let Ok(style) =
+                    ProgressStyle::with_template("{spinner} {prefix}: {msg} [{elapsed}]")
+                {
                     bar.set_style(style);
                 }
                 bar.set_prefix(self.tool);

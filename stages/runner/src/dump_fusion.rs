@@ -217,10 +217,17 @@ pub fn dump_fusion(
     }
     // Kernels the schedule cannot express run on the interpreter (AF-SC001 names them).
     let mut dump = FusionDump::default();
-    if let Ok(diags) = run_pipeline_diags(&mut module, &format!("schedule{{target={}}}", options.target)) {
+    if let Ok(diags) = run_pipeline_diags(
+        &mut module,
+        &format!("schedule{{target={}}}", options.target),
+    ) {
         for d in diags {
             if let Some(rest) = d.message.strip_prefix("AF-SC001 @") {
-                let name = rest.split_whitespace().next().unwrap_or_default().to_string();
+                let name = rest
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or_default()
+                    .to_string();
                 if kernels.contains_key(&name) {
                     dump.interpreted.push((name, d.message.clone()));
                 }
@@ -324,7 +331,11 @@ pub fn dump_fusion(
                     "  kernel {} {}{}: {}",
                     kernel_index[&id],
                     id,
-                    if interpreted.contains_key(c) { " (interpreted)" } else { "" },
+                    if interpreted.contains_key(c) {
+                        " (interpreted)"
+                    } else {
+                        ""
+                    },
                     ops.join(" ")
                 );
             } else if is_view(&node.op) {
@@ -371,7 +382,10 @@ pub fn dump_fusion(
         for (op, n) in &boundary_count {
             let _ = writeln!(summary, "  boundary op {op} x{n}");
         }
-        let _ = writeln!(dot, "  \"return\" [shape=ellipse, style=filled, fillcolor=\"#eeeeee\", label=\"outputs\"];");
+        let _ = writeln!(
+            dot,
+            "  \"return\" [shape=ellipse, style=filled, fillcolor=\"#eeeeee\", label=\"outputs\"];"
+        );
         let mut seen: std::collections::HashSet<(String, String)> = Default::default();
         for (n, node) in graph.nodes.iter().enumerate() {
             let to = if node.op == "func.return" {
@@ -423,7 +437,8 @@ pub fn dump_fusion(
                     (Some(_), Some(_)) => {
                         let a = side(from, &to);
                         let b = side(&to, from);
-                        let coded = |r: &Option<String>| r.as_ref().is_some_and(|r| r.contains("AF-"));
+                        let coded =
+                            |r: &Option<String>| r.as_ref().is_some_and(|r| r.contains("AF-"));
                         if coded(&a) {
                             a
                         } else if coded(&b) {
@@ -550,7 +565,13 @@ fn callee(node: &autofuse_ir::graph::Node) -> Option<&str> {
 
 fn sanitize(name: &str) -> String {
     name.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }
 
@@ -568,7 +589,10 @@ mod tests {
 
     #[test]
     fn codes_are_read_from_remarks() {
-        assert_eq!(code_of("AF-LW001 stays a graph op"), Some("AF-LW001".into()));
+        assert_eq!(
+            code_of("AF-LW001 stays a graph op"),
+            Some("AF-LW001".into())
+        );
         assert_eq!(code_of("AF-NF0 x"), None);
         assert_eq!(code_of("note"), None);
     }

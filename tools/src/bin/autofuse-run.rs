@@ -728,7 +728,13 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, Failure> {
     )?;
     if let Some(dir) = matches.get_one::<String>("dump-fusion") {
         let dump = progress.step(&format!("drawing the fusion in {dir}"), || {
-            autofuse::runner::dump_fusion::dump_fusion(&context, &text, &path, &options, Path::new(dir))
+            autofuse::runner::dump_fusion::dump_fusion(
+                &context,
+                &text,
+                &path,
+                &options,
+                Path::new(dir),
+            )
         })?;
         if !dump.svg {
             eprintln!("autofuse-run: warning: --dump-fusion wrote DOT only: Graphviz's dot is not on PATH (scripts/setup.sh installs graphviz)");
@@ -1183,13 +1189,19 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, Failure> {
                     let _ = writeln!(out, "{line}");
                     pass &= m;
                     matched = m;
-                    row.expected = Some(line.trim().trim_start_matches("vs expected outputs: ").to_string());
+                    row.expected = Some(
+                        line.trim()
+                            .trim_start_matches("vs expected outputs: ")
+                            .to_string(),
+                    );
                     if !m {
-                        row.details.extend(line.lines().map(|l| l.trim().to_string()));
+                        row.details
+                            .extend(line.lines().map(|l| l.trim().to_string()));
                     }
                 }
                 if !vendor_ok || (vendor_builds.is_some() && verbose) {
-                    row.details.extend(vendor_out.lines().map(|l| l.trim().to_string()));
+                    row.details
+                        .extend(vendor_out.lines().map(|l| l.trim().to_string()));
                 } else if vendor_builds.is_some() {
                     row.vendor = Some("PASS".into());
                 }
@@ -1215,7 +1227,12 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, Failure> {
                 } else {
                     "-".into()
                 };
-                row.result = if ok && vendor_ok && matched { "PASS" } else { "FAIL" }.into();
+                row.result = if ok && vendor_ok && matched {
+                    "PASS"
+                } else {
+                    "FAIL"
+                }
+                .into();
                 rows.push(row);
                 summary.add(&kernels);
                 if matches.get_one::<String>("report-json").is_some() {
@@ -1390,13 +1407,21 @@ fn table(rows: &[Row]) -> String {
             r.kernels.to_string(),
             r.launches.to_string(),
             r.boundary.to_string(),
-            if r.gm.is_empty() { "-".into() } else { r.gm.clone() },
+            if r.gm.is_empty() {
+                "-".into()
+            } else {
+                r.gm.clone()
+            },
             if r.timed {
                 format!("{:.1} us", r.micros)
             } else {
                 "-".into()
             },
-            if r.error.is_empty() { "-".into() } else { r.error.clone() },
+            if r.error.is_empty() {
+                "-".into()
+            } else {
+                r.error.clone()
+            },
         ];
         if with_expected {
             line.push(r.expected.clone().unwrap_or_else(|| "-".into()));
@@ -1409,7 +1434,13 @@ fn table(rows: &[Row]) -> String {
     }
     let columns = cells[0].len();
     let widths: Vec<usize> = (0..columns)
-        .map(|c| cells.iter().map(|l| l[c].chars().count()).max().unwrap_or(0))
+        .map(|c| {
+            cells
+                .iter()
+                .map(|l| l[c].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
     let mut text = String::new();
     for (i, line) in cells.iter().enumerate() {
