@@ -1189,9 +1189,13 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, Failure> {
                     let _ = writeln!(out, "{line}");
                     pass &= m;
                     matched = m;
+                    // "max error 2.980e-7: PASS" -> "2.980e-7".
+                    let verdict = line.trim().trim_start_matches("vs expected outputs: ");
                     row.expected = Some(
-                        line.trim()
-                            .trim_start_matches("vs expected outputs: ")
+                        verdict
+                            .strip_prefix("max error ")
+                            .and_then(|v| v.split(':').next())
+                            .unwrap_or(verdict)
                             .to_string(),
                     );
                     if !m {
@@ -1394,7 +1398,7 @@ fn table(rows: &[Row]) -> String {
         "max error",
     ];
     if with_expected {
-        header.push("vs expected");
+        header.push("error vs --expect");
     }
     if with_vendor {
         header.push("vendor");
