@@ -435,7 +435,7 @@ def run_case(case: dict, root: Path, tools: dict, passes: list[str]) -> dict:
             shutil.rmtree(run_dir)
         run_dir.mkdir()
         emulated = run(
-            [tools["run"], str(mlir), "--no-fuse", *inputs, f"--output-dir={run_dir}"],
+            [tools["run"], str(mlir), "-v", "--no-fuse", *inputs, f"--output-dir={run_dir}"],
             timeout=900,
         )
         log = emulated.stdout + emulated.stderr

@@ -11,6 +11,8 @@ packages=(
   libasan8 libubsan1
   # ps, by the test that no compiler outlives its killed build (autofuse-run-kernel.test).
   procps
+  # dot, which draws the --dump-fusion pictures (DOT to SVG; test/Tools/dump-fusion*.test).
+  graphviz
 )
 
 missing=()

@@ -302,7 +302,9 @@ fn measure(
     let (inputs, expect) = shape_files(entry, &options.models);
     let report = dir.join(format!("{file}.json"));
     let log = dir.join(format!("{file}.log"));
+    // -v: the per-kernel lines (why a kernel was interpreted) are read below.
     let args = [
+        "-v".to_string(),
         "--inputs".to_string(),
         inputs.join(","),
         "--expect".to_string(),

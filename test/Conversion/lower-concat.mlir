@@ -1,7 +1,7 @@
 // RUN: %autofuse-opt %s --split-input-file --infer-symbolic-shapes --lower-to-ascir | FileCheck %s
 // RUN: %autofuse-opt %s --split-input-file --infer-symbolic-shapes --lower-to-ascir --verify-diagnostics -o /dev/null
-// RUN: %autofuse-run %S/Inputs/concat_outermost.mlir --symbols s0=3,s1=5 --symbols s0=701,s1=333 --vendor-headers %vendor_headers | FileCheck %s --check-prefix=ROWS
-// RUN: %autofuse-run %S/Inputs/concat_outermost.mlir --entry flat --symbols s0=3,s1=5 --symbols s0=7001,s1=3331 --vendor-headers %vendor_headers | FileCheck %s --check-prefix=FLAT
+// RUN: %autofuse-run -v %S/Inputs/concat_outermost.mlir --symbols s0=3,s1=5 --symbols s0=701,s1=333 --vendor-headers %vendor_headers | FileCheck %s --check-prefix=ROWS
+// RUN: %autofuse-run -v %S/Inputs/concat_outermost.mlir --entry flat --symbols s0=3,s1=5 --symbols s0=7001,s1=3331 --vendor-headers %vendor_headers | FileCheck %s --check-prefix=FLAT
 
 // A binary concat: the loop nest is the result's; each operand is read with its own
 // extent on the concat axis (a part of it) and its own strides; ascir.concat joins the

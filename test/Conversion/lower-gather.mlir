@@ -1,6 +1,6 @@
 // RUN: %autofuse-opt %s --split-input-file --infer-symbolic-shapes --lower-to-ascir | FileCheck %s
 // RUN: %autofuse-opt %s --split-input-file --infer-symbolic-shapes --lower-to-ascir --verify-diagnostics -o /dev/null
-// RUN: %autofuse-run %S/Inputs/gather_elements_exp.mlir --symbols s0=3 --symbols s0=50 | FileCheck %s --check-prefix=ELEMENTS
+// RUN: %autofuse-run -v %S/Inputs/gather_elements_exp.mlir --symbols s0=3 --symbols s0=50 | FileCheck %s --check-prefix=ELEMENTS
 
 // An embedding lookup: the loop nest is the result's ([ids dims] + [row]); the ids are
 // a tile over their own axes (repeat 1 on the row axis), the table stays in GM (stride 0

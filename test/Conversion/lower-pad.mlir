@@ -1,7 +1,7 @@
 // RUN: %autofuse-opt %s --split-input-file --infer-symbolic-shapes --decompose --lower-to-ascir | FileCheck %s
 // RUN: %autofuse-opt %s --split-input-file --infer-symbolic-shapes --decompose --lower-to-ascir --verify-diagnostics -o /dev/null
-// RUN: %autofuse-run %S/Inputs/concat_outermost.mlir --entry padded --symbols s0=3,s1=5 --symbols s0=2001,s1=3001 --vendor-headers %vendor_headers | FileCheck %s --check-prefix=SPLIT
-// RUN: %autofuse-run %S/Inputs/pad_exp_mul.mlir --symbols s0=7 --symbols s0=300 --vendor-headers %vendor_headers | FileCheck %s --check-prefix=E2E
+// RUN: %autofuse-run -v %S/Inputs/concat_outermost.mlir --entry padded --symbols s0=3,s1=5 --symbols s0=2001,s1=3001 --vendor-headers %vendor_headers | FileCheck %s --check-prefix=SPLIT
+// RUN: %autofuse-run -v %S/Inputs/pad_exp_mul.mlir --symbols s0=7 --symbols s0=300 --vendor-headers %vendor_headers | FileCheck %s --check-prefix=E2E
 
 // A constant pad on one axis is concat(fill, x, fill) along it: each fill a Duplicate of
 // the pad value over its slab (3 and 5 columns here, not 32-byte multiples), x one load

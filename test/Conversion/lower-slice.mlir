@@ -1,6 +1,6 @@
 // RUN: %autofuse-opt %s --split-input-file --infer-symbolic-shapes --lower-to-ascir | FileCheck %s
 // RUN: %autofuse-opt %s --split-input-file --infer-symbolic-shapes --lower-to-ascir --verify-diagnostics -o /dev/null
-// RUN: %autofuse-run %S/Inputs/slice_one_column.mlir --symbols s0=3 --symbols s0=301 | FileCheck %s --check-prefix=COLUMN
+// RUN: %autofuse-run -v %S/Inputs/slice_one_column.mlir --symbols s0=3 --symbols s0=301 | FileCheck %s --check-prefix=COLUMN
 
 // A slice is a view: the loop nest is the result's, the operand is read with its own
 // row-major strides (times the step) from an element offset (the clamped starts times

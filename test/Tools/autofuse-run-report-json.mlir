@@ -3,11 +3,11 @@
 // traffic the emulation measured; each with its own minimum: distinct operands and
 // results once: x, the matmul result and the output of 2 KiB each), the totals and
 // PASS/FAIL; the JSON must parse. `onnx_nodes` is set for ONNX inputs only.
-// RUN: %autofuse-run %s --report-json %t.json | FileCheck %s --check-prefix=TEXT
+// RUN: %autofuse-run -v %s --report-json %t.json | FileCheck %s --check-prefix=TEXT
 // RUN: FileCheck %s --input-file=%t.json
 // RUN: python3 -m json.tool %t.json > /dev/null
 // A file that cannot be written is an error, not a silent success.
-// RUN: not %autofuse-run %s --report-json %t.missing/dir/r.json 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not %autofuse-run -v %s --report-json %t.missing/dir/r.json 2>&1 | FileCheck %s --check-prefix=BAD
 
 // TEXT: GM bytes: measured 6144 B | unfused 14.0 KiB | minimum 17.5 KiB
 // TEXT: == PASS

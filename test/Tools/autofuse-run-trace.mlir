@@ -2,12 +2,12 @@
 // --trace / --trace-svg write the pipe timeline: valid Chrome trace-event JSON with
 // one process per core, one thread per pipe and one slice per instruction, and an
 // SVG drawn from it.
-// RUN: %autofuse-run %S/../../examples/layer_norm.mlir --symbols s0=64 --trace %t.json --trace-svg %t.svg | FileCheck %s --check-prefix=TEXT
+// RUN: %autofuse-run -v %S/../../examples/layer_norm.mlir --symbols s0=64 --trace %t.json --trace-svg %t.svg | FileCheck %s --check-prefix=TEXT
 // RUN: python3 -m json.tool %t.json > /dev/null
 // RUN: FileCheck %s --input-file=%t.json --check-prefix=JSON
 // RUN: FileCheck %s --input-file=%t.svg --check-prefix=SVG
 // A file that cannot be written is an error, not a silent success.
-// RUN: not %autofuse-run %S/../../examples/layer_norm.mlir --symbols s0=64 --trace %t.missing/dir/t.json 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not %autofuse-run -v %S/../../examples/layer_norm.mlir --symbols s0=64 --trace %t.missing/dir/t.json 2>&1 | FileCheck %s --check-prefix=BAD
 
 // TEXT: pipes: S {{[0-9]+}} calls {{[0-9]+}} instr {{[0-9]+}} B; V {{[1-9][0-9]*}} calls {{[1-9][0-9]*}} instr {{[0-9]+}} B; MTE2 {{[1-9][0-9]*}} calls {{[0-9]+}} instr {{[0-9]+}} B; MTE3 {{[1-9][0-9]*}} calls {{[0-9]+}} instr 262144 B; chip model {{[0-9]+}} cycles = {{[0-9.]+}} us
 // TEXT: == PASS

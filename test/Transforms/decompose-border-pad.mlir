@@ -1,8 +1,8 @@
 // RUN: %autofuse-opt %S/Inputs/border_pad.mlir --infer-symbolic-shapes --decompose | FileCheck %s
-// RUN: %vendor_env %autofuse-run %S/Inputs/border_pad.mlir --entry reflect2d | FileCheck %s --check-prefix=EXEC
-// RUN: %vendor_env %autofuse-run %S/Inputs/border_pad.mlir --entry wrap_long | FileCheck %s --check-prefix=EXEC
-// RUN: %autofuse-run %S/Inputs/border_pad.mlir --entry reflect_i32 | FileCheck %s --check-prefix=EXEC
-// RUN: %vendor_env %autofuse-run %S/Inputs/border_pad.mlir --entry edge_sym --symbols s0=1,s1=1 --symbols s0=5,s1=40 --symbols s0=2,s1=70001 | FileCheck %s --check-prefix=EXEC
+// RUN: %vendor_env %autofuse-run -v %S/Inputs/border_pad.mlir --entry reflect2d | FileCheck %s --check-prefix=EXEC
+// RUN: %vendor_env %autofuse-run -v %S/Inputs/border_pad.mlir --entry wrap_long | FileCheck %s --check-prefix=EXEC
+// RUN: %autofuse-run -v %S/Inputs/border_pad.mlir --entry reflect_i32 | FileCheck %s --check-prefix=EXEC
+// RUN: %vendor_env %autofuse-run -v %S/Inputs/border_pad.mlir --entry edge_sym --symbols s0=1,s1=1 --symbols s0=5,s1=40 --symbols s0=2,s1=70001 | FileCheck %s --check-prefix=EXEC
 //
 // --decompose rewrites edge / reflect / wrap pads axis by axis (innermost first) as a
 // concat chain of the operand and slices of it: each output position along the axis is

@@ -1,6 +1,6 @@
 // RUN: %autofuse-opt %S/Inputs/gather_nd.mlir --infer-symbolic-shapes --decompose | FileCheck %s
-// RUN: %vendor_env %autofuse-run %S/Inputs/gather_nd.mlir --entry pos --symbols batch=2,seq=7 --symbols batch=3,seq=40 | FileCheck %s --check-prefix=POS
-// RUN: %autofuse-run %S/Inputs/gather_nd.mlir --entry batched | FileCheck %s --check-prefix=BATCHED
+// RUN: %vendor_env %autofuse-run -v %S/Inputs/gather_nd.mlir --entry pos --symbols batch=2,seq=7 --symbols batch=3,seq=40 | FileCheck %s --check-prefix=POS
+// RUN: %autofuse-run -v %S/Inputs/gather_nd.mlir --entry batched | FileCheck %s --check-prefix=BATCHED
 //
 // --decompose rewrites gather_nd as a gather along axis 0 of the data reshaped to
 // [prod(indexed dims), rest..] by the linear index of each tuple. Inner components that

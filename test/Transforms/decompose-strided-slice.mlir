@@ -1,8 +1,8 @@
 // RUN: %autofuse-opt %S/Inputs/strided_slice.mlir --infer-symbolic-shapes --decompose | FileCheck %s
-// RUN: %vendor_env %autofuse-run %S/Inputs/strided_slice.mlir --entry interleave --symbols s0=5 --symbols s0=33 | FileCheck %s --check-prefix=EXEC
-// RUN: %autofuse-run %S/Inputs/strided_slice.mlir --entry odd --symbols s0=2 --symbols s0=40 | FileCheck %s --check-prefix=EXEC
-// RUN: %autofuse-run %S/Inputs/strided_slice.mlir --entry tail | FileCheck %s --check-prefix=EXEC
-// RUN: %autofuse-run %S/Inputs/strided_slice.mlir --entry even | FileCheck %s --check-prefix=EXEC
+// RUN: %vendor_env %autofuse-run -v %S/Inputs/strided_slice.mlir --entry interleave --symbols s0=5 --symbols s0=33 | FileCheck %s --check-prefix=EXEC
+// RUN: %autofuse-run -v %S/Inputs/strided_slice.mlir --entry odd --symbols s0=2 --symbols s0=40 | FileCheck %s --check-prefix=EXEC
+// RUN: %autofuse-run -v %S/Inputs/strided_slice.mlir --entry tail | FileCheck %s --check-prefix=EXEC
+// RUN: %autofuse-run -v %S/Inputs/strided_slice.mlir --entry even | FileCheck %s --check-prefix=EXEC
 //
 // --decompose rewrites a slice stepping k > 1 through the static innermost axis as
 // contiguous data movement: the groups of k elements from the group holding the start

@@ -1,8 +1,8 @@
 // RUN: %autofuse-opt %S/Inputs/reshape_chain.mlir --infer-symbolic-shapes --decompose --lower-to-ascir=remarks=false --fuse | FileCheck %s
 // RUN: %autofuse-opt %S/Inputs/reshape_chain.mlir --infer-symbolic-shapes --decompose --lower-to-ascir=remarks=false --fuse -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK --allow-empty
-// RUN: %autofuse-run %S/Inputs/reshape_chain.mlir --entry merge_heads --symbols s0=3 --symbols s0=77 --vendor-headers %vendor_headers | FileCheck %s --check-prefix=EMU
-// RUN: %autofuse-run %S/Inputs/reshape_chain.mlir --entry split_rows --symbols s0=3 --symbols s0=77 | FileCheck %s --check-prefix=EMU
-// RUN: %autofuse-run %S/Inputs/reshape_chain.mlir --entry merge_symbolic --symbols s0=3,s1=2 --symbols s0=41,s1=5 --vendor-headers %vendor_headers | FileCheck %s --check-prefix=EMU
+// RUN: %autofuse-run -v %S/Inputs/reshape_chain.mlir --entry merge_heads --symbols s0=3 --symbols s0=77 --vendor-headers %vendor_headers | FileCheck %s --check-prefix=EMU
+// RUN: %autofuse-run -v %S/Inputs/reshape_chain.mlir --entry split_rows --symbols s0=3 --symbols s0=77 | FileCheck %s --check-prefix=EMU
+// RUN: %autofuse-run -v %S/Inputs/reshape_chain.mlir --entry merge_symbolic --symbols s0=3,s1=2 --symbols s0=41,s1=5 --vendor-headers %vendor_headers | FileCheck %s --check-prefix=EMU
 
 // A reshape that merges or splits dims no longer stops fusion: both kernels' axes are
 // refined to the common factors of their views of the shared tensor (docs/fusion.md,

@@ -8,6 +8,7 @@ pub mod docs;
 pub mod expected;
 pub mod input;
 pub mod output;
+pub mod progress;
 
 /// The allocator of every tool. glibc's malloc spent about a quarter of a 10,000-op
 /// pipeline run allocating, freeing and consolidating the many small, short-lived pieces

@@ -18,6 +18,7 @@
 
 pub mod child;
 pub mod comparison;
+pub mod dump_fusion;
 pub mod execute;
 pub mod symbols;
 pub mod trace;
@@ -211,6 +212,14 @@ impl PreparedModule {
 
 /// Runs `pipeline_text` and returns the diagnostics (errors fail).
 pub fn run_pipeline_keep(module: &mut Module, pipeline_text: &str) -> Result<Vec<String>, String> {
+    run_pipeline_diags(module, pipeline_text).map(|d| d.iter().map(|d| d.to_string()).collect())
+}
+
+/// [`run_pipeline_keep`] with the diagnostics as they are (severity, position, message).
+pub fn run_pipeline_diags(
+    module: &mut Module,
+    pipeline_text: &str,
+) -> Result<Vec<diagnostics::Diag>, String> {
     diagnostics::drain();
     let context = module.context();
     // SAFETY: the context outlives this function's pass manager.
@@ -224,7 +233,7 @@ pub fn run_pipeline_keep(module: &mut Module, pipeline_text: &str) -> Result<Vec
         .map(|d| d.to_string())
         .collect();
     if ran && errors.is_empty() {
-        Ok(diags.iter().map(|d| d.to_string()).collect())
+        Ok(diags)
     } else if errors.is_empty() {
         Err("pass pipeline failed".into())
     } else {

@@ -1,5 +1,5 @@
-// RUN: %autofuse-run %S/Inputs/arange_rows.mlir --entry query_positions --cores 1 --symbols s0=5 --symbols s0=128 --symbols s0=1000 --vendor-headers %vendor_headers | FileCheck %s
-// RUN: %autofuse-run %S/Inputs/arange_rows.mlir --entry key_positions --cores 1 --symbols s0=5,s1=3 --symbols s0=300,s1=77 --vendor-headers %vendor_headers | FileCheck %s --check-prefix=KEYS
+// RUN: %autofuse-run -v %S/Inputs/arange_rows.mlir --entry query_positions --cores 1 --symbols s0=5 --symbols s0=128 --symbols s0=1000 --vendor-headers %vendor_headers | FileCheck %s
+// RUN: %autofuse-run -v %S/Inputs/arange_rows.mlir --entry key_positions --cores 1 --symbols s0=5,s1=3 --symbols s0=300,s1=77 --vendor-headers %vendor_headers | FileCheck %s --check-prefix=KEYS
 //
 // A range over the rows of a tile (a query position per row, start 5, step 3) is built
 // without one vector call per row (af::ArangeBox): the first row by CreateVecIndex and

@@ -4,10 +4,10 @@
 // RUN: FileCheck %s --check-prefix=HALF --input-file %t.cpp
 // RUN: FileCheck %s --check-prefix=TRANSPOSED --input-file %t.cpp
 // RUN: FileCheck %s --check-prefix=IDS --input-file %t.cpp
-// RUN: %vendor_env %autofuse-run %s --entry rotary --symbols s=3,p=5 --symbols s=37,p=100 | FileCheck %s --check-prefix=EXEC
-// RUN: %vendor_env %autofuse-run %s --entry float_steps --symbols s=3 --symbols s=300 | FileCheck %s --check-prefix=EXEC
-// RUN: %vendor_env %autofuse-run %s --entry transposed --symbols s=3 --symbols s=37 | FileCheck %s --check-prefix=EXEC
-// RUN: %vendor_env %autofuse-run %s --entry position_ids --symbols s=3 --symbols s=50 | FileCheck %s --check-prefix=EXEC
+// RUN: %vendor_env %autofuse-run -v %s --entry rotary --symbols s=3,p=5 --symbols s=37,p=100 | FileCheck %s --check-prefix=EXEC
+// RUN: %vendor_env %autofuse-run -v %s --entry float_steps --symbols s=3 --symbols s=300 | FileCheck %s --check-prefix=EXEC
+// RUN: %vendor_env %autofuse-run -v %s --entry transposed --symbols s=3 --symbols s=37 | FileCheck %s --check-prefix=EXEC
+// RUN: %vendor_env %autofuse-run -v %s --entry position_ids --symbols s=3 --symbols s=50 | FileCheck %s --check-prefix=EXEC
 // Ranges computed in UB (ascir.arange -> af::ArangeBox: CreateVecIndex, Muls, then the
 // rows' Adds, see arange-rows.mlir): the start may be a symbol, the step a float, the view a broadcast or a
 // transpose; the tile origin's offset comes from the loop indices. Each function runs

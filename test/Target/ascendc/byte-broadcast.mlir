@@ -1,10 +1,10 @@
 // RUN: python3 %S/Inputs/byte_broadcast_data.py %t.d
 // RUN: %autofuse-opt %s --infer-symbolic-shapes --decompose --narrow-index-types --lower-to-ascir --sink-constants --schedule --auto-tiling=remarks=false -o %t.mlir 2>&1 | FileCheck %s --check-prefix=OPT --allow-empty
 // RUN: %autofuse-translate %t.mlir --mlir-to-ascendc -o - | FileCheck %s
-// RUN: %vendor_env %autofuse-run %s --no-fuse --entry splat_u8 --inputs %t.d/col.npy --expect %t.d/col_b.npy | FileCheck %s --check-prefix=E2E
-// RUN: %vendor_env %autofuse-run %s --no-fuse --entry rows_i8 --inputs %t.d/row.npy --expect %t.d/row_b.npy | FileCheck %s --check-prefix=E2E
-// RUN: %vendor_env %autofuse-run %s --no-fuse --entry scalar_u8 --inputs %t.d/one.npy --expect %t.d/one_b.npy | FileCheck %s --check-prefix=E2E
-// RUN: %vendor_env %autofuse-run %s --no-fuse --entry middle_u8 --inputs %t.d/mid.npy --expect %t.d/mid_b.npy | FileCheck %s --check-prefix=E2E
+// RUN: %vendor_env %autofuse-run -v %s --no-fuse --entry splat_u8 --inputs %t.d/col.npy --expect %t.d/col_b.npy | FileCheck %s --check-prefix=E2E
+// RUN: %vendor_env %autofuse-run -v %s --no-fuse --entry rows_i8 --inputs %t.d/row.npy --expect %t.d/row_b.npy | FileCheck %s --check-prefix=E2E
+// RUN: %vendor_env %autofuse-run -v %s --no-fuse --entry scalar_u8 --inputs %t.d/one.npy --expect %t.d/one_b.npy | FileCheck %s --check-prefix=E2E
+// RUN: %vendor_env %autofuse-run -v %s --no-fuse --entry middle_u8 --inputs %t.d/mid.npy --expect %t.d/mid_b.npy | FileCheck %s --check-prefix=E2E
 //
 // Broadcasts of 1-byte types (ui8, i8) run as kernels: Ascend C has no Duplicate of
 // 8-bit types, so af::BroadcastBox moves the bytes through the int16 view of the

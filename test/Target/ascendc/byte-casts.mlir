@@ -1,5 +1,5 @@
 // RUN: %autofuse-opt %S/Inputs/byte_casts.mlir --decompose | FileCheck %s
-// RUN: %vendor_env %autofuse-run %S/Inputs/byte_casts.mlir --inputs %S/Inputs/byte_casts.x.npy --expect %S/Inputs/byte_casts.u8.npy,%S/Inputs/byte_casts.i8.npy | FileCheck %s --check-prefix=E2E
+// RUN: %vendor_env %autofuse-run -v %S/Inputs/byte_casts.mlir --inputs %S/Inputs/byte_casts.x.npy --expect %S/Inputs/byte_casts.u8.npy,%S/Inputs/byte_casts.i8.npy | FileCheck %s --check-prefix=E2E
 //
 // The vector unit converts no f32 to int8/uint8 (the kernel stayed in hint form,
 // AF-SC001: QuantizeLinear's final cast ran on the interpreter). --decompose clamps to

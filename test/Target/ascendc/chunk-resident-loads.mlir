@@ -3,7 +3,7 @@
 // RUN: %autofuse-translate %t.mlir --evaluate-tiling --symbols=b=2,s=77 > %t.77.txt
 // RUN: %autofuse-translate %t.mlir --evaluate-tiling --symbols=b=1,s=600 > %t.600.txt
 // RUN: FileCheck %s --check-prefix=EVAL --input-file %t.77.txt
-// RUN: %autofuse-run %repo/examples/rotary_embedding.mlir --symbols b=2,s=77 --symbols b=1,s=600 --report-json %t.json | FileCheck %s --check-prefix=E2E
+// RUN: %autofuse-run -v %repo/examples/rotary_embedding.mlir --symbols b=2,s=77 --symbols b=1,s=600 --report-json %t.json | FileCheck %s --check-prefix=E2E
 // RUN: python3 %S/Inputs/gm_bytes_check.py --minimum=kernels_per_core_minimum --every-run %t.json 1.01 %t.77.txt %t.600.txt | FileCheck %s --check-prefix=BYTES
 //
 // The rotary embedding's cos/sin tables ([s, 128]) are broadcast over batch and heads.

@@ -1,12 +1,12 @@
 // RUN: %autofuse-opt %S/Inputs/concat_rows.mlir --infer-symbolic-shapes --decompose --lower-to-ascir --fuse --schedule --auto-tiling=remarks=false \
 // RUN:   | %autofuse-translate --mlir-to-ascendc -o - | FileCheck %s
-// RUN: %autofuse-run %S/Inputs/concat_rows.mlir --entry rows --symbols s1=5 --symbols s1=100003 --vendor-headers %vendor_headers | FileCheck %s --check-prefix=ROWS
-// RUN: %autofuse-run %S/Inputs/concat_rows.mlir --entry heads --symbols s0=2,s1=3 --symbols s0=3,s1=40001 --vendor-headers %vendor_headers | FileCheck %s --check-prefix=HEADS
-// RUN: %autofuse-run %S/Inputs/concat_rows.mlir --entry wide --vendor-headers %vendor_headers | FileCheck %s --check-prefix=WIDE
-// RUN: %autofuse-run %S/Inputs/concat_rows.mlir --entry pad_rows --symbols s0=2,s1=7 --symbols s0=2,s1=77777 --vendor-headers %vendor_headers | FileCheck %s --check-prefix=PAD
-// RUN: %autofuse-run %S/Inputs/concat_rows.mlir --entry bias_part --symbols s0=3 --symbols s0=1000 --vendor-headers %vendor_headers | FileCheck %s --check-prefix=BIAS
-// RUN: %autofuse-run %S/Inputs/concat_rows.mlir --entry edge_rows --symbols s0=1,s1=3 --symbols s0=4,s1=50001 --vendor-headers %vendor_headers | FileCheck %s --check-prefixes=EDGE,EDGER
-// RUN: %autofuse-run %S/Inputs/concat_rows.mlir --entry edge_cols --symbols s0=2,s1=1 --symbols s0=37,s1=45 --symbols s0=3,s1=70001 --vendor-headers %vendor_headers | FileCheck %s --check-prefix=EDGE
+// RUN: %autofuse-run -v %S/Inputs/concat_rows.mlir --entry rows --symbols s1=5 --symbols s1=100003 --vendor-headers %vendor_headers | FileCheck %s --check-prefix=ROWS
+// RUN: %autofuse-run -v %S/Inputs/concat_rows.mlir --entry heads --symbols s0=2,s1=3 --symbols s0=3,s1=40001 --vendor-headers %vendor_headers | FileCheck %s --check-prefix=HEADS
+// RUN: %autofuse-run -v %S/Inputs/concat_rows.mlir --entry wide --vendor-headers %vendor_headers | FileCheck %s --check-prefix=WIDE
+// RUN: %autofuse-run -v %S/Inputs/concat_rows.mlir --entry pad_rows --symbols s0=2,s1=7 --symbols s0=2,s1=77777 --vendor-headers %vendor_headers | FileCheck %s --check-prefix=PAD
+// RUN: %autofuse-run -v %S/Inputs/concat_rows.mlir --entry bias_part --symbols s0=3 --symbols s0=1000 --vendor-headers %vendor_headers | FileCheck %s --check-prefix=BIAS
+// RUN: %autofuse-run -v %S/Inputs/concat_rows.mlir --entry edge_rows --symbols s0=1,s1=3 --symbols s0=4,s1=50001 --vendor-headers %vendor_headers | FileCheck %s --check-prefixes=EDGE,EDGER
+// RUN: %autofuse-run -v %S/Inputs/concat_rows.mlir --entry edge_cols --symbols s0=2,s1=1 --symbols s0=37,s1=45 --symbols s0=3,s1=70001 --vendor-headers %vendor_headers | FileCheck %s --check-prefix=EDGE
 
 // Concats (and constant pads, concats of fills) whose rows, the axes after the concat
 // axis, may be longer than UB holds (GE's GM-concat template). Besides the cases whose

@@ -1,9 +1,9 @@
 // RUN: %autofuse-opt %s --infer-symbolic-shapes --decompose --lower-to-ascir --fuse --schedule="ub-bytes=16384 cores=8" --auto-tiling=remarks=false -o %t.mlir
 // RUN: FileCheck %s --check-prefix=CASES --input-file %t.mlir
 // RUN: %autofuse-translate %t.mlir --mlir-to-ascendc -o - | FileCheck %s
-// RUN: %vendor_env %autofuse-run %s --entry col_sum --ub-bytes 16384 --cores 8 --inputs %S/Inputs/cross_core.x600.npy --expect %S/Inputs/cross_core.sum600.npy --inputs %S/Inputs/cross_core.x5.npy --expect %S/Inputs/cross_core.sum5.npy | FileCheck %s --check-prefix=E2E
-// RUN: %vendor_env %autofuse-run %s --entry col_max --ub-bytes 16384 --cores 8 --inputs %S/Inputs/cross_core.x600.npy --expect %S/Inputs/cross_core.max600.npy --inputs %S/Inputs/cross_core.x5.npy --expect %S/Inputs/cross_core.max5.npy | FileCheck %s --check-prefix=E2E
-// RUN: %vendor_env %autofuse-run %s --entry col_mean --ub-bytes 16384 --cores 8 --inputs %S/Inputs/cross_core.x600.npy --expect %S/Inputs/cross_core.mean600.npy --inputs %S/Inputs/cross_core.x5.npy --expect %S/Inputs/cross_core.mean5.npy | FileCheck %s --check-prefix=E2E
+// RUN: %vendor_env %autofuse-run -v %s --entry col_sum --ub-bytes 16384 --cores 8 --inputs %S/Inputs/cross_core.x600.npy --expect %S/Inputs/cross_core.sum600.npy --inputs %S/Inputs/cross_core.x5.npy --expect %S/Inputs/cross_core.sum5.npy | FileCheck %s --check-prefix=E2E
+// RUN: %vendor_env %autofuse-run -v %s --entry col_max --ub-bytes 16384 --cores 8 --inputs %S/Inputs/cross_core.x600.npy --expect %S/Inputs/cross_core.max600.npy --inputs %S/Inputs/cross_core.x5.npy --expect %S/Inputs/cross_core.max5.npy | FileCheck %s --check-prefix=E2E
+// RUN: %vendor_env %autofuse-run -v %s --entry col_mean --ub-bytes 16384 --cores 8 --inputs %S/Inputs/cross_core.x600.npy --expect %S/Inputs/cross_core.mean600.npy --inputs %S/Inputs/cross_core.x5.npy --expect %S/Inputs/cross_core.mean5.npy | FileCheck %s --check-prefix=E2E
 //
 // Reductions over the outer axis of [s0, 16] (column sum, max, mean) have one row
 // group: the split-reduction case runs on one core. Its cross-core twin (GE's RCore

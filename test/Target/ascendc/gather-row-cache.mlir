@@ -2,9 +2,9 @@
 // RUN: %autofuse-opt %S/Inputs/gather_tables.mlir --infer-symbolic-shapes --decompose --narrow-index-types --lower-to-ascir --fuse --sink-constants --schedule --auto-tiling=remarks=false -o %t.mlir
 // RUN: %autofuse-translate %t.mlir --mlir-to-ascendc -o - | FileCheck %s
 // RUN: %autofuse-translate %t.mlir --evaluate-tiling --symbols=v=2000,b=64,s=64 | FileCheck %s --check-prefix=TILING
-// RUN: %vendor_env %autofuse-run %S/Inputs/gather_tables.mlir --ub-bytes 65536 --inputs %t.d/table.npy,%t.d/few_ids.npy,%t.d/scale.npy --expect %t.d/few_out.npy | FileCheck %s --check-prefix=FEW
-// RUN: %vendor_env %autofuse-run %S/Inputs/gather_tables.mlir --ub-bytes 65536 --inputs %t.d/table.npy,%t.d/spread_ids.npy,%t.d/scale.npy --expect %t.d/spread_out.npy | FileCheck %s --check-prefix=SPREAD
-// RUN: %vendor_env %autofuse-run %S/Inputs/gather_tables.mlir --ub-bytes 65536 --inputs %t.d/table.npy,%t.d/long_ids.npy,%t.d/scale.npy --expect %t.d/long_out.npy | FileCheck %s --check-prefix=SPREAD
+// RUN: %vendor_env %autofuse-run -v %S/Inputs/gather_tables.mlir --ub-bytes 65536 --inputs %t.d/table.npy,%t.d/few_ids.npy,%t.d/scale.npy --expect %t.d/few_out.npy | FileCheck %s --check-prefix=FEW
+// RUN: %vendor_env %autofuse-run -v %S/Inputs/gather_tables.mlir --ub-bytes 65536 --inputs %t.d/table.npy,%t.d/spread_ids.npy,%t.d/scale.npy --expect %t.d/spread_out.npy | FileCheck %s --check-prefix=SPREAD
+// RUN: %vendor_env %autofuse-run -v %S/Inputs/gather_tables.mlir --ub-bytes 65536 --inputs %t.d/table.npy,%t.d/long_ids.npy,%t.d/scale.npy --expect %t.d/long_out.npy | FileCheck %s --check-prefix=SPREAD
 //
 // A gather that reads its table from GM keeps the rows its block picked in a row cache
 // (the UB the case's buffers leave, sized by the host tiling function): a row picked

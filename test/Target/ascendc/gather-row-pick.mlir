@@ -1,9 +1,9 @@
 // RUN: python3 %S/Inputs/gather_row_pick_data.py %t.d
 // RUN: %autofuse-opt %s --infer-symbolic-shapes --decompose --narrow-index-types --lower-to-ascir --sink-constants --schedule --auto-tiling=remarks=false -o %t.mlir 2>&1 | FileCheck %s --check-prefix=OPT --allow-empty
 // RUN: %autofuse-translate %t.mlir --mlir-to-ascendc -o - | FileCheck %s
-// RUN: %vendor_env %autofuse-run %s --no-fuse --entry pick_elements --inputs %t.d/t.npy,%t.d/t_idx.npy --expect %t.d/t_pick.npy | FileCheck %s --check-prefix=E2E
-// RUN: %vendor_env %autofuse-run %s --no-fuse --entry pick_column --inputs %t.d/u.npy,%t.d/u_idx.npy --expect %t.d/u_idx_pick.npy --inputs %t.d/u.npy,%t.d/u_neg.npy --expect %t.d/u_neg_pick.npy | FileCheck %s --check-prefix=E2E
-// RUN: %vendor_env %autofuse-run %s --no-fuse --entry pick_column_sym --inputs %t.d/u.npy,%t.d/u_idx.npy --expect %t.d/u_idx_pick.npy | FileCheck %s --check-prefix=E2E
+// RUN: %vendor_env %autofuse-run -v %s --no-fuse --entry pick_elements --inputs %t.d/t.npy,%t.d/t_idx.npy --expect %t.d/t_pick.npy | FileCheck %s --check-prefix=E2E
+// RUN: %vendor_env %autofuse-run -v %s --no-fuse --entry pick_column --inputs %t.d/u.npy,%t.d/u_idx.npy --expect %t.d/u_idx_pick.npy --inputs %t.d/u.npy,%t.d/u_neg.npy --expect %t.d/u_neg_pick.npy | FileCheck %s --check-prefix=E2E
+// RUN: %vendor_env %autofuse-run -v %s --no-fuse --entry pick_column_sym --inputs %t.d/u.npy,%t.d/u_idx.npy --expect %t.d/u_idx_pick.npy | FileCheck %s --check-prefix=E2E
 //
 // A gather along the innermost axis that picks one element per row (NLLLoss's
 // GatherElements, Resize's column Gather): the table's view has extent 1 on the

@@ -7,9 +7,9 @@
 // RUN: FileCheck %s --check-prefix=LARGE --input-file %t.large.txt
 // RUN: %autofuse-opt %S/Inputs/gather_middle_f16.mlir --infer-symbolic-shapes --decompose --narrow-index-types --lower-to-ascir --fuse --sink-constants --schedule --auto-tiling=remarks=false -o %t.middle.mlir
 // RUN: %autofuse-translate %t.middle.mlir --evaluate-tiling --symbols=n=300 | FileCheck %s --check-prefix=MIDDLE
-// RUN: %vendor_env %autofuse-run %S/Inputs/gather_tables.mlir --symbols v=16,b=64,s=64 --symbols v=200000,b=4,s=5 --report-json %t.json | FileCheck %s --check-prefix=E2E
+// RUN: %vendor_env %autofuse-run -v %S/Inputs/gather_tables.mlir --symbols v=16,b=64,s=64 --symbols v=200000,b=4,s=5 --report-json %t.json | FileCheck %s --check-prefix=E2E
 // RUN: python3 %S/Inputs/gm_bytes_check.py --minimum=kernels_per_core_minimum --every-run %t.json 1.005 %t.small.txt %t.large.txt | FileCheck %s --check-prefix=BYTES
-// RUN: %vendor_env %autofuse-run %S/Inputs/gather_middle_f16.mlir --symbols n=7 --symbols n=300 | FileCheck %s --check-prefix=E2E
+// RUN: %vendor_env %autofuse-run -v %S/Inputs/gather_middle_f16.mlir --symbols n=7 --symbols n=300 | FileCheck %s --check-prefix=E2E
 //
 // GE's two gather templates, chosen at run time by tiling key. Beside every case that
 // reads a gather's table from GM (one DMA per picked row), the schedule adds a twin that

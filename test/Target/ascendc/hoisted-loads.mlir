@@ -3,7 +3,7 @@
 // RUN: %autofuse-translate %t.mlir --evaluate-tiling --symbols=s0=4096 > %t.4096.txt
 // RUN: %autofuse-translate %t.mlir --evaluate-tiling --symbols=s0=300 > %t.300.txt
 // RUN: FileCheck %s --check-prefix=EVAL --input-file %t.4096.txt
-// RUN: %autofuse-run %repo/examples/layer_norm.mlir --symbols s0=4096 --symbols s0=300 --report-json %t.json | FileCheck %s --check-prefix=E2E
+// RUN: %autofuse-run -v %repo/examples/layer_norm.mlir --symbols s0=4096 --symbols s0=300 --report-json %t.json | FileCheck %s --check-prefix=E2E
 // RUN: python3 %S/Inputs/gm_bytes_check.py %t.json 1.05 %t.4096.txt %t.300.txt | FileCheck %s --check-prefix=BYTES
 //
 // Loads whose view does not vary along the tile loop (layer_norm's gamma and beta rows)

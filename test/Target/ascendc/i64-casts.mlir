@@ -1,4 +1,4 @@
-// RUN: %vendor_env %autofuse-run %S/Inputs/i64_casts.mlir --no-fuse --inputs %S/Inputs/i64_casts.x.npy --expect %S/Inputs/i64_casts.f32.npy,%S/Inputs/i64_casts.bool.npy | FileCheck %s
+// RUN: %vendor_env %autofuse-run -v %S/Inputs/i64_casts.mlir --no-fuse --inputs %S/Inputs/i64_casts.x.npy --expect %S/Inputs/i64_casts.f32.npy,%S/Inputs/i64_casts.bool.npy | FileCheck %s
 //
 // A cast of int64 data converts with one Cast to int32 or f32; to bool it goes through
 // f32 (exact: a nonzero int64 is a nonzero float, also 2^32 and -2^40, whose low 32

@@ -1,5 +1,5 @@
 // RUN: %autofuse-opt %S/Inputs/ieee_tests.mlir --decompose | FileCheck %s
-// RUN: %vendor_env %autofuse-run %S/Inputs/ieee_tests.mlir --inputs %S/Inputs/ieee_tests.x.npy --expect %S/Inputs/ieee_tests.isnan.npy,%S/Inputs/ieee_tests.isfinite.npy,%S/Inputs/ieee_tests.sign.npy | FileCheck %s --check-prefix=E2E
+// RUN: %vendor_env %autofuse-run -v %S/Inputs/ieee_tests.mlir --inputs %S/Inputs/ieee_tests.x.npy --expect %S/Inputs/ieee_tests.isnan.npy,%S/Inputs/ieee_tests.isfinite.npy,%S/Inputs/ieee_tests.sign.npy | FileCheck %s --check-prefix=E2E
 //
 // isnan, isfinite and sign of floats have no AscIR instruction (they stayed in hint form,
 // AF-SC001, and ran on the interpreter). --decompose writes them as IEEE comparisons the

@@ -2,10 +2,10 @@
 // RUN: %autofuse-opt %s --infer-symbolic-shapes --decompose --narrow-index-types --lower-to-ascir --fuse --sink-constants --schedule --auto-tiling=remarks=false -o %t.mlir
 // RUN: %autofuse-translate %t.mlir --mlir-to-ascendc -o - | FileCheck %s
 // RUN: %autofuse-opt %s --infer-symbolic-shapes --decompose --narrow-index-types | FileCheck %s --check-prefix=NARROW
-// RUN: %vendor_env %autofuse-run %s --entry two32 --inputs %t.d/c.npy --expect %t.d/two32_ext.npy,%t.d/two32_m1.npy | FileCheck %s --check-prefix=E2E
-// RUN: %vendor_env %autofuse-run %s --entry two64 --inputs %t.d/c.npy --expect %t.d/two64_m1.npy,%t.d/two64_5.npy | FileCheck %s --check-prefix=E2E
-// RUN: %vendor_env %autofuse-run %s --entry shared32 --inputs %t.d/c.npy,%t.d/y32.npy --expect %t.d/shared_sel.npy,%t.d/shared_sub.npy | FileCheck %s --check-prefix=E2E
-// RUN: %vendor_env %autofuse-run %s --entry sign64 --inputs %t.d/x64.npy --expect %t.d/sign64.npy | FileCheck %s --check-prefix=E2E
+// RUN: %vendor_env %autofuse-run -v %s --entry two32 --inputs %t.d/c.npy --expect %t.d/two32_ext.npy,%t.d/two32_m1.npy | FileCheck %s --check-prefix=E2E
+// RUN: %vendor_env %autofuse-run -v %s --entry two64 --inputs %t.d/c.npy --expect %t.d/two64_m1.npy,%t.d/two64_5.npy | FileCheck %s --check-prefix=E2E
+// RUN: %vendor_env %autofuse-run -v %s --entry shared32 --inputs %t.d/c.npy,%t.d/y32.npy --expect %t.d/shared_sel.npy,%t.d/shared_sub.npy | FileCheck %s --check-prefix=E2E
+// RUN: %vendor_env %autofuse-run -v %s --entry sign64 --inputs %t.d/x64.npy --expect %t.d/sign64.npy | FileCheck %s --check-prefix=E2E
 //
 // Integer selects whose branches are scalars (issue #19: no kernel left to the
 // interpreter). Both branches may be scalars, materialized one after the other in the

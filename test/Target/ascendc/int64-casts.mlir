@@ -1,9 +1,9 @@
 // RUN: %autofuse-opt %S/Inputs/int64_casts.mlir --infer-symbolic-shapes --decompose --narrow-index-types --lower-to-ascir --fuse --sink-constants --schedule --auto-tiling=remarks=false -o %t.mlir
 // RUN: %autofuse-translate %t.mlir --mlir-to-ascendc -o - | FileCheck %s
-// RUN: %vendor_env %autofuse-run %S/Inputs/int64_casts.mlir --entry narrow --symbols s=3 --symbols s=200 | FileCheck %s --check-prefix=E2E
-// RUN: %vendor_env %autofuse-run %S/Inputs/int64_casts.mlir --entry widen --symbols s=3 --symbols s=200 | FileCheck %s --check-prefix=E2E
-// RUN: %vendor_env %autofuse-run %S/Inputs/int64_casts.mlir --entry positions --symbols s=3 --symbols s=200 | FileCheck %s --check-prefix=E2E
-// RUN: %vendor_env %autofuse-run %S/Inputs/int64_casts.mlir --entry copy --symbols s=3 --symbols s=200 | FileCheck %s --check-prefix=E2E
+// RUN: %vendor_env %autofuse-run -v %S/Inputs/int64_casts.mlir --entry narrow --symbols s=3 --symbols s=200 | FileCheck %s --check-prefix=E2E
+// RUN: %vendor_env %autofuse-run -v %S/Inputs/int64_casts.mlir --entry widen --symbols s=3 --symbols s=200 | FileCheck %s --check-prefix=E2E
+// RUN: %vendor_env %autofuse-run -v %S/Inputs/int64_casts.mlir --entry positions --symbols s=3 --symbols s=200 | FileCheck %s --check-prefix=E2E
+// RUN: %vendor_env %autofuse-run -v %S/Inputs/int64_casts.mlir --entry copy --symbols s=3 --symbols s=200 | FileCheck %s --check-prefix=E2E
 //
 // The vector unit has no 64-bit arithmetic, but 64-bit integers enter and leave kernels:
 // an int64 load is narrowed by one Cast (vconv_s642s32, no round mode), an int32 or f32

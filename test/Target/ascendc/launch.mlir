@@ -2,11 +2,11 @@
 // RUN:   | %autofuse-translate --mlir-to-ascendc -o - | FileCheck %s
 // RUN: %autofuse-opt %S/Inputs/independent_kernels.mlir --infer-symbolic-shapes --decompose --lower-to-ascir --fuse --schedule --auto-tiling=remarks=false --group-launches=remarks=false \
 // RUN:   | %autofuse-translate --mlir-to-ascendc -o - | FileCheck %s --check-prefix=FREE
-// RUN: %autofuse-run %repo/examples/column_stats_scale.mlir --symbols s0=3,s1=5 --symbols s0=301,s1=37 | FileCheck %s --check-prefix=EMU
-// RUN: %autofuse-run %repo/examples/column_stats_scale.mlir --symbols s0=3,s1=5 --no-group-launches | FileCheck %s --check-prefix=APART
-// RUN: %vendor_env %autofuse-run %repo/examples/column_stats_scale.mlir --symbols s0=4096,s1=3 | FileCheck %s --check-prefix=RCORE
-// RUN: %autofuse-run %S/Inputs/independent_kernels.mlir --symbols s0=1,s1=7 --symbols s0=200,s1=130 | FileCheck %s --check-prefix=FREE-EMU
-// RUN: %vendor_env %autofuse-run %S/Inputs/shared_input_groups.mlir --symbols s0=37 --symbols s0=300 | FileCheck %s --check-prefix=SHARED
+// RUN: %autofuse-run -v %repo/examples/column_stats_scale.mlir --symbols s0=3,s1=5 --symbols s0=301,s1=37 | FileCheck %s --check-prefix=EMU
+// RUN: %autofuse-run -v %repo/examples/column_stats_scale.mlir --symbols s0=3,s1=5 --no-group-launches | FileCheck %s --check-prefix=APART
+// RUN: %vendor_env %autofuse-run -v %repo/examples/column_stats_scale.mlir --symbols s0=4096,s1=3 | FileCheck %s --check-prefix=RCORE
+// RUN: %autofuse-run -v %S/Inputs/independent_kernels.mlir --symbols s0=1,s1=7 --symbols s0=200,s1=130 | FileCheck %s --check-prefix=FREE-EMU
+// RUN: %vendor_env %autofuse-run -v %S/Inputs/shared_input_groups.mlir --symbols s0=37 --symbols s0=300 | FileCheck %s --check-prefix=SHARED
 
 // A reduction whose result feeds work of another shape: one launch, the group kernels'
 // cases in namespaces of their own, a SyncAll before the group that reads the column

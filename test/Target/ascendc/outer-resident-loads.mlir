@@ -3,7 +3,7 @@
 // RUN: %autofuse-translate %t.mlir --evaluate-tiling --symbols=b=5,s=64 > %t.5.txt
 // RUN: %autofuse-translate %t.mlir --evaluate-tiling --symbols=b=64,s=64 > %t.64.txt
 // RUN: FileCheck %s --check-prefix=EVAL --input-file %t.64.txt
-// RUN: %autofuse-run %repo/examples/attention_scores.mlir --symbols b=5,s=64 --symbols b=64,s=64 --report-json %t.json | FileCheck %s --check-prefix=E2E
+// RUN: %autofuse-run -v %repo/examples/attention_scores.mlir --symbols b=5,s=64 --symbols b=64,s=64 --report-json %t.json | FileCheck %s --check-prefix=E2E
 // RUN: python3 %S/Inputs/gm_bytes_check.py --minimum=kernels_per_core_minimum --every-run %t.json 1.005 %t.5.txt %t.64.txt | FileCheck %s --check-prefix=BYTES
 //
 // The padding mask [b, 1, 1, key] is broadcast over heads and queries. When the heads are

@@ -1,5 +1,5 @@
 // RUN: %autofuse-opt %S/Inputs/pow_mod.mlir --decompose | FileCheck %s
-// RUN: %vendor_env %autofuse-run %S/Inputs/pow_mod.mlir --inputs %S/Inputs/pow_mod.base.npy,%S/Inputs/pow_mod.exponent.npy,%S/Inputs/pow_mod.dividend.npy,%S/Inputs/pow_mod.divisor.npy --expect %S/Inputs/pow_mod.pow.npy,%S/Inputs/pow_mod.pow16.npy,%S/Inputs/pow_mod.mod.npy,%S/Inputs/pow_mod.mod16.npy | FileCheck %s --check-prefix=E2E
+// RUN: %vendor_env %autofuse-run -v %S/Inputs/pow_mod.mlir --inputs %S/Inputs/pow_mod.base.npy,%S/Inputs/pow_mod.exponent.npy,%S/Inputs/pow_mod.dividend.npy,%S/Inputs/pow_mod.divisor.npy --expect %S/Inputs/pow_mod.pow.npy,%S/Inputs/pow_mod.pow16.npy,%S/Inputs/pow_mod.mod.npy,%S/Inputs/pow_mod.mod16.npy | FileCheck %s --check-prefix=E2E
 //
 // pow with a tensor exponent and mod of floats have no AscIR instruction (their kernels
 // stayed in hint form, AF-SC001, and ran on the interpreter). --decompose writes them

@@ -1,12 +1,12 @@
 // RUN: python3 %S/Inputs/reduce_prod_data.py %t.d
 // RUN: %autofuse-opt %s --infer-symbolic-shapes --decompose --narrow-index-types --lower-to-ascir --fuse --sink-constants --schedule --auto-tiling=remarks=false -o %t.mlir
 // RUN: %autofuse-translate %t.mlir --mlir-to-ascendc -o - | FileCheck %s
-// RUN: %vendor_env %autofuse-run %s --entry prod_f32 --inputs %t.d/a.npy --expect %t.d/a_prod.npy | FileCheck %s --check-prefix=E2E
-// RUN: %vendor_env %autofuse-run %s --entry prod_sym --inputs %t.d/a.npy --expect %t.d/a_prod.npy --inputs %t.d/s.npy --expect %t.d/s_prod.npy | FileCheck %s --check-prefix=E2E
-// RUN: %vendor_env %autofuse-run %s --entry prod_f16 --inputs %t.d/h.npy --expect %t.d/h_prod.npy | FileCheck %s --check-prefix=E2E
-// RUN: %vendor_env %autofuse-run %s --entry prod_outer_inner --inputs %t.d/c.npy --expect %t.d/c_prod.npy | FileCheck %s --check-prefix=E2E
-// RUN: %vendor_env %autofuse-run %s --entry prod_i32 --inputs %t.d/i.npy --expect %t.d/i_prod.npy | FileCheck %s --check-prefix=E2E
-// RUN: %vendor_env %autofuse-run %s --entry prod_narrow --inputs %t.d/s.npy --expect %t.d/s_prod.npy | FileCheck %s --check-prefix=E2E
+// RUN: %vendor_env %autofuse-run -v %s --entry prod_f32 --inputs %t.d/a.npy --expect %t.d/a_prod.npy | FileCheck %s --check-prefix=E2E
+// RUN: %vendor_env %autofuse-run -v %s --entry prod_sym --inputs %t.d/a.npy --expect %t.d/a_prod.npy --inputs %t.d/s.npy --expect %t.d/s_prod.npy | FileCheck %s --check-prefix=E2E
+// RUN: %vendor_env %autofuse-run -v %s --entry prod_f16 --inputs %t.d/h.npy --expect %t.d/h_prod.npy | FileCheck %s --check-prefix=E2E
+// RUN: %vendor_env %autofuse-run -v %s --entry prod_outer_inner --inputs %t.d/c.npy --expect %t.d/c_prod.npy | FileCheck %s --check-prefix=E2E
+// RUN: %vendor_env %autofuse-run -v %s --entry prod_i32 --inputs %t.d/i.npy --expect %t.d/i_prod.npy | FileCheck %s --check-prefix=E2E
+// RUN: %vendor_env %autofuse-run -v %s --entry prod_narrow --inputs %t.d/s.npy --expect %t.d/s_prod.npy | FileCheck %s --check-prefix=E2E
 //
 // A product (of negated inputs, so that the graph fuses into a kernel) over the innermost axis (Ascend C has no ReduceProd) runs as a kernel:
 // af::ProdRow multiplies each row's upper half into its lower half (a copy in the

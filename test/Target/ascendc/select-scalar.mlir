@@ -1,6 +1,6 @@
 // RUN: %autofuse-opt %s --infer-symbolic-shapes --decompose --lower-to-ascir --fuse --sink-constants --schedule --auto-tiling=remarks=false \
 // RUN:   | %autofuse-translate --mlir-to-ascendc -o - | FileCheck %s
-// RUN: %vendor_env %autofuse-run %s --symbols s0=3 --symbols s0=300 | FileCheck %s --check-prefix=EXEC
+// RUN: %vendor_env %autofuse-run -v %s --symbols s0=3 --symbols s0=300 | FileCheck %s --check-prefix=EXEC
 //
 // A float select whose false branch is a scalar reads it in Select's tensor-scalar mode
 // (bit 0 takes the scalar): no Duplicate of the scalar over the tile, no buffer for it

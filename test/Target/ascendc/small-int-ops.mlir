@@ -1,12 +1,12 @@
 // RUN: python3 %S/Inputs/small_int_data.py %t.d
 // RUN: %autofuse-opt %s --infer-symbolic-shapes --decompose --narrow-index-types --lower-to-ascir --fuse --sink-constants --schedule --auto-tiling=remarks=false -o %t.mlir
 // RUN: %autofuse-translate %t.mlir --mlir-to-ascendc -o - | FileCheck %s
-// RUN: %vendor_env %autofuse-run %s --entry i8_ops --inputs %t.d/i8_a.npy,%t.d/i8_b.npy --expect %t.d/i8_add.npy,%t.d/i8_sub.npy,%t.d/i8_mul.npy,%t.d/i8_div.npy,%t.d/i8_lt.npy,%t.d/i8_mod.npy | FileCheck %s --check-prefix=E2E
-// RUN: %vendor_env %autofuse-run %s --entry u8_ops --inputs %t.d/u8_a.npy,%t.d/u8_b.npy --expect %t.d/u8_add.npy,%t.d/u8_sub.npy,%t.d/u8_mul.npy,%t.d/u8_max.npy,%t.d/u8_ge.npy | FileCheck %s --check-prefix=E2E
-// RUN: %vendor_env %autofuse-run %s --entry i16_ops --inputs %t.d/i16_a.npy,%t.d/i16_b.npy --expect %t.d/i16_mul.npy,%t.d/i16_sub.npy,%t.d/i16_min.npy,%t.d/i16_eq.npy,%t.d/i16_floor_div.npy | FileCheck %s --check-prefix=E2E
-// RUN: %vendor_env %autofuse-run %s --entry select64 --inputs %t.d/c.npy,%t.d/x64.npy,%t.d/y64.npy --expect %t.d/sel64.npy,%t.d/sel64_zero.npy | FileCheck %s --check-prefix=E2E
-// RUN: %vendor_env %autofuse-run %s --entry select32 --inputs %t.d/c.npy,%t.d/y32.npy --expect %t.d/sel32_const.npy,%t.d/sel32_const_else.npy | FileCheck %s --check-prefix=E2E
-// RUN: %vendor_env %autofuse-run %s --entry narrow --inputs %t.d/y32.npy --expect %t.d/y32_i8.npy,%t.d/y32_u8.npy | FileCheck %s --check-prefix=E2E
+// RUN: %vendor_env %autofuse-run -v %s --entry i8_ops --inputs %t.d/i8_a.npy,%t.d/i8_b.npy --expect %t.d/i8_add.npy,%t.d/i8_sub.npy,%t.d/i8_mul.npy,%t.d/i8_div.npy,%t.d/i8_lt.npy,%t.d/i8_mod.npy | FileCheck %s --check-prefix=E2E
+// RUN: %vendor_env %autofuse-run -v %s --entry u8_ops --inputs %t.d/u8_a.npy,%t.d/u8_b.npy --expect %t.d/u8_add.npy,%t.d/u8_sub.npy,%t.d/u8_mul.npy,%t.d/u8_max.npy,%t.d/u8_ge.npy | FileCheck %s --check-prefix=E2E
+// RUN: %vendor_env %autofuse-run -v %s --entry i16_ops --inputs %t.d/i16_a.npy,%t.d/i16_b.npy --expect %t.d/i16_mul.npy,%t.d/i16_sub.npy,%t.d/i16_min.npy,%t.d/i16_eq.npy,%t.d/i16_floor_div.npy | FileCheck %s --check-prefix=E2E
+// RUN: %vendor_env %autofuse-run -v %s --entry select64 --inputs %t.d/c.npy,%t.d/x64.npy,%t.d/y64.npy --expect %t.d/sel64.npy,%t.d/sel64_zero.npy | FileCheck %s --check-prefix=E2E
+// RUN: %vendor_env %autofuse-run -v %s --entry select32 --inputs %t.d/c.npy,%t.d/y32.npy --expect %t.d/sel32_const.npy,%t.d/sel32_const_else.npy | FileCheck %s --check-prefix=E2E
+// RUN: %vendor_env %autofuse-run -v %s --entry narrow --inputs %t.d/y32.npy --expect %t.d/y32_i8.npy,%t.d/y32_u8.npy | FileCheck %s --check-prefix=E2E
 //
 // Integer ops the vector unit lacks in their type run as kernels in a wider one:
 // int8/uint8/int16 compares, max/min and selects in the float type that holds them

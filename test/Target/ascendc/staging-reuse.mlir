@@ -8,11 +8,11 @@
 // RUN: %autofuse-opt %S/Inputs/in_place_values.mlir --infer-symbolic-shapes --decompose --lower-to-ascir --fuse --schedule --auto-tiling=remarks=false | %autofuse-translate --mlir-to-ascendc -o - | FileCheck %s --check-prefix=ABS
 // RUN: %autofuse-opt %repo/bench/quality/graphs/transpose_add.mlir --infer-symbolic-shapes --decompose --lower-to-ascir --fuse --sink-constants --schedule --auto-tiling=remarks=false | %autofuse-translate --mlir-to-ascendc -o - | FileCheck %s --check-prefix=TRANSPOSE
 // RUN: %autofuse-opt %repo/bench/quality/graphs/rec_block.mlir --infer-symbolic-shapes --decompose --lower-to-ascir --fuse --sink-constants --schedule --auto-tiling=remarks=false | %autofuse-translate --mlir-to-ascendc -o - | FileCheck %s --check-prefix=SPLIT
-// RUN: %vendor_env %autofuse-run %repo/examples/elementwise_chain.mlir --symbols s0=37 --symbols s0=700 | FileCheck %s --check-prefix=EXEC
-// RUN: %vendor_env %autofuse-run %repo/examples/layer_norm.mlir --symbols s0=37 --ub-bytes 8192 | FileCheck %s --check-prefix=EXEC
-// RUN: %vendor_env %autofuse-run %repo/examples/gelu_bias.mlir --symbols s0=3 --symbols s0=250 | FileCheck %s --check-prefix=EXEC
-// RUN: %vendor_env %autofuse-run %repo/examples/swiglu.mlir --symbols s0=5 --symbols s0=300 | FileCheck %s --check-prefix=EXEC
-// RUN: %vendor_env %autofuse-run %S/Inputs/in_place_values.mlir --symbols s0=37 --symbols s0=300 | FileCheck %s --check-prefix=EXEC
+// RUN: %vendor_env %autofuse-run -v %repo/examples/elementwise_chain.mlir --symbols s0=37 --symbols s0=700 | FileCheck %s --check-prefix=EXEC
+// RUN: %vendor_env %autofuse-run -v %repo/examples/layer_norm.mlir --symbols s0=37 --ub-bytes 8192 | FileCheck %s --check-prefix=EXEC
+// RUN: %vendor_env %autofuse-run -v %repo/examples/gelu_bias.mlir --symbols s0=3 --symbols s0=250 | FileCheck %s --check-prefix=EXEC
+// RUN: %vendor_env %autofuse-run -v %repo/examples/swiglu.mlir --symbols s0=5 --symbols s0=300 | FileCheck %s --check-prefix=EXEC
+// RUN: %vendor_env %autofuse-run -v %S/Inputs/in_place_values.mlir --symbols s0=37 --symbols s0=300 | FileCheck %s --check-prefix=EXEC
 //
 // Pointwise chains keep to their queues. An elementwise value whose operand dies at it
 // is computed over that operand (`writes_in_place`): in its VECCALC slot, in the load's

@@ -1,8 +1,8 @@
 // RUN: %autofuse-opt %s --split-input-file --infer-symbolic-shapes --decompose --lower-to-ascir --fuse --schedule --auto-tiling=remarks=false \
 // RUN:   | %autofuse-translate --split-input-file --mlir-to-ascendc -o - | FileCheck %s
-// RUN: %autofuse-run %s --entry reverse_axes_add --symbols s0=3 --symbols s0=37 | FileCheck %s --check-prefix=EMU
-// RUN: %autofuse-run %s --entry rotate_axes_exp --symbols s0=1 --symbols s0=130 | FileCheck %s --check-prefix=EMU
-// RUN: %autofuse-run %s --entry heads_to_keys --symbols s0=2,s1=70 --symbols s0=1,s1=9 | FileCheck %s --check-prefix=EMU
+// RUN: %autofuse-run -v %s --entry reverse_axes_add --symbols s0=3 --symbols s0=37 | FileCheck %s --check-prefix=EMU
+// RUN: %autofuse-run -v %s --entry rotate_axes_exp --symbols s0=1 --symbols s0=130 | FileCheck %s --check-prefix=EMU
+// RUN: %autofuse-run -v %s --entry heads_to_keys --symbols s0=2,s1=70 --symbols s0=1,s1=9 | FileCheck %s --check-prefix=EMU
 // Transposes that move the innermost axis anywhere: the schedule orders the loop nest so
 // that the operand's contiguous dim is the loop just outside the innermost one (axes it
 // moves across keep their order), loads 2-D source blocks and transposes them in UB;

@@ -3,11 +3,11 @@
 // RUN: %autofuse-opt %s --infer-symbolic-shapes --decompose --lower-to-ascir --fuse --schedule --auto-tiling=remarks=false \
 // RUN:   | %autofuse-translate --mlir-to-ascendc -o %t
 // RUN: %sim_cxx -fsyntax-only -I%t/include -I%t/autofuse_pointwise_0_Transpose_Add_Sigmoid %t/autofuse_pointwise_0_Transpose_Add_Sigmoid/autofuse_pointwise_0_Transpose_Add_Sigmoid.cpp
-// RUN: %autofuse-run %s --symbols s0=3 --symbols s0=77 --symbols s0=1000 | FileCheck %s --check-prefix=EMU
-// RUN: %autofuse-run %repo/bench/quality/graphs/transpose_add.mlir | FileCheck %s --check-prefix=BENCH
+// RUN: %autofuse-run -v %s --symbols s0=3 --symbols s0=77 --symbols s0=1000 | FileCheck %s --check-prefix=EMU
+// RUN: %autofuse-run -v %repo/bench/quality/graphs/transpose_add.mlir | FileCheck %s --check-prefix=BENCH
 // RUN: %autofuse-opt %s --infer-symbolic-shapes --decompose --lower-to-ascir --fuse --schedule | FileCheck %s --check-prefix=REC
 // RUN: %autofuse-opt %s --infer-symbolic-shapes --decompose --lower-to-ascir --fuse --schedule=ub-bytes=20000 | FileCheck %s --check-prefix=SMALL
-// RUN: %autofuse-run %s --symbols s0=300 --ub-bytes=16000 --cores=3 | FileCheck %s --check-prefix=TIGHT
+// RUN: %autofuse-run -v %s --symbols s0=300 --ub-bytes=16000 --cores=3 | FileCheck %s --check-prefix=TIGHT
 // Golden check of a kernel whose load transposes the innermost axis (x_group): the
 // second-to-last axis is split by the tile size, the innermost axis in blocks of 64;
 // each tile loads the source block [64 rows, t columns] (DataCopyPad with the row

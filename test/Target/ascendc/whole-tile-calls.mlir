@@ -1,4 +1,4 @@
-// RUN: %autofuse-run %S/Inputs/layer_norm_64.mlir --cores 1 --symbols s0=16 --symbols s0=48 --symbols s0=80 | FileCheck %s
+// RUN: %autofuse-run -v %S/Inputs/layer_norm_64.mlir --cores 1 --symbols s0=16 --symbols s0=48 --symbols s0=80 | FileCheck %s
 //
 // A tile's vector calls do not grow with its rows: on one core each run below is one tile
 // of 16, 48 and 80 rows of 64 f32 (at 90 rows the solver takes two tiles of 45, whose

@@ -100,6 +100,18 @@ fn command() -> Command {
                 .help("Symbol values for random inputs of --interpret, e.g. s0=4,s1=128 (default 4)"),
         )
         .arg(Arg::new("output-dir").long("output-dir").help("Write --interpret outputs as out<N>.npy into this directory"))
+        .arg(
+            Arg::new("dump-fusion")
+                .long("dump-fusion")
+                .value_name("DIR")
+                .help("Also compile the input through lower-to-ascir and fuse and draw the result in DIR: each graph function after --fuse as DOT and SVG (one colour per kernel, boundary ops marked, every unfused edge labelled with its reason code), each kernel's AscGraph, and summary.txt"),
+        )
+        .arg(
+            Arg::new("dump-fusion-target")
+                .long("dump-fusion-target")
+                .default_value("ascend910b")
+                .help("Chip profile of --dump-fusion's fuse pass"),
+        )
         .arg(flag("show-dialects", "List the loaded dialects and exit"))
         .arg(
             Arg::new("emit-irdl")
@@ -449,6 +461,29 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let Some(dir) = matches.get_one::<String>("dump-fusion") {
+        let context = create_context();
+        let mut options = autofuse::runner::RunOptions::new(&autofuse::runner::repo_root());
+        if let Some(t) = matches.get_one::<String>("dump-fusion-target") {
+            options.target = t.clone();
+        }
+        match autofuse::runner::dump_fusion::dump_fusion(
+            &context,
+            &source,
+            &input_path,
+            &options,
+            std::path::Path::new(dir),
+        ) {
+            Ok(dump) if !dump.svg => eprintln!(
+                "autofuse-opt: warning: --dump-fusion wrote DOT only: Graphviz's dot is not on PATH (scripts/setup.sh installs graphviz)"
+            ),
+            Ok(_) => {}
+            Err(message) => {
+                eprintln!("autofuse-opt: error: --dump-fusion: {message}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
     let flags = flag_pipeline(&matches);
     let pipeline_text = match matches.get_one::<String>("pass-pipeline") {
         // As mlir-opt: a textual pipeline and pass flags do not mix (which would run

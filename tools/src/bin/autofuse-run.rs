@@ -33,6 +33,7 @@ use autofuse_ir::tensor::Tensor;
 use autofuse_mlir::context::create_context;
 use autofuse_tools::input;
 use autofuse_tools::output::{self, Failure};
+use autofuse_tools::progress::Progress;
 use clap::{Arg, ArgAction, Command};
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -125,6 +126,27 @@ fn command() -> Command {
                 .long("trace-svg")
                 .value_name("FILE")
                 .help("Draw the pipe timeline of the first cores as SVG"),
+        )
+        .arg(
+            Arg::new("verbose")
+                .short('v')
+                .long("verbose")
+                .action(ArgAction::SetTrue)
+                .help("Print the full log: pipeline, build, every kernel and launch, per launch its blocks, GM bytes and pipe line, notes, the vendor path (without it: one table row per shape)"),
+        )
+        .arg(
+            Arg::new("quiet")
+                .short('q')
+                .long("quiet")
+                .action(ArgAction::SetTrue)
+                .conflicts_with("verbose")
+                .help("Print only the verdict line (== PASS or == FAIL) and errors, no progress: for scripts"),
+        )
+        .arg(
+            Arg::new("dump-fusion")
+                .long("dump-fusion")
+                .value_name("DIR")
+                .help("Draw the graph after --fuse in DIR as DOT and SVG (one colour per kernel, boundary ops and interpreted kernels marked, every unfused edge labelled with its reason code), each kernel's AscGraph, and summary.txt"),
         )
         .arg(
             Arg::new("report-json")
@@ -656,10 +678,16 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, Failure> {
         .get_one::<String>("input")
         .cloned()
         .unwrap_or_default();
+    let verbose = matches.get_flag("verbose");
+    let quiet = matches.get_flag("quiet");
+    let progress = Progress::new("autofuse-run", quiet || matches.get_flag("list-symbols"));
     let onnx_nodes;
     let text = if path.ends_with(".onnx") {
-        let imported =
-            autofuse::onnx::import_file(Path::new(&path)).map_err(|e| format!("{path}: {e}"))?;
+        let imported = progress
+            .step(&format!("importing {path}"), || {
+                autofuse::onnx::import_file(Path::new(&path))
+            })
+            .map_err(|e| format!("{path}: {e}"))?;
         onnx_nodes = Some(imported.summary.nodes);
         imported.mlir.into_bytes()
     } else {
@@ -694,7 +722,24 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, Failure> {
         .flatten()
         .filter(|p| !p.as_os_str().is_empty());
     let context = create_context();
-    let module = run::prepare_module(&context, &text, &path, &options)?;
+    let module = progress.step(
+        "compiling (symbolic shapes, decompose, lower-to-ascir, fuse, schedule, tiling)",
+        || run::prepare_module(&context, &text, &path, &options),
+    )?;
+    if let Some(dir) = matches.get_one::<String>("dump-fusion") {
+        let dump = progress.step(&format!("drawing the fusion in {dir}"), || {
+            autofuse::runner::dump_fusion::dump_fusion(
+                &context,
+                &text,
+                &path,
+                &options,
+                Path::new(dir),
+            )
+        })?;
+        if !dump.svg {
+            eprintln!("autofuse-run: warning: --dump-fusion wrote DOT only: Graphviz's dot is not on PATH (scripts/setup.sh installs graphviz)");
+        }
+    }
     let entry = match matches.get_one::<String>("entry") {
         Some(e) => e.clone(),
         None => module
@@ -853,7 +898,10 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, Failure> {
     // Build once.
     let kernels: Vec<&run::PreparedKernel> = module.kernels.values().collect();
     let started = std::time::Instant::now();
-    let build = run::build_module(&module, &options, &run::Toolchain::sim(&options))?;
+    let build = progress.step(
+        &format!("building {} kernel(s) with {}", kernels.len(), options.cxx),
+        || run::build_module(&module, &options, &run::Toolchain::sim(&options)),
+    )?;
     let _ = writeln!(
         out,
         "build: {} kernel(s) {} ({:.1} s)",
@@ -947,7 +995,10 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, Failure> {
     let mut pass = true;
     let mut reports: Vec<String> = Vec::new();
     let mut summary = ModelSummary::default();
-    for (given, files, expect) in &runs {
+    let mut rows: Vec<Row> = Vec::new();
+    let run_count = runs.len();
+    for (run_index, (given, files, expect)) in runs.iter().enumerate() {
+        let mut row = Row::default();
         let mut completed = given.clone();
         module.complete_symbols(&entry, &mut completed);
         let symbols = &completed;
@@ -958,12 +1009,23 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, Failure> {
             autofuse::runner::execute::random_inputs(graph, symbols, seed)?
         };
         let shapes: Vec<String> = inputs.iter().map(|t| format!("{:?}", t.shape)).collect();
-        let expected = module.reference.run(&entry, &inputs)?;
-        if let Some(dir) = &trace_dir {
-            run::set_trace_dir(Some(dir.clone()));
-        }
-        let result = run::execute(&module, &builds, &entry, &inputs);
-        run::set_trace_dir(None);
+        row.shape = shape_label(symbols, &shapes);
+        let step = format!("run {} of {run_count} ({})", run_index + 1, row.shape);
+        // The reference interpreter and the kernels on the emulation, one step.
+        let (expected, result) = progress.step(&step, || {
+            let expected = module.reference.run(&entry, &inputs);
+            if expected.is_err() {
+                return (expected, Err(String::new()));
+            }
+            if let Some(dir) = &trace_dir {
+                run::set_trace_dir(Some(dir.clone()));
+            }
+            let result = run::execute(&module, &builds, &entry, &inputs);
+            run::set_trace_dir(None);
+            (expected, result)
+        });
+        let expected = expected?;
+
         if let Ok(r) = &result {
             for l in &r.launches {
                 if let (Some(file), Some(p)) = (&l.trace, &l.pipes) {
@@ -980,6 +1042,9 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, Failure> {
             Err(e) => {
                 pass = false;
                 let _ = writeln!(out, "   FAIL: {e}");
+                row.result = "FAIL".into();
+                row.details.push(format!("FAIL: {e}"));
+                rows.push(row);
                 reports.push(run_json(
                     symbols,
                     &inputs,
@@ -1033,6 +1098,8 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, Failure> {
                     );
                     if let Some(p) = &l.pipes {
                         let _ = writeln!(out, "   {}", run::trace::pipes_line(p));
+                        row.micros += p.cycles / (run::trace::CLOCK_GHZ * 1000.0);
+                        row.timed = true;
                     }
                 }
                 for n in &run.notes {
@@ -1041,6 +1108,7 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, Failure> {
                 let (worst, ok, why) = max_error(&expected, &run.outputs);
                 for w in &why {
                     let _ = writeln!(out, "   {w}");
+                    row.details.push(w.clone());
                 }
                 let mut vendor_out = String::new();
                 let mut vendor_ok = true;
@@ -1115,11 +1183,61 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, Failure> {
                 let _ = writeln!(out, "   {}", verdict(worst, ok, why.len()));
                 out.push_str(&vendor_out);
                 pass &= ok && vendor_ok;
+                let mut matched = true;
                 if !expect.is_empty() {
-                    let (line, matched) = compare_expected(expect, &run.outputs)?;
+                    let (line, m) = compare_expected(expect, &run.outputs)?;
                     let _ = writeln!(out, "{line}");
-                    pass &= matched;
+                    pass &= m;
+                    matched = m;
+                    // "max error 2.980e-7: PASS" -> "2.980e-7".
+                    let verdict = line.trim().trim_start_matches("vs expected outputs: ");
+                    row.expected = Some(
+                        verdict
+                            .strip_prefix("max error ")
+                            .and_then(|v| v.split(':').next())
+                            .unwrap_or(verdict)
+                            .to_string(),
+                    );
+                    if !m {
+                        row.details
+                            .extend(line.lines().map(|l| l.trim().to_string()));
+                    }
                 }
+                if !vendor_ok || (vendor_builds.is_some() && verbose) {
+                    row.details
+                        .extend(vendor_out.lines().map(|l| l.trim().to_string()));
+                } else if vendor_builds.is_some() {
+                    row.vendor = Some("PASS".into());
+                }
+                row.kernels = kernels
+                    .iter()
+                    .filter(|k| k.kind != "boundary")
+                    .map(|k| k.groups)
+                    .sum();
+                row.launches = kernels.iter().filter(|k| k.kind != "boundary").count();
+                row.boundary = kernels.iter().filter(|k| k.kind == "boundary").count();
+                row.gm = format!(
+                    "{} / {}{}",
+                    run::human_bytes(t.measured),
+                    run::human_bytes(t.minimum),
+                    if t.minimum > 0 {
+                        format!(" ({:.2}x)", t.measured as f64 / t.minimum as f64)
+                    } else {
+                        String::new()
+                    }
+                );
+                row.error = if worst.is_finite() {
+                    format!("{worst:.1e}")
+                } else {
+                    "-".into()
+                };
+                row.result = if ok && vendor_ok && matched {
+                    "PASS"
+                } else {
+                    "FAIL"
+                }
+                .into();
+                rows.push(row);
                 summary.add(&kernels);
                 if matches.get_one::<String>("report-json").is_some() {
                     reports.push(run_json(
@@ -1179,6 +1297,32 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, Failure> {
     if let Some(line) = summary.render(onnx_nodes) {
         let _ = writeln!(out, "{line}");
     }
+    // Without -v: the header, one row per shape, failures and the model line.
+    let mut short = String::new();
+    let _ = writeln!(
+        short,
+        "== autofuse-run {path} (@{entry}, target {})",
+        module.chip.name
+    );
+    if !module.interpreted.is_empty() {
+        let names: Vec<&str> = module.interpreted.iter().map(|(n, _)| n.as_str()).collect();
+        let _ = writeln!(
+            short,
+            "   left to the interpreter: {} (-v for why)",
+            names.join(", ")
+        );
+    }
+    short.push_str(&table(&rows));
+    if let Some(line) = summary.render(onnx_nodes) {
+        let _ = writeln!(short, "{line}");
+    }
+    let mut out = if quiet {
+        String::new()
+    } else if verbose {
+        out
+    } else {
+        short
+    };
     // Every output is complete before the verdict: the JSON report (a failure to write
     // it is an error, exit 1, with no verdict printed) and the sources of --out.
     if let Some(file) = matches.get_one::<String>("report-json") {
@@ -1205,4 +1349,119 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, Failure> {
     let _ = writeln!(out, "== {}", if pass { "PASS" } else { "FAIL" });
     output::write_stdout(out.as_bytes())?;
     Ok(pass)
+}
+
+/// One shape run's row of the summary table.
+#[derive(Default)]
+struct Row {
+    shape: String,
+    kernels: usize,
+    launches: usize,
+    boundary: usize,
+    gm: String,
+    micros: f64,
+    /// Whether any launch had a chip-model time.
+    timed: bool,
+    error: String,
+    /// The comparison with `--expect` files (its verdict), when given.
+    expected: Option<String>,
+    vendor: Option<String>,
+    result: String,
+    /// Failure lines, printed under the table.
+    details: Vec<String>,
+}
+
+/// `s0=3,s1=5`, or the input shapes when the graph has no symbols.
+fn shape_label(symbols: &HashMap<String, i64>, shapes: &[String]) -> String {
+    if symbols.is_empty() {
+        return shapes.join(" ");
+    }
+    let mut s: Vec<(&String, &i64)> = symbols.iter().collect();
+    s.sort();
+    s.iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// The summary table: one row per shape run, columns aligned.
+fn table(rows: &[Row]) -> String {
+    let with_expected = rows.iter().any(|r| r.expected.is_some());
+    let with_vendor = rows.iter().any(|r| r.vendor.is_some());
+    let mut header = vec![
+        "shape",
+        "kernels",
+        "launches",
+        "boundary ops",
+        "GM measured / minimum",
+        "chip time",
+        "max error",
+    ];
+    if with_expected {
+        header.push("error vs --expect");
+    }
+    if with_vendor {
+        header.push("vendor");
+    }
+    header.push("result");
+    let mut cells: Vec<Vec<String>> = vec![header.iter().map(|h| h.to_string()).collect()];
+    for r in rows {
+        let mut line = vec![
+            r.shape.clone(),
+            r.kernels.to_string(),
+            r.launches.to_string(),
+            r.boundary.to_string(),
+            if r.gm.is_empty() {
+                "-".into()
+            } else {
+                r.gm.clone()
+            },
+            if r.timed {
+                format!("{:.1} us", r.micros)
+            } else {
+                "-".into()
+            },
+            if r.error.is_empty() {
+                "-".into()
+            } else {
+                r.error.clone()
+            },
+        ];
+        if with_expected {
+            line.push(r.expected.clone().unwrap_or_else(|| "-".into()));
+        }
+        if with_vendor {
+            line.push(r.vendor.clone().unwrap_or_else(|| "-".into()));
+        }
+        line.push(r.result.clone());
+        cells.push(line);
+    }
+    let columns = cells[0].len();
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| {
+            cells
+                .iter()
+                .map(|l| l[c].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut text = String::new();
+    for (i, line) in cells.iter().enumerate() {
+        let mut l = String::from("   ");
+        for (c, cell) in line.iter().enumerate() {
+            if c + 1 == columns {
+                l.push_str(cell);
+            } else {
+                let _ = write!(l, "{cell:<w$}  ", w = widths[c]);
+            }
+        }
+        let _ = writeln!(text, "{}", l.trim_end());
+        if i > 0 {
+            for d in &rows[i - 1].details {
+                let _ = writeln!(text, "     {d}");
+            }
+        }
+    }
+    text
 }
