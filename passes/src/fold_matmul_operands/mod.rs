@@ -67,7 +67,6 @@ struct Operand<'c, 'a> {
     /// Graph value the operand now stands for, when it is an existing value (for the
     /// broadcast match); `None` when a new transpose was built.
     value: Option<usize>,
-    flipped: bool,
 }
 
 fn run(module: OperationRef, _options: &PassOptions) -> Result<(), ()> {
@@ -108,52 +107,45 @@ fn run(module: OperationRef, _options: &PassOptions) -> Result<(), ()> {
                 let mut operand = Operand {
                     typed: Typed { value, ty },
                     value: Some(node.operands[i]),
-                    flipped: false,
                 };
-                match innermost_to_row(graph, ops, node.operands[i]) {
-                    Some(Ok((source, perm, producer))) => {
-                        touched.push(producer);
-                        operand.flipped = true;
-                        if perm.iter().enumerate().all(|(k, &p)| p == k as i64) {
-                            operand.typed = source.0;
-                            operand.value = Some(source.1);
-                        } else {
-                            let text = format!(
-                                "[{}]",
-                                perm.iter()
-                                    .map(i64::to_string)
-                                    .collect::<Vec<_>>()
-                                    .join(", ")
-                            );
-                            match emitter.op(
-                                "ascend.transpose",
-                                &[&source.0],
-                                &[("perm", &text)],
-                                None,
-                            ) {
-                                Ok(t) => {
-                                    operand.typed = t;
-                                    operand.value = None;
-                                }
-                                Err(e) => {
-                                    diagnostics::error(
-                                        op.location(),
-                                        format!("cannot fold a transpose into the matmul: {e}"),
-                                    );
-                                    ok = false;
-                                    continue;
-                                }
+                if let Some((source, perm, producer)) =
+                    innermost_to_row(graph, ops, node.operands[i])
+                {
+                    touched.push(producer);
+                    if perm.iter().enumerate().all(|(k, &p)| p == k as i64) {
+                        operand.typed = source.0;
+                        operand.value = Some(source.1);
+                    } else {
+                        let text = format!(
+                            "[{}]",
+                            perm.iter()
+                                .map(i64::to_string)
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        );
+                        match emitter.op("ascend.transpose", &[&source.0], &[("perm", &text)], None)
+                        {
+                            Ok(t) => {
+                                operand.typed = t;
+                                operand.value = None;
+                            }
+                            Err(e) => {
+                                diagnostics::error(
+                                    op.location(),
+                                    format!("cannot fold a transpose into the matmul: {e}"),
+                                );
+                                ok = false;
+                                continue;
                             }
                         }
-                        let on = attrs
-                            .get(flag)
-                            .and_then(AttrValue::as_bool)
-                            .unwrap_or(false);
-                        attrs.insert(flag.to_string(), AttrValue::Bool(!on));
-                        changed = true;
-                        flags += 1;
                     }
-                    Some(Err(())) | None => {}
+                    let on = attrs
+                        .get(flag)
+                        .and_then(AttrValue::as_bool)
+                        .unwrap_or(false);
+                    attrs.insert(flag.to_string(), AttrValue::Bool(!on));
+                    changed = true;
+                    flags += 1;
                 }
                 operands.push(operand);
             }
@@ -311,7 +303,7 @@ fn innermost_to_row<'c, 'a>(
     graph: &Graph,
     ops: &[OperationRef<'c, 'a>],
     value: usize,
-) -> Option<Result<Source<'c, 'a>, ()>> {
+) -> Option<Source<'c, 'a>> {
     let (node, transpose) = producer(graph, value, "ascend.transpose")?;
     let mut perm = transpose.attrs.get("perm")?.as_ints()?.to_vec();
     let r = perm.len();
@@ -325,10 +317,8 @@ fn innermost_to_row<'c, 'a>(
         return None;
     }
     let op = *ops.get(node)?;
-    let Ok(v) = op.operand(0) else {
-        return Some(Err(()));
-    };
-    Some(Ok(((Typed { value: v, ty }, source), perm, op)))
+    let v = op.operand(0).ok()?;
+    Some(((Typed { value: v, ty }, source), perm, op))
 }
 
 /// A matched head repeat: the broadcast's source and the broadcast's batch dims.
