@@ -11,6 +11,7 @@ pub mod statistics;
 // Passes, in pipeline order.
 pub mod auto_tiling;
 pub mod decompose;
+pub mod fold_matmul_operands;
 pub mod fuse;
 pub mod group_launches;
 pub mod infer_symbolic_shapes;

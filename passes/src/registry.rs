@@ -35,6 +35,7 @@ pub struct PassInfo {
 pub const PASSES: &[&PassInfo] = &[
     &crate::verify::PASS,
     &crate::infer_symbolic_shapes::PASS,
+    &crate::fold_matmul_operands::PASS,
     &crate::decompose::PASS,
     &crate::narrow_index_types::PASS,
     &crate::lower_to_ascir::PASS,

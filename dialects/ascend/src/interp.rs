@@ -2317,6 +2317,43 @@ mod tests {
         assert_eq!(y.data, want);
     }
 
+    /// The batch broadcast `--fold-matmul-operands` makes of grouped-query attention's
+    /// head repeat: a middle batch dim of 1 (KV heads shared by 3 query heads each),
+    /// rhs read transposed, against a plain loop over the repeated heads.
+    #[test]
+    fn matmul_broadcasts_a_middle_batch_dim_like_a_head_repeat() {
+        let (b, kv, rep, m, k, n) = (2usize, 2usize, 3usize, 5usize, 4usize, 6usize);
+        let values = |count: usize, seed: u64| -> Vec<f64> {
+            let mut rng = autofuse_ir::tensor::SplitMix64::new(seed);
+            (0..count)
+                .map(|_| ((rng.next_u64() % 2001) as f64 - 1000.0) / 256.0)
+                .collect()
+        };
+        let q = f32s(&[b, kv, rep, m, k], &values(b * kv * rep * m * k, 3));
+        // K stored [b, kv, 1, n, k]: one copy per KV head, never repeated.
+        let kt = f32s(&[b, kv, 1, n, k], &values(b * kv * n * k, 4));
+        let flags = [("transpose_b", AttrValue::Bool(true))];
+        let shape = [b, kv, rep, m, n].map(|d| d as i64);
+        let y = run1("ascend.matmul", &[&q, &kt], &flags, st(DType::F32, &shape)).unwrap();
+        let mut want = Vec::new();
+        for (bi, h, r) in
+            (0..b).flat_map(|bi| (0..kv).flat_map(move |h| (0..rep).map(move |r| (bi, h, r))))
+        {
+            for i in 0..m {
+                for j in 0..n {
+                    let mut acc = 0.0f64;
+                    for p in 0..k {
+                        let qa = q.data[(((bi * kv + h) * rep + r) * m + i) * k + p];
+                        let kb = kt.data[((bi * kv + h) * n + j) * k + p];
+                        acc += qa * kb;
+                    }
+                    want.push(acc as f32 as f64);
+                }
+            }
+        }
+        assert_eq!(y.data, want);
+    }
+
     #[test]
     fn gather_with_negative_indices() {
         let data = f32s(&[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);

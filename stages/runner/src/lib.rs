@@ -97,7 +97,7 @@ impl RunOptions {
     /// The compile pipeline text.
     pub fn pipeline(&self) -> String {
         let mut p =
-            String::from("infer-symbolic-shapes,decompose,narrow-index-types,lower-to-ascir");
+            String::from("infer-symbolic-shapes,fold-matmul-operands,decompose,narrow-index-types,lower-to-ascir");
         if self.fuse && registry::lookup("fuse").is_some() {
             // Fusion builds only kernels the schedule can express on this chip (AF-NF011).
             let _ = write!(p, ",fuse{{target={}}}", self.target);
@@ -428,7 +428,7 @@ pub fn prepare_module(
     let mut unfused = parse()?;
     run_pipeline_keep(
         &mut unfused,
-        "infer-symbolic-shapes,decompose,narrow-index-types,lower-to-ascir",
+        "infer-symbolic-shapes,fold-matmul-operands,decompose,narrow-index-types,lower-to-ascir",
     )?;
     let mut compiled = parse()?;
     let remarks = run_pipeline_keep(&mut compiled, &options.pipeline())?;

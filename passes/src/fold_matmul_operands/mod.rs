@@ -1,0 +1,386 @@
+//! `--fold-matmul-operands`: folds data movement feeding an `ascend.matmul` into the
+//! matmul itself, so that it is never run as an op of its own (a boundary op or a
+//! kernel launch).
+//!
+//! What it does, per graph function, for every `ascend.matmul`:
+//! 1. Transpose flags. An operand defined by an `ascend.transpose` whose permutation
+//!    `P` (rank r) puts the source's innermost axis at position r-2 is read through
+//!    the matmul's own transpose flag of that operand (`transpose_a`/`transpose_b`,
+//!    flipped): `matmul(T(x, P)) = matmul^T(T(x, P'))` with `P'` = `P` with its last
+//!    two entries swapped. When `P'` is the identity (P swaps the two innermost axes,
+//!    leading axes in place) the matmul reads `x` itself; otherwise it reads a new
+//!    `transpose(x, P')` that keeps the innermost axis in place (a head transpose,
+//!    which fuses into its producer's store where a transpose moving the innermost
+//!    axis does not). A transpose that moves the innermost axis elsewhere (`P[r-1]`
+//!    or an axis before r-2), or that keeps it, is left alone: the flags only swap the
+//!    two innermost axes.
+//! 2. Batch broadcast (grouped-query attention's K/V head repeat). An operand
+//!    `reshape(broadcast_to(y))` (possibly after step 1) whose two innermost dims the
+//!    reshape and the broadcast both keep (`y`'s two innermost dims equal the operand's),
+//!    whose other operand `o` has exactly the operand's batch dims, and whose broadcast
+//!    result's batch dims multiply to the same element count, becomes
+//!    `reshape(matmul(reshape(o, E_batch + o_inner), y))` with `E_batch` the broadcast
+//!    result's batch dims: the matmul broadcasts `y`'s batch dims itself, so the
+//!    repeated heads are never materialized. (Row-major: the reshape of the operand's
+//!    batch from `E_batch` applies to `o`'s equal batch dims alike, so every batch
+//!    index pairs the same rows of both operands as before.)
+//!
+//! The transposes, reshapes and broadcasts left without users are erased; ones with
+//! other users stay for them.
+//!
+//! Preconditions: the module verifies; shapes are inferred (`--infer-symbolic-shapes`:
+//! every dim known, symbolic or constant). Run before `--decompose` (which vectorizes
+//! small matmuls with any flags and batch broadcast) and `--lower-to-ascir`.
+//! Postconditions: the module verifies; every graph computes the same values; every
+//! rewritten matmul has the result type it had (the reshape back restores it), new ops
+//! carry the matmul's location.
+
+use crate::options::PassOptions;
+use crate::registry::PassInfo;
+use crate::statistics;
+use autofuse_ir::attr::AttrValue;
+use autofuse_ir::graph::{Dim, Graph, TensorType, ValueDef};
+use autofuse_mlir::builder::{Emitter, Typed};
+use autofuse_mlir::{diagnostics, extract, raw};
+use autofuse_symbolic::Expr;
+use melior::ir::{operation::OperationLike, OperationRef};
+
+pub const PASS: PassInfo = PassInfo {
+    argument: "fold-matmul-operands",
+    summary: "Fold transposes of the two innermost axes and K/V head-repeat broadcasts into the matmuls they feed",
+    description: "A transpose feeding an ascend.matmul that puts its source's innermost axis second to last \
+                  becomes the operand's transpose flag (flipped), reading the source, or a transpose that keeps \
+                  the innermost axis in place when leading axes move too. An operand reshape(broadcast_to(y)) \
+                  that keeps the two innermost dims (grouped-query attention's repeat of K/V heads), whose \
+                  other operand has the same batch dims, becomes the matmul's batch broadcast: the other \
+                  operand is reshaped to the broadcast's batch dims, the matmul reads y, and its result is \
+                  reshaped back, so the repeat is never materialized. Ops left without users are erased. \
+                  Run after --infer-symbolic-shapes, before --decompose.",
+    options: &[],
+    run,
+};
+
+/// How one matmul operand is read after the rewrite.
+struct Operand<'c, 'a> {
+    /// The value read (the transpose's source, or a new transpose of it).
+    typed: Typed<'c, 'a>,
+    /// Graph value the operand now stands for, when it is an existing value (for the
+    /// broadcast match); `None` when a new transpose was built.
+    value: Option<usize>,
+}
+
+fn run(module: OperationRef, _options: &PassOptions) -> Result<(), ()> {
+    let body = extract::module_body(module).ok_or(())?;
+    let mut flags = 0u64;
+    let mut broadcasts = 0u64;
+    let mut ok = true;
+    for func in extract::functions(body) {
+        let Some(extracted) = extract::extract_function(func) else {
+            continue;
+        };
+        let graph = &extracted.graph;
+        let ops = &extracted.ops;
+        let mut touched: Vec<OperationRef> = Vec::new();
+        for (node, op) in graph.nodes.iter().zip(ops) {
+            if node.op != "ascend.matmul" || node.operands.len() != 2 {
+                continue;
+            }
+            let Some(result_ty) = node.results.first().and_then(|&r| graph.ty(r)) else {
+                continue;
+            };
+            if !known(result_ty) {
+                continue;
+            }
+            let Some(mut emitter) = Emitter::before(*op) else {
+                continue;
+            };
+            let mut attrs = node.attrs.clone();
+            let mut operands = Vec::new();
+            let mut changed = false;
+            for (i, flag) in [(0usize, "transpose_a"), (1, "transpose_b")] {
+                let Ok(value) = op.operand(i) else {
+                    break;
+                };
+                let Some(ty) = graph.ty(node.operands[i]).cloned() else {
+                    break;
+                };
+                let mut operand = Operand {
+                    typed: Typed { value, ty },
+                    value: Some(node.operands[i]),
+                };
+                if let Some((source, perm, producer)) =
+                    innermost_to_row(graph, ops, node.operands[i])
+                {
+                    touched.push(producer);
+                    if perm.iter().enumerate().all(|(k, &p)| p == k as i64) {
+                        operand.typed = source.0;
+                        operand.value = Some(source.1);
+                    } else {
+                        let text = format!(
+                            "[{}]",
+                            perm.iter()
+                                .map(i64::to_string)
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        );
+                        match emitter.op("ascend.transpose", &[&source.0], &[("perm", &text)], None)
+                        {
+                            Ok(t) => {
+                                operand.typed = t;
+                                operand.value = None;
+                            }
+                            Err(e) => {
+                                diagnostics::error(
+                                    op.location(),
+                                    format!("cannot fold a transpose into the matmul: {e}"),
+                                );
+                                ok = false;
+                                continue;
+                            }
+                        }
+                    }
+                    let on = attrs
+                        .get(flag)
+                        .and_then(AttrValue::as_bool)
+                        .unwrap_or(false);
+                    attrs.insert(flag.to_string(), AttrValue::Bool(!on));
+                    changed = true;
+                    flags += 1;
+                }
+                operands.push(operand);
+            }
+            if operands.len() != 2 {
+                continue;
+            }
+            // The batch broadcast of one operand, the first that matches.
+            let mut repeat = None;
+            for i in 0..2 {
+                if let Some(m) = head_repeat(graph, ops, &operands[i], &operands[1 - i]) {
+                    repeat = Some((i, m));
+                    break;
+                }
+            }
+            let text = |attrs: &std::collections::BTreeMap<String, AttrValue>, f: &str| {
+                if attrs.get(f).and_then(AttrValue::as_bool).unwrap_or(false) {
+                    "true"
+                } else {
+                    "false"
+                }
+            };
+            let (ta, tb) = (text(&attrs, "transpose_a"), text(&attrs, "transpose_b"));
+            let flag_attrs = [("transpose_a", ta), ("transpose_b", tb)];
+            let built = if let Some((i, m)) = repeat {
+                let other = &operands[1 - i];
+                let rank = other.typed.ty.dims.len();
+                let mut dims = m.batch.clone();
+                dims.extend(other.typed.ty.dims[rank - 2..].iter().cloned());
+                let reshaped_ty = TensorType::new(other.typed.ty.dtype, dims);
+                let r = emitter
+                    .build("ascend.reshape", &[&other.typed], &[], &reshaped_ty)
+                    .map(|value| Typed {
+                        value,
+                        ty: reshaped_ty,
+                    })
+                    .and_then(|reshaped| {
+                        let pair: [&Typed; 2] = if i == 0 {
+                            [&m.source, &reshaped]
+                        } else {
+                            [&reshaped, &m.source]
+                        };
+                        emitter.op("ascend.matmul", &pair, &flag_attrs, Some(result_ty.dtype))
+                    })
+                    .and_then(|product| {
+                        emitter
+                            .build("ascend.reshape", &[&product], &[], result_ty)
+                            .map(|value| Typed {
+                                value,
+                                ty: result_ty.clone(),
+                            })
+                    });
+                touched.extend(m.ops);
+                broadcasts += 1;
+                Some(r)
+            } else if changed {
+                Some(emitter.op(
+                    "ascend.matmul",
+                    &[&operands[0].typed, &operands[1].typed],
+                    &flag_attrs,
+                    Some(result_ty.dtype),
+                ))
+            } else {
+                None
+            };
+            match built {
+                None => {}
+                Some(Ok(new)) => {
+                    if new.ty != *result_ty {
+                        diagnostics::error(
+                            op.location(),
+                            format!(
+                                "internal error: folding the matmul's operands changed its type \
+                                 from {result_ty} to {}",
+                                new.ty
+                            ),
+                        );
+                        ok = false;
+                        continue;
+                    }
+                    if let Ok(old) = op.result(0) {
+                        raw::replace_all_uses(old.into(), new.value);
+                    }
+                    raw::erase_op(*op);
+                }
+                Some(Err(e)) => {
+                    diagnostics::error(
+                        op.location(),
+                        format!("cannot fold the matmul's operands: {e}"),
+                    );
+                    ok = false;
+                }
+            }
+        }
+        // Producers left without users go, consumers first (the list is in the order
+        // the chains were walked: transpose, reshape, broadcast_to), repeatedly.
+        let mut erased: Vec<OperationRef> = Vec::new();
+        loop {
+            let mut progress = false;
+            for &t in &touched {
+                if erased.contains(&t) {
+                    continue;
+                }
+                if t.results().all(|r| !raw::has_uses(r.into())) {
+                    raw::erase_op(t);
+                    erased.push(t);
+                    progress = true;
+                }
+            }
+            if !progress {
+                break;
+            }
+        }
+    }
+    statistics::add(
+        PASS.argument,
+        "transpose-flags",
+        "Number of transposes read through a matmul's transpose flag",
+        flags,
+    );
+    statistics::add(
+        PASS.argument,
+        "batch-broadcasts",
+        "Number of head-repeat broadcasts turned into a matmul's batch broadcast",
+        broadcasts,
+    );
+    if ok {
+        Ok(())
+    } else {
+        Err(())
+    }
+}
+
+fn known(ty: &TensorType) -> bool {
+    ty.dims.iter().all(|d| matches!(d, Dim::Known(_)))
+}
+
+fn producer<'g>(
+    graph: &'g Graph,
+    value: usize,
+    name: &str,
+) -> Option<(usize, &'g autofuse_ir::graph::Node)> {
+    let ValueDef::Result { node, .. } = graph.values.get(value)?.def else {
+        return None;
+    };
+    let n = graph.nodes.get(node)?;
+    (n.op == name).then_some((node, n))
+}
+
+type Source<'c, 'a> = ((Typed<'c, 'a>, usize), Vec<i64>, OperationRef<'c, 'a>);
+
+/// The transpose defining `value` when it puts its source's innermost axis at r-2:
+/// its source (typed, graph value), the permutation `P'` the matmul's flag leaves
+/// (`P` with its last two entries swapped) and the transpose op.
+fn innermost_to_row<'c, 'a>(
+    graph: &Graph,
+    ops: &[OperationRef<'c, 'a>],
+    value: usize,
+) -> Option<Source<'c, 'a>> {
+    let (node, transpose) = producer(graph, value, "ascend.transpose")?;
+    let mut perm = transpose.attrs.get("perm")?.as_ints()?.to_vec();
+    let r = perm.len();
+    if r < 2 || perm[r - 2] != r as i64 - 1 {
+        return None;
+    }
+    perm.swap(r - 2, r - 1);
+    let source = *transpose.operands.first()?;
+    let ty = graph.ty(source)?.clone();
+    if !known(&ty) {
+        return None;
+    }
+    let op = *ops.get(node)?;
+    let v = op.operand(0).ok()?;
+    Some(((Typed { value: v, ty }, source), perm, op))
+}
+
+/// A matched head repeat: the broadcast's source and the broadcast's batch dims.
+struct Repeat<'c, 'a> {
+    source: Typed<'c, 'a>,
+    batch: Vec<Dim>,
+    /// The reshape and the broadcast_to, in that order.
+    ops: Vec<OperationRef<'c, 'a>>,
+}
+
+/// Whether `operand` is `reshape(broadcast_to(y))` that the matmul can broadcast from
+/// `y` itself, with `other` the matmul's other operand (see the module doc, step 2).
+fn head_repeat<'c, 'a>(
+    graph: &Graph,
+    ops: &[OperationRef<'c, 'a>],
+    operand: &Operand<'c, 'a>,
+    other: &Operand<'c, 'a>,
+) -> Option<Repeat<'c, 'a>> {
+    let value = operand.value?;
+    let (reshape_node, reshape) = producer(graph, value, "ascend.reshape")?;
+    let expanded = *reshape.operands.first()?;
+    let (broadcast_node, broadcast) = producer(graph, expanded, "ascend.broadcast_to")?;
+    let y = *broadcast.operands.first()?;
+    let (b_ty, e_ty, y_ty) = (&operand.typed.ty, graph.ty(expanded)?, graph.ty(y)?);
+    let o_ty = &other.typed.ty;
+    if ![b_ty, e_ty, y_ty, o_ty].into_iter().all(known) {
+        return None;
+    }
+    let (rb, re, ry, ro) = (
+        b_ty.dims.len(),
+        e_ty.dims.len(),
+        y_ty.dims.len(),
+        o_ty.dims.len(),
+    );
+    if rb < 3 || re < 3 || ry < 2 || ro != rb {
+        return None;
+    }
+    // The two innermost dims stay as they are through the broadcast and the reshape.
+    if b_ty.dims[rb - 2..] != e_ty.dims[re - 2..] || y_ty.dims[ry - 2..] != e_ty.dims[re - 2..] {
+        return None;
+    }
+    // The other operand has the operand's batch dims (no broadcast between them).
+    if o_ty.dims[..ro - 2] != b_ty.dims[..rb - 2] {
+        return None;
+    }
+    // The broadcast's batch dims hold as many batches as the operand's.
+    let product = |dims: &[Dim]| -> Option<Expr> {
+        dims.iter()
+            .try_fold(Expr::constant(1), |acc, d| Some(acc * d.expr()?.clone()))
+    };
+    if product(&e_ty.dims[..re - 2])? != product(&b_ty.dims[..rb - 2])? {
+        return None;
+    }
+    let reshape_op = *ops.get(reshape_node)?;
+    let broadcast_op = *ops.get(broadcast_node)?;
+    let source = Typed {
+        value: broadcast_op.operand(0).ok()?,
+        ty: y_ty.clone(),
+    };
+    Some(Repeat {
+        source,
+        batch: e_ty.dims[..re - 2].to_vec(),
+        ops: vec![reshape_op, broadcast_op],
+    })
+}
