@@ -106,10 +106,7 @@ pub fn dump_fusion(
 ) -> Result<FusionDump, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut module = autofuse_mlir::parse::load_module(context, text, source_name)?;
-    let lowering = run_pipeline_diags(
-        &mut module,
-        "infer-symbolic-shapes,decompose,narrow-index-types,lower-to-ascir",
-    )?;
+    let lowering = run_pipeline_diags(&mut module, crate::FRONT_PIPELINE)?;
     // Why lowering left an op in the graph, by the op's location.
     let mut boundary_code: HashMap<String, String> = HashMap::new();
     for d in &lowering {

@@ -2,8 +2,8 @@
 //! running whole graphs: fused kernels on the emulation, everything else (boundary ops,
 //! kernels that could not be scheduled or tiled) by the reference interpreters.
 //!
-//! - [`prepare_module`] runs the pipeline (`infer-symbolic-shapes,decompose,
-//!   lower-to-ascir[,fuse],schedule,auto-tiling`) and translates every impl-form kernel
+//! - [`prepare_module`] runs the pipeline ([`FRONT_PIPELINE`], then `[fuse,]schedule,
+//!   auto-tiling`) and translates every impl-form kernel
 //!   under a content-hash name (`afk_<hash>`), so identical kernels of different graphs
 //!   share one compiled instance.
 //! - [`build`] writes one C++ driver for a set of kernels (each kernel, its host tiling
@@ -96,8 +96,7 @@ impl RunOptions {
 
     /// The compile pipeline text.
     pub fn pipeline(&self) -> String {
-        let mut p =
-            String::from("infer-symbolic-shapes,fold-matmul-operands,decompose,narrow-index-types,lower-to-ascir");
+        let mut p = String::from(FRONT_PIPELINE);
         if self.fuse && registry::lookup("fuse").is_some() {
             // Fusion builds only kernels the schedule can express on this chip (AF-NF011).
             let _ = write!(p, ",fuse{{target={}}}", self.target);
@@ -119,6 +118,12 @@ impl RunOptions {
         p
     }
 }
+
+/// The passes before fusion: symbolic shapes, the graph rewrites and the lowering of
+/// every fusable op to a one-op kernel. The compiled module, the unfused module of the
+/// byte counts and `--dump-fusion` all start with them.
+pub const FRONT_PIPELINE: &str =
+    "infer-symbolic-shapes,fold-matmul-operands,decompose,narrow-index-types,lower-to-ascir";
 
 /// A kernel ready to be built.
 #[derive(Clone, Debug)]
@@ -426,10 +431,7 @@ pub fn prepare_module(
         guards.insert(extract::function_name(&func), list);
     }
     let mut unfused = parse()?;
-    run_pipeline_keep(
-        &mut unfused,
-        "infer-symbolic-shapes,fold-matmul-operands,decompose,narrow-index-types,lower-to-ascir",
-    )?;
+    run_pipeline_keep(&mut unfused, FRONT_PIPELINE)?;
     let mut compiled = parse()?;
     let remarks = run_pipeline_keep(&mut compiled, &options.pipeline())?;
     let body = compiled.body();

@@ -22,7 +22,8 @@ from pathlib import Path
 
 SOURCES = {"ascend.constant", "ascend.parameter", "ascend.symbolic_constant"}
 VIEWS = {"ascend.reshape", "ascend.squeeze", "ascend.unsqueeze"}
-PIPELINE = "builtin.module(infer-symbolic-shapes,decompose,narrow-index-types,lower-to-ascir,fuse)"
+# The runner's FRONT_PIPELINE (stages/runner/src/lib.rs), then fuse.
+PIPELINE = "builtin.module(infer-symbolic-shapes,fold-matmul-operands,decompose,narrow-index-types,lower-to-ascir,fuse)"
 SVG = "{http://www.w3.org/2000/svg}"
 CODE = re.compile(r"AF-[A-Z]{2}\d{3}")
 
