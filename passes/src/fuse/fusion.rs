@@ -2087,17 +2087,22 @@ pub fn compare_bytes(a: &Expr, b: &Expr, env: &ShapeEnv) -> Ordering {
 /// chain of concats over distinct symbols, whose scores are nested sums. A stable merge
 /// sort makes O(d log d) comparisons; when each of them is decided, every adjacent
 /// pair of its result was compared (a comparison sort must compare them to tell them
-/// apart), and as decided comparisons chain (a decided `a > b` and `b > c` decide
-/// `a > c`: interval bounds of a difference add up), the scores are totally ordered
-/// and both sorts agree. An undecided comparison falls back to the insertion sort.
+/// apart), and as decided static comparisons chain (a decided `a > b` and `b > c`
+/// decide `a > c`: interval bounds of a difference add up), the scores are totally
+/// ordered and both sorts agree. An undecided comparison falls back to the insertion
+/// sort, and so do scores of which only some have hints.
 fn rank_scores(distinct: &[Expr], env: &ShapeEnv) -> Vec<usize> {
     // Under hints every comparison is numeric: a stable sort keeps ties in candidate
     // order, as the insertion sort does.
-    let hinted: Option<Vec<i64>> = distinct.iter().map(|e| env.hint_eval(e)).collect();
-    if let Some(bytes) = hinted {
+    let hints: Vec<Option<i64>> = distinct.iter().map(|e| env.hint_eval(e)).collect();
+    if let Some(bytes) = hints.iter().copied().collect::<Option<Vec<i64>>>() {
         let mut ranked: Vec<usize> = (0..distinct.len()).collect();
         ranked.sort_by(|&x, &y| bytes[y].cmp(&bytes[x]));
         return ranked;
+    }
+    // Numeric and static comparisons mixed need not chain: keep the insertion sort.
+    if hints.iter().any(Option::is_some) {
+        return insertion_rank(distinct, env);
     }
     let mut undecided = false;
     let mut compare = |x: usize, y: usize| {
@@ -2716,6 +2721,17 @@ mod tests {
         let ranked = rank_scores(&distinct, &env);
         assert_eq!(ranked, insertion_rank(&distinct, &env));
         assert_eq!(ranked, vec![0, 2, 1]);
+    }
+
+    #[test]
+    fn partly_hinted_scores_rank_by_insertion() {
+        let distinct = exprs(&["s0", "s1", "s1+1", "2*s0"]);
+        let mut env = ShapeEnv::new();
+        env.set_hint("s0", 8);
+        assert_eq!(
+            rank_scores(&distinct, &env),
+            insertion_rank(&distinct, &env)
+        );
     }
 
     #[test]
