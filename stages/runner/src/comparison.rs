@@ -177,13 +177,23 @@ impl OutputsComparison {
     /// non-finite or shape mismatch is never a bare `max error 0: FAIL`.
     pub fn verdict(&self) -> String {
         if self.passed() {
-            return format!("max error {:.3e}: PASS", self.max_error);
+            return format!("max error {}: PASS", self.error_figure());
         }
         format!(
-            "max error {:.3e} over finite values: FAIL ({} output mismatch(es))",
-            self.max_error,
+            "max error {}: FAIL ({} output mismatch(es))",
+            self.error_figure(),
             self.failures.len()
         )
+    }
+
+    /// The error figure of [`OutputsComparison::verdict`]: `1.234e-5`, or on failure
+    /// `1.234e-5 over finite values`.
+    pub fn error_figure(&self) -> String {
+        if self.passed() {
+            format!("{:.3e}", self.max_error)
+        } else {
+            format!("{:.3e} over finite values", self.max_error)
+        }
     }
 }
 

@@ -562,7 +562,10 @@ type RunSpec = (HashMap<String, i64>, Vec<String>, Vec<String>);
 
 /// Compares a run's outputs with expected ones read from .npy files (e.g. onnxruntime's)
 /// by `autofuse::comparison` (the f32 tolerance and IEEE non-finite semantics).
-fn compare_expected(files: &[String], outputs: &[Tensor]) -> Result<(String, bool), String> {
+fn compare_expected(
+    files: &[String],
+    outputs: &[Tensor],
+) -> Result<(String, comparison::OutputsComparison), String> {
     if files.len() != outputs.len() {
         return Err(format!(
             "{} expected outputs for a graph with {} outputs",
@@ -579,7 +582,7 @@ fn compare_expected(files: &[String], outputs: &[Tensor]) -> Result<(String, boo
     for f in &c.failures {
         line.push_str(&format!("\n   {f}"));
     }
-    Ok((line, c.passed()))
+    Ok((line, c))
 }
 
 /// What a model's runs launched, for the closing summary line: kernels by kind and GM
@@ -1185,19 +1188,12 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, Failure> {
                 pass &= ok && vendor_ok;
                 let mut matched = true;
                 if !expect.is_empty() {
-                    let (line, m) = compare_expected(expect, &run.outputs)?;
+                    let (line, c) = compare_expected(expect, &run.outputs)?;
                     let _ = writeln!(out, "{line}");
+                    let m = c.passed();
                     pass &= m;
                     matched = m;
-                    // "max error 2.980e-7: PASS" -> "2.980e-7".
-                    let verdict = line.trim().trim_start_matches("vs expected outputs: ");
-                    row.expected = Some(
-                        verdict
-                            .strip_prefix("max error ")
-                            .and_then(|v| v.split(':').next())
-                            .unwrap_or(verdict)
-                            .to_string(),
-                    );
+                    row.expected = Some(c.error_figure());
                     if !m {
                         row.details
                             .extend(line.lines().map(|l| l.trim().to_string()));
