@@ -16,7 +16,7 @@ use autofuse_ascend::shape::reduce_axes;
 use autofuse_ascir::graph::{ArangeTerm, AscGraph, AscNode, Axis, AxisKind, View};
 use autofuse_ir::attr::{quote, AttrValue};
 use autofuse_ir::graph::{DType, Dim, TensorType};
-use autofuse_mlir::registry::{lookup, Category};
+use autofuse_mlir::registry::{lookup, Category, OpSpec};
 use autofuse_symbolic::Expr;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -584,77 +584,99 @@ pub fn lower_op_with(
     let Some(spec) = lookup(op) else {
         return refuse("AF-LW001", format!("'{op}' is not an ascend op"));
     };
-    let short = spec.name;
-    if short == "range" {
+    if spec.name == "range" {
         return lower_range(attrs, result_types, loc, name);
     }
+    if let Route::Gather { per_element } = route(spec)? {
+        return lower_gather(
+            attrs,
+            operand_types,
+            result_types,
+            (loc, name, per_element),
+            inlined,
+        );
+    }
+    let op = LoopOp::new(spec, attrs, operand_types, result_types)?;
+    let mut b = op.builder(loc, inlined);
+    let value = match (op.short, op.category) {
+        ("transpose", _) => op.lower_transpose(&mut b)?,
+        ("slice", _) => op.lower_slice(&mut b)?,
+        ("pad", _) => op.lower_pad(&mut b)?,
+        ("concat", _) => op.lower_concat(&mut b)?,
+        (_, Category::Layout) => op.lower_view(&mut b),
+        (_, Category::Cast) => op.lower_cast(&mut b),
+        (_, Category::Reduce | Category::Composite) => op.lower_reduce(&mut b)?,
+        _ => match op.small {
+            Some(plan) => op.lower_small_int(&mut b, plan),
+            None => op.lower_elementwise(&mut b),
+        },
+    };
+    op.store(&mut b, value);
+    Ok(op.kernel(b, name))
+}
+
+/// Which lowering an op takes (`range` aside).
+enum Route {
+    /// One loop nest over the op's iteration space ([`LoopOp`]).
+    LoopNest,
+    /// [`lower_gather`]; `per_element` for `gather_elements`.
+    Gather { per_element: bool },
+}
+
+/// The lowering of an op of `spec`, or why it stays a graph op.
+fn route(spec: &OpSpec) -> Result<Route, NotLowered> {
+    let short = spec.name;
     match spec.category {
         Category::Unary
         | Category::Binary
         | Category::Compare
         | Category::Select
         | Category::Cast
-        | Category::Reduce => {}
+        | Category::Reduce => Ok(Route::LoopNest),
         Category::Layout
             if matches!(
                 short,
                 "broadcast_to" | "reshape" | "squeeze" | "unsqueeze" | "transpose"
-            ) => {}
-        Category::Composite if short == "reduce_mean" => {}
-        Category::Structural if matches!(short, "concat" | "slice" | "pad") => {}
+            ) =>
+        {
+            Ok(Route::LoopNest)
+        }
+        Category::Composite if short == "reduce_mean" => Ok(Route::LoopNest),
+        Category::Structural if matches!(short, "concat" | "slice" | "pad") => Ok(Route::LoopNest),
         Category::Structural if matches!(short, "gather" | "gather_elements") => {
-            let per_element = short == "gather_elements";
-            return lower_gather(
-                attrs,
-                operand_types,
-                result_types,
-                (loc, name, per_element),
-                inlined,
-            );
+            Ok(Route::Gather {
+                per_element: short == "gather_elements",
+            })
         }
         Category::Boundary => {
             let why = match short {
                 "max_pool" | "avg_pool" => " (strided windows do not map to AscIR loops)",
                 _ => "",
             };
-            return refuse(
+            refuse(
                 "AF-LW002",
                 format!("'{short}' is a boundary op and runs as a library kernel{why}"),
-            );
-        }
-        Category::Constant => {
-            return refuse("AF-LW001", "constants stay graph values (kernel inputs)")
-        }
-        Category::Composite => {
-            return refuse(
-                "AF-LW001",
-                format!("composite '{short}' must be decomposed first (--decompose)"),
             )
         }
-        _ => return refuse("AF-LW001", format!("no AscIR lowering for '{short}' yet")),
+        Category::Constant => refuse("AF-LW001", "constants stay graph values (kernel inputs)"),
+        Category::Composite => refuse(
+            "AF-LW001",
+            format!("composite '{short}' must be decomposed first (--decompose)"),
+        ),
+        _ => refuse("AF-LW001", format!("no AscIR lowering for '{short}' yet")),
     }
-    let result = result_types.first().ok_or(NotLowered {
-        code: "AF-LW001",
-        reason: "op without results".into(),
-    })?;
-    let operand_dims: Vec<Vec<Expr>> = operand_types
-        .iter()
-        .map(known_dims)
-        .collect::<Result<_, _>>()?;
-    let result_dims = known_dims(result)?;
-    // The dtype the op computes in, before our casts (select computes in its branches').
-    let compute_input = match spec.category {
-        Category::Select => operand_types
-            .get(1)
-            .map(|t| t.dtype)
-            .unwrap_or(result.dtype),
-        _ => operand_types
-            .first()
-            .map(|t| t.dtype)
-            .unwrap_or(result.dtype),
-    };
-    let small = small_int(short, compute_input);
-    if !computable(short, compute_input) && small.is_none() {
+}
+
+/// Refuses an op the vector unit of ascend910b cannot compute: `compute_input` (the
+/// dtype it computes in) neither computable after this lowering's casts nor a small
+/// integer computed in a wider type (`small`), or a 64-bit integer `result`.
+fn check_computable(
+    short: &str,
+    compute_input: DType,
+    small: bool,
+    result: DType,
+) -> Result<(), NotLowered> {
+    if !computable(short, compute_input) && !small {
         return refuse(
             "AF-LW003",
             format!(
@@ -671,60 +693,181 @@ pub fn lower_op_with(
         short,
         "slice" | "reshape" | "squeeze" | "unsqueeze" | "select"
     );
-    if matches!(result.dtype, DType::I64) && !widening_cast && !view {
+    if matches!(result, DType::I64) && !widening_cast && !view {
         return refuse(
             "AF-LW003",
             format!("'{short}' produces i64, which the vector unit of ascend910b does not compute"),
         );
     }
+    Ok(())
+}
 
-    let is_reduce = ascir_reduce(short).is_some();
-    let loop_dims = if is_reduce {
-        operand_dims[0].clone()
-    } else {
-        result_dims.clone()
-    };
-    let axis: Vec<i64> = (0..loop_dims.len() as i64).collect();
-    let axes = axis_list(&loop_dims);
-    let mut inlined = inlined.to_vec();
-    inlined.resize(operand_types.len(), None);
-    let mut b = Builder {
-        axis: axis.clone(),
-        loop_dims: loop_dims.clone(),
-        nodes: Vec::new(),
-        loc,
-        inlined,
-        widen_loads: small.is_some(),
-    };
+/// An op lowered over one loop nest (every lowered op but ranges and gathers): its
+/// checked types, the dtype it computes in, and the loop nest. Each `lower_*` method
+/// reads the operands of one op family and computes its value.
+struct LoopOp<'a> {
+    /// The op's name without its dialect (`add`).
+    short: &'static str,
+    category: Category,
+    attrs: &'a BTreeMap<String, AttrValue>,
+    operand_types: &'a [TensorType],
+    result: &'a TensorType,
+    operand_dims: Vec<Vec<Expr>>,
+    result_dims: Vec<Expr>,
+    /// The dtype the op computes in, before this lowering's casts.
+    compute_input: DType,
+    /// How a small integer op computes in a wider type.
+    small: Option<SmallInt>,
+    is_reduce: bool,
+    /// The iteration space: the result's dims, the operand's for a reduction.
+    loop_dims: Vec<Expr>,
+    axis: Vec<i64>,
+}
 
-    let reshape_like = matches!(short, "reshape" | "squeeze" | "unsqueeze");
-    let mut reads = Vec::new();
-    if short == "transpose" {
-        let (Some(ty), Some(dims)) = (operand_types.first(), operand_dims.first()) else {
+impl<'a> LoopOp<'a> {
+    /// The op with its types checked: a result, dims that all have symbols, and element
+    /// types the vector unit computes.
+    fn new(
+        spec: &OpSpec,
+        attrs: &'a BTreeMap<String, AttrValue>,
+        operand_types: &'a [TensorType],
+        result_types: &'a [TensorType],
+    ) -> Result<Self, NotLowered> {
+        let short = spec.name;
+        let result = result_types.first().ok_or(NotLowered {
+            code: "AF-LW001",
+            reason: "op without results".into(),
+        })?;
+        let operand_dims: Vec<Vec<Expr>> = operand_types
+            .iter()
+            .map(known_dims)
+            .collect::<Result<_, _>>()?;
+        let result_dims = known_dims(result)?;
+        // Select computes in its branches' dtype.
+        let compute_input = match spec.category {
+            Category::Select => operand_types
+                .get(1)
+                .map(|t| t.dtype)
+                .unwrap_or(result.dtype),
+            _ => operand_types
+                .first()
+                .map(|t| t.dtype)
+                .unwrap_or(result.dtype),
+        };
+        let small = small_int(short, compute_input);
+        check_computable(short, compute_input, small.is_some(), result.dtype)?;
+        let is_reduce = ascir_reduce(short).is_some();
+        let loop_dims = if is_reduce {
+            operand_dims[0].clone()
+        } else {
+            result_dims.clone()
+        };
+        let axis = (0..loop_dims.len() as i64).collect();
+        Ok(LoopOp {
+            short,
+            category: spec.category,
+            attrs,
+            operand_types,
+            result,
+            operand_dims,
+            result_dims,
+            compute_input,
+            small,
+            is_reduce,
+            loop_dims,
+            axis,
+        })
+    }
+
+    /// A builder over the op's loop nest; `inlined` as for [`lower_op_with`].
+    fn builder(&self, loc: Option<String>, inlined: &[Option<InlinedRange>]) -> Builder {
+        let mut inlined = inlined.to_vec();
+        inlined.resize(self.operand_types.len(), None);
+        Builder {
+            axis: self.axis.clone(),
+            loop_dims: self.loop_dims.clone(),
+            nodes: Vec::new(),
+            loc,
+            inlined,
+            widen_loads: self.small.is_some(),
+        }
+    }
+
+    /// The contiguous view of the whole loop nest.
+    fn full_view(&self) -> View {
+        View::contiguous(self.axis.clone(), self.loop_dims.clone())
+    }
+
+    /// The dtype a value of `dtype` is computed in: bf16 is storage-only on the v1
+    /// chip; f16 reductions accumulate in f32.
+    fn upcast(&self, dtype: DType) -> DType {
+        match dtype {
+            DType::BF16 => DType::F32,
+            DType::F16
+                if self.is_reduce
+                    && matches!(self.short, "reduce_sum" | "reduce_mean" | "reduce_prod") =>
+            {
+                DType::F32
+            }
+            other => other,
+        }
+    }
+
+    /// Every operand loaded and broadcast to the whole loop nest.
+    fn read_operands(&self, b: &mut Builder) -> Vec<usize> {
+        let reshape_like = matches!(self.short, "reshape" | "squeeze" | "unsqueeze");
+        let mut reads = Vec::new();
+        for (index, (ty, dims)) in self
+            .operand_types
+            .iter()
+            .zip(&self.operand_dims)
+            .enumerate()
+        {
+            let view_dims = reshape_like.then_some(self.result_dims.as_slice());
+            reads.push(b.read(index, ty, dims, view_dims));
+        }
+        reads
+    }
+
+    /// `broadcast_to`, `reshape`, `squeeze`, `unsqueeze`: the read of the operand is the
+    /// value (a reshape reads the operand's bytes under the result's shape).
+    fn lower_view(&self, b: &mut Builder) -> usize {
+        self.read_operands(b)[0]
+    }
+
+    /// A transpose: one load with the operand's GM strides permuted.
+    fn lower_transpose(&self, b: &mut Builder) -> Result<usize, NotLowered> {
+        let (Some(ty), Some(dims)) = (self.operand_types.first(), self.operand_dims.first()) else {
             return refuse("AF-LW001", "transpose without an operand");
         };
-        let perm = attrs
+        let perm = self
+            .attrs
             .get("perm")
             .and_then(AttrValue::as_ints)
             .unwrap_or_default();
-        let view = transpose_view(&axis, &perm, dims, &result_dims, ty.dtype)?;
-        reads.push(b.read_view(0, ty.dtype, view));
-    } else if short == "slice" {
-        let (Some(ty), Some(dims)) = (operand_types.first(), operand_dims.first()) else {
+        let view = transpose_view(&self.axis, &perm, dims, &self.result_dims, ty.dtype)?;
+        Ok(b.read_view(0, ty.dtype, view))
+    }
+
+    /// A slice: one load at the slice's offset with its strides.
+    fn lower_slice(&self, b: &mut Builder) -> Result<usize, NotLowered> {
+        let (Some(ty), Some(dims)) = (self.operand_types.first(), self.operand_dims.first()) else {
             return refuse("AF-LW001", "slice without an operand");
         };
-        let (view, offset) = slice_view(&axis, attrs, dims, &result_dims)?;
-        reads.push(b.read_view_at(0, ty.dtype, view, &offset));
-    } else if short == "pad" {
-        let (Some(ty), Some(dims)) = (operand_types.first(), operand_dims.first()) else {
+        let (view, offset) = slice_view(&self.axis, self.attrs, dims, &self.result_dims)?;
+        Ok(b.read_view_at(0, ty.dtype, view, &offset))
+    }
+
+    /// A constant pad of one axis: concat(fill, x, fill) along the padded axis, each fill
+    /// a Duplicate of the pad value over its slab, x a load of the whole operand.
+    fn lower_pad(&self, b: &mut Builder) -> Result<usize, NotLowered> {
+        let (Some(ty), Some(dims)) = (self.operand_types.first(), self.operand_dims.first()) else {
             return refuse("AF-LW001", "pad without an operand");
         };
-        let pad = constant_pad(attrs, dims)?;
-        let axis_list = axis_ids(&loop_dims);
-        // The padded tensor is concat(fill, x, fill) along the padded axis: each fill a
-        // Duplicate of the pad value over its slab, x a load of the whole operand.
+        let pad = constant_pad(self.attrs, dims)?;
+        let axis_list = axis_ids(&self.loop_dims);
         let fill = |b: &mut Builder, extent: i64, dtype: DType| {
-            let mut repeats = result_dims.clone();
+            let mut repeats = self.result_dims.clone();
             repeats[pad.axis] = Expr::constant(extent);
             b.push(
                 "fill",
@@ -734,284 +877,318 @@ pub fn lower_op_with(
                 vec![("value".to_string(), format!("\"{:?}\"", pad.value))],
             )
         };
-        let x_view = concat_operand_view(&axis_list, pad.axis, dims, &result_dims)?;
+        let x_view = concat_operand_view(&axis_list, pad.axis, dims, &self.result_dims)?;
         let x = b.read_view(0, ty.dtype, x_view);
         let dtype = b.nodes[x].dtype;
         let mut parts = Vec::new();
         if pad.before > 0 {
-            parts.push(fill(&mut b, pad.before, dtype));
+            parts.push(fill(b, pad.before, dtype));
         }
         parts.push(x);
         if pad.after > 0 {
-            parts.push(fill(&mut b, pad.after, dtype));
+            parts.push(fill(b, pad.after, dtype));
         }
-        reads = parts;
-    } else if short == "concat" {
-        let axis = attrs.get("axis").and_then(AttrValue::as_int).unwrap_or(0);
+        Ok(self.join_parts(b, &parts))
+    }
+
+    /// A binary concat: each operand loaded with its own extent on the concat axis.
+    fn lower_concat(&self, b: &mut Builder) -> Result<usize, NotLowered> {
+        let axis = self
+            .attrs
+            .get("axis")
+            .and_then(AttrValue::as_int)
+            .unwrap_or(0);
         let axis = usize::try_from(if axis < 0 {
-            axis + loop_dims.len() as i64
+            axis + self.loop_dims.len() as i64
         } else {
             axis
         })
         .ok()
-        .filter(|&a| a < loop_dims.len())
+        .filter(|&a| a < self.loop_dims.len())
         .ok_or(NotLowered {
             code: "AF-LW001",
             reason: format!("concat axis {axis} is out of range"),
         })?;
-        if operand_types.len() != 2 {
+        if self.operand_types.len() != 2 {
             return refuse("AF-LW001", "only binary concats are lowered");
         }
-        for (index, (ty, dims)) in operand_types.iter().zip(&operand_dims).enumerate() {
-            let view = concat_operand_view(&axis_ids(&loop_dims), axis, dims, &result_dims)?;
+        let mut reads = Vec::new();
+        for (index, (ty, dims)) in self
+            .operand_types
+            .iter()
+            .zip(&self.operand_dims)
+            .enumerate()
+        {
+            let view =
+                concat_operand_view(&axis_ids(&self.loop_dims), axis, dims, &self.result_dims)?;
             reads.push(b.read_view(index, ty.dtype, view));
         }
-    } else {
-        for (index, (ty, dims)) in operand_types.iter().zip(&operand_dims).enumerate() {
-            let view_dims = reshape_like.then_some(result_dims.as_slice());
-            reads.push(b.read(index, ty, dims, view_dims));
+        Ok(self.join_parts(b, &reads))
+    }
+
+    /// The parts of a concat or pad joined by binary concats, left to right; a pad's
+    /// partial concat is contiguous over its own extent of the axis.
+    fn join_parts(&self, b: &mut Builder, reads: &[usize]) -> usize {
+        let dtype = b.nodes[reads[0]].dtype;
+        let pad_axis = b.nodes.iter().find(|n| n.op == "fill").and(
+            constant_pad(self.attrs, &self.operand_dims[0])
+                .ok()
+                .map(|p| p.axis),
+        );
+        let mut joined = reads[0];
+        for (k, &part) in reads.iter().enumerate().skip(1) {
+            let view = match pad_axis {
+                Some(a) if k + 1 < reads.len() => {
+                    let mut repeats = self.loop_dims.clone();
+                    repeats[a] = reads[..=k].iter().fold(Expr::constant(0), |acc, &r| {
+                        acc + b.nodes[r].view.repeats[a].clone()
+                    });
+                    View::contiguous(self.axis.clone(), repeats)
+                }
+                _ => self.full_view(),
+            };
+            joined = b.push("concat", vec![joined, part], dtype, view, Vec::new());
+        }
+        joined
+    }
+
+    /// A cast, through f32 where the chip has no direct conversion.
+    fn lower_cast(&self, b: &mut Builder) -> usize {
+        let source = self.read_operands(b)[0];
+        let from = self.operand_types[0].dtype;
+        let result = self.result;
+        let small = |d: DType| matches!(d, DType::I8 | DType::U8 | DType::I16);
+        if small(from) && !small(result.dtype) && result.dtype != DType::Bool {
+            // Exact: through the float type that holds every value (`SmallInt`).
+            let wide = b.widen_int(source, DType::F32);
+            b.cast(wide, result.dtype)
+        } else if small(result.dtype) && from == DType::I32 {
+            // Integer narrowing wraps to the width (the interpreter's semantics).
+            b.wrap_int(source, result.dtype)
+        } else if self.operand_types[0].dtype == DType::BF16 && result.dtype != DType::F32 {
+            let wide = b.cast(source, DType::F32);
+            b.cast(wide, result.dtype)
+        } else if result.dtype == DType::BF16 && self.operand_types[0].dtype != DType::F32 {
+            let wide = b.cast(source, DType::F32);
+            b.cast(wide, DType::BF16)
+        } else {
+            b.cast(source, result.dtype)
         }
     }
 
-    // bf16 is storage-only on the v1 chip; f16 reductions accumulate in f32.
-    let upcast = |dtype: DType| match dtype {
-        DType::BF16 => DType::F32,
-        DType::F16
-            if is_reduce && matches!(short, "reduce_sum" | "reduce_mean" | "reduce_prod") =>
-        {
-            DType::F32
-        }
-        other => other,
-    };
-    let full_view = View::contiguous(axis.clone(), loop_dims.clone());
-    let mut value = match spec.category {
-        Category::Layout => reads[0],
-        Category::Structural if short == "slice" => reads[0],
-        Category::Structural => {
-            // Binary concats; a pad's three parts chain left to right, each partial
-            // concat contiguous over its own extent of the axis.
-            let dtype = b.nodes[reads[0]].dtype;
-            let pad_axis = b
-                .nodes
-                .iter()
-                .find(|n| n.op == "fill")
-                .and(constant_pad(attrs, &operand_dims[0]).ok().map(|p| p.axis));
-            let mut joined = reads[0];
-            for (k, &part) in reads.iter().enumerate().skip(1) {
-                let view = match pad_axis {
-                    Some(a) if k + 1 < reads.len() => {
-                        let mut repeats = loop_dims.clone();
-                        repeats[a] = reads[..=k].iter().fold(Expr::constant(0), |acc, &r| {
-                            acc + b.nodes[r].view.repeats[a].clone()
-                        });
-                        View::contiguous(axis.clone(), repeats)
-                    }
-                    _ => full_view.clone(),
-                };
-                joined = b.push("concat", vec![joined, part], dtype, view, Vec::new());
-            }
-            joined
-        }
-        Category::Cast => {
-            let source = reads[0];
-            let from = operand_types[0].dtype;
-            let small = |d: DType| matches!(d, DType::I8 | DType::U8 | DType::I16);
-            if small(from) && !small(result.dtype) && result.dtype != DType::Bool {
-                // Exact: through the float type that holds every value (`SmallInt`).
-                let wide = b.widen_int(source, DType::F32);
-                b.cast(wide, result.dtype)
-            } else if small(result.dtype) && from == DType::I32 {
-                // Integer narrowing wraps to the width (the interpreter's semantics).
-                b.wrap_int(source, result.dtype)
-            } else if operand_types[0].dtype == DType::BF16 && result.dtype != DType::F32 {
-                let wide = b.cast(source, DType::F32);
-                b.cast(wide, result.dtype)
-            } else if result.dtype == DType::BF16 && operand_types[0].dtype != DType::F32 {
-                let wide = b.cast(source, DType::F32);
-                b.cast(wide, DType::BF16)
-            } else {
-                b.cast(source, result.dtype)
-            }
-        }
-        Category::Reduce | Category::Composite => {
-            let compute = upcast(operand_types[0].dtype);
-            let input = b.cast(reads[0], compute);
-            let axes_list = attrs
-                .get("axes")
-                .and_then(AttrValue::as_ints)
-                .unwrap_or_default();
-            let reduced: BTreeSet<usize> = reduce_axes(&axes_list, loop_dims.len())
-                .map_err(|e| NotLowered {
-                    code: "AF-LW001",
-                    reason: e.0,
-                })?
-                .into_iter()
-                .collect();
-            let repeats: Vec<Expr> = loop_dims
-                .iter()
-                .enumerate()
-                .map(|(i, d)| {
-                    if reduced.contains(&i) {
-                        Expr::constant(1)
-                    } else {
-                        d.clone()
-                    }
-                })
-                .collect();
-            let view = View::contiguous(axis.clone(), repeats);
-            let op_name = ascir_reduce(short).unwrap_or("sum");
-            b.push(op_name, vec![input], compute, view, Vec::new())
-        }
-        _ if let Some(plan) = small => {
-            // A small integer op in a wider type (see `SmallInt`).
-            let select = spec.category == Category::Select;
-            let compute = match plan {
-                SmallInt::Exact => exact_float(compute_input),
-                SmallInt::Wrapping => DType::I32,
-                SmallInt::Truncating | SmallInt::Floor { .. } => DType::F32,
-                SmallInt::Bits => DType::I16,
-            };
-            let inputs: Vec<usize> = reads
-                .iter()
-                .enumerate()
-                .map(|(i, &r)| {
-                    if select && i == 0 {
-                        r
-                    } else {
-                        b.widen_int(r, compute)
-                    }
-                })
-                .collect();
-            let dtype = if spec.category == Category::Compare {
-                DType::Bool
-            } else {
-                compute
-            };
-            let op = match plan {
-                SmallInt::Floor { .. } => "div",
-                _ => short,
-            };
-            let computed = b.push(op, inputs.clone(), dtype, full_view.clone(), Vec::new());
-            match plan {
-                SmallInt::Floor { modulo } => {
-                    let floored = b.push(
-                        "floor",
-                        vec![computed],
-                        DType::F32,
-                        full_view.clone(),
-                        Vec::new(),
-                    );
-                    if modulo {
-                        let product = b.binary("mul", floored, inputs[1], DType::F32);
-                        let rest = b.binary("sub", inputs[0], product, DType::F32);
-                        let exact = b.cast(rest, exact_float(result.dtype));
-                        b.cast(exact, result.dtype)
-                    } else {
-                        let quotient = b.cast(floored, DType::I32);
-                        b.wrap_int(quotient, result.dtype)
-                    }
+    /// A reduction (or a `reduce_mean`): the input upcast, reduced over its `axes` with
+    /// the reduced axes kept at repeat 1.
+    fn lower_reduce(&self, b: &mut Builder) -> Result<usize, NotLowered> {
+        let reads = self.read_operands(b);
+        let compute = self.upcast(self.operand_types[0].dtype);
+        let input = b.cast(reads[0], compute);
+        let axes_list = self
+            .attrs
+            .get("axes")
+            .and_then(AttrValue::as_ints)
+            .unwrap_or_default();
+        let reduced: BTreeSet<usize> = reduce_axes(&axes_list, self.loop_dims.len())
+            .map_err(|e| NotLowered {
+                code: "AF-LW001",
+                reason: e.0,
+            })?
+            .into_iter()
+            .collect();
+        let repeats: Vec<Expr> = self
+            .loop_dims
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                if reduced.contains(&i) {
+                    Expr::constant(1)
+                } else {
+                    d.clone()
                 }
-                SmallInt::Exact => computed,
-                SmallInt::Bits => {
-                    // uint8 operands are zero-extended: `~x` sets the high byte, which
-                    // `& 0xff` clears (int8 operands are sign-extended, and so is the
-                    // result of every bitwise op on them).
-                    let computed = if result.dtype == DType::U8 {
-                        let low = b.scalar(DType::I16, 255.0);
-                        b.binary("bitwise_and", computed, low, DType::I16)
-                    } else {
-                        computed
-                    };
-                    let exact = b.cast(computed, exact_float(result.dtype));
+            })
+            .collect();
+        let view = View::contiguous(self.axis.clone(), repeats);
+        let op_name = ascir_reduce(self.short).unwrap_or("sum");
+        Ok(b.push(op_name, vec![input], compute, view, Vec::new()))
+    }
+
+    /// A small integer op computed in a wider type (see `SmallInt`).
+    fn lower_small_int(&self, b: &mut Builder, plan: SmallInt) -> usize {
+        let reads = self.read_operands(b);
+        let select = self.category == Category::Select;
+        let compute = match plan {
+            SmallInt::Exact => exact_float(self.compute_input),
+            SmallInt::Wrapping => DType::I32,
+            SmallInt::Truncating | SmallInt::Floor { .. } => DType::F32,
+            SmallInt::Bits => DType::I16,
+        };
+        let inputs: Vec<usize> = reads
+            .iter()
+            .enumerate()
+            .map(|(i, &r)| {
+                if select && i == 0 {
+                    r
+                } else {
+                    b.widen_int(r, compute)
+                }
+            })
+            .collect();
+        let dtype = if self.category == Category::Compare {
+            DType::Bool
+        } else {
+            compute
+        };
+        let op = match plan {
+            SmallInt::Floor { .. } => "div",
+            _ => self.short,
+        };
+        let computed = b.push(op, inputs.clone(), dtype, self.full_view(), Vec::new());
+        self.narrow_small_int(b, plan, computed, &inputs)
+    }
+
+    /// The result of a small integer op from `computed`, its value in the wider type
+    /// (`inputs` are the widened operands), with the op's integer semantics.
+    fn narrow_small_int(
+        &self,
+        b: &mut Builder,
+        plan: SmallInt,
+        computed: usize,
+        inputs: &[usize],
+    ) -> usize {
+        let result = self.result;
+        match plan {
+            SmallInt::Floor { modulo } => {
+                let floored = b.push(
+                    "floor",
+                    vec![computed],
+                    DType::F32,
+                    self.full_view(),
+                    Vec::new(),
+                );
+                if modulo {
+                    let product = b.binary("mul", floored, inputs[1], DType::F32);
+                    let rest = b.binary("sub", inputs[0], product, DType::F32);
+                    let exact = b.cast(rest, exact_float(result.dtype));
                     b.cast(exact, result.dtype)
-                }
-                SmallInt::Wrapping => b.wrap_int(computed, result.dtype),
-                SmallInt::Truncating => {
-                    let quotient = b.cast(computed, DType::I32);
+                } else {
+                    let quotient = b.cast(floored, DType::I32);
                     b.wrap_int(quotient, result.dtype)
                 }
             }
-        }
-        _ => {
-            let mut inputs = Vec::new();
-            for (i, &r) in reads.iter().enumerate() {
-                // The condition of select stays i1.
-                if spec.category == Category::Select && i == 0 {
-                    inputs.push(r);
+            SmallInt::Exact => computed,
+            SmallInt::Bits => {
+                // uint8 operands are zero-extended: `~x` sets the high byte, which
+                // `& 0xff` clears (int8 operands are sign-extended, and so is the
+                // result of every bitwise op on them).
+                let computed = if result.dtype == DType::U8 {
+                    let low = b.scalar(DType::I16, 255.0);
+                    b.binary("bitwise_and", computed, low, DType::I16)
                 } else {
-                    let dtype = upcast(b.nodes[r].dtype);
-                    inputs.push(b.cast(r, dtype));
-                }
+                    computed
+                };
+                let exact = b.cast(computed, exact_float(result.dtype));
+                b.cast(exact, result.dtype)
             }
-            let compute_dtype = match spec.category {
-                Category::Compare => DType::Bool,
-                _ => upcast(result.dtype),
-            };
-            let mut extra = Vec::new();
-            if let Some(alpha) = attrs.get("alpha").and_then(AttrValue::as_float) {
-                extra.push(("alpha".to_string(), format!("{alpha:.17e} : f32")));
+            SmallInt::Wrapping => b.wrap_int(computed, result.dtype),
+            SmallInt::Truncating => {
+                let quotient = b.cast(computed, DType::I32);
+                b.wrap_int(quotient, result.dtype)
             }
-            b.push(short, inputs, compute_dtype, full_view.clone(), extra)
         }
-    };
-    value = b.cast(value, result.dtype);
+    }
 
-    // Store with the GM view of the result over the loop axes.
-    let store_view = if is_reduce {
-        let keep_repeats = b.nodes[value].view.repeats.clone();
-        let kept: Vec<Expr> = keep_repeats.clone();
-        View {
-            axis: axis.clone(),
-            repeats: keep_repeats,
-            strides: reduced_gm_strides(&kept),
+    /// An elementwise op, compare or select on its upcast operands.
+    fn lower_elementwise(&self, b: &mut Builder) -> usize {
+        let reads = self.read_operands(b);
+        let mut inputs = Vec::new();
+        for (i, &r) in reads.iter().enumerate() {
+            // The condition of select stays i1.
+            if self.category == Category::Select && i == 0 {
+                inputs.push(r);
+            } else {
+                let dtype = self.upcast(b.nodes[r].dtype);
+                inputs.push(b.cast(r, dtype));
+            }
         }
-    } else {
-        View {
-            axis: axis.clone(),
-            repeats: loop_dims.clone(),
-            strides: gm_strides(&loop_dims),
+        let compute_dtype = match self.category {
+            Category::Compare => DType::Bool,
+            _ => self.upcast(self.result.dtype),
+        };
+        let mut extra = Vec::new();
+        if let Some(alpha) = self.attrs.get("alpha").and_then(AttrValue::as_float) {
+            extra.push(("alpha".to_string(), format!("{alpha:.17e} : f32")));
         }
-    };
-    b.store_output(value, result.dtype, store_view);
+        b.push(self.short, inputs, compute_dtype, self.full_view(), extra)
+    }
 
-    let mut sizes = BTreeSet::new();
-    for dims in operand_dims.iter().chain(std::iter::once(&result_dims)) {
-        for d in dims {
-            sizes.extend(d.symbols());
-        }
+    /// `value` cast to the result's dtype and stored with the result's GM view over the
+    /// loop axes (a reduction's reduced axes keep repeat 1, stride 0).
+    fn store(&self, b: &mut Builder, value: usize) {
+        let value = b.cast(value, self.result.dtype);
+        let store_view = if self.is_reduce {
+            let keep_repeats = b.nodes[value].view.repeats.clone();
+            let kept: Vec<Expr> = keep_repeats.clone();
+            View {
+                axis: self.axis.clone(),
+                repeats: keep_repeats,
+                strides: reduced_gm_strides(&kept),
+            }
+        } else {
+            View {
+                axis: self.axis.clone(),
+                repeats: self.loop_dims.clone(),
+                strides: gm_strides(&self.loop_dims),
+            }
+        };
+        b.store_output(value, self.result.dtype, store_view);
     }
-    for node in b.nodes.iter().filter(|n| n.op == "load") {
-        if let Ok(offset) = node.gm_offset() {
-            offset.collect_symbols(&mut sizes);
-        }
-    }
-    for range in b.inlined.iter().flatten() {
-        range.start.collect_symbols(&mut sizes);
-        range.delta.collect_symbols(&mut sizes);
-    }
-    let inputs = operand_types
-        .iter()
-        .zip(&b.inlined)
-        .filter(|(_, r)| r.is_none())
-        .map(|(t, _)| t.clone())
-        .collect();
-    Ok(AscGraph {
-        name: name.to_string(),
-        axes,
-        sizes: sizes.into_iter().collect(),
-        inputs,
-        outputs: vec![result.clone()],
-        nodes: b.nodes,
-        // The kernel computes its inlined ranges too (so it is never lifted back to
-        // the one op, whose range operand it no longer reads).
-        source_ops: b
-            .inlined
+
+    /// The kernel `b` built: its size symbols (of the dims, the load offsets and the
+    /// inlined ranges) and its inputs (the operands that are not inlined).
+    fn kernel(&self, b: Builder, name: &str) -> AscGraph {
+        let mut sizes = BTreeSet::new();
+        for dims in self
+            .operand_dims
             .iter()
-            .flatten()
-            .map(|_| camel_name("range"))
-            .chain(std::iter::once(camel_name(short)))
-            .collect(),
-    })
+            .chain(std::iter::once(&self.result_dims))
+        {
+            for d in dims {
+                sizes.extend(d.symbols());
+            }
+        }
+        for node in b.nodes.iter().filter(|n| n.op == "load") {
+            if let Ok(offset) = node.gm_offset() {
+                offset.collect_symbols(&mut sizes);
+            }
+        }
+        for range in b.inlined.iter().flatten() {
+            range.start.collect_symbols(&mut sizes);
+            range.delta.collect_symbols(&mut sizes);
+        }
+        let inputs = self
+            .operand_types
+            .iter()
+            .zip(&b.inlined)
+            .filter(|(_, r)| r.is_none())
+            .map(|(t, _)| t.clone())
+            .collect();
+        AscGraph {
+            name: name.to_string(),
+            axes: axis_list(&self.loop_dims),
+            sizes: sizes.into_iter().collect(),
+            inputs,
+            outputs: vec![self.result.clone()],
+            nodes: b.nodes,
+            // The kernel computes its inlined ranges too (so it is never lifted back to
+            // the one op, whose range operand it no longer reads).
+            source_ops: b
+                .inlined
+                .iter()
+                .flatten()
+                .map(|_| camel_name("range"))
+                .chain(std::iter::once(camel_name(self.short)))
+                .collect(),
+        }
+    }
 }
 
 /// `ascend.gather` (an embedding lookup when `axis` is 0): the loop nest is the
@@ -1044,100 +1221,13 @@ fn lower_gather(
     if inlined[0].is_some() {
         return refuse("AF-LW001", "a gather from a range is not lowered");
     }
-    if !matches!(index_ty.dtype, DType::I32 | DType::I64) {
-        return refuse(
-            "AF-LW003",
-            format!("gather indices of {} are not lowered", index_ty.dtype),
-        );
-    }
-    if matches!(data_ty.dtype, DType::I64 | DType::Bool) || data_ty.dtype.bytes() > 4 {
-        return refuse(
-            "AF-LW003",
-            format!("a gather of {} is not lowered", data_ty.dtype),
-        );
-    }
-    let data_dims = known_dims(data_ty)?;
-    let index_dims = known_dims(index_ty)?;
-    let result_dims = known_dims(result)?;
-    let rank = data_dims.len();
-    let axis = attrs.get("axis").and_then(AttrValue::as_int).unwrap_or(0);
-    let axis = usize::try_from(if axis < 0 { axis + rank as i64 } else { axis })
-        .ok()
-        .filter(|&a| a < rank)
-        .ok_or(NotLowered {
-            code: "AF-LW001",
-            reason: format!("gather axis {axis} is out of range"),
-        })?;
-    let expected_rank = if per_element {
-        rank
-    } else {
-        axis + index_dims.len() + (rank - axis - 1)
-    };
-    if result_dims.len() != expected_rank || (per_element && index_dims.len() != rank) {
-        return refuse("AF-LW001", "gather result rank does not match its operands");
-    }
-    if per_element {
-        // Off the gathered axis an index walks the data's own coordinates: its dims may
-        // not exceed the data's (known to hold only when equal or both static).
-        let fits = |k: usize| {
-            index_dims[k] == data_dims[k]
-                || matches!((index_dims[k].as_const(), data_dims[k].as_const()),
-                    (Some(i), Some(d)) if i <= d)
-        };
-        if let Some(k) = (0..rank).find(|&k| k != axis && !fits(k)) {
-            return refuse(
-                "AF-LW001",
-                format!(
-                    "gather_elements indices dim {k} ('{}') is not known to fit the data's ('{}')",
-                    index_dims[k], data_dims[k]
-                ),
-            );
-        }
-    }
-    let loop_axes: Vec<i64> = (0..result_dims.len() as i64).collect();
-    let strides = gm_strides(&data_dims);
-    let index_strides = gm_strides(&index_dims);
-    let unit = |e: &Expr| e.as_const() == Some(1);
-    let (mut data_view, mut index_view) = (
-        View {
-            axis: loop_axes.clone(),
-            repeats: Vec::new(),
-            strides: Vec::new(),
-        },
-        View {
-            axis: loop_axes.clone(),
-            repeats: Vec::new(),
-            strides: Vec::new(),
-        },
-    );
-    for (k, size) in result_dims.iter().enumerate() {
-        let (index_position, data_dim) = if per_element {
-            (Some(k), (k != axis).then_some(k))
-        } else {
-            let index_position = k.checked_sub(axis).filter(|&j| j < index_dims.len());
-            let data_dim = match index_position {
-                Some(_) => None,
-                None if k < axis => Some(k),
-                None => Some(k - index_dims.len() + 1),
-            };
-            (index_position, data_dim)
-        };
-        let (repeat, stride) = match data_dim {
-            Some(d) if !unit(size) => (size.clone(), strides[d].clone()),
-            _ => (Expr::constant(1), Expr::constant(0)),
-        };
-        data_view.repeats.push(repeat);
-        data_view.strides.push(stride);
-        let (repeat, stride) = match index_position {
-            Some(j) if !unit(size) => (size.clone(), index_strides[j].clone()),
-            _ => (Expr::constant(1), Expr::constant(0)),
-        };
-        index_view.repeats.push(repeat);
-        index_view.strides.push(stride);
-    }
+    check_gather_dtypes(data_ty.dtype, index_ty.dtype)?;
+    let gather = GatherOp::new(attrs, (data_ty, index_ty, result), per_element)?;
+    let (data_view, index_view) = gather.views();
+    let loop_axes: Vec<i64> = (0..gather.result_dims.len() as i64).collect();
     let mut b = Builder {
         axis: loop_axes.clone(),
-        loop_dims: result_dims.clone(),
+        loop_dims: gather.result_dims.clone(),
         nodes: Vec::new(),
         loc,
         // Computed ids (position ids: a range) are an `arange` tile, not an input.
@@ -1153,47 +1243,207 @@ fn lower_gather(
         index_ty.dtype
     };
     let indices = b.read_view(1, index_dtype, index_view);
-    let full = View::contiguous(loop_axes, result_dims.clone());
+    let full = View::contiguous(loop_axes, gather.result_dims.clone());
     let gathered = b.push(
         "gather",
         vec![table, indices],
         data_ty.dtype,
         full.clone(),
-        vec![("axis".into(), format!("{axis} : i64"))],
+        vec![("axis".into(), format!("{} : i64", gather.axis))],
     );
     let store_view = View {
         axis: full.axis.clone(),
-        repeats: result_dims.clone(),
-        strides: gm_strides(&result_dims),
+        repeats: gather.result_dims.clone(),
+        strides: gm_strides(&gather.result_dims),
     };
     b.store_output(gathered, result.dtype, store_view);
-    let mut sizes = BTreeSet::new();
-    for d in data_dims.iter().chain(&index_dims).chain(&result_dims) {
-        d.collect_symbols(&mut sizes);
+    Ok(gather.kernel(b, name))
+}
+
+/// Refuses gathers of element types this lowering does not serve: indices other than
+/// i32 and i64, data of i64, bool or wider than 4 bytes.
+fn check_gather_dtypes(data: DType, indices: DType) -> Result<(), NotLowered> {
+    if !matches!(indices, DType::I32 | DType::I64) {
+        return refuse(
+            "AF-LW003",
+            format!("gather indices of {indices} are not lowered"),
+        );
     }
-    let mut source_ops = vec![camel_name(if per_element {
-        "gather_elements"
-    } else {
-        "gather"
-    })];
-    let mut inputs = vec![data_ty.clone()];
-    match &b.inlined[1] {
-        Some(range) => {
-            range.start.collect_symbols(&mut sizes);
-            range.delta.collect_symbols(&mut sizes);
-            source_ops.insert(0, camel_name("range"));
+    if matches!(data, DType::I64 | DType::Bool) || data.bytes() > 4 {
+        return refuse("AF-LW003", format!("a gather of {data} is not lowered"));
+    }
+    Ok(())
+}
+
+/// A gather (or `gather_elements`) whose dims and axis [`GatherOp::new`] checked.
+struct GatherOp<'a> {
+    data_ty: &'a TensorType,
+    index_ty: &'a TensorType,
+    result: &'a TensorType,
+    data_dims: Vec<Expr>,
+    index_dims: Vec<Expr>,
+    result_dims: Vec<Expr>,
+    /// The gathered axis of the data, normalized.
+    axis: usize,
+    per_element: bool,
+}
+
+impl<'a> GatherOp<'a> {
+    /// The gather of `data_ty` by `index_ty` into `result`, refused unless every dim has
+    /// a symbol, `axis` is in range and the result rank is what the operands give.
+    fn new(
+        attrs: &BTreeMap<String, AttrValue>,
+        (data_ty, index_ty, result): (&'a TensorType, &'a TensorType, &'a TensorType),
+        per_element: bool,
+    ) -> Result<Self, NotLowered> {
+        let data_dims = known_dims(data_ty)?;
+        let index_dims = known_dims(index_ty)?;
+        let result_dims = known_dims(result)?;
+        let rank = data_dims.len();
+        let axis = attrs.get("axis").and_then(AttrValue::as_int).unwrap_or(0);
+        let axis = usize::try_from(if axis < 0 { axis + rank as i64 } else { axis })
+            .ok()
+            .filter(|&a| a < rank)
+            .ok_or(NotLowered {
+                code: "AF-LW001",
+                reason: format!("gather axis {axis} is out of range"),
+            })?;
+        let expected_rank = if per_element {
+            rank
+        } else {
+            axis + index_dims.len() + (rank - axis - 1)
+        };
+        if result_dims.len() != expected_rank || (per_element && index_dims.len() != rank) {
+            return refuse("AF-LW001", "gather result rank does not match its operands");
         }
-        None => inputs.push(index_ty.clone()),
+        let gather = GatherOp {
+            data_ty,
+            index_ty,
+            result,
+            data_dims,
+            index_dims,
+            result_dims,
+            axis,
+            per_element,
+        };
+        if per_element {
+            gather.check_indices_fit()?;
+        }
+        Ok(gather)
     }
-    Ok(AscGraph {
-        name: name.to_string(),
-        axes: axis_list(&result_dims),
-        sizes: sizes.into_iter().collect(),
-        inputs,
-        outputs: vec![result.clone()],
-        nodes: b.nodes,
-        source_ops,
-    })
+
+    /// Off the gathered axis a `gather_elements` index walks the data's own
+    /// coordinates: its dims may not exceed the data's (known to hold only when equal or
+    /// both static).
+    fn check_indices_fit(&self) -> Result<(), NotLowered> {
+        let (index_dims, data_dims) = (&self.index_dims, &self.data_dims);
+        let fits = |k: usize| {
+            index_dims[k] == data_dims[k]
+                || matches!((index_dims[k].as_const(), data_dims[k].as_const()),
+                    (Some(i), Some(d)) if i <= d)
+        };
+        if let Some(k) = (0..data_dims.len()).find(|&k| k != self.axis && !fits(k)) {
+            return refuse(
+                "AF-LW001",
+                format!(
+                    "gather_elements indices dim {k} ('{}') is not known to fit the data's ('{}')",
+                    index_dims[k], data_dims[k]
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    /// The GM views of the data table and of the indices over the result's loop nest:
+    /// each has its own strides on the loop axes that walk its dims, and repeat 1 with
+    /// stride 0 on the others (and on unit axes).
+    fn views(&self) -> (View, View) {
+        let loop_axes: Vec<i64> = (0..self.result_dims.len() as i64).collect();
+        let strides = gm_strides(&self.data_dims);
+        let index_strides = gm_strides(&self.index_dims);
+        let unit = |e: &Expr| e.as_const() == Some(1);
+        let (mut data_view, mut index_view) = (
+            View {
+                axis: loop_axes.clone(),
+                repeats: Vec::new(),
+                strides: Vec::new(),
+            },
+            View {
+                axis: loop_axes.clone(),
+                repeats: Vec::new(),
+                strides: Vec::new(),
+            },
+        );
+        for (k, size) in self.result_dims.iter().enumerate() {
+            let (index_position, data_dim) = self.walked_dims(k);
+            let (repeat, stride) = match data_dim {
+                Some(d) if !unit(size) => (size.clone(), strides[d].clone()),
+                _ => (Expr::constant(1), Expr::constant(0)),
+            };
+            data_view.repeats.push(repeat);
+            data_view.strides.push(stride);
+            let (repeat, stride) = match index_position {
+                Some(j) if !unit(size) => (size.clone(), index_strides[j].clone()),
+                _ => (Expr::constant(1), Expr::constant(0)),
+            };
+            index_view.repeats.push(repeat);
+            index_view.strides.push(stride);
+        }
+        (data_view, index_view)
+    }
+
+    /// The index dim and the data dim that result axis `k` walks, if any.
+    fn walked_dims(&self, k: usize) -> (Option<usize>, Option<usize>) {
+        let axis = self.axis;
+        if self.per_element {
+            (Some(k), (k != axis).then_some(k))
+        } else {
+            let index_position = k.checked_sub(axis).filter(|&j| j < self.index_dims.len());
+            let data_dim = match index_position {
+                Some(_) => None,
+                None if k < axis => Some(k),
+                None => Some(k - self.index_dims.len() + 1),
+            };
+            (index_position, data_dim)
+        }
+    }
+
+    /// The kernel `b` built: its size symbols (of the dims and an inlined index range)
+    /// and its inputs (the data, and the indices unless they are a range).
+    fn kernel(&self, b: Builder, name: &str) -> AscGraph {
+        let mut sizes = BTreeSet::new();
+        for d in self
+            .data_dims
+            .iter()
+            .chain(&self.index_dims)
+            .chain(&self.result_dims)
+        {
+            d.collect_symbols(&mut sizes);
+        }
+        let mut source_ops = vec![camel_name(if self.per_element {
+            "gather_elements"
+        } else {
+            "gather"
+        })];
+        let mut inputs = vec![self.data_ty.clone()];
+        match &b.inlined[1] {
+            Some(range) => {
+                range.start.collect_symbols(&mut sizes);
+                range.delta.collect_symbols(&mut sizes);
+                source_ops.insert(0, camel_name("range"));
+            }
+            None => inputs.push(self.index_ty.clone()),
+        }
+        AscGraph {
+            name: name.to_string(),
+            axes: axis_list(&self.result_dims),
+            sizes: sizes.into_iter().collect(),
+            inputs,
+            outputs: vec![self.result.clone()],
+            nodes: b.nodes,
+            source_ops,
+        }
+    }
 }
 
 /// An `ascend.range` of its own (what a consumer that is no kernel reads): one `arange`
