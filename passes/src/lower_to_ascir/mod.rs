@@ -33,13 +33,15 @@ use crate::lower_to_ascir::lowering::{
 use crate::options::PassOptions;
 use crate::registry::{OptionInfo, PassInfo};
 use crate::statistics;
+use autofuse_ascir::graph::AscGraph;
 use autofuse_ir::graph::TensorType;
-use autofuse_ir::graph::ValueId;
+use autofuse_ir::graph::{Graph, Node, ValueId};
+use autofuse_mlir::extract::ExtractedGraph;
 use autofuse_mlir::registry::{lookup, Category, Dialect};
 use autofuse_mlir::{build, diagnostics, extract, raw};
 use melior::ir::{
     attribute::FlatSymbolRefAttribute, block::BlockLike, operation::OperationBuilder,
-    operation::OperationLike, Identifier, OperationRef, Value,
+    operation::OperationLike, BlockRef, Identifier, OperationRef, Value,
 };
 use std::collections::HashMap;
 
@@ -151,14 +153,20 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
     let remarks = diagnostics::or_error(module.location(), options.get_bool("remarks", true))?;
     let disabled = diagnostics::or_error(module.location(), disabled_ops(options))?;
     let body = extract::module_body(module).ok_or(())?;
-    // Kernels repeat the same attribute and type texts: parse each once per run.
-    let mut cache = build::SpecCache::new(&module);
-    let mut counter = extract::functions(body)
-        .iter()
-        .filter(|f| extract::function_name(f).starts_with("autofuse_"))
-        .count();
-    let (mut lowered, mut kept) = (0u64, 0u64);
-    let mut ok = true;
+    let mut lowering = Lowering {
+        body,
+        remarks,
+        disabled,
+        // Kernels repeat the same attribute and type texts: parse each once per run.
+        cache: build::SpecCache::new(&module),
+        counter: extract::functions(body)
+            .iter()
+            .filter(|f| extract::function_name(f).starts_with("autofuse_"))
+            .count(),
+        lowered: 0,
+        kept: 0,
+        ok: true,
+    };
     for func in extract::functions(body) {
         if func.has_attribute("ascir.axes") {
             continue;
@@ -166,178 +174,240 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
         let Some(extracted) = extract::extract_function(func) else {
             continue;
         };
-        let graph = &extracted.graph;
-        // Ranges the kernels that read them compute themselves, and values that are
-        // still ranges: a reshape keeps every element's flat offset, and an integer range
-        // cast to a float type is the same progression in that type.
-        let mut ranges: HashMap<ValueId, InlinedRange> = HashMap::new();
-        for node in &graph.nodes {
-            let &[result] = node.results.as_slice() else {
-                continue;
-            };
-            let Some(result_type) = graph.ty(result) else {
-                continue;
-            };
-            if !arange_computable(result_type.dtype) {
-                continue;
-            }
-            let derived = match node.op.as_str() {
-                "ascend.range" => InlinedRange::from_range_attrs(&node.attrs),
-                "ascend.reshape" | "ascend.squeeze" | "ascend.unsqueeze" | "ascend.cast" => node
-                    .operands
-                    .first()
-                    .filter(|&&v| {
-                        let source = graph.ty(v).map(|t| t.dtype);
-                        source == Some(result_type.dtype)
-                            || (node.op == "ascend.cast"
-                                && source.is_some_and(|d| d.is_int())
-                                && result_type.dtype.is_float())
-                    })
-                    .and_then(|v| ranges.get(v).cloned()),
-                _ => None,
-            };
-            if let Some(range) = derived {
-                ranges.insert(result, range);
-            }
-        }
-        let is_range = |node: &autofuse_ir::graph::Node| {
-            node.results.len() == 1 && ranges.contains_key(&node.results[0])
-        };
-        // Ranges come last, latest first: one that every reader inlined is erased, one
-        // that some other op still reads becomes a kernel of its own.
-        let order = graph
-            .nodes
-            .iter()
-            .zip(&extracted.ops)
-            .filter(|(node, _)| !is_range(node))
-            .chain(
-                graph
-                    .nodes
-                    .iter()
-                    .zip(&extracted.ops)
-                    .filter(|(node, _)| is_range(node))
-                    .rev(),
-            );
-        for (node, op) in order {
-            let Some(spec) = lookup(&node.op) else {
-                continue;
-            };
-            if spec.dialect != Dialect::Ascend {
-                continue;
-            }
-            if is_range(node)
-                && op
-                    .results()
-                    .all(|r| !autofuse_mlir::raw::has_uses(r.into()))
-            {
-                raw::erase_op(*op);
-                continue;
-            }
-            if disabled.iter().any(|d| *d == spec.name) {
-                kept += 1;
-                if remarks {
-                    diagnostics::remark(
-                        op.location(),
-                        format!(
-                            "AF-LW005 not lowered: '{}' is in the disable list of --lower-to-ascir",
-                            spec.name
-                        ),
-                    );
-                }
-                continue;
-            }
-            let operand_types: Option<Vec<TensorType>> = node
-                .operands
-                .iter()
-                .map(|v| graph.ty(*v).cloned())
-                .collect();
-            let result_types: Option<Vec<TensorType>> =
-                node.results.iter().map(|v| graph.ty(*v).cloned()).collect();
-            let (Some(operand_types), Some(result_types)) = (operand_types, result_types) else {
-                continue;
-            };
-            let name = format!(
-                "autofuse_{}_{}_{}",
-                kernel_kind(&node.op),
-                counter,
-                crate::lower_to_ascir::lowering::camel_name(&node.op)
-            );
-            let loc = Some(extract::location_text(op.location()));
-            if let Some(reason) = wide_select_refusal(graph, node, &operand_types, &result_types) {
-                kept += 1;
-                if remarks {
-                    diagnostics::remark(op.location(), format!("AF-LW003 not lowered: {reason}"));
-                }
-                continue;
-            }
-            let inlined: Vec<Option<InlinedRange>> = node
-                .operands
-                .iter()
-                .map(|v| ranges.get(v).cloned())
-                .collect();
-            match lower_op_with(
-                &node.op,
-                &node.attrs,
-                &operand_types,
-                &result_types,
-                loc,
-                &name,
-                &inlined,
-            ) {
-                Err(refusal) => {
-                    kept += 1;
-                    // Constants stay kernel inputs by design; a range that stays says why.
-                    if remarks && (spec.category != Category::Constant || node.op == "ascend.range")
-                    {
-                        diagnostics::remark(
-                            op.location(),
-                            format!("{} not lowered: {}", refusal.code, refusal.reason),
-                        );
-                    }
-                }
-                Ok(ascgraph) => {
-                    // The kernel's arguments and return have no source text of their
-                    // own: they take the location of the op the kernel replaces.
-                    let spec = ascgraph.to_func_spec();
-                    if let Err(e) = build::append_func(&mut cache, body, &spec, op.location()) {
-                        diagnostics::error(
-                            op.location(),
-                            format!("internal error: the AscGraph of '{}': {e}", node.op),
-                        );
-                        ok = false;
-                        continue;
-                    }
-                    let kept: Vec<bool> = inlined.iter().map(Option::is_none).collect();
-                    if replace_with_call(op, &name, &kept).is_err() {
-                        diagnostics::error(
-                            op.location(),
-                            "internal error: cannot build the kernel call",
-                        );
-                        ok = false;
-                        continue;
-                    }
-                    counter += 1;
-                    lowered += 1;
-                }
-            }
-        }
+        lowering.lower_function(&extracted);
     }
     statistics::add(
         PASS.argument,
         "lowered",
         "Number of ops lowered to AscGraphs",
-        lowered,
+        lowering.lowered,
     );
     statistics::add(
         PASS.argument,
         "kept",
         "Number of ops kept as graph ops",
-        kept,
+        lowering.kept,
     );
-    if ok {
+    if lowering.ok {
         Ok(())
     } else {
         Err(())
+    }
+}
+
+/// The state of one run: the module body kernels are appended to, the options, the
+/// kernel counter that names kernels, and the counts and outcome it reports.
+struct Lowering<'c, 'a> {
+    body: BlockRef<'c, 'a>,
+    remarks: bool,
+    disabled: Vec<String>,
+    cache: build::SpecCache<'c>,
+    /// The number of the next kernel (after those the module already holds).
+    counter: usize,
+    lowered: u64,
+    kept: u64,
+    ok: bool,
+}
+
+/// Values that are ranges the kernels that read them compute themselves: an
+/// `ascend.range`, and values that are still ranges: a reshape keeps every element's
+/// flat offset, and an integer range cast to a float type is the same progression in
+/// that type.
+fn range_values(graph: &Graph) -> HashMap<ValueId, InlinedRange> {
+    let mut ranges: HashMap<ValueId, InlinedRange> = HashMap::new();
+    for node in &graph.nodes {
+        let &[result] = node.results.as_slice() else {
+            continue;
+        };
+        let Some(result_type) = graph.ty(result) else {
+            continue;
+        };
+        if !arange_computable(result_type.dtype) {
+            continue;
+        }
+        let derived = match node.op.as_str() {
+            "ascend.range" => InlinedRange::from_range_attrs(&node.attrs),
+            "ascend.reshape" | "ascend.squeeze" | "ascend.unsqueeze" | "ascend.cast" => node
+                .operands
+                .first()
+                .filter(|&&v| {
+                    let source = graph.ty(v).map(|t| t.dtype);
+                    source == Some(result_type.dtype)
+                        || (node.op == "ascend.cast"
+                            && source.is_some_and(|d| d.is_int())
+                            && result_type.dtype.is_float())
+                })
+                .and_then(|v| ranges.get(v).cloned()),
+            _ => None,
+        };
+        if let Some(range) = derived {
+            ranges.insert(result, range);
+        }
+    }
+    ranges
+}
+
+/// Whether `node` computes one of `ranges`.
+fn is_range(ranges: &HashMap<ValueId, InlinedRange>, node: &Node) -> bool {
+    node.results.len() == 1 && ranges.contains_key(&node.results[0])
+}
+
+/// The ops of a function in the order they are lowered: ranges come last, latest
+/// first, so that one every reader inlined is erased and one that some other op still
+/// reads becomes a kernel of its own.
+fn lowering_order<'g, 'c, 'a>(
+    extracted: &'g ExtractedGraph<'c, 'a>,
+    ranges: &'g HashMap<ValueId, InlinedRange>,
+) -> impl Iterator<Item = (&'g Node, &'g OperationRef<'c, 'a>)> {
+    let graph = &extracted.graph;
+    graph
+        .nodes
+        .iter()
+        .zip(&extracted.ops)
+        .filter(|(node, _)| !is_range(ranges, node))
+        .chain(
+            graph
+                .nodes
+                .iter()
+                .zip(&extracted.ops)
+                .filter(|(node, _)| is_range(ranges, node))
+                .rev(),
+        )
+}
+
+impl<'c, 'a> Lowering<'c, 'a> {
+    /// Lowers every fusable `ascend` op of one graph function to a kernel call.
+    fn lower_function(&mut self, extracted: &ExtractedGraph<'c, 'a>) {
+        let graph = &extracted.graph;
+        let ranges = range_values(graph);
+        for (node, op) in lowering_order(extracted, &ranges) {
+            self.lower_node(graph, node, op, &ranges);
+        }
+    }
+
+    /// Lowers one op: erased if it is a range nothing reads any more, replaced by a
+    /// call of its kernel if it lowers, kept with a remark otherwise.
+    fn lower_node(
+        &mut self,
+        graph: &Graph,
+        node: &Node,
+        op: &OperationRef<'c, 'a>,
+        ranges: &HashMap<ValueId, InlinedRange>,
+    ) {
+        let Some(spec) = lookup(&node.op) else {
+            return;
+        };
+        if spec.dialect != Dialect::Ascend {
+            return;
+        }
+        if is_range(ranges, node)
+            && op
+                .results()
+                .all(|r| !autofuse_mlir::raw::has_uses(r.into()))
+        {
+            raw::erase_op(*op);
+            return;
+        }
+        if self.disabled.iter().any(|d| *d == spec.name) {
+            self.keep(
+                op,
+                format!(
+                    "AF-LW005 not lowered: '{}' is in the disable list of --lower-to-ascir",
+                    spec.name
+                ),
+            );
+            return;
+        }
+        let operand_types: Option<Vec<TensorType>> = node
+            .operands
+            .iter()
+            .map(|v| graph.ty(*v).cloned())
+            .collect();
+        let result_types: Option<Vec<TensorType>> =
+            node.results.iter().map(|v| graph.ty(*v).cloned()).collect();
+        let (Some(operand_types), Some(result_types)) = (operand_types, result_types) else {
+            return;
+        };
+        let name = format!(
+            "autofuse_{}_{}_{}",
+            kernel_kind(&node.op),
+            self.counter,
+            crate::lower_to_ascir::lowering::camel_name(&node.op)
+        );
+        let loc = Some(extract::location_text(op.location()));
+        if let Some(reason) = wide_select_refusal(graph, node, &operand_types, &result_types) {
+            self.keep(op, format!("AF-LW003 not lowered: {reason}"));
+            return;
+        }
+        let inlined: Vec<Option<InlinedRange>> = node
+            .operands
+            .iter()
+            .map(|v| ranges.get(v).cloned())
+            .collect();
+        match lower_op_with(
+            &node.op,
+            &node.attrs,
+            &operand_types,
+            &result_types,
+            loc,
+            &name,
+            &inlined,
+        ) {
+            Err(refusal) => {
+                self.kept += 1;
+                // Constants stay kernel inputs by design; a range that stays says why.
+                if self.remarks
+                    && (spec.category != Category::Constant || node.op == "ascend.range")
+                {
+                    diagnostics::remark(
+                        op.location(),
+                        format!("{} not lowered: {}", refusal.code, refusal.reason),
+                    );
+                }
+            }
+            Ok(ascgraph) => self.replace_by_kernel(node, op, (&ascgraph, &name), &inlined),
+        }
+    }
+
+    /// Counts `op` as kept, with a remark saying why when remarks are on.
+    fn keep(&mut self, op: &OperationRef<'c, 'a>, remark: String) {
+        self.kept += 1;
+        if self.remarks {
+            diagnostics::remark(op.location(), remark);
+        }
+    }
+
+    /// Appends `ascgraph`, the kernel `name`, to the module and replaces `op` by a call
+    /// of it that passes the operands the kernel does not compute itself (`inlined`).
+    fn replace_by_kernel(
+        &mut self,
+        node: &Node,
+        op: &OperationRef<'c, 'a>,
+        (ascgraph, name): (&AscGraph, &str),
+        inlined: &[Option<InlinedRange>],
+    ) {
+        // The kernel's arguments and return have no source text of their own: they take
+        // the location of the op the kernel replaces.
+        let spec = ascgraph.to_func_spec();
+        if let Err(e) = build::append_func(&mut self.cache, self.body, &spec, op.location()) {
+            diagnostics::error(
+                op.location(),
+                format!("internal error: the AscGraph of '{}': {e}", node.op),
+            );
+            self.ok = false;
+            return;
+        }
+        let kept: Vec<bool> = inlined.iter().map(Option::is_none).collect();
+        if replace_with_call(op, name, &kept).is_err() {
+            diagnostics::error(
+                op.location(),
+                "internal error: cannot build the kernel call",
+            );
+            self.ok = false;
+            return;
+        }
+        self.counter += 1;
+        self.lowered += 1;
     }
 }
 
