@@ -87,6 +87,7 @@ use autofuse_ascend::shape::{normalize_axis, ShapeError};
 use autofuse_ir::attr::AttrValue;
 use autofuse_ir::graph::{DType, Dim, Graph, Node, TensorType, ValueDef};
 use autofuse_mlir::builder::{Emitter, Typed};
+use autofuse_mlir::extract::ExtractedGraph;
 use autofuse_mlir::registry::{lookup, Category};
 use autofuse_mlir::{diagnostics, extract, raw};
 use melior::ir::{operation::OperationLike, operation::OperationResult, OperationRef};
@@ -161,79 +162,170 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
         )?,
     };
     let remarks = diagnostics::or_error(module.location(), options.get_bool("remarks", true))?;
-    let mut ok = true;
-    let mut expanded = 0u64;
-    let mut vectorized = 0u64;
-    let mut dead_transposes = Vec::new();
+    let mut decomposer = Decomposer {
+        gate,
+        remarks,
+        ok: true,
+        expanded: 0,
+        vectorized: 0,
+        dead_transposes: Vec::new(),
+    };
     for func in extract::functions(body) {
         let Some(extracted) = extract::extract_function(func) else {
             continue;
         };
+        decomposer.decompose_function(&extracted);
+    }
+    // Transposes folded into vectorized matmuls go once nothing reads them.
+    for transpose in decomposer.dead_transposes {
+        if transpose
+            .results()
+            .all(|r| !autofuse_mlir::raw::has_uses(r.into()))
+        {
+            raw::erase_op(transpose);
+        }
+    }
+    statistics::add(
+        PASS.argument,
+        "expanded",
+        "Number of composite ops expanded and constant-exponent pows reduced",
+        decomposer.expanded,
+    );
+    statistics::add(
+        PASS.argument,
+        "vectorized-matmuls",
+        "Number of matmuls rewritten into a broadcast multiply and a reduce_sum",
+        decomposer.vectorized,
+    );
+    if decomposer.ok {
+        Ok(())
+    } else {
+        Err(())
+    }
+}
+
+/// The rewrite this pass gives one op (see the module doc), decided from the graph
+/// before the function is rewritten.
+enum Rewrite {
+    /// `isnan`, `isfinite` or `sign` of a float.
+    FloatTest,
+    /// A cast of f32/bf16 to this byte type.
+    ByteCast(DType),
+    /// A matmul, vectorized when the gate lets it.
+    Matmul,
+    GatherNd,
+    StridedSlice(StridedPlan),
+    /// A concat with an empty operand: the operand kept.
+    EmptyConcat(usize),
+    BorderPad(BorderMode, Vec<PaddedAxis>),
+    /// A constant pad of several axes, one (axis, before, after) per padded axis.
+    SplitPad(Vec<(usize, i64, i64)>),
+    /// A float `pow` (with its constant exponent, if any) or `mod`.
+    FloatBinary(Option<f64>),
+    /// A `pow` of another type with a constant exponent.
+    ReducePow(f64),
+    /// Any other composite op.
+    Composite,
+}
+
+/// The rewrite of `node`, if it has one; where several apply, the first listed in
+/// [`Rewrite`] wins.
+fn rewrite_of(graph: &Graph, node: &Node) -> Option<Rewrite> {
+    let exponent = match node.op.as_str() {
+        "ascend.pow" => constant_exponent(graph, node),
+        _ => None,
+    };
+    let pad_axes = match node.op.as_str() {
+        "ascend.pad" => multi_axis_pad(node),
+        _ => None,
+    };
+    let is_gather_nd = node.op == "ascend.gather_nd";
+    let strided = match node.op.as_str() {
+        "ascend.slice" => strided_innermost(graph, node),
+        _ => None,
+    };
+    let kept_concat_operand = match node.op.as_str() {
+        "ascend.concat" => concat_of_empty(graph, node),
+        _ => None,
+    };
+    let border = match node.op.as_str() {
+        "ascend.pad" => border_pad_axes(node),
+        _ => None,
+    };
+    let is_matmul = node.op == "ascend.matmul";
+    // pow and mod of floats that no exact form above covers.
+    let float_binary = matches!(node.op.as_str(), "ascend.pow" | "ascend.mod")
+        && node
+            .results
+            .first()
+            .and_then(|&v| graph.ty(v))
+            .is_some_and(|t| t.dtype.is_float());
+    let operand_dtype = node
+        .operands
+        .first()
+        .and_then(|&v| graph.ty(v))
+        .map(|t| t.dtype);
+    let result_dtype = node
+        .results
+        .first()
+        .and_then(|&v| graph.ty(v))
+        .map(|t| t.dtype);
+    let is_float_test = matches!(
+        node.op.as_str(),
+        "ascend.isnan" | "ascend.isfinite" | "ascend.sign"
+    ) && operand_dtype.is_some_and(DType::is_float);
+    // A cast of f32/bf16 to a byte type, with the byte type it makes.
+    let byte_cast_to = result_dtype.filter(|to| {
+        node.op == "ascend.cast"
+            && matches!(operand_dtype, Some(DType::F32 | DType::BF16))
+            && matches!(to, DType::I8 | DType::U8)
+    });
+    Some(if is_float_test {
+        Rewrite::FloatTest
+    } else if let Some(to) = byte_cast_to {
+        Rewrite::ByteCast(to)
+    } else if is_matmul {
+        Rewrite::Matmul
+    } else if is_gather_nd {
+        Rewrite::GatherNd
+    } else if let Some(plan) = strided {
+        Rewrite::StridedSlice(plan)
+    } else if let Some(kept) = kept_concat_operand {
+        Rewrite::EmptyConcat(kept)
+    } else if let Some((mode, axes)) = border {
+        Rewrite::BorderPad(mode, axes)
+    } else if let Some(axes) = pad_axes {
+        Rewrite::SplitPad(axes)
+    } else if float_binary {
+        Rewrite::FloatBinary(exponent)
+    } else if let Some(c) = exponent {
+        Rewrite::ReducePow(c)
+    } else if lookup(&node.op).map(|s| s.category) == Some(Category::Composite) {
+        Rewrite::Composite
+    } else {
+        return None;
+    })
+}
+
+/// The state of one run: the options, the counts and outcome it reports, and the
+/// transposes folded into vectorized matmuls (erased at the end if nothing reads them).
+struct Decomposer<'c, 'a> {
+    gate: MatmulGate,
+    remarks: bool,
+    ok: bool,
+    expanded: u64,
+    vectorized: u64,
+    dead_transposes: Vec<OperationRef<'c, 'a>>,
+}
+
+impl<'c: 'a, 'a> Decomposer<'c, 'a> {
+    /// Rewrites every op of one function that has a rewrite, each before itself.
+    fn decompose_function(&mut self, extracted: &ExtractedGraph<'c, 'a>) {
         let graph = &extracted.graph;
         for (node, op) in graph.nodes.iter().zip(&extracted.ops) {
-            let exponent = match node.op.as_str() {
-                "ascend.pow" => constant_exponent(graph, node),
-                _ => None,
-            };
-            let pad_axes = match node.op.as_str() {
-                "ascend.pad" => multi_axis_pad(node),
-                _ => None,
-            };
-            let is_gather_nd = node.op == "ascend.gather_nd";
-            let strided = match node.op.as_str() {
-                "ascend.slice" => strided_innermost(graph, node),
-                _ => None,
-            };
-            let kept_concat_operand = match node.op.as_str() {
-                "ascend.concat" => concat_of_empty(graph, node),
-                _ => None,
-            };
-            let border = match node.op.as_str() {
-                "ascend.pad" => border_pad_axes(node),
-                _ => None,
-            };
-            let is_matmul = node.op == "ascend.matmul";
-            // pow and mod of floats that no exact form above covers.
-            let float_binary = matches!(node.op.as_str(), "ascend.pow" | "ascend.mod")
-                && node
-                    .results
-                    .first()
-                    .and_then(|&v| graph.ty(v))
-                    .is_some_and(|t| t.dtype.is_float());
-            let operand_dtype = node
-                .operands
-                .first()
-                .and_then(|&v| graph.ty(v))
-                .map(|t| t.dtype);
-            let result_dtype = node
-                .results
-                .first()
-                .and_then(|&v| graph.ty(v))
-                .map(|t| t.dtype);
-            let is_float_test = matches!(
-                node.op.as_str(),
-                "ascend.isnan" | "ascend.isfinite" | "ascend.sign"
-            ) && operand_dtype.is_some_and(DType::is_float);
-            // A cast of f32/bf16 to a byte type, with the byte type it makes.
-            let byte_cast_to = result_dtype.filter(|to| {
-                node.op == "ascend.cast"
-                    && matches!(operand_dtype, Some(DType::F32 | DType::BF16))
-                    && matches!(to, DType::I8 | DType::U8)
-            });
-            if exponent.is_none()
-                && !float_binary
-                && pad_axes.is_none()
-                && border.is_none()
-                && kept_concat_operand.is_none()
-                && strided.is_none()
-                && !is_gather_nd
-                && !is_matmul
-                && !is_float_test
-                && byte_cast_to.is_none()
-                && lookup(&node.op).map(|s| s.category) != Some(Category::Composite)
-            {
+            let Some(rewrite) = rewrite_of(graph, node) else {
                 continue;
-            }
+            };
             let operands: Option<Vec<TensorType>> = node
                 .operands
                 .iter()
@@ -250,174 +342,200 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
                 .zip(operand_types)
                 .map(|(value, ty)| Typed { value, ty })
                 .collect();
-            let rewritten = match (exponent, &pad_axes) {
-                _ if is_float_test => float_test(&mut emitter, node.short_name(), &inputs[0]),
-                _ if byte_cast_to.is_some() => match byte_cast_to {
-                    Some(to) => byte_cast(&mut emitter, &inputs[0], to),
-                    None => Ok(None),
-                },
-                _ if is_matmul => {
-                    let result = node.results.first().and_then(|&r| graph.ty(r));
-                    // A transpose of the two innermost axes feeding an operand is the
-                    // matmul's own transpose flag: read its source instead.
-                    let mut attrs = node.attrs.clone();
-                    let mut inputs = inputs.clone();
-                    let mut folded = Vec::new();
-                    for (i, flag) in [(0, "transpose_a"), (1, "transpose_b")] {
-                        let source = node
-                            .operands
-                            .get(i)
-                            .and_then(|&v| innermost_swap(graph, &extracted.ops, v));
-                        if let (Some((typed, transpose)), Some(slot)) = (source, inputs.get_mut(i))
-                        {
-                            *slot = typed;
-                            let on = attrs
-                                .get(flag)
-                                .and_then(AttrValue::as_bool)
-                                .unwrap_or(false);
-                            attrs.insert(flag.to_string(), AttrValue::Bool(!on));
-                            folded.push(transpose);
-                        }
-                    }
-                    let form = match (inputs.first(), inputs.get(1), result) {
-                        (Some(a), Some(b), Some(result)) => {
-                            matmul_form(&a.ty, &b.ty, result, &attrs, gate)
-                        }
-                        _ => Err("its operand or result types are unknown".to_string()),
-                    };
-                    match form {
-                        Ok(form) => {
-                            let r = vectorize_matmul(&mut emitter, &inputs, form, result);
-                            if matches!(r, Ok(Some(_))) {
-                                vectorized += 1;
-                                for transpose in folded {
-                                    if !dead_transposes.contains(&transpose) {
-                                        dead_transposes.push(transpose);
-                                    }
-                                }
-                            }
-                            r
-                        }
-                        Err(reason) => {
-                            if remarks {
-                                diagnostics::remark(
-                                    op.location(),
-                                    format!(
-                                        "AF-DC001 matmul-not-vectorized: the matmul stays a \
-                                         boundary op (library kernel): {reason}"
-                                    ),
-                                );
-                            }
-                            Ok(None)
-                        }
-                    }
-                }
-                _ if is_gather_nd => gather_nd(&mut emitter, &inputs, &node.attrs),
-                _ if strided.is_some() => match &strided {
-                    Some(plan) => strided_slice(&mut emitter, &inputs[0], plan),
-                    None => Ok(None),
-                },
-                _ if kept_concat_operand.is_some() => {
-                    Ok(kept_concat_operand.and_then(|k| inputs.get(k).cloned()))
-                }
-                _ if border.is_some() => match &border {
-                    Some((mode, axes)) => border_pad(&mut emitter, &inputs[0], *mode, axes),
-                    None => Ok(None),
-                },
-                (_, Some(axes)) => split_pad(&mut emitter, &inputs[0], axes, &node.attrs),
-                _ if float_binary => {
-                    let result = node.results.first().and_then(|&r| graph.ty(r));
-                    let reduced = match (exponent, node.op.as_str()) {
-                        (Some(c), "ascend.pow") => reduce_pow(&mut emitter, &inputs[0], c, result),
-                        _ => Ok(None),
-                    };
-                    match (reduced, result, inputs.get(1)) {
-                        (Ok(None), Some(result), Some(y)) if node.op == "ascend.pow" => {
-                            float_pow(&mut emitter, &inputs[0], y, result)
-                        }
-                        (Ok(None), Some(result), Some(y)) => {
-                            float_mod(&mut emitter, &inputs[0], y, result)
-                        }
-                        (reduced, _, _) => reduced,
-                    }
-                }
-                (Some(c), None) => {
-                    let result = node.results.first().and_then(|&r| graph.ty(r));
-                    reduce_pow(&mut emitter, &inputs[0], c, result)
-                }
-                (None, None) => expand(&mut emitter, node.short_name(), &inputs, &node.attrs),
-            };
-            match rewritten {
+            match self.rewrite(&mut emitter, extracted, (node, op), &inputs, &rewrite) {
                 Ok(None) => {}
                 Ok(Some(result)) => {
-                    if let Ok(old) = op.result(0) {
-                        raw::replace_all_uses(old.into(), result.value);
-                    }
-                    // Producers only the rewritten concat read (its empty operand) go
-                    // with it. Only there: a transpose folded into a vectorized matmul is
-                    // erased below, once, and an op read twice is listed once.
-                    let mut producers: Vec<_> = op
-                        .operands()
-                        .filter_map(|v| OperationResult::try_from(v).ok())
-                        .map(|r| r.owner())
-                        .filter(|p| {
-                            p.name()
-                                .as_string_ref()
-                                .as_str()
-                                .is_ok_and(|n| n.starts_with("ascend."))
-                        })
-                        .collect();
-                    if kept_concat_operand.is_none() {
-                        producers.clear();
-                    }
-                    let mut unique = Vec::new();
-                    for producer in producers {
-                        if !unique.contains(&producer) {
-                            unique.push(producer);
-                        }
-                    }
-                    raw::erase_op(*op);
-                    for producer in unique {
-                        let unused = (0..producer.result_count())
-                            .all(|i| producer.result(i).is_ok_and(|r| !raw::has_uses(r.into())));
-                        if unused {
-                            raw::erase_op(producer);
-                        }
-                    }
-                    expanded += 1;
+                    let erase_producers = matches!(rewrite, Rewrite::EmptyConcat(_));
+                    replace_op(op, &result, erase_producers);
+                    self.expanded += 1;
                 }
                 Err(e) => {
                     diagnostics::error(op.location(), format!("cannot decompose: {e}"));
-                    ok = false;
+                    self.ok = false;
                 }
             }
         }
     }
-    // Transposes folded into vectorized matmuls go once nothing reads them.
-    for transpose in dead_transposes {
-        if transpose
-            .results()
-            .all(|r| !autofuse_mlir::raw::has_uses(r.into()))
-        {
-            raw::erase_op(transpose);
+
+    /// The value that replaces the op's result, built with `e` (the op's `inputs` are
+    /// its operands); `None` leaves the op in place.
+    fn rewrite(
+        &mut self,
+        e: &mut Emitter<'c, 'a>,
+        extracted: &ExtractedGraph<'c, 'a>,
+        (node, op): (&Node, &OperationRef<'c, 'a>),
+        inputs: &[Typed<'c, 'a>],
+        rewrite: &Rewrite,
+    ) -> Result<Option<Typed<'c, 'a>>, ShapeError> {
+        let result = || node.results.first().and_then(|&r| extracted.graph.ty(r));
+        match rewrite {
+            Rewrite::FloatTest => float_test(e, node.short_name(), &inputs[0]),
+            Rewrite::ByteCast(to) => byte_cast(e, &inputs[0], *to),
+            Rewrite::Matmul => self.matmul(e, extracted, (node, op), inputs),
+            Rewrite::GatherNd => gather_nd(e, inputs, &node.attrs),
+            Rewrite::StridedSlice(plan) => strided_slice(e, &inputs[0], plan),
+            Rewrite::EmptyConcat(kept) => Ok(inputs.get(*kept).cloned()),
+            Rewrite::BorderPad(mode, axes) => border_pad(e, &inputs[0], *mode, axes),
+            Rewrite::SplitPad(axes) => split_pad(e, &inputs[0], axes, &node.attrs),
+            Rewrite::FloatBinary(exponent) => {
+                float_binary(e, node.op.as_str(), inputs, *exponent, result())
+            }
+            Rewrite::ReducePow(c) => reduce_pow(e, &inputs[0], *c, result()),
+            Rewrite::Composite => expand(e, node.short_name(), inputs, &node.attrs),
         }
     }
-    statistics::add(
-        PASS.argument,
-        "expanded",
-        "Number of composite ops expanded and constant-exponent pows reduced",
-        expanded,
-    );
-    statistics::add(
-        PASS.argument,
-        "vectorized-matmuls",
-        "Number of matmuls rewritten into a broadcast multiply and a reduce_sum",
-        vectorized,
-    );
-    if ok {
-        Ok(())
-    } else {
-        Err(())
+
+    /// A matmul vectorized when [`matmul_form`] lets it (a transpose of the two
+    /// innermost axes feeding an operand folded into the matmul's transpose flag, and
+    /// erased later if nothing else reads it); otherwise it stays a boundary op, with
+    /// remark AF-DC001.
+    fn matmul(
+        &mut self,
+        e: &mut Emitter<'c, 'a>,
+        extracted: &ExtractedGraph<'c, 'a>,
+        (node, op): (&Node, &OperationRef<'c, 'a>),
+        inputs: &[Typed<'c, 'a>],
+    ) -> Result<Option<Typed<'c, 'a>>, ShapeError> {
+        let graph = &extracted.graph;
+        let result = node.results.first().and_then(|&r| graph.ty(r));
+        let FoldedMatmul {
+            attrs,
+            inputs,
+            transposes: folded,
+        } = fold_operand_transposes(extracted, node, inputs);
+        let form = match (inputs.first(), inputs.get(1), result) {
+            (Some(a), Some(b), Some(result)) => {
+                matmul_form(&a.ty, &b.ty, result, &attrs, self.gate)
+            }
+            _ => Err("its operand or result types are unknown".to_string()),
+        };
+        match form {
+            Ok(form) => {
+                let r = vectorize_matmul(e, &inputs, form, result);
+                if matches!(r, Ok(Some(_))) {
+                    self.vectorized += 1;
+                    for transpose in folded {
+                        if !self.dead_transposes.contains(&transpose) {
+                            self.dead_transposes.push(transpose);
+                        }
+                    }
+                }
+                r
+            }
+            Err(reason) => {
+                if self.remarks {
+                    diagnostics::remark(
+                        op.location(),
+                        format!(
+                            "AF-DC001 matmul-not-vectorized: the matmul stays a \
+                             boundary op (library kernel): {reason}"
+                        ),
+                    );
+                }
+                Ok(None)
+            }
+        }
+    }
+}
+
+/// A matmul's attributes and inputs after [`fold_operand_transposes`], and the
+/// transposes it folded.
+struct FoldedMatmul<'c, 'a> {
+    attrs: BTreeMap<String, AttrValue>,
+    inputs: Vec<Typed<'c, 'a>>,
+    transposes: Vec<OperationRef<'c, 'a>>,
+}
+
+/// A matmul whose operands a transpose of the two innermost axes produces reads that
+/// transpose's source instead, with the matmul's transpose flag for it flipped.
+fn fold_operand_transposes<'c, 'a>(
+    extracted: &ExtractedGraph<'c, 'a>,
+    node: &Node,
+    inputs: &[Typed<'c, 'a>],
+) -> FoldedMatmul<'c, 'a> {
+    let mut attrs = node.attrs.clone();
+    let mut inputs = inputs.to_vec();
+    let mut folded = Vec::new();
+    for (i, flag) in [(0, "transpose_a"), (1, "transpose_b")] {
+        let source = node
+            .operands
+            .get(i)
+            .and_then(|&v| innermost_swap(&extracted.graph, &extracted.ops, v));
+        if let (Some((typed, transpose)), Some(slot)) = (source, inputs.get_mut(i)) {
+            *slot = typed;
+            let on = attrs
+                .get(flag)
+                .and_then(AttrValue::as_bool)
+                .unwrap_or(false);
+            attrs.insert(flag.to_string(), AttrValue::Bool(!on));
+            folded.push(transpose);
+        }
+    }
+    FoldedMatmul {
+        attrs,
+        inputs,
+        transposes: folded,
+    }
+}
+
+/// A float `pow` (`op`) or `mod` of `inputs`: a constant exponent with an exact form
+/// is reduced ([`reduce_pow`]); otherwise [`float_pow`] or [`float_mod`].
+fn float_binary<'c, 'a>(
+    e: &mut Emitter<'c, 'a>,
+    op: &str,
+    inputs: &[Typed<'c, 'a>],
+    exponent: Option<f64>,
+    result: Option<&TensorType>,
+) -> Result<Option<Typed<'c, 'a>>, ShapeError> {
+    let reduced = match (exponent, op) {
+        (Some(c), "ascend.pow") => reduce_pow(e, &inputs[0], c, result),
+        _ => Ok(None),
+    };
+    match (reduced, result, inputs.get(1)) {
+        (Ok(None), Some(result), Some(y)) if op == "ascend.pow" => {
+            float_pow(e, &inputs[0], y, result)
+        }
+        (Ok(None), Some(result), Some(y)) => float_mod(e, &inputs[0], y, result),
+        (reduced, _, _) => reduced,
+    }
+}
+
+/// Replaces the result of `op` by `result` and erases `op`; with `erase_producers` (a
+/// concat rewritten to its kept operand) also the `ascend` producers of its operands
+/// that nothing reads any more (its empty operand). Only there: a transpose folded into
+/// a vectorized matmul is erased at the end of the run, once, and an op read twice is
+/// listed once.
+fn replace_op(op: &OperationRef, result: &Typed, erase_producers: bool) {
+    if let Ok(old) = op.result(0) {
+        raw::replace_all_uses(old.into(), result.value);
+    }
+    let mut producers: Vec<_> = op
+        .operands()
+        .filter_map(|v| OperationResult::try_from(v).ok())
+        .map(|r| r.owner())
+        .filter(|p| {
+            p.name()
+                .as_string_ref()
+                .as_str()
+                .is_ok_and(|n| n.starts_with("ascend."))
+        })
+        .collect();
+    if !erase_producers {
+        producers.clear();
+    }
+    let mut unique = Vec::new();
+    for producer in producers {
+        if !unique.contains(&producer) {
+            unique.push(producer);
+        }
+    }
+    raw::erase_op(*op);
+    for producer in unique {
+        let unused = (0..producer.result_count())
+            .all(|i| producer.result(i).is_ok_and(|r| !raw::has_uses(r.into())));
+        if unused {
+            raw::erase_op(producer);
+        }
     }
 }
 
@@ -1346,76 +1464,10 @@ fn expand<'c, 'a>(
     };
     let x = &inputs[0];
     let dtype: DType = x.ty.dtype;
-    let rank = x.ty.rank();
     let result = match name {
-        "softmax" | "log_softmax" => {
-            let axis = normalize_axis(int_attr(attrs, "axis")?, rank)?;
-            let axes_attr = axes_text(&[axis]);
-            let keep = [("axes", axes_attr.as_str()), ("keep_dims", "true")];
-            let max = e.op("ascend.reduce_max", &[x], &keep, None)?;
-            let shifted = e.op("ascend.sub", &[x, &max], &[], None)?;
-            let exp = e.op("ascend.exp", &[&shifted], &[], None)?;
-            let sum = e.op("ascend.reduce_sum", &[&exp], &keep, None)?;
-            if name == "softmax" {
-                e.op("ascend.div", &[&exp, &sum], &[], None)?
-            } else {
-                let log = e.op("ascend.log", &[&sum], &[], None)?;
-                e.op("ascend.sub", &[&shifted, &log], &[], None)?
-            }
-        }
-        "layer_norm" | "rms_norm" => {
-            let axis = normalize_axis(int_attr(attrs, "axis")?, rank)?;
-            let axes: Vec<usize> = (axis..rank).collect();
-            let eps = e.scalar(float_attr(attrs, "epsilon")?, dtype)?;
-            let gamma = inputs
-                .get(1)
-                .ok_or_else(|| ShapeError("missing gamma".into()))?;
-            if name == "layer_norm" {
-                let mu = mean(e, x, &axes)?;
-                let centered = e.op("ascend.sub", &[x, &mu], &[], None)?;
-                let squared = e.op("ascend.mul", &[&centered, &centered], &[], None)?;
-                let var = mean(e, &squared, &axes)?;
-                let shifted = e.op("ascend.add", &[&var, &eps], &[], None)?;
-                let std = e.op("ascend.sqrt", &[&shifted], &[], None)?;
-                let normed = e.op("ascend.div", &[&centered, &std], &[], None)?;
-                let scaled = e.op("ascend.mul", &[&normed, gamma], &[], None)?;
-                let beta = inputs
-                    .get(2)
-                    .ok_or_else(|| ShapeError("missing beta".into()))?;
-                e.op("ascend.add", &[&scaled, beta], &[], None)?
-            } else {
-                let squared = e.op("ascend.mul", &[x, x], &[], None)?;
-                let ms = mean(e, &squared, &axes)?;
-                let shifted = e.op("ascend.add", &[&ms, &eps], &[], None)?;
-                let rms = e.op("ascend.sqrt", &[&shifted], &[], None)?;
-                let normed = e.op("ascend.div", &[x, &rms], &[], None)?;
-                e.op("ascend.mul", &[&normed, gamma], &[], None)?
-            }
-        }
-        "gelu" => {
-            let half = e.scalar(0.5, dtype)?;
-            let one = e.scalar(1.0, dtype)?;
-            let inner = match attrs.get("approximate").and_then(AttrValue::as_str) {
-                Some("tanh") => {
-                    let cube_coeff = e.scalar(0.044715, dtype)?;
-                    let scale = e.scalar((2.0 / std::f64::consts::PI).sqrt(), dtype)?;
-                    let x2 = e.op("ascend.mul", &[x, x], &[], None)?;
-                    let x3 = e.op("ascend.mul", &[&x2, x], &[], None)?;
-                    let term = e.op("ascend.mul", &[&x3, &cube_coeff], &[], None)?;
-                    let sum = e.op("ascend.add", &[x, &term], &[], None)?;
-                    let arg = e.op("ascend.mul", &[&sum, &scale], &[], None)?;
-                    e.op("ascend.tanh", &[&arg], &[], None)?
-                }
-                _ => {
-                    let inv_sqrt2 = e.scalar(std::f64::consts::FRAC_1_SQRT_2, dtype)?;
-                    let arg = e.op("ascend.mul", &[x, &inv_sqrt2], &[], None)?;
-                    e.op("ascend.erf", &[&arg], &[], None)?
-                }
-            };
-            let one_plus = e.op("ascend.add", &[&inner, &one], &[], None)?;
-            let halfx = e.op("ascend.mul", &[x, &half], &[], None)?;
-            e.op("ascend.mul", &[&halfx, &one_plus], &[], None)?
-        }
+        "softmax" | "log_softmax" => softmax(e, name, x, attrs)?,
+        "layer_norm" | "rms_norm" => normalization(e, name, inputs, attrs)?,
+        "gelu" => gelu(e, x, attrs)?,
         "silu" => {
             let s = e.op("ascend.sigmoid", &[x], &[], None)?;
             e.op("ascend.mul", &[x, &s], &[], None)?
@@ -1442,31 +1494,10 @@ fn expand<'c, 'a>(
             let lower = e.op("ascend.maximum", &[x, lo], &[], None)?;
             e.op("ascend.minimum", &[&lower, hi], &[], None)?
         }
-        "reduce_mean" => {
-            let axes_list = attrs
-                .get("axes")
-                .and_then(AttrValue::as_ints)
-                .unwrap_or_default();
-            let axes = autofuse_ascend::shape::reduce_axes(&axes_list, rank)?;
-            let keep = attrs
-                .get("keep_dims")
-                .and_then(AttrValue::as_bool)
-                .unwrap_or(false);
-            let count = axes.iter().try_fold(1i64, |acc, &a| {
-                x.ty.dims.get(a).and_then(Dim::as_const).map(|n| acc * n)
-            });
-            let Some(n) = count else { return Ok(None) };
-            let axes_attr = axes_text(&axes);
-            let keep_attr = if keep { "true" } else { "false" };
-            let sum = e.op(
-                "ascend.reduce_sum",
-                &[x],
-                &[("axes", &axes_attr), ("keep_dims", keep_attr)],
-                None,
-            )?;
-            let divisor = e.scalar(n as f64, dtype)?;
-            e.op("ascend.div", &[&sum, &divisor], &[], None)?
-        }
+        "reduce_mean" => match static_mean(e, x, attrs)? {
+            Some(mean) => mean,
+            None => return Ok(None),
+        },
         other => return Err(ShapeError(format!("no decomposition for '{other}'"))),
     };
     if widen {
@@ -1475,6 +1506,131 @@ fn expand<'c, 'a>(
             .map(Some);
     }
     Ok(Some(result))
+}
+
+/// `softmax` (`name`) or `log_softmax` of `x` along its `axis`, shifted by the row max
+/// so that `exp` stays finite.
+fn softmax<'c, 'a>(
+    e: &mut Emitter<'c, 'a>,
+    name: &str,
+    x: &Typed<'c, 'a>,
+    attrs: &BTreeMap<String, AttrValue>,
+) -> Result<Typed<'c, 'a>, ShapeError> {
+    let axis = normalize_axis(int_attr(attrs, "axis")?, x.ty.rank())?;
+    let axes_attr = axes_text(&[axis]);
+    let keep = [("axes", axes_attr.as_str()), ("keep_dims", "true")];
+    let max = e.op("ascend.reduce_max", &[x], &keep, None)?;
+    let shifted = e.op("ascend.sub", &[x, &max], &[], None)?;
+    let exp = e.op("ascend.exp", &[&shifted], &[], None)?;
+    let sum = e.op("ascend.reduce_sum", &[&exp], &keep, None)?;
+    if name == "softmax" {
+        e.op("ascend.div", &[&exp, &sum], &[], None)
+    } else {
+        let log = e.op("ascend.log", &[&sum], &[], None)?;
+        e.op("ascend.sub", &[&shifted, &log], &[], None)
+    }
+}
+
+/// `layer_norm` (`name`) of `x, gamma, beta` or `rms_norm` of `x, gamma` over the axes
+/// [axis, rank), with division and `sqrt`.
+fn normalization<'c, 'a>(
+    e: &mut Emitter<'c, 'a>,
+    name: &str,
+    inputs: &[Typed<'c, 'a>],
+    attrs: &BTreeMap<String, AttrValue>,
+) -> Result<Typed<'c, 'a>, ShapeError> {
+    let x = &inputs[0];
+    let rank = x.ty.rank();
+    let axis = normalize_axis(int_attr(attrs, "axis")?, rank)?;
+    let axes: Vec<usize> = (axis..rank).collect();
+    let eps = e.scalar(float_attr(attrs, "epsilon")?, x.ty.dtype)?;
+    let gamma = inputs
+        .get(1)
+        .ok_or_else(|| ShapeError("missing gamma".into()))?;
+    if name == "layer_norm" {
+        let mu = mean(e, x, &axes)?;
+        let centered = e.op("ascend.sub", &[x, &mu], &[], None)?;
+        let squared = e.op("ascend.mul", &[&centered, &centered], &[], None)?;
+        let var = mean(e, &squared, &axes)?;
+        let shifted = e.op("ascend.add", &[&var, &eps], &[], None)?;
+        let std = e.op("ascend.sqrt", &[&shifted], &[], None)?;
+        let normed = e.op("ascend.div", &[&centered, &std], &[], None)?;
+        let scaled = e.op("ascend.mul", &[&normed, gamma], &[], None)?;
+        let beta = inputs
+            .get(2)
+            .ok_or_else(|| ShapeError("missing beta".into()))?;
+        e.op("ascend.add", &[&scaled, beta], &[], None)
+    } else {
+        let squared = e.op("ascend.mul", &[x, x], &[], None)?;
+        let ms = mean(e, &squared, &axes)?;
+        let shifted = e.op("ascend.add", &[&ms, &eps], &[], None)?;
+        let rms = e.op("ascend.sqrt", &[&shifted], &[], None)?;
+        let normed = e.op("ascend.div", &[x, &rms], &[], None)?;
+        e.op("ascend.mul", &[&normed, gamma], &[], None)
+    }
+}
+
+/// `gelu(x)`, in its erf form or, with `approximate = "tanh"`, its tanh form.
+fn gelu<'c, 'a>(
+    e: &mut Emitter<'c, 'a>,
+    x: &Typed<'c, 'a>,
+    attrs: &BTreeMap<String, AttrValue>,
+) -> Result<Typed<'c, 'a>, ShapeError> {
+    let dtype = x.ty.dtype;
+    let half = e.scalar(0.5, dtype)?;
+    let one = e.scalar(1.0, dtype)?;
+    let inner = match attrs.get("approximate").and_then(AttrValue::as_str) {
+        Some("tanh") => {
+            let cube_coeff = e.scalar(0.044715, dtype)?;
+            let scale = e.scalar((2.0 / std::f64::consts::PI).sqrt(), dtype)?;
+            let x2 = e.op("ascend.mul", &[x, x], &[], None)?;
+            let x3 = e.op("ascend.mul", &[&x2, x], &[], None)?;
+            let term = e.op("ascend.mul", &[&x3, &cube_coeff], &[], None)?;
+            let sum = e.op("ascend.add", &[x, &term], &[], None)?;
+            let arg = e.op("ascend.mul", &[&sum, &scale], &[], None)?;
+            e.op("ascend.tanh", &[&arg], &[], None)?
+        }
+        _ => {
+            let inv_sqrt2 = e.scalar(std::f64::consts::FRAC_1_SQRT_2, dtype)?;
+            let arg = e.op("ascend.mul", &[x, &inv_sqrt2], &[], None)?;
+            e.op("ascend.erf", &[&arg], &[], None)?
+        }
+    };
+    let one_plus = e.op("ascend.add", &[&inner, &one], &[], None)?;
+    let halfx = e.op("ascend.mul", &[x, &half], &[], None)?;
+    e.op("ascend.mul", &[&halfx, &one_plus], &[], None)
+}
+
+/// `reduce_mean` of `x` as `reduce_sum / N` when N, the reduced element count, is
+/// static; `None` (it stays `reduce_mean`) when it is symbolic.
+fn static_mean<'c, 'a>(
+    e: &mut Emitter<'c, 'a>,
+    x: &Typed<'c, 'a>,
+    attrs: &BTreeMap<String, AttrValue>,
+) -> Result<Option<Typed<'c, 'a>>, ShapeError> {
+    let axes_list = attrs
+        .get("axes")
+        .and_then(AttrValue::as_ints)
+        .unwrap_or_default();
+    let axes = autofuse_ascend::shape::reduce_axes(&axes_list, x.ty.rank())?;
+    let keep = attrs
+        .get("keep_dims")
+        .and_then(AttrValue::as_bool)
+        .unwrap_or(false);
+    let count = axes.iter().try_fold(1i64, |acc, &a| {
+        x.ty.dims.get(a).and_then(Dim::as_const).map(|n| acc * n)
+    });
+    let Some(n) = count else { return Ok(None) };
+    let axes_attr = axes_text(&axes);
+    let keep_attr = if keep { "true" } else { "false" };
+    let sum = e.op(
+        "ascend.reduce_sum",
+        &[x],
+        &[("axes", &axes_attr), ("keep_dims", keep_attr)],
+        None,
+    )?;
+    let divisor = e.scalar(n as f64, x.ty.dtype)?;
+    e.op("ascend.div", &[&sum, &divisor], &[], None).map(Some)
 }
 
 /// A cast of f32 or bf16 to int8/uint8, which the vector unit has no conversion for:
