@@ -42,6 +42,7 @@ use crate::statistics;
 use autofuse_ir::attr::AttrValue;
 use autofuse_ir::graph::{DType, Dim, Graph, Node, TensorType};
 use autofuse_mlir::builder::{Emitter, Typed};
+use autofuse_mlir::extract::ExtractedGraph;
 use autofuse_mlir::registry::{lookup, Category};
 use autofuse_mlir::{diagnostics, extract, raw};
 use autofuse_symbolic::{Expr, ShapeEnv, SymbolInfo};
@@ -584,65 +585,99 @@ fn clamp_unbounded<'c: 'a, 'a>(
 
 fn run(module: melior::ir::OperationRef, _options: &PassOptions) -> Result<(), ()> {
     let body = extract::module_body(module).ok_or(())?;
-    let mut narrowed = 0u64;
-    let mut casts = 0u64;
-    let mut ok = true;
-    let mut clamped = 0u64;
+    let mut narrowing = Narrowing {
+        narrowed: 0,
+        casts: 0,
+        clamped: 0,
+        ok: true,
+    };
     for func in extract::functions(body) {
-        let Some(mut extracted) = extract::extract_function(func) else {
-            continue;
-        };
-        if !extracted
-            .graph
-            .nodes
-            .iter()
-            .any(|n| n.op.starts_with("ascend."))
-        {
-            continue;
-        }
-        // Step 0: clamp unbounded values that are only shifted and compared, then
-        // analyze the rewritten function.
-        let env = dim_env(&extracted.graph);
-        let ranges = analyze(&extracted.graph, &env);
-        match clamp_unbounded(&extracted.graph, &extracted.ops, &ranges) {
-            Ok(0) => {}
-            Ok(n) => {
-                clamped += n;
-                let Some(again) = extract::extract_function(func) else {
-                    continue;
-                };
-                extracted = again;
-            }
-            Err(e) => {
-                diagnostics::error(func.location(), format!("cannot clamp: {e}"));
-                ok = false;
-                continue;
-            }
-        }
-        let graph = &extracted.graph;
-        let env = dim_env(graph);
-        let ranges = analyze(graph, &env);
-        let is_i64 = |v: usize| graph.ty(v).is_some_and(|t| t.dtype == DType::I64);
-        let fits_value = |v: usize| is_i64(v) && ranges[v].is_some_and(fits_i32);
-        // Which results become i32 (decided in program order: operands first).
+        narrowing.narrow_function(func);
+    }
+    statistics::add(
+        PASS.argument,
+        "clamped",
+        "Number of unbounded i64 values clamped where they are only shifted and compared",
+        narrowing.clamped,
+    );
+    statistics::add(
+        PASS.argument,
+        "narrowed",
+        "Number of i64 results computed in i32",
+        narrowing.narrowed,
+    );
+    statistics::add(
+        PASS.argument,
+        "casts",
+        "Number of exact casts inserted between i32 and i64",
+        narrowing.casts,
+    );
+    if narrowing.ok {
+        Ok(())
+    } else {
+        Err(())
+    }
+}
+
+/// The counts one run reports, and whether every rewrite succeeded.
+struct Narrowing {
+    narrowed: u64,
+    casts: u64,
+    clamped: u64,
+    ok: bool,
+}
+
+/// The element ranges of a function's values, with the questions the narrowing asks
+/// of them.
+struct Widths<'g> {
+    graph: &'g Graph,
+    ranges: Vec<Option<Interval>>,
+}
+
+impl Widths<'_> {
+    fn is_i64(&self, v: usize) -> bool {
+        self.graph.ty(v).is_some_and(|t| t.dtype == DType::I64)
+    }
+
+    /// Whether `v` is an i64 value whose range fits in i32.
+    fn fits(&self, v: usize) -> bool {
+        self.is_i64(v) && self.ranges[v].is_some_and(fits_i32)
+    }
+
+    /// Which i64 results become i32.
+    fn retyped(&self) -> Vec<bool> {
+        let mut retyped = self.narrowable();
+        self.keep_paying(&mut retyped);
+        retyped
+    }
+
+    /// The results that fit and whose op computes the same in i32 on operands that fit
+    /// (decided in program order: operands first).
+    fn narrowable(&self) -> Vec<bool> {
+        let graph = self.graph;
         let mut retyped = vec![false; graph.values.len()];
         for node in &graph.nodes {
             let [result] = node.results.as_slice() else {
                 continue;
             };
-            if !fits_value(*result) || !computes_in_i32(node) {
+            if !self.fits(*result) || !computes_in_i32(node) {
                 continue;
             }
             let Some(same) = same_typed_operands(node) else {
                 continue;
             };
-            if same.iter().all(|&i| fits_value(node.operands[i])) {
+            if same.iter().all(|&i| self.fits(node.operands[i])) {
                 retyped[*result] = true;
             }
         }
-        // Narrowing pays only where a 32-bit reader follows (a narrowed op that pays, a
-        // compare of fitting operands, a cast to another type); a value read only at
-        // 64 bits would just gain a widening cast. Decided backwards from the readers.
+        retyped
+    }
+
+    /// Narrowing pays only where a 32-bit reader follows (a narrowed op that pays, a
+    /// compare of fitting operands, a cast to another type); a value read only at
+    /// 64 bits would just gain a widening cast. Decided backwards from the readers.
+    fn keep_paying(&self, retyped: &mut [bool]) {
+        let graph = self.graph;
         let mut readers: Vec<Vec<(usize, usize)>> = vec![Vec::new(); graph.values.len()];
         for (n, node) in graph.nodes.iter().enumerate() {
             for (i, &v) in node.operands.iter().enumerate() {
@@ -661,140 +696,193 @@ fn run(module: melior::ir::OperationRef, _options: &PassOptions) -> Result<(), (
                         && reader
                             .operands
                             .iter()
-                            .filter(|&&v| is_i64(v))
-                            .all(|&v| fits_value(v));
+                            .filter(|&&v| self.is_i64(v))
+                            .all(|&v| self.fits(v));
                     let cast_away = reader.op == "ascend.cast"
-                        && reader.results.first().is_some_and(|&r| !is_i64(r));
+                        && reader.results.first().is_some_and(|&r| !self.is_i64(r));
                     narrowed_reader || compare || cast_away
                 });
                 retyped[result] = pays;
             }
         }
+    }
+
+    /// Which operands of `node` it reads at 32 bits: the same-typed operands of a
+    /// retyped op, the i64 operands of a compare whose i64 operands all fit.
+    fn wanted_i32(&self, node: &Node, retyped: &[bool]) -> Vec<bool> {
+        let mut wanted = vec![false; node.operands.len()];
+        if node.results.first().is_some_and(|&r| retyped[r]) {
+            for i in same_typed_operands(node).unwrap_or_default() {
+                wanted[i] = true;
+            }
+        } else if is_compare(node) {
+            let i64_operands: Vec<usize> = (0..node.operands.len())
+                .filter(|&i| self.is_i64(node.operands[i]))
+                .collect();
+            if !i64_operands.is_empty() && i64_operands.iter().all(|&i| self.fits(node.operands[i]))
+            {
+                for i in i64_operands {
+                    wanted[i] = true;
+                }
+            }
+        }
+        wanted
+    }
+}
+
+impl Narrowing {
+    /// Narrows the integer index arithmetic of one function holding `ascend` ops.
+    fn narrow_function(&mut self, func: melior::ir::OperationRef) {
+        let Some(extracted) = extract::extract_function(func) else {
+            return;
+        };
+        if !extracted
+            .graph
+            .nodes
+            .iter()
+            .any(|n| n.op.starts_with("ascend."))
+        {
+            return;
+        }
+        let Some(extracted) = self.clamp(func, extracted) else {
+            return;
+        };
+        let graph = &extracted.graph;
+        let env = dim_env(graph);
+        let widths = Widths {
+            graph,
+            ranges: analyze(graph, &env),
+        };
+        let retyped = widths.retyped();
         // Rewrite: results first, then the operands that need a cast.
         for (node, op) in graph.nodes.iter().zip(&extracted.ops) {
-            let wanted_i32: Vec<bool> = {
-                let mut wanted = vec![false; node.operands.len()];
-                if node.results.first().is_some_and(|&r| retyped[r]) {
-                    for i in same_typed_operands(node).unwrap_or_default() {
-                        wanted[i] = true;
-                    }
-                } else if is_compare(node) {
-                    let i64_operands: Vec<usize> = (0..node.operands.len())
-                        .filter(|&i| is_i64(node.operands[i]))
-                        .collect();
-                    if !i64_operands.is_empty()
-                        && i64_operands.iter().all(|&i| fits_value(node.operands[i]))
-                    {
-                        for i in i64_operands {
-                            wanted[i] = true;
-                        }
-                    }
-                }
-                wanted
-            };
-            let operand_op = *op;
-            for (i, &value) in node.operands.iter().enumerate() {
-                if !is_i64(value) || wanted_i32[i] == retyped[value] || either_width(node, i) {
-                    continue;
-                }
-                let Some(ty) = graph.ty(value).cloned() else {
-                    continue;
-                };
-                let (from, to) = if wanted_i32[i] {
-                    (ty.clone(), DType::I32)
-                } else {
-                    (TensorType::new(DType::I32, ty.dims.clone()), DType::I64)
-                };
-                // A narrowed constant read at 64 bits gets its own i64 copy rather than
-                // a cast: later passes then see a constant (a scalar branch of a select,
-                // an operand to sink) instead of a one-op kernel computing it.
-                if let Some(constant) = (to == DType::I64)
-                    .then(|| constant_values(graph, value))
-                    .flatten()
-                {
-                    match copy_constant(operand_op, i, constant, &ty) {
-                        Ok(()) => continue,
-                        Err(e) => {
-                            diagnostics::error(
-                                op.location(),
-                                format!("cannot copy a constant: {e}"),
-                            );
-                            ok = false;
-                            continue;
-                        }
-                    }
-                }
-                match cast_operand(operand_op, i, from, to) {
-                    Ok(()) => casts += 1,
-                    Err(e) => {
-                        diagnostics::error(op.location(), format!("cannot insert a cast: {e}"));
-                        ok = false;
-                    }
-                }
-            }
-            for &result in &node.results {
-                if !retyped[result] {
-                    continue;
-                }
-                let Some(ty) = graph.ty(result) else { continue };
-                let narrow = TensorType::new(DType::I32, ty.dims.clone());
-                let Some(new_type) = raw::parse_type_near(&func, &narrow.to_mlir()) else {
-                    ok = false;
-                    continue;
-                };
-                if let Ok(value) = op.result(0) {
-                    value.set_type(new_type);
-                }
-                if node.op == "ascend.constant" {
-                    if let Some(AttrValue::Dense { values, splat, .. }) = node.attr("value") {
-                        let text = dense_int(values, *splat, &narrow);
-                        raw::set_attribute_text(op, "value", &text);
-                    }
-                }
-                narrowed += 1;
-            }
+            self.cast_operands(&widths, node, *op, &retyped);
+            self.retype_results(func, graph, (node, *op), &retyped);
         }
         // Graph results keep their declared types.
         if let Some(ret) = extracted.terminator {
-            for (i, &value) in graph.outputs.iter().enumerate() {
-                if !retyped[value] {
-                    continue;
+            self.widen_outputs(graph, ret, &retyped);
+        }
+    }
+
+    /// Clamps unbounded values that are only shifted and compared, and gives the
+    /// function to analyze (extracted again after a clamp); `None` skips it.
+    fn clamp<'c, 'a>(
+        &mut self,
+        func: melior::ir::OperationRef<'c, 'a>,
+        extracted: ExtractedGraph<'c, 'a>,
+    ) -> Option<ExtractedGraph<'c, 'a>> {
+        let env = dim_env(&extracted.graph);
+        let ranges = analyze(&extracted.graph, &env);
+        match clamp_unbounded(&extracted.graph, &extracted.ops, &ranges) {
+            Ok(0) => Some(extracted),
+            Ok(n) => {
+                self.clamped += n;
+                extract::extract_function(func)
+            }
+            Err(e) => {
+                diagnostics::error(func.location(), format!("cannot clamp: {e}"));
+                self.ok = false;
+                None
+            }
+        }
+    }
+
+    /// Casts each i64 operand of `op` that it reads at the other width than its value
+    /// has; a narrowed constant read at 64 bits gets an i64 copy instead.
+    fn cast_operands(
+        &mut self,
+        widths: &Widths,
+        node: &Node,
+        op: melior::ir::OperationRef,
+        retyped: &[bool],
+    ) {
+        let graph = widths.graph;
+        let wanted_i32 = widths.wanted_i32(node, retyped);
+        for (i, &value) in node.operands.iter().enumerate() {
+            if !widths.is_i64(value) || wanted_i32[i] == retyped[value] || either_width(node, i) {
+                continue;
+            }
+            let Some(ty) = graph.ty(value).cloned() else {
+                continue;
+            };
+            let (from, to) = if wanted_i32[i] {
+                (ty.clone(), DType::I32)
+            } else {
+                (TensorType::new(DType::I32, ty.dims.clone()), DType::I64)
+            };
+            // A narrowed constant read at 64 bits gets its own i64 copy rather than
+            // a cast: later passes then see a constant (a scalar branch of a select,
+            // an operand to sink) instead of a one-op kernel computing it.
+            if let Some(constant) = (to == DType::I64)
+                .then(|| constant_values(graph, value))
+                .flatten()
+            {
+                if let Err(e) = copy_constant(op, i, constant, &ty) {
+                    diagnostics::error(op.location(), format!("cannot copy a constant: {e}"));
+                    self.ok = false;
                 }
-                let Some(ty) = graph.ty(value).cloned() else {
-                    continue;
-                };
-                let narrow = TensorType::new(DType::I32, ty.dims.clone());
-                match cast_operand(ret, i, narrow, DType::I64) {
-                    Ok(()) => casts += 1,
-                    Err(e) => {
-                        diagnostics::error(ret.location(), format!("cannot insert a cast: {e}"));
-                        ok = false;
-                    }
+                continue;
+            }
+            match cast_operand(op, i, from, to) {
+                Ok(()) => self.casts += 1,
+                Err(e) => {
+                    diagnostics::error(op.location(), format!("cannot insert a cast: {e}"));
+                    self.ok = false;
                 }
             }
         }
     }
-    statistics::add(
-        PASS.argument,
-        "clamped",
-        "Number of unbounded i64 values clamped where they are only shifted and compared",
-        clamped,
-    );
-    statistics::add(
-        PASS.argument,
-        "narrowed",
-        "Number of i64 results computed in i32",
-        narrowed,
-    );
-    statistics::add(
-        PASS.argument,
-        "casts",
-        "Number of exact casts inserted between i32 and i64",
-        casts,
-    );
-    if ok {
-        Ok(())
-    } else {
-        Err(())
+
+    /// Retypes the retyped results of `op` to i32, and rewrites a constant's value for
+    /// its new type.
+    fn retype_results(
+        &mut self,
+        func: melior::ir::OperationRef,
+        graph: &Graph,
+        (node, op): (&Node, melior::ir::OperationRef),
+        retyped: &[bool],
+    ) {
+        for &result in &node.results {
+            if !retyped[result] {
+                continue;
+            }
+            let Some(ty) = graph.ty(result) else { continue };
+            let narrow = TensorType::new(DType::I32, ty.dims.clone());
+            let Some(new_type) = raw::parse_type_near(&func, &narrow.to_mlir()) else {
+                self.ok = false;
+                continue;
+            };
+            if let Ok(value) = op.result(0) {
+                value.set_type(new_type);
+            }
+            if node.op == "ascend.constant" {
+                if let Some(AttrValue::Dense { values, splat, .. }) = node.attr("value") {
+                    let text = dense_int(values, *splat, &narrow);
+                    raw::set_attribute_text(&op, "value", &text);
+                }
+            }
+            self.narrowed += 1;
+        }
+    }
+
+    /// Widens each retyped graph result back to i64 where `ret` returns it.
+    fn widen_outputs(&mut self, graph: &Graph, ret: melior::ir::OperationRef, retyped: &[bool]) {
+        for (i, &value) in graph.outputs.iter().enumerate() {
+            if !retyped[value] {
+                continue;
+            }
+            let Some(ty) = graph.ty(value).cloned() else {
+                continue;
+            };
+            let narrow = TensorType::new(DType::I32, ty.dims.clone());
+            match cast_operand(ret, i, narrow, DType::I64) {
+                Ok(()) => self.casts += 1,
+                Err(e) => {
+                    diagnostics::error(ret.location(), format!("cannot insert a cast: {e}"));
+                    self.ok = false;
+                }
+            }
+        }
     }
 }
