@@ -22,7 +22,8 @@ use crate::options::PassOptions;
 use crate::registry::{OptionInfo, PassInfo};
 use crate::statistics;
 use autofuse_ascend::shape::{infer, OpShapeQuery};
-use autofuse_ir::graph::{Dim, TensorType, ValueDef};
+use autofuse_ir::graph::{Dim, Graph, TensorType, ValueDef};
+use autofuse_mlir::extract::ExtractedGraph;
 use autofuse_mlir::registry::{lookup, Dialect};
 use autofuse_mlir::{diagnostics, extract, raw};
 use autofuse_symbolic::{Expr, ShapeEnv, SymbolInfo};
@@ -133,8 +134,34 @@ fn infer_function(
         return true;
     }
     let mut types: Vec<Option<TensorType>> = graph.values.iter().map(|v| v.ty.clone()).collect();
+    let created = symbolize_arguments(graph, &mut types);
+    let mut env = symbol_env(&types, hints, ranges);
+    if !infer_results(&extracted, &mut types, &mut env) {
+        return false;
+    }
+    if !write_types(func, &extracted, &types) {
+        return false;
+    }
+    record_guards(func, &env, hints);
+    statistics::add(
+        PASS.argument,
+        "symbols-created",
+        "Number of dynamic dims given a symbol",
+        created,
+    );
+    statistics::add(
+        PASS.argument,
+        "guards",
+        "Number of guards recorded",
+        env.guards().len() as u64,
+    );
+    true
+}
 
-    // Symbols already present in the input keep their names; new ones continue the count.
+/// Gives each dynamic dim of a graph argument a fresh symbol; returns how many it
+/// created. Symbols already present in the input keep their names; new ones
+/// continue the count.
+fn symbolize_arguments(graph: &Graph, types: &mut [Option<TensorType>]) -> u64 {
     let mut used = std::collections::BTreeSet::new();
     for ty in types.iter().flatten() {
         for dim in &ty.dims {
@@ -151,7 +178,6 @@ fn infer_function(
             return name;
         }
     };
-    let mut env = ShapeEnv::new();
     let mut created = 0u64;
     for &arg in &graph.arguments {
         if let Some(ty) = types[arg].as_mut() {
@@ -163,6 +189,17 @@ fn infer_function(
             }
         }
     }
+    created
+}
+
+/// The shape env of a function: every symbol of `types` (at least 1, unbounded),
+/// then the `ranges` and `hints` of the options.
+fn symbol_env(
+    types: &[Option<TensorType>],
+    hints: &[(String, i64)],
+    ranges: &[(String, i64, Option<i64>)],
+) -> ShapeEnv {
+    let mut env = ShapeEnv::new();
     for ty in types.iter().flatten() {
         for dim in &ty.dims {
             if let Dim::Known(e) = dim {
@@ -191,9 +228,18 @@ fn infer_function(
     for (name, value) in hints {
         env.set_hint(name, *value);
     }
+    env
+}
 
+/// Recomputes the result types of every `ascend` op by the shape rules, recording
+/// guards in `env`; false after an error at an op.
+fn infer_results(
+    extracted: &ExtractedGraph,
+    types: &mut [Option<TensorType>],
+    env: &mut ShapeEnv,
+) -> bool {
     let mut ok = true;
-    for (node, op) in graph.nodes.iter().zip(&extracted.ops) {
+    for (node, op) in extracted.graph.nodes.iter().zip(&extracted.ops) {
         let is_ascend = lookup(&node.op).is_some_and(|s| s.dialect == Dialect::Ascend);
         if !is_ascend {
             continue;
@@ -222,7 +268,7 @@ fn infer_function(
             attrs: &node.attrs,
             declared: &declared,
         };
-        match infer(&query, &mut env) {
+        match infer(&query, env) {
             Err(e) => {
                 diagnostics::error(op.location(), e.0);
                 ok = false;
@@ -234,11 +280,17 @@ fn infer_function(
             }
         }
     }
-    if !ok {
-        return false;
-    }
+    ok
+}
 
-    // Write the types back: arguments, results, then the function type.
+/// Writes the types back (arguments, results, then the function type); false when
+/// one cannot be built.
+fn write_types(
+    func: OperationRef,
+    extracted: &ExtractedGraph,
+    types: &[Option<TensorType>],
+) -> bool {
+    let graph = &extracted.graph;
     let Some(block) = func.region(0).ok().and_then(|r| r.first_block()) else {
         return false;
     };
@@ -270,20 +322,21 @@ fn infer_function(
     let arg_types: Vec<String> = graph
         .arguments
         .iter()
-        .map(|&a| type_text(&types, a))
+        .map(|&a| type_text(types, a))
         .collect();
-    let result_types: Vec<String> = graph
-        .outputs
-        .iter()
-        .map(|&o| type_text(&types, o))
-        .collect();
+    let result_types: Vec<String> = graph.outputs.iter().map(|&o| type_text(types, o)).collect();
     let function_type = format!(
         "({}) -> ({})",
         arg_types.join(", "),
         result_types.join(", ")
     );
     raw::set_attribute_text(&func, "function_type", &function_type);
+    true
+}
 
+/// Records the guards of `env` in `ascend.guards` and the hints used in
+/// `ascend.symbol_hints`.
+fn record_guards(func: OperationRef, env: &ShapeEnv, hints: &[(String, i64)]) {
     let guards: Vec<String> = env
         .guards()
         .iter()
@@ -302,19 +355,6 @@ fn infer_function(
             &format!("{{{}}}", dict.join(", ")),
         );
     }
-    statistics::add(
-        PASS.argument,
-        "symbols-created",
-        "Number of dynamic dims given a symbol",
-        created,
-    );
-    statistics::add(
-        PASS.argument,
-        "guards",
-        "Number of guards recorded",
-        env.guards().len() as u64,
-    );
-    true
 }
 
 fn type_text(types: &[Option<TensorType>], value: usize) -> String {
