@@ -106,6 +106,8 @@ fn operand<'a>(query: &'a OpShapeQuery, i: usize) -> Result<&'a TensorType, Stri
         .ok_or_else(|| format!("expected operand #{i}"))
 }
 
+/// The result type of `name`: the batch dim, then the channels and spatial sizes of the
+/// op's rule.
 fn infer_inner(
     query: &OpShapeQuery,
     env: &mut ShapeEnv,
@@ -120,9 +122,13 @@ fn infer_inner(
     }
     let n = x.rank() - 2;
     let attrs = query.attrs;
-    let strides = ints(attrs, "strides", n, 1)?;
-    let dilations = ints(attrs, "dilations", n, 1)?;
-    let pads = pad_exprs(attrs, n)?;
+    let geometry = Geometry {
+        x,
+        n,
+        strides: ints(attrs, "strides", n, 1)?,
+        dilations: ints(attrs, "dilations", n, 1)?,
+        pads: pad_exprs(attrs, n)?,
+    };
     let dtype = query.declared.first().map_or(x.dtype, |t| t.dtype);
     if dtype != x.dtype {
         return Err(format!(
@@ -133,130 +139,182 @@ fn infer_inner(
     let mut dims = vec![x.dims[0].clone()];
     match name {
         "conv" | "conv_transpose" => {
-            let w = operand(query, 1)?;
-            if !x.dtype.is_float() {
-                return Err(format!("{name} takes floats, not {}", x.dtype));
-            }
-            if w.dtype != x.dtype {
-                return Err(format!(
-                    "{name} weights are {}, the input {}",
-                    w.dtype, x.dtype
-                ));
-            }
-            if w.rank() != x.rank() {
-                return Err(format!(
-                    "{name} kernel rank {} does not match input rank {} (weights are [{}, \
-                     spatial...] with {n} spatial axes)",
-                    w.rank(),
-                    x.rank(),
-                    if name == "conv" {
-                        "M, C/groups"
-                    } else {
-                        "C, M/groups"
-                    }
-                ));
-            }
-            let g = groups(attrs)?;
-            let kernel = w.dims[2..]
-                .iter()
-                .map(|d| d.as_const().filter(|&k| k >= 1))
-                .collect::<Option<Vec<i64>>>()
-                .ok_or_else(|| {
-                    format!("{name} kernel spatial dims must be static and >= 1, not {w}")
-                })?;
-            let channels = &x.dims[1];
+            let weights = Weights::of(query, x, name)?;
             if name == "conv" {
-                // C == (C/groups) * groups; M divisible by groups.
-                let per_group = &w.dims[1];
-                check_channels(channels, per_group, g, env, "the kernel")?;
-                if let Some(m) = w.dims[0].as_const() {
-                    if m % g != 0 {
-                        return Err(format!(
-                            "conv has {m} output channels, not a multiple of groups {g}"
-                        ));
-                    }
-                }
-                dims.push(w.dims[0].clone());
-                for i in 0..n {
-                    let eff = dilations[i] * (kernel[i] - 1) + 1;
-                    dims.push(window_out(
-                        &x.dims[2 + i],
-                        (&pads[i], &pads[n + i]),
-                        eff,
-                        strides[i],
-                        false,
-                        env,
-                        i,
-                    )?);
-                }
+                dims.extend(geometry.conv_dims(&weights, env)?);
             } else {
-                if let (Some(c), Some(wc)) = (channels.as_const(), w.dims[0].as_const()) {
-                    if c != wc {
-                        return Err(format!(
-                            "conv_transpose input has {c} channels, the kernel {wc} (dim 0 of \
-                             the weights)"
-                        ));
-                    }
-                    if c % g != 0 {
-                        return Err(format!(
-                            "conv_transpose input has {c} channels, not a multiple of groups {g}"
-                        ));
-                    }
-                }
-                // Any output_padding >= 0: the importer folds an ONNX output_shape past
-                // the natural size into it.
-                let output_padding = ints(attrs, "output_padding", n, 0)?;
-                dims.push(match w.dims[1].expr() {
-                    Some(e) => Dim::Known(e.clone() * g),
-                    None => Dim::Unknown,
-                });
-                for i in 0..n {
-                    let Some(d) = x.dims[2 + i].expr() else {
-                        dims.push(Dim::Unknown);
-                        continue;
-                    };
-                    let eff = dilations[i] * (kernel[i] - 1) + 1;
-                    let out = (d.clone() - 1) * strides[i] + (output_padding[i] + eff)
-                        - pads[i].clone()
-                        - pads[n + i].clone();
-                    if env.static_check(&out, Relation::Lt, &Expr::constant(1)) == Tri::True {
-                        return Err(format!(
-                            "conv_transpose spatial axis {i} would have size '{out}' (< 1)"
-                        ));
-                    }
-                    dims.push(Dim::Known(out));
-                }
+                dims.extend(geometry.conv_transpose_dims(&weights, attrs, env)?);
             }
         }
-        "max_pool" | "avg_pool" => {
-            if name == "avg_pool" && !x.dtype.is_float() {
-                return Err(format!("avg_pool takes floats, not {}", x.dtype));
-            }
-            if x.dtype == DType::Bool {
-                return Err("max_pool does not take i1".into());
-            }
-            let kernel = ints(attrs, "kernel_shape", n, 1)?;
-            let ceil = flag(attrs, "ceil_mode")?;
-            if name == "avg_pool" {
-                flag(attrs, "count_include_pad")?;
-            }
-            dims.push(x.dims[1].clone());
-            for i in 0..n {
-                let eff = dilations[i] * (kernel[i] - 1) + 1;
-                dims.push(window_out(
-                    &x.dims[2 + i],
-                    (&pads[i], &pads[n + i]),
-                    eff,
-                    strides[i],
-                    ceil,
-                    env,
-                    i,
-                )?);
-            }
-        }
+        "max_pool" | "avg_pool" => dims.extend(geometry.pool_dims(attrs, name, env)?),
         _ => return Err(format!("no shape rule for '{name}'")),
     }
     Ok(vec![TensorType::new(dtype, dims)])
+}
+
+/// The weights of a conv or conv_transpose (operand 1), checked against the input `x`,
+/// with the `groups` attribute and the static kernel extents.
+struct Weights<'a> {
+    w: &'a TensorType,
+    groups: i64,
+    kernel: Vec<i64>,
+}
+
+impl<'a> Weights<'a> {
+    fn of(query: &'a OpShapeQuery, x: &TensorType, name: &str) -> Result<Self, String> {
+        let n = x.rank() - 2;
+        let w = operand(query, 1)?;
+        if !x.dtype.is_float() {
+            return Err(format!("{name} takes floats, not {}", x.dtype));
+        }
+        if w.dtype != x.dtype {
+            return Err(format!(
+                "{name} weights are {}, the input {}",
+                w.dtype, x.dtype
+            ));
+        }
+        if w.rank() != x.rank() {
+            return Err(format!(
+                "{name} kernel rank {} does not match input rank {} (weights are [{}, \
+                 spatial...] with {n} spatial axes)",
+                w.rank(),
+                x.rank(),
+                if name == "conv" {
+                    "M, C/groups"
+                } else {
+                    "C, M/groups"
+                }
+            ));
+        }
+        let groups = groups(query.attrs)?;
+        let kernel = w.dims[2..]
+            .iter()
+            .map(|d| d.as_const().filter(|&k| k >= 1))
+            .collect::<Option<Vec<i64>>>()
+            .ok_or_else(|| {
+                format!("{name} kernel spatial dims must be static and >= 1, not {w}")
+            })?;
+        Ok(Weights { w, groups, kernel })
+    }
+}
+
+/// The input `x` of a windowed op and the attributes every one has: the strides,
+/// dilations and pads of its `n` spatial axes. The methods give the result dims after
+/// the batch dim: channels, then spatial.
+struct Geometry<'a> {
+    x: &'a TensorType,
+    n: usize,
+    strides: Vec<i64>,
+    dilations: Vec<i64>,
+    pads: Vec<Expr>,
+}
+
+impl Geometry<'_> {
+    /// The spatial sizes of sliding windows of extents `kernel` (before dilation).
+    fn window_dims(&self, kernel: &[i64], ceil: bool, env: &ShapeEnv) -> Result<Vec<Dim>, String> {
+        let (n, pads) = (self.n, &self.pads);
+        let mut dims = Vec::with_capacity(n);
+        for i in 0..n {
+            let eff = self.dilations[i] * (kernel[i] - 1) + 1;
+            dims.push(window_out(
+                &self.x.dims[2 + i],
+                (&pads[i], &pads[n + i]),
+                eff,
+                self.strides[i],
+                ceil,
+                env,
+                i,
+            )?);
+        }
+        Ok(dims)
+    }
+
+    /// conv: C == (C/groups) * groups, M divisible by groups; M output channels.
+    fn conv_dims(&self, weights: &Weights, env: &ShapeEnv) -> Result<Vec<Dim>, String> {
+        let (w, g) = (weights.w, weights.groups);
+        let per_group = &w.dims[1];
+        check_channels(&self.x.dims[1], per_group, g, env, "the kernel")?;
+        if let Some(m) = w.dims[0].as_const() {
+            if m % g != 0 {
+                return Err(format!(
+                    "conv has {m} output channels, not a multiple of groups {g}"
+                ));
+            }
+        }
+        let mut dims = vec![w.dims[0].clone()];
+        dims.extend(self.window_dims(&weights.kernel, false, env)?);
+        Ok(dims)
+    }
+
+    /// conv_transpose: the weights' dim 0 is C, divisible by groups; (M/groups) * groups
+    /// output channels and spatial sizes
+    /// `stride*(d-1) + output_padding + eff - pad_begin - pad_end`, which must not be
+    /// known to be below 1.
+    fn conv_transpose_dims(
+        &self,
+        weights: &Weights,
+        attrs: &Attrs,
+        env: &ShapeEnv,
+    ) -> Result<Vec<Dim>, String> {
+        let (n, pads) = (self.n, &self.pads);
+        let (w, g, kernel) = (weights.w, weights.groups, &weights.kernel);
+        if let (Some(c), Some(wc)) = (self.x.dims[1].as_const(), w.dims[0].as_const()) {
+            if c != wc {
+                return Err(format!(
+                    "conv_transpose input has {c} channels, the kernel {wc} (dim 0 of the \
+                     weights)"
+                ));
+            }
+            if c % g != 0 {
+                return Err(format!(
+                    "conv_transpose input has {c} channels, not a multiple of groups {g}"
+                ));
+            }
+        }
+        // Any output_padding >= 0: the importer folds an ONNX output_shape past the
+        // natural size into it.
+        let output_padding = ints(attrs, "output_padding", n, 0)?;
+        let mut dims = vec![match w.dims[1].expr() {
+            Some(e) => Dim::Known(e.clone() * g),
+            None => Dim::Unknown,
+        }];
+        for i in 0..n {
+            let Some(d) = self.x.dims[2 + i].expr() else {
+                dims.push(Dim::Unknown);
+                continue;
+            };
+            let eff = self.dilations[i] * (kernel[i] - 1) + 1;
+            let out = (d.clone() - 1) * self.strides[i] + (output_padding[i] + eff)
+                - pads[i].clone()
+                - pads[n + i].clone();
+            if env.static_check(&out, Relation::Lt, &Expr::constant(1)) == Tri::True {
+                return Err(format!(
+                    "conv_transpose spatial axis {i} would have size '{out}' (< 1)"
+                ));
+            }
+            dims.push(Dim::Known(out));
+        }
+        Ok(dims)
+    }
+
+    /// max_pool and avg_pool: the input's channels and windows of `kernel_shape`.
+    fn pool_dims(&self, attrs: &Attrs, name: &str, env: &ShapeEnv) -> Result<Vec<Dim>, String> {
+        let x = self.x;
+        if name == "avg_pool" && !x.dtype.is_float() {
+            return Err(format!("avg_pool takes floats, not {}", x.dtype));
+        }
+        if x.dtype == DType::Bool {
+            return Err("max_pool does not take i1".into());
+        }
+        let kernel = ints(attrs, "kernel_shape", self.n, 1)?;
+        let ceil = flag(attrs, "ceil_mode")?;
+        if name == "avg_pool" {
+            flag(attrs, "count_include_pad")?;
+        }
+        let mut dims = vec![x.dims[1].clone()];
+        dims.extend(self.window_dims(&kernel, ceil, env)?);
+        Ok(dims)
+    }
 }
 
 /// Checks `channels == per_group * groups` where the sizes are known.

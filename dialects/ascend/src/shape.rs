@@ -403,6 +403,8 @@ fn composite(
     }
 }
 
+/// The layout ops (broadcast_to, reshape, squeeze, unsqueeze, transpose): each keeps
+/// its operand's element type.
 fn layout(
     query: &OpShapeQuery,
     env: &mut ShapeEnv,
@@ -419,143 +421,166 @@ fn layout(
             x.dtype, declared.dtype
         ));
     }
-    match name {
-        "broadcast_to" => {
-            if declared.rank() < x.rank() {
-                return err("broadcast_to cannot lower the rank");
-            }
-            let offset = declared.rank() - x.rank();
-            let mut dims = declared.dims.clone();
-            for (i, d) in x.dims.iter().enumerate() {
-                let target = &declared.dims[offset + i];
-                if d.as_const() == Some(1) {
-                    continue;
-                }
-                let joined = broadcast_dim(d, target, env)?;
-                if let (Some(j), Some(t)) = (joined.expr(), target.expr()) {
-                    if env.static_check(j, Relation::Eq, t) == Tri::False {
-                        return err(format!(
-                            "dim {i} of size '{d}' cannot be broadcast to '{target}'"
-                        ));
-                    }
-                }
-                dims[offset + i] = joined;
-            }
-            Ok(vec![TensorType::new(x.dtype, dims)])
+    let dims = match name {
+        "broadcast_to" => broadcast_to_dims(x, declared, env)?,
+        "reshape" => reshape_dims(x, declared, env)?,
+        "squeeze" => squeeze_dims(query, x, env)?,
+        "unsqueeze" => unsqueeze_dims(query, x)?,
+        "transpose" => transpose_dims(query, x)?,
+        _ => return err(format!("no shape rule for '{name}'")),
+    };
+    Ok(vec![TensorType::new(x.dtype, dims)])
+}
+
+/// broadcast_to: the declared dims, joined with `x`'s right-aligned non-unit dims.
+fn broadcast_to_dims(
+    x: &TensorType,
+    declared: &TensorType,
+    env: &mut ShapeEnv,
+) -> Result<Vec<Dim>, ShapeError> {
+    if declared.rank() < x.rank() {
+        return err("broadcast_to cannot lower the rank");
+    }
+    let offset = declared.rank() - x.rank();
+    let mut dims = declared.dims.clone();
+    for (i, d) in x.dims.iter().enumerate() {
+        let target = &declared.dims[offset + i];
+        if d.as_const() == Some(1) {
+            continue;
         }
-        "reshape" => {
-            let mut dims = declared.dims.clone();
-            let unknown: Vec<usize> = (0..dims.len())
-                .filter(|&i| dims[i] == Dim::Unknown)
-                .collect();
-            // One unknown target dim is determined by the element count (like -1 in numpy).
-            if let [slot] = unknown.as_slice() {
-                let total = x
-                    .dims
-                    .iter()
-                    .try_fold(one(), |acc, d| Some(acc * d.expr()?.clone()));
-                let known = dims
-                    .iter()
-                    .filter_map(|d| d.expr().cloned())
-                    .fold(one(), |acc, e| acc * e);
-                if let Some(total) = total {
-                    // The known dims must divide the element count.
-                    let remainder = total.modulo(&known);
-                    if env.static_check(&remainder, Relation::Eq, &Expr::constant(0)) == Tri::False
-                    {
-                        return err(format!(
-                            "reshape: '{known}' does not divide the element count '{total}'"
-                        ));
-                    }
-                    if remainder.as_const() != Some(0) {
-                        env.assert_rel(&remainder, Relation::Eq, &Expr::constant(0))
-                            .map_err(|e| ShapeError(format!("reshape: {e}")))?;
-                    }
-                    dims[*slot] = Dim::Known(total.floor_div(&known));
-                    // Equal element counts hold by construction under the guard above.
-                    return Ok(vec![TensorType::new(x.dtype, dims)]);
-                }
-            }
-            same_elements(&x.dims, &dims, env)?;
-            Ok(vec![TensorType::new(x.dtype, dims)])
-        }
-        "squeeze" => {
-            let axes = query
-                .ints_attr("axes")?
-                .iter()
-                .map(|&a| normalize_axis(a, x.rank()))
-                .collect::<Result<Vec<_>, _>>()?;
-            for &a in &axes {
-                match x.dims[a].as_const() {
-                    Some(1) => {}
-                    Some(n) => return err(format!("cannot squeeze axis {a} of size {n}")),
-                    None => {
-                        if let Some(e) = x.dims[a].expr() {
-                            env.assert_rel(e, Relation::Eq, &one())
-                                .map_err(|e| ShapeError(format!("squeeze: {e}")))?;
-                        }
-                    }
-                }
-            }
-            let dims = x
-                .dims
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| !axes.contains(i))
-                .map(|(_, d)| d.clone())
-                .collect();
-            Ok(vec![TensorType::new(x.dtype, dims)])
-        }
-        "unsqueeze" => {
-            let out_rank = x.rank() + query.ints_attr("axes")?.len();
-            let mut axes = query
-                .ints_attr("axes")?
-                .iter()
-                .map(|&a| normalize_axis(a, out_rank))
-                .collect::<Result<Vec<_>, _>>()?;
-            axes.sort_unstable();
-            axes.dedup();
-            if axes.len() + x.rank() != out_rank {
-                return err("unsqueeze axes must be distinct");
-            }
-            let mut source = x.dims.iter();
-            let dims = (0..out_rank)
-                .map(|i| {
-                    if axes.contains(&i) {
-                        Dim::constant(1)
-                    } else {
-                        source.next().cloned().unwrap_or(Dim::constant(1))
-                    }
-                })
-                .collect();
-            Ok(vec![TensorType::new(x.dtype, dims)])
-        }
-        "transpose" => {
-            let perm = query.ints_attr("perm")?;
-            let mut seen = vec![false; x.rank()];
-            if perm.len() != x.rank() {
+        let joined = broadcast_dim(d, target, env)?;
+        if let (Some(j), Some(t)) = (joined.expr(), target.expr()) {
+            if env.static_check(j, Relation::Eq, t) == Tri::False {
                 return err(format!(
-                    "perm has {} entries for rank {}",
-                    perm.len(),
-                    x.rank()
+                    "dim {i} of size '{d}' cannot be broadcast to '{target}'"
                 ));
             }
-            for &p in &perm {
-                let Some(slot) = usize::try_from(p).ok().and_then(|p| seen.get_mut(p)) else {
-                    return err(format!("perm entry {p} is out of range"));
-                };
-                if *slot {
-                    return err(format!(
-                        "perm entry {p} repeats; perm must be a permutation"
-                    ));
-                }
-                *slot = true;
-            }
-            let dims = perm.iter().map(|&p| x.dims[p as usize].clone()).collect();
-            Ok(vec![TensorType::new(x.dtype, dims)])
         }
-        _ => err(format!("no shape rule for '{name}'")),
+        dims[offset + i] = joined;
     }
+    Ok(dims)
+}
+
+/// reshape: the declared dims, one unknown dim determined by the element count (like
+/// -1 in numpy); the element counts must be equal.
+fn reshape_dims(
+    x: &TensorType,
+    declared: &TensorType,
+    env: &mut ShapeEnv,
+) -> Result<Vec<Dim>, ShapeError> {
+    let mut dims = declared.dims.clone();
+    let unknown: Vec<usize> = (0..dims.len())
+        .filter(|&i| dims[i] == Dim::Unknown)
+        .collect();
+    if let [slot] = unknown.as_slice() {
+        let total = x
+            .dims
+            .iter()
+            .try_fold(one(), |acc, d| Some(acc * d.expr()?.clone()));
+        let known = dims
+            .iter()
+            .filter_map(|d| d.expr().cloned())
+            .fold(one(), |acc, e| acc * e);
+        if let Some(total) = total {
+            // The known dims must divide the element count.
+            let remainder = total.modulo(&known);
+            if env.static_check(&remainder, Relation::Eq, &Expr::constant(0)) == Tri::False {
+                return err(format!(
+                    "reshape: '{known}' does not divide the element count '{total}'"
+                ));
+            }
+            if remainder.as_const() != Some(0) {
+                env.assert_rel(&remainder, Relation::Eq, &Expr::constant(0))
+                    .map_err(|e| ShapeError(format!("reshape: {e}")))?;
+            }
+            dims[*slot] = Dim::Known(total.floor_div(&known));
+            // Equal element counts hold by construction under the guard above.
+            return Ok(dims);
+        }
+    }
+    same_elements(&x.dims, &dims, env)?;
+    Ok(dims)
+}
+
+/// squeeze: `x`'s dims without the `axes`, which must be 1 (asserted when symbolic).
+fn squeeze_dims(
+    query: &OpShapeQuery,
+    x: &TensorType,
+    env: &mut ShapeEnv,
+) -> Result<Vec<Dim>, ShapeError> {
+    let axes = query
+        .ints_attr("axes")?
+        .iter()
+        .map(|&a| normalize_axis(a, x.rank()))
+        .collect::<Result<Vec<_>, _>>()?;
+    for &a in &axes {
+        match x.dims[a].as_const() {
+            Some(1) => {}
+            Some(n) => return err(format!("cannot squeeze axis {a} of size {n}")),
+            None => {
+                if let Some(e) = x.dims[a].expr() {
+                    env.assert_rel(e, Relation::Eq, &one())
+                        .map_err(|e| ShapeError(format!("squeeze: {e}")))?;
+                }
+            }
+        }
+    }
+    Ok(x.dims
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !axes.contains(i))
+        .map(|(_, d)| d.clone())
+        .collect())
+}
+
+/// unsqueeze: `x`'s dims with a 1 inserted at each of the (distinct) result `axes`.
+fn unsqueeze_dims(query: &OpShapeQuery, x: &TensorType) -> Result<Vec<Dim>, ShapeError> {
+    let out_rank = x.rank() + query.ints_attr("axes")?.len();
+    let mut axes = query
+        .ints_attr("axes")?
+        .iter()
+        .map(|&a| normalize_axis(a, out_rank))
+        .collect::<Result<Vec<_>, _>>()?;
+    axes.sort_unstable();
+    axes.dedup();
+    if axes.len() + x.rank() != out_rank {
+        return err("unsqueeze axes must be distinct");
+    }
+    let mut source = x.dims.iter();
+    Ok((0..out_rank)
+        .map(|i| {
+            if axes.contains(&i) {
+                Dim::constant(1)
+            } else {
+                source.next().cloned().unwrap_or(Dim::constant(1))
+            }
+        })
+        .collect())
+}
+
+/// transpose: `x`'s dims permuted by `perm`, which must be a permutation of its axes.
+fn transpose_dims(query: &OpShapeQuery, x: &TensorType) -> Result<Vec<Dim>, ShapeError> {
+    let perm = query.ints_attr("perm")?;
+    let mut seen = vec![false; x.rank()];
+    if perm.len() != x.rank() {
+        return err(format!(
+            "perm has {} entries for rank {}",
+            perm.len(),
+            x.rank()
+        ));
+    }
+    for &p in &perm {
+        let Some(slot) = usize::try_from(p).ok().and_then(|p| seen.get_mut(p)) else {
+            return err(format!("perm entry {p} is out of range"));
+        };
+        if *slot {
+            return err(format!(
+                "perm entry {p} repeats; perm must be a permutation"
+            ));
+        }
+        *slot = true;
+    }
+    Ok(perm.iter().map(|&p| x.dims[p as usize].clone()).collect())
 }
 
 fn structural(

@@ -470,164 +470,33 @@ pub(super) fn one(v: Val) -> Converted {
 // Dispatch
 // ---------------------------------------------------------------------------------
 
-/// Converts one default-domain node.
+/// Converts one default-domain node with the converter of its operator.
 pub fn convert(im: &mut Importer, c: &NodeCtx) -> Converted {
     let op = c.node.op_type.as_str();
     let b = &mut im.b;
     match op {
-        "Add" | "Sub" | "Mul" | "Div" | "BitwiseAnd" => {
-            let name = match op {
-                "Add" => "add",
-                "Sub" => "sub",
-                "Mul" => "mul",
-                "Div" => "div",
-                _ => "bitwise_and",
-            };
-            one(bin(b, name, c.req(0)?, c.req(1)?)?)
-        }
+        "Add" | "Sub" | "Mul" | "Div" | "BitwiseAnd" => arithmetic(b, c, op),
         "Max" | "Min" | "Sum" | "Mean" => variadic(b, c, op),
         "Pow" => pow(b, c),
         "Mod" => modulo(b, c),
-        "BitwiseOr" | "BitwiseXor" => {
-            let (x, y) = (c.req(0)?, c.req(1)?);
-            // a | b = ~(~a & ~b); a ^ b = (a | b) & ~(a & b).
-            let (nx, ny) = (un(b, "bitwise_not", x)?, un(b, "bitwise_not", y)?);
-            let both_not = bin(b, "bitwise_and", &nx, &ny)?;
-            let or = un(b, "bitwise_not", &both_not)?;
-            if op == "BitwiseOr" {
-                return one(or);
-            }
-            let and = bin(b, "bitwise_and", x, y)?;
-            let nand = un(b, "bitwise_not", &and)?;
-            one(bin(b, "bitwise_and", &or, &nand)?)
-        }
+        "BitwiseOr" | "BitwiseXor" => bitwise_or_xor(b, c, op),
         "Abs" | "Neg" | "Exp" | "Log" | "Sqrt" | "Reciprocal" | "Relu" | "Sigmoid" | "Tanh"
         | "Erf" | "Sign" | "Floor" | "Ceil" | "Round" | "Sin" | "Cos" | "Not" | "IsNaN"
-        | "BitwiseNot" => {
-            let name = match op {
-                "Not" => "logical_not",
-                "IsNaN" => "isnan",
-                "BitwiseNot" => "bitwise_not",
-                other => return one(un(b, &other.to_ascii_lowercase(), c.req(0)?)?),
-            };
-            let x = c.req(0)?;
-            one(b.op(
-                name,
-                &[x],
-                &[],
-                if op == "IsNaN" {
-                    DType::Bool
-                } else {
-                    x.dtype()
-                },
-                None,
-            )?)
-        }
-        "Tan" => {
-            let (x, back) = widen(b, c.req(0)?)?;
-            let (s, k) = (un(b, "sin", &x)?, un(b, "cos", &x)?);
-            let t = bin(b, "div", &s, &k)?;
-            one(narrow(b, t, back)?)
-        }
-        "Sinh" | "Cosh" | "Asinh" | "Acosh" | "Atanh" => {
-            let (x, back) = widen(b, c.req(0)?)?;
-            let (one_, half) = (like(b, &x, 1.0), like(b, &x, 0.5));
-            let y = match op {
-                "Sinh" | "Cosh" => {
-                    // (exp(x) -/+ exp(-x)) / 2
-                    let e = un(b, "exp", &x)?;
-                    let nx = un(b, "neg", &x)?;
-                    let en = un(b, "exp", &nx)?;
-                    let d = bin(b, if op == "Sinh" { "sub" } else { "add" }, &e, &en)?;
-                    bin(b, "mul", &d, &half)?
-                }
-                "Asinh" | "Acosh" => {
-                    // log(x + sqrt(x*x +/- 1))
-                    let sq = bin(b, "mul", &x, &x)?;
-                    let r = bin(b, if op == "Asinh" { "add" } else { "sub" }, &sq, &one_)?;
-                    let root = un(b, "sqrt", &r)?;
-                    let s = bin(b, "add", &x, &root)?;
-                    un(b, "log", &s)?
-                }
-                _ => {
-                    // log((1 + x) / (1 - x)) / 2
-                    let p = bin(b, "add", &one_, &x)?;
-                    let m = bin(b, "sub", &one_, &x)?;
-                    let q = bin(b, "div", &p, &m)?;
-                    let l = un(b, "log", &q)?;
-                    bin(b, "mul", &l, &half)?
-                }
-            };
-            one(narrow(b, y, back)?)
-        }
-        "IsInf" => {
-            let x = c.req(0)?;
-            let (neg, pos) = (c.int("detect_negative", 1)?, c.int("detect_positive", 1)?);
-            let finite = b.op("isfinite", &[x], &[], DType::Bool, None)?;
-            let nan = b.op("isnan", &[x], &[], DType::Bool, None)?;
-            let either = bin(b, "logical_or", &finite, &nan)?;
-            let inf = un(b, "logical_not", &either)?;
-            let zero = like(b, x, 0.0);
-            let out = match (neg != 0, pos != 0) {
-                (true, true) => inf,
-                (false, false) => {
-                    let f = b.scalar(DType::Bool, 0.0);
-                    bin(b, "logical_and", &inf, &f)?
-                }
-                (true, false) => {
-                    let s = cmp(b, "lt", x, &zero)?;
-                    bin(b, "logical_and", &inf, &s)?
-                }
-                (false, true) => {
-                    let s = cmp(b, "gt", x, &zero)?;
-                    bin(b, "logical_and", &inf, &s)?
-                }
-            };
-            one(out)
-        }
+        | "BitwiseNot" => unary(b, c, op),
+        "Tan" => tan(b, c),
+        "Sinh" | "Cosh" | "Asinh" | "Acosh" | "Atanh" => hyperbolic(b, c, op),
+        "IsInf" => is_inf(b, c),
         "Identity" => one(c.req(0)?.clone()),
         "Dropout" => dropout(b, c),
-        "LeakyRelu" => {
-            let x = c.req(0)?;
-            let alpha = c.float("alpha", 0.01)?;
-            one(b.op(
-                "leaky_relu",
-                &[x],
-                &[("alpha", A::F(alpha))],
-                x.dtype(),
-                None,
-            )?)
-        }
+        "LeakyRelu" => leaky_relu(b, c),
         "Elu" | "Selu" | "Celu" | "HardSigmoid" | "HardSwish" | "ThresholdedRelu" | "Softplus"
         | "Softsign" | "Mish" | "PRelu" | "Shrink" | "Swish" => activation(b, c, op),
-        "Equal" | "Less" | "LessOrEqual" | "Greater" | "GreaterOrEqual" => {
-            let name = match op {
-                "Equal" => "eq",
-                "Less" => "lt",
-                "LessOrEqual" => "le",
-                "Greater" => "gt",
-                _ => "ge",
-            };
-            one(cmp(b, name, c.req(0)?, c.req(1)?)?)
-        }
-        "And" | "Or" | "Xor" => {
-            let name = format!("logical_{}", op.to_ascii_lowercase());
-            one(bin(b, &name, c.req(0)?, c.req(1)?)?)
-        }
+        "Equal" | "Less" | "LessOrEqual" | "Greater" | "GreaterOrEqual" => comparison(b, c, op),
+        "And" | "Or" | "Xor" => logical(b, c, op),
         "Where" => one(select(b, c.req(0)?, c.req(1)?, c.req(2)?)?),
         "Clip" => clip(b, c),
-        "Cast" => {
-            let to = c
-                .typed("to", &[at::INT], "an INT")?
-                .ok_or_else(|| Fail::Invalid("missing attribute 'to'".into()))?
-                .i;
-            let dtype = dtype_of(to as i32).map_err(Fail::Unsupported)?;
-            one(cast(b, c.req(0)?, dtype)?)
-        }
-        "CastLike" => {
-            let target = c.req(1)?.dtype();
-            one(cast(b, c.req(0)?, target)?)
-        }
+        "Cast" => cast_node(b, c),
+        "CastLike" => cast_like(b, c),
         "ReduceSum" | "ReduceMean" | "ReduceMax" | "ReduceMin" | "ReduceProd" | "ReduceL1"
         | "ReduceL2" | "ReduceLogSum" | "ReduceLogSumExp" | "ReduceSumSquare" => {
             reduction(b, c, op)
@@ -641,231 +510,29 @@ pub fn convert(im: &mut Importer, c: &NodeCtx) -> Converted {
         "LpNormalization" => lp_norm(b, c),
         "EyeLike" => eye_like(b, c),
         "DepthToSpace" | "SpaceToDepth" => depth_space(b, c, op == "DepthToSpace"),
-        "GlobalAveragePool" | "GlobalMaxPool" => {
-            // Mean/max over every axis from 2 on, kept as 1s.
-            let x = c.req(0)?;
-            if x.rank() < 3 {
-                return one(x.clone());
-            }
-            let axes: Vec<i64> = (2..x.rank() as i64).collect();
-            let name = if op == "GlobalAveragePool" {
-                "reduce_mean"
-            } else {
-                "reduce_max"
-            };
-            one(reduce(b, name, x, &axes, true)?)
-        }
-        "Gelu" => {
-            let x = c.req(0)?;
-            let approximate = c.string("approximate")?.unwrap_or_else(|| "none".into());
-            if approximate != "none" && approximate != "tanh" {
-                return invalid(format!("unknown Gelu approximation '{approximate}'"));
-            }
-            one(b.op(
-                "gelu",
-                &[x],
-                &[("approximate", A::S(approximate))],
-                x.dtype(),
-                None,
-            )?)
-        }
+        "GlobalAveragePool" | "GlobalMaxPool" => global_pool(b, c, op),
+        "Gelu" => gelu(b, c),
         "Reshape" => reshape_node(b, c),
         "Squeeze" => squeeze_node(b, c),
-        "Unsqueeze" => {
-            let x = c.req(0)?;
-            let axes = if c.opset >= 13 {
-                c.known_ints(1, "axes")?
-            } else {
-                c.ints("axes")?
-            }
-            .ok_or_else(|| Fail::Invalid("Unsqueeze needs axes".into()))?;
-            one(unsqueeze(b, x, &axes)?)
-        }
-        "Flatten" => {
-            let x = c.req(0)?;
-            let axis = axis_index(c.int("axis", 1)?, x.rank(), true)?;
-            let dims = vec![product(&x.ty.dims[..axis])?, product(&x.ty.dims[axis..])?];
-            one(reshape(b, x, dims)?)
-        }
-        "Expand" => {
-            let x = c.req(0)?;
-            let shape = c
-                .shape_exprs(1, "the shape")?
-                .ok_or_else(|| Fail::Invalid("Expand needs a shape".into()))?;
-            let target: Vec<Dim> = shape.into_iter().map(Dim::Known).collect();
-            let dims = broadcast_dims(b, &x.ty.dims, &target)?;
-            one(broadcast_to(b, x, dims)?)
-        }
-        "Transpose" => {
-            let x = c.req(0)?;
-            let perm = c
-                .ints("perm")?
-                .unwrap_or_else(|| (0..x.rank() as i64).rev().collect());
-            if perm.iter().copied().eq(0..x.rank() as i64) {
-                return one(x.clone());
-            }
-            one(b.op(
-                "transpose",
-                &[x],
-                &[("perm", A::Ints(perm))],
-                x.dtype(),
-                None,
-            )?)
-        }
-        "Concat" => {
-            let axis = c
-                .typed("axis", &[at::INT], "an INT")?
-                .ok_or_else(|| Fail::Invalid("missing attribute 'axis'".into()))?
-                .i;
-            let parts: Vec<&Val> = c.inputs.iter().flatten().collect();
-            let (first, rest) = parts
-                .split_first()
-                .ok_or_else(|| Fail::Invalid("Concat needs inputs".into()))?;
-            let mut acc = (*first).clone();
-            for part in rest {
-                acc = b.op(
-                    "concat",
-                    &[&acc, part],
-                    &[("axis", A::I(axis))],
-                    acc.dtype(),
-                    None,
-                )?;
-            }
-            one(acc)
-        }
+        "Unsqueeze" => unsqueeze_node(b, c),
+        "Flatten" => flatten(b, c),
+        "Expand" => expand(b, c),
+        "Transpose" => transpose(b, c),
+        "Concat" => concat(b, c),
         "Split" => split(b, c),
         "Slice" => slice(b, c),
-        "Gather" => {
-            let (data, indices) = (c.req(0)?, c.req(1)?);
-            let axis = c.int("axis", 0)?;
-            one(b.op(
-                "gather",
-                &[data, indices],
-                &[("axis", A::I(axis))],
-                data.dtype(),
-                None,
-            )?)
-        }
+        "Gather" => gather(b, c),
         "MatMul" => one(matmul(b, c.req(0)?, c.req(1)?, false, false)?),
-        "Gemm" => {
-            let (x, y) = (c.req(0)?, c.req(1)?);
-            let (alpha, beta) = (c.float("alpha", 1.0)?, c.float("beta", 1.0)?);
-            let (ta, tb) = (c.int("transA", 0)? != 0, c.int("transB", 0)? != 0);
-            if x.rank() != 2 || y.rank() != 2 {
-                return invalid("Gemm operands must be matrices");
-            }
-            let mut out = matmul(b, x, y, ta, tb)?;
-            if alpha != 1.0 {
-                let s = like(b, &out, alpha);
-                out = bin(b, "mul", &out, &s)?;
-            }
-            if let Some(bias) = c.input(2) {
-                if beta != 0.0 {
-                    let term = if beta != 1.0 {
-                        let s = like(b, bias, beta);
-                        bin(b, "mul", bias, &s)?
-                    } else {
-                        bias.clone()
-                    };
-                    out = bin(b, "add", &out, &term)?;
-                }
-            }
-            one(out)
-        }
+        "Gemm" => gemm(b, c),
         "Constant" => constant(im, c),
-        "ConstantOfShape" => {
-            let shape = c
-                .shape_exprs(0, "the shape")?
-                .ok_or_else(|| Fail::Invalid("ConstantOfShape needs a shape".into()))?;
-            let (dtype, value) = match c.tensor("value")? {
-                None => (DType::F32, Values::F(vec![0.0])),
-                Some(t) => {
-                    let d = im.decode(t).map_err(Fail::Unsupported)?;
-                    if d.values.len() != 1 {
-                        return invalid("ConstantOfShape's value must hold one element");
-                    }
-                    (d.dtype, d.values)
-                }
-            };
-            let constants: Option<Vec<i64>> = shape.iter().map(Expr::as_const).collect();
-            if let Some(constants) = constants {
-                let dims = constants
-                    .iter()
-                    .map(|&d| {
-                        usize::try_from(d).map_err(|_| Fail::Invalid(format!("negative dim {d}")))
-                    })
-                    .collect::<Result<Vec<_>, _>>()?;
-                super::data::element_count(&constants).map_err(Fail::Invalid)?;
-                return one(splat(&mut im.b, dtype, &dims, value)?);
-            }
-            // A symbolic shape: one element broadcast to it.
-            let scalar = im.b.constant(dtype, &[], value);
-            let dims: Vec<Dim> = shape.into_iter().map(Dim::Known).collect();
-            one(broadcast_to(&mut im.b, &scalar, dims)?)
-        }
-        "Shape" => {
-            let x = c.req(0)?;
-            let rank = x.rank() as i64;
-            let clamp = |v: i64| (if v < 0 { v + rank } else { v }).clamp(0, rank) as usize;
-            let start = clamp(c.int("start", 0)?);
-            let end = clamp(c.int("end", rank)?);
-            let dims = &x.ty.dims[start..end.max(start)];
-            let exprs: Vec<Expr> = dims
-                .iter()
-                .map(|d| d.expr().cloned())
-                .collect::<Option<_>>()
-                .ok_or_else(|| Fail::Unsupported("Shape of a dim without a symbol".into()))?;
-            let n = exprs.len();
-            one(b.symbolic(DType::I64, &[n], exprs))
-        }
-        "Size" => {
-            let x = c.req(0)?;
-            let n = product(&x.ty.dims)?
-                .expr()
-                .cloned()
-                .ok_or_else(|| Fail::Unsupported("Size of a dim without a symbol".into()))?;
-            one(b.symbolic(DType::I64, &[], vec![n]))
-        }
+        "ConstantOfShape" => constant_of_shape(im, c),
+        "Shape" => shape_node(b, c),
+        "Size" => size_node(b, c),
         "Range" => range_node(b, c),
         "Pad" => pad(b, c),
-        "CumSum" => {
-            let x = c.req(0)?;
-            let axis = match c.known_ints(1, "axis")?.as_deref() {
-                Some([a]) => *a,
-                _ => return invalid("CumSum needs a one-element axis"),
-            };
-            one(b.op(
-                "cumsum",
-                &[x],
-                &[
-                    ("axis", A::I(axis)),
-                    ("exclusive", A::B(c.int("exclusive", 0)? != 0)),
-                    ("reverse", A::B(c.int("reverse", 0)? != 0)),
-                ],
-                x.dtype(),
-                None,
-            )?)
-        }
-        "GatherElements" => {
-            let (data, indices) = (c.req(0)?, c.req(1)?);
-            one(b.op(
-                "gather_elements",
-                &[data, indices],
-                &[("axis", A::I(c.int("axis", 0)?))],
-                data.dtype(),
-                None,
-            )?)
-        }
-        "GatherND" => {
-            let (data, indices) = (c.req(0)?, c.req(1)?);
-            one(b.op(
-                "gather_nd",
-                &[data, indices],
-                &[("batch_dims", A::I(c.int("batch_dims", 0)?))],
-                data.dtype(),
-                None,
-            )?)
-        }
+        "CumSum" => cumsum(b, c),
+        "GatherElements" => gather_elements(b, c),
+        "GatherND" => gather_nd(b, c),
         "Tile" => tile(b, c),
         "Trilu" => trilu(b, c),
         "ArgMax" | "ArgMin" => super::ops_index::arg_extreme(b, c, op == "ArgMax"),
@@ -967,6 +634,160 @@ fn modulo(b: &mut Builder, c: &NodeCtx) -> Converted {
     let m = bin(b, "mul", &t, y)?;
     let r = bin(b, "sub", x, &m)?;
     one(narrow(b, r, back)?)
+}
+
+/// Add/Sub/Mul/Div and BitwiseAnd: one binary `ascend` op each.
+fn arithmetic(b: &mut Builder, c: &NodeCtx, op: &str) -> Converted {
+    let name = match op {
+        "Add" => "add",
+        "Sub" => "sub",
+        "Mul" => "mul",
+        "Div" => "div",
+        _ => "bitwise_and",
+    };
+    one(bin(b, name, c.req(0)?, c.req(1)?)?)
+}
+
+/// BitwiseOr/BitwiseXor from `bitwise_and` and `bitwise_not`, the bitwise ops `ascend`
+/// has.
+fn bitwise_or_xor(b: &mut Builder, c: &NodeCtx, op: &str) -> Converted {
+    let (x, y) = (c.req(0)?, c.req(1)?);
+    // a | b = ~(~a & ~b); a ^ b = (a | b) & ~(a & b).
+    let (nx, ny) = (un(b, "bitwise_not", x)?, un(b, "bitwise_not", y)?);
+    let both_not = bin(b, "bitwise_and", &nx, &ny)?;
+    let or = un(b, "bitwise_not", &both_not)?;
+    if op == "BitwiseOr" {
+        return one(or);
+    }
+    let and = bin(b, "bitwise_and", x, y)?;
+    let nand = un(b, "bitwise_not", &and)?;
+    one(bin(b, "bitwise_and", &or, &nand)?)
+}
+
+/// Unary ops with a lower-cased namesake in `ascend`, plus Not, IsNaN and BitwiseNot whose
+/// `ascend` names differ.
+fn unary(b: &mut Builder, c: &NodeCtx, op: &str) -> Converted {
+    let name = match op {
+        "Not" => "logical_not",
+        "IsNaN" => "isnan",
+        "BitwiseNot" => "bitwise_not",
+        other => return one(un(b, &other.to_ascii_lowercase(), c.req(0)?)?),
+    };
+    let x = c.req(0)?;
+    one(b.op(
+        name,
+        &[x],
+        &[],
+        if op == "IsNaN" {
+            DType::Bool
+        } else {
+            x.dtype()
+        },
+        None,
+    )?)
+}
+
+/// Tan as sin / cos.
+fn tan(b: &mut Builder, c: &NodeCtx) -> Converted {
+    let (x, back) = widen(b, c.req(0)?)?;
+    let (s, k) = (un(b, "sin", &x)?, un(b, "cos", &x)?);
+    let t = bin(b, "div", &s, &k)?;
+    one(narrow(b, t, back)?)
+}
+
+/// Sinh/Cosh/Asinh/Acosh/Atanh from exp, log and sqrt.
+fn hyperbolic(b: &mut Builder, c: &NodeCtx, op: &str) -> Converted {
+    let (x, back) = widen(b, c.req(0)?)?;
+    let (one_, half) = (like(b, &x, 1.0), like(b, &x, 0.5));
+    let y = match op {
+        "Sinh" | "Cosh" => {
+            // (exp(x) -/+ exp(-x)) / 2
+            let e = un(b, "exp", &x)?;
+            let nx = un(b, "neg", &x)?;
+            let en = un(b, "exp", &nx)?;
+            let d = bin(b, if op == "Sinh" { "sub" } else { "add" }, &e, &en)?;
+            bin(b, "mul", &d, &half)?
+        }
+        "Asinh" | "Acosh" => {
+            // log(x + sqrt(x*x +/- 1))
+            let sq = bin(b, "mul", &x, &x)?;
+            let r = bin(b, if op == "Asinh" { "add" } else { "sub" }, &sq, &one_)?;
+            let root = un(b, "sqrt", &r)?;
+            let s = bin(b, "add", &x, &root)?;
+            un(b, "log", &s)?
+        }
+        _ => {
+            // log((1 + x) / (1 - x)) / 2
+            let p = bin(b, "add", &one_, &x)?;
+            let m = bin(b, "sub", &one_, &x)?;
+            let q = bin(b, "div", &p, &m)?;
+            let l = un(b, "log", &q)?;
+            bin(b, "mul", &l, &half)?
+        }
+    };
+    one(narrow(b, y, back)?)
+}
+
+/// IsInf: neither finite nor NaN, restricted to the signs `detect_negative` and
+/// `detect_positive` ask for.
+fn is_inf(b: &mut Builder, c: &NodeCtx) -> Converted {
+    let x = c.req(0)?;
+    let (neg, pos) = (c.int("detect_negative", 1)?, c.int("detect_positive", 1)?);
+    let finite = b.op("isfinite", &[x], &[], DType::Bool, None)?;
+    let nan = b.op("isnan", &[x], &[], DType::Bool, None)?;
+    let either = bin(b, "logical_or", &finite, &nan)?;
+    let inf = un(b, "logical_not", &either)?;
+    let zero = like(b, x, 0.0);
+    let out = match (neg != 0, pos != 0) {
+        (true, true) => inf,
+        (false, false) => {
+            let f = b.scalar(DType::Bool, 0.0);
+            bin(b, "logical_and", &inf, &f)?
+        }
+        (true, false) => {
+            let s = cmp(b, "lt", x, &zero)?;
+            bin(b, "logical_and", &inf, &s)?
+        }
+        (false, true) => {
+            let s = cmp(b, "gt", x, &zero)?;
+            bin(b, "logical_and", &inf, &s)?
+        }
+    };
+    one(out)
+}
+
+/// Equal/Less/LessOrEqual/Greater/GreaterOrEqual: one comparison op each.
+fn comparison(b: &mut Builder, c: &NodeCtx, op: &str) -> Converted {
+    let name = match op {
+        "Equal" => "eq",
+        "Less" => "lt",
+        "LessOrEqual" => "le",
+        "Greater" => "gt",
+        _ => "ge",
+    };
+    one(cmp(b, name, c.req(0)?, c.req(1)?)?)
+}
+
+/// And/Or/Xor: `ascend.logical_*`.
+fn logical(b: &mut Builder, c: &NodeCtx, op: &str) -> Converted {
+    let name = format!("logical_{}", op.to_ascii_lowercase());
+    one(bin(b, &name, c.req(0)?, c.req(1)?)?)
+}
+
+/// Cast to the ONNX element type `to`.
+fn cast_node(b: &mut Builder, c: &NodeCtx) -> Converted {
+    let to = c
+        .typed("to", &[at::INT], "an INT")?
+        .ok_or_else(|| Fail::Invalid("missing attribute 'to'".into()))?
+        .i;
+    let dtype = dtype_of(to as i32).map_err(Fail::Unsupported)?;
+    one(cast(b, c.req(0)?, dtype)?)
+}
+
+/// CastLike: a cast to the element type of the second input.
+fn cast_like(b: &mut Builder, c: &NodeCtx) -> Converted {
+    let target = c.req(1)?.dtype();
+    one(cast(b, c.req(0)?, target)?)
 }
 
 /// Activations without an `ascend` op, composed from primitives.
@@ -1075,6 +896,19 @@ fn activation(b: &mut Builder, c: &NodeCtx, op: &str) -> Converted {
         _ => return unsupported(super::NOT_COVERED),
     };
     one(narrow(b, out, back)?)
+}
+
+/// LeakyRelu: `ascend.leaky_relu` with the node's `alpha`.
+fn leaky_relu(b: &mut Builder, c: &NodeCtx) -> Converted {
+    let x = c.req(0)?;
+    let alpha = c.float("alpha", 0.01)?;
+    one(b.op(
+        "leaky_relu",
+        &[x],
+        &[("alpha", A::F(alpha))],
+        x.dtype(),
+        None,
+    )?)
 }
 
 /// Clip: bounds are inputs from opset 11 (absent = unbounded), attributes before.
@@ -1239,6 +1073,21 @@ fn empty_reduction(b: &mut Builder, x: &Val, op: &str, reduced: &[usize], keep: 
     one(out)
 }
 
+/// GlobalAveragePool/GlobalMaxPool: mean/max over every axis from 2 on, kept as 1s.
+fn global_pool(b: &mut Builder, c: &NodeCtx, op: &str) -> Converted {
+    let x = c.req(0)?;
+    if x.rank() < 3 {
+        return one(x.clone());
+    }
+    let axes: Vec<i64> = (2..x.rank() as i64).collect();
+    let name = if op == "GlobalAveragePool" {
+        "reduce_mean"
+    } else {
+        "reduce_max"
+    };
+    one(reduce(b, name, x, &axes, true)?)
+}
+
 /// Softmax/LogSoftmax: from opset 13 along `axis` (default -1); before, the input is
 /// flattened to 2-D at `axis` (default 1) and normalized along the second dim.
 fn softmax(b: &mut Builder, c: &NodeCtx, log: bool) -> Converted {
@@ -1253,6 +1102,22 @@ fn softmax(b: &mut Builder, c: &NodeCtx, log: bool) -> Converted {
     let f = reshape(b, x, flat)?;
     let y = b.op(name, &[&f], &[("axis", A::I(1))], x.dtype(), None)?;
     one(reshape(b, &y, x.ty.dims.clone())?)
+}
+
+/// Gelu, exact or with the tanh approximation.
+fn gelu(b: &mut Builder, c: &NodeCtx) -> Converted {
+    let x = c.req(0)?;
+    let approximate = c.string("approximate")?.unwrap_or_else(|| "none".into());
+    if approximate != "none" && approximate != "tanh" {
+        return invalid(format!("unknown Gelu approximation '{approximate}'"));
+    }
+    one(b.op(
+        "gelu",
+        &[x],
+        &[("approximate", A::S(approximate))],
+        x.dtype(),
+        None,
+    )?)
 }
 
 /// Dropout in inference: the output is the input and the mask is all true; the ratio
@@ -1712,6 +1577,78 @@ fn squeeze_node(b: &mut Builder, c: &NodeCtx) -> Converted {
     one(squeeze(b, x, &axes)?)
 }
 
+/// Unsqueeze: axes from an input from opset 13, an attribute before.
+fn unsqueeze_node(b: &mut Builder, c: &NodeCtx) -> Converted {
+    let x = c.req(0)?;
+    let axes = if c.opset >= 13 {
+        c.known_ints(1, "axes")?
+    } else {
+        c.ints("axes")?
+    }
+    .ok_or_else(|| Fail::Invalid("Unsqueeze needs axes".into()))?;
+    one(unsqueeze(b, x, &axes)?)
+}
+
+/// Flatten to a matrix split at `axis`.
+fn flatten(b: &mut Builder, c: &NodeCtx) -> Converted {
+    let x = c.req(0)?;
+    let axis = axis_index(c.int("axis", 1)?, x.rank(), true)?;
+    let dims = vec![product(&x.ty.dims[..axis])?, product(&x.ty.dims[axis..])?];
+    one(reshape(b, x, dims)?)
+}
+
+/// Expand: broadcast to the given shape (numpy rules, so the result may be larger).
+fn expand(b: &mut Builder, c: &NodeCtx) -> Converted {
+    let x = c.req(0)?;
+    let shape = c
+        .shape_exprs(1, "the shape")?
+        .ok_or_else(|| Fail::Invalid("Expand needs a shape".into()))?;
+    let target: Vec<Dim> = shape.into_iter().map(Dim::Known).collect();
+    let dims = broadcast_dims(b, &x.ty.dims, &target)?;
+    one(broadcast_to(b, x, dims)?)
+}
+
+/// Transpose by `perm` (reversed axes by default); the identity permutation is a no-op.
+fn transpose(b: &mut Builder, c: &NodeCtx) -> Converted {
+    let x = c.req(0)?;
+    let perm = c
+        .ints("perm")?
+        .unwrap_or_else(|| (0..x.rank() as i64).rev().collect());
+    if perm.iter().copied().eq(0..x.rank() as i64) {
+        return one(x.clone());
+    }
+    one(b.op(
+        "transpose",
+        &[x],
+        &[("perm", A::Ints(perm))],
+        x.dtype(),
+        None,
+    )?)
+}
+
+/// Concat of any number of inputs, as a chain of binary `ascend.concat`s.
+fn concat(b: &mut Builder, c: &NodeCtx) -> Converted {
+    let axis = c
+        .typed("axis", &[at::INT], "an INT")?
+        .ok_or_else(|| Fail::Invalid("missing attribute 'axis'".into()))?
+        .i;
+    let parts: Vec<&Val> = c.inputs.iter().flatten().collect();
+    let (first, rest) = parts
+        .split_first()
+        .ok_or_else(|| Fail::Invalid("Concat needs inputs".into()))?;
+    let mut acc = (*first).clone();
+    for part in rest {
+        acc = b.op(
+            "concat",
+            &[&acc, part],
+            &[("axis", A::I(axis))],
+            acc.dtype(),
+            None,
+        )?;
+    }
+    one(acc)
+}
+
 /// Split into `ascend.slice`s along an axis; sizes and the axis's dim may be symbolic.
 fn split(b: &mut Builder, c: &NodeCtx) -> Converted {
     let x = c.req(0)?;
@@ -1921,6 +1858,63 @@ fn slice(b: &mut Builder, c: &NodeCtx) -> Converted {
         )?;
     }
     one(out)
+}
+
+/// Gather along `axis`.
+fn gather(b: &mut Builder, c: &NodeCtx) -> Converted {
+    let (data, indices) = (c.req(0)?, c.req(1)?);
+    let axis = c.int("axis", 0)?;
+    one(b.op(
+        "gather",
+        &[data, indices],
+        &[("axis", A::I(axis))],
+        data.dtype(),
+        None,
+    )?)
+}
+
+/// GatherElements along `axis`.
+fn gather_elements(b: &mut Builder, c: &NodeCtx) -> Converted {
+    let (data, indices) = (c.req(0)?, c.req(1)?);
+    one(b.op(
+        "gather_elements",
+        &[data, indices],
+        &[("axis", A::I(c.int("axis", 0)?))],
+        data.dtype(),
+        None,
+    )?)
+}
+
+/// GatherND with `batch_dims`.
+fn gather_nd(b: &mut Builder, c: &NodeCtx) -> Converted {
+    let (data, indices) = (c.req(0)?, c.req(1)?);
+    one(b.op(
+        "gather_nd",
+        &[data, indices],
+        &[("batch_dims", A::I(c.int("batch_dims", 0)?))],
+        data.dtype(),
+        None,
+    )?)
+}
+
+/// CumSum along a one-element constant `axis` input.
+fn cumsum(b: &mut Builder, c: &NodeCtx) -> Converted {
+    let x = c.req(0)?;
+    let axis = match c.known_ints(1, "axis")?.as_deref() {
+        Some([a]) => *a,
+        _ => return invalid("CumSum needs a one-element axis"),
+    };
+    one(b.op(
+        "cumsum",
+        &[x],
+        &[
+            ("axis", A::I(axis)),
+            ("exclusive", A::B(c.int("exclusive", 0)? != 0)),
+            ("reverse", A::B(c.int("reverse", 0)? != 0)),
+        ],
+        x.dtype(),
+        None,
+    )?)
 }
 
 /// Range(start, limit, delta): a constant when all three are known numbers, otherwise
@@ -2210,6 +2204,33 @@ fn matmul(b: &mut Builder, x: &Val, y: &Val, ta: bool, tb: bool) -> Result<Val, 
     Ok(out)
 }
 
+/// Gemm: `alpha * op(A) * op(B) + beta * C` on matrices.
+fn gemm(b: &mut Builder, c: &NodeCtx) -> Converted {
+    let (x, y) = (c.req(0)?, c.req(1)?);
+    let (alpha, beta) = (c.float("alpha", 1.0)?, c.float("beta", 1.0)?);
+    let (ta, tb) = (c.int("transA", 0)? != 0, c.int("transB", 0)? != 0);
+    if x.rank() != 2 || y.rank() != 2 {
+        return invalid("Gemm operands must be matrices");
+    }
+    let mut out = matmul(b, x, y, ta, tb)?;
+    if alpha != 1.0 {
+        let s = like(b, &out, alpha);
+        out = bin(b, "mul", &out, &s)?;
+    }
+    if let Some(bias) = c.input(2) {
+        if beta != 0.0 {
+            let term = if beta != 1.0 {
+                let s = like(b, bias, beta);
+                bin(b, "mul", bias, &s)?
+            } else {
+                bias.clone()
+            };
+            out = bin(b, "add", &out, &term)?;
+        }
+    }
+    one(out)
+}
+
 /// Constant: `value` (a tensor) or the scalar/list shorthands of opset 12.
 fn constant(im: &mut Importer, c: &NodeCtx) -> Converted {
     if let Some(t) = c.tensor("value")? {
@@ -2232,6 +2253,64 @@ fn constant(im: &mut Importer, c: &NodeCtx) -> Converted {
         return unsupported("sparse constants");
     }
     unsupported("a Constant without a dense numeric value (sparse or string)")
+}
+
+/// ConstantOfShape: a splat of `value` (0.0 as f32 by default); a symbolic shape
+/// broadcasts one element to it.
+fn constant_of_shape(im: &mut Importer, c: &NodeCtx) -> Converted {
+    let shape = c
+        .shape_exprs(0, "the shape")?
+        .ok_or_else(|| Fail::Invalid("ConstantOfShape needs a shape".into()))?;
+    let (dtype, value) = match c.tensor("value")? {
+        None => (DType::F32, Values::F(vec![0.0])),
+        Some(t) => {
+            let d = im.decode(t).map_err(Fail::Unsupported)?;
+            if d.values.len() != 1 {
+                return invalid("ConstantOfShape's value must hold one element");
+            }
+            (d.dtype, d.values)
+        }
+    };
+    let constants: Option<Vec<i64>> = shape.iter().map(Expr::as_const).collect();
+    if let Some(constants) = constants {
+        let dims = constants
+            .iter()
+            .map(|&d| usize::try_from(d).map_err(|_| Fail::Invalid(format!("negative dim {d}"))))
+            .collect::<Result<Vec<_>, _>>()?;
+        super::data::element_count(&constants).map_err(Fail::Invalid)?;
+        return one(splat(&mut im.b, dtype, &dims, value)?);
+    }
+    // A symbolic shape: one element broadcast to it.
+    let scalar = im.b.constant(dtype, &[], value);
+    let dims: Vec<Dim> = shape.into_iter().map(Dim::Known).collect();
+    one(broadcast_to(&mut im.b, &scalar, dims)?)
+}
+
+/// Shape (from `start` to `end`) as a shape value of the input's dim expressions.
+fn shape_node(b: &mut Builder, c: &NodeCtx) -> Converted {
+    let x = c.req(0)?;
+    let rank = x.rank() as i64;
+    let clamp = |v: i64| (if v < 0 { v + rank } else { v }).clamp(0, rank) as usize;
+    let start = clamp(c.int("start", 0)?);
+    let end = clamp(c.int("end", rank)?);
+    let dims = &x.ty.dims[start..end.max(start)];
+    let exprs: Vec<Expr> = dims
+        .iter()
+        .map(|d| d.expr().cloned())
+        .collect::<Option<_>>()
+        .ok_or_else(|| Fail::Unsupported("Shape of a dim without a symbol".into()))?;
+    let n = exprs.len();
+    one(b.symbolic(DType::I64, &[n], exprs))
+}
+
+/// Size as a shape value: the product of the dims.
+fn size_node(b: &mut Builder, c: &NodeCtx) -> Converted {
+    let x = c.req(0)?;
+    let n = product(&x.ty.dims)?
+        .expr()
+        .cloned()
+        .ok_or_else(|| Fail::Unsupported("Size of a dim without a symbol".into()))?;
+    one(b.symbolic(DType::I64, &[], vec![n]))
 }
 
 /// 0, 1, ..., n-1 as i64: the row or column index EyeLike and Trilu compare.

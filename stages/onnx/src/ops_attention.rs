@@ -282,6 +282,53 @@ fn precision_dtype(code: i64) -> Result<DType, Fail> {
 /// The two products are `ascend.matmul`; the scaling, biases, softmax, head
 /// repetition and the guard of fully masked rows are vector ops.
 pub fn attention(b: &mut Builder, c: &NodeCtx) -> Converted {
+    let inputs = attention_inputs(b, c)?;
+    let operands = attention_operands(b, c, &inputs)?;
+    let (capped, cd) = capped_scores(b, c, &operands, inputs.dtype)?;
+    let masks = Masks {
+        q_len: inputs.q.ty.dims[2].clone(),
+        kv_len: operands.present_k.ty.dims[2].clone(),
+        zero: b.scalar(cd, 0.0),
+        ninf: neg_inf(b, cd)?,
+    };
+    let bias = attention_bias(b, c, &inputs, &masks)?;
+    let with_bias = match &bias {
+        Some(bias) => bin(b, "add", &capped, bias)?,
+        None => capped.clone(),
+    };
+    let probs = attention_probs(b, c, &with_bias, bias.as_ref(), &masks.ninf, cd)?;
+    let p = cast(b, &probs, inputs.dtype)?;
+    let y = attention_output(b, &p, &operands.v_rep, &inputs)?;
+    let mut outs = vec![Some(y), None, None, None];
+    if wants(c, 1) {
+        outs[1] = Some(operands.present_k);
+    }
+    if wants(c, 2) {
+        outs[2] = Some(operands.present_v);
+    }
+    if wants(c, 3) {
+        let qk = qk_output(c, capped, with_bias, probs)?;
+        outs[3] = Some(cast(b, &qk, inputs.dtype)?);
+    }
+    Ok(outs)
+}
+
+/// Q, K and V of an Attention node as `[batch, heads, seq, head_size]`, with the
+/// optional cache and padding-length inputs, checked against each other.
+struct AttentionInputs<'a> {
+    rank: usize,
+    dtype: DType,
+    q: Val,
+    k: Val,
+    v: Val,
+    past_k: Option<&'a Val>,
+    past_v: Option<&'a Val>,
+    nonpad: Option<&'a Val>,
+}
+
+/// Checks the ranks and types of Q, K and V, splits 3-D ones into heads, and checks
+/// the cache and padding inputs.
+fn attention_inputs<'a>(b: &mut Builder, c: &'a NodeCtx) -> Result<AttentionInputs<'a>, Fail> {
     let (q0, k0, v0) = (req(c, 0)?, req(c, 1)?, req(c, 2)?);
     let rank = q0.rank();
     if k0.rank() != rank || v0.rank() != rank || !(rank == 3 || rank == 4) {
@@ -328,23 +375,52 @@ pub fn attention(b: &mut Builder, c: &NodeCtx) -> Converted {
             return invalid(format!("{name} must be of rank 4"));
         }
     }
+    Ok(AttentionInputs {
+        rank,
+        dtype,
+        q,
+        k,
+        v,
+        past_k,
+        past_v,
+        nonpad,
+    })
+}
 
+/// The operands of the two products: the scaled queries, the present (cache plus new)
+/// keys and values, and the scaled keys and the values repeated to the query heads.
+struct AttentionOperands {
+    qs: Val,
+    present_k: Val,
+    present_v: Val,
+    k_rep: Val,
+    v_rep: Val,
+}
+
+/// Scales Q and K, appends K and V to the cache, and repeats the kv heads for
+/// grouped-query attention.
+fn attention_operands(
+    b: &mut Builder,
+    c: &NodeCtx,
+    inputs: &AttentionInputs,
+) -> Result<AttentionOperands, Fail> {
+    let AttentionInputs { q, k, v, .. } = inputs;
     // Scale: sqrt(scale) on both Q and K, rounded to Q's type (as the reference does).
     let head_size = static_dim(&q.ty.dims[3], "the head size")?;
     let scale = match float_attr(c, "scale")? {
         Some(s) => s,
         None => 1.0 / (head_size as f64).sqrt(),
     };
-    let s = b.scalar(dtype, scale.sqrt());
-    let qs = bin(b, "mul", &q, &s)?;
+    let s = b.scalar(inputs.dtype, scale.sqrt());
+    let qs = bin(b, "mul", q, &s)?;
 
     // The KV cache: past and new along the sequence axis.
-    let present_k = match past_k {
-        Some(p) => concat(b, p, &k, 2)?,
+    let present_k = match inputs.past_k {
+        Some(p) => concat(b, p, k, 2)?,
         None => k.clone(),
     };
-    let present_v = match past_v {
-        Some(p) => concat(b, p, &v, 2)?,
+    let present_v = match inputs.past_v {
+        Some(p) => concat(b, p, v, 2)?,
         None => v.clone(),
     };
     let ks = bin(b, "mul", &present_k, &s)?;
@@ -363,15 +439,30 @@ pub fn attention(b: &mut Builder, c: &NodeCtx) -> Converted {
     let reps = q_heads / kv_heads;
     let k_rep = repeat_heads(b, &ks, reps)?;
     let v_rep = repeat_heads(b, &present_v, reps)?;
+    Ok(AttentionOperands {
+        qs,
+        present_k,
+        present_v,
+        k_rep,
+        v_rep,
+    })
+}
 
+/// Q·Kᵀ in the compute type (f32 for half precision: the vector part computes in it),
+/// softcapped when `softcap` asks; with the compute type.
+fn capped_scores(
+    b: &mut Builder,
+    c: &NodeCtx,
+    operands: &AttentionOperands,
+    dtype: DType,
+) -> Result<(Val, DType), Fail> {
     let scores = b.op(
         "matmul",
-        &[&qs, &k_rep],
+        &[&operands.qs, &operands.k_rep],
         &[("transpose_a", A::B(false)), ("transpose_b", A::B(true))],
         dtype,
         None,
     )?;
-    // The vector part computes half precision in f32.
     let (mut x, _) = widen(b, &scores)?;
     let cd = x.dtype();
     let softcap = float_attr(c, "softcap")?.unwrap_or(0.0);
@@ -381,53 +472,116 @@ pub fn attention(b: &mut Builder, c: &NodeCtx) -> Converted {
         let t = un(b, "tanh", &d)?;
         x = bin(b, "mul", &t, &sc)?;
     }
-    let capped = x.clone();
+    Ok((x, cd))
+}
 
-    // The additive bias: attn_mask, causal, sliding window, padding lengths.
-    let q_len = q.ty.dims[2].clone();
-    let kv_len = present_k.ty.dims[2].clone();
-    let zero = b.scalar(cd, 0.0);
-    let ninf = neg_inf(b, cd)?;
+/// What the additive biases of the scores are built from: the query and key lengths
+/// and the 0 (attended) and -inf (masked) of the compute type.
+struct Masks {
+    q_len: Dim,
+    kv_len: Dim,
+    zero: Val,
+    ninf: Val,
+}
+
+/// The additive bias of the scores, the sum of the attn_mask, causal, sliding-window
+/// and padding-length biases the node asks for (`None` for none).
+fn attention_bias(
+    b: &mut Builder,
+    c: &NodeCtx,
+    inputs: &AttentionInputs,
+    masks: &Masks,
+) -> Result<Option<Val>, Fail> {
     let mut bias: Option<Val> = None;
     if let Some(m) = input(c, 3) {
         if m.rank() == 0 {
             return invalid("attn_mask must have rank >= 1");
         }
-        bias = Some(mask_bias(b, m, &kv_len, &zero, &ninf)?);
+        bias = Some(mask_bias(b, m, &masks.kv_len, &masks.zero, &masks.ninf)?);
     }
-    let is_causal = int_or(c, "is_causal", 0)? != 0;
-    let (left, right) = if c.opset >= 25 {
-        (
-            int_or(c, "left_window_size", -1)?,
-            int_or(c, "right_window_size", -1)?,
-        )
-    } else {
-        (-1, -1)
-    };
-    if left < -1 || right < -1 {
-        return invalid("window sizes must be -1 or nonnegative");
+    let window = PositionMask::of(c)?;
+    let offset = query_offset(b, inputs, &masks.q_len)?;
+    if window.causal || window.left >= 0 || window.right >= 0 {
+        bias = window.bias(b, masks, &offset, bias)?;
     }
-    let offset = match (past_k, nonpad) {
+    if let Some(n) = inputs.nonpad {
+        // Keys at or beyond a batch's length are masked: [batch, 1, 1, kv].
+        let n = cast(b, n, DType::I64)?;
+        let n = unsqueeze(b, &n, &[1])?;
+        let j = index_range(b, masks.kv_len.clone())?;
+        let j = unsqueeze(b, &j, &[0])?;
+        let keep = cmp(b, "lt", &j, &n)?;
+        let term = select(b, &keep, &masks.zero, &masks.ninf)?;
+        let term = unsqueeze(b, &term, &[1, 2])?;
+        bias = add_bias(b, bias, term)?;
+    }
+    Ok(bias)
+}
+
+/// The position of the first query row among the keys: the past length with a cache,
+/// `nonpad_kv_seqlen - q_len` per batch with padding lengths, 0 otherwise.
+fn query_offset(b: &mut Builder, inputs: &AttentionInputs, q_len: &Dim) -> Result<Offset, Fail> {
+    Ok(match (inputs.past_k, inputs.nonpad) {
         (Some(p), _) => Offset::Scalar(dim_expr(&p.ty.dims[2])?),
         (None, Some(n)) => {
             if n.rank() != 1 || n.dtype().is_float() {
                 return invalid("nonpad_kv_seqlen must be a 1-D integer tensor");
             }
             let n = cast(b, n, DType::I64)?;
-            let ql = b.symbolic(DType::I64, &[], vec![dim_expr(&q_len)?]);
+            let ql = b.symbolic(DType::I64, &[], vec![dim_expr(q_len)?]);
             let o = bin(b, "sub", &n, &ql)?;
             Offset::PerBatch(unsqueeze(b, &o, &[1, 2])?)
         }
         (None, None) => Offset::Scalar(Expr::constant(0)),
-    };
-    if is_causal || left >= 0 || right >= 0 {
-        let rows = shifted_rows(b, &q_len, &offset)?;
-        let j = index_range(b, kv_len.clone())?;
+    })
+}
+
+/// The masks by position: causal, and a sliding window of `left` keys before and
+/// `right` after the query's position (-1: unbounded).
+struct PositionMask {
+    causal: bool,
+    left: i64,
+    right: i64,
+}
+
+impl PositionMask {
+    /// `is_causal` and, from opset 25, the window sizes.
+    fn of(c: &NodeCtx) -> Result<Self, Fail> {
+        let causal = int_or(c, "is_causal", 0)? != 0;
+        let (left, right) = if c.opset >= 25 {
+            (
+                int_or(c, "left_window_size", -1)?,
+                int_or(c, "right_window_size", -1)?,
+            )
+        } else {
+            (-1, -1)
+        };
+        if left < -1 || right < -1 {
+            return invalid("window sizes must be -1 or nonnegative");
+        }
+        Ok(PositionMask {
+            causal,
+            left,
+            right,
+        })
+    }
+
+    /// `bias` plus the causal and window biases.
+    fn bias(
+        &self,
+        b: &mut Builder,
+        masks: &Masks,
+        offset: &Offset,
+        mut bias: Option<Val>,
+    ) -> Result<Option<Val>, Fail> {
+        let (left, right) = (self.left, self.right);
+        let rows = shifted_rows(b, &masks.q_len, offset)?;
+        let j = index_range(b, masks.kv_len.clone())?;
         let j = unsqueeze(b, &j, &[0])?;
-        if is_causal {
+        if self.causal {
             // Query i attends key j iff j <= i + offset.
             let allowed = cmp(b, "le", &j, &rows)?;
-            let term = allowed_bias(b, &allowed, &zero, &ninf)?;
+            let term = allowed_bias(b, &allowed, &masks.zero, &masks.ninf)?;
             bias = add_bias(b, bias, term)?;
         }
         if left >= 0 || right >= 0 {
@@ -448,77 +602,74 @@ pub fn attention(b: &mut Builder, c: &NodeCtx) -> Converted {
                 });
             }
             if let Some(allowed) = allowed {
-                let term = allowed_bias(b, &allowed, &zero, &ninf)?;
+                let term = allowed_bias(b, &allowed, &masks.zero, &masks.ninf)?;
                 bias = add_bias(b, bias, term)?;
             }
         }
+        Ok(bias)
     }
-    if let Some(n) = nonpad {
-        // Keys at or beyond a batch's length are masked: [batch, 1, 1, kv].
-        let n = cast(b, n, DType::I64)?;
-        let n = unsqueeze(b, &n, &[1])?;
-        let j = index_range(b, kv_len.clone())?;
-        let j = unsqueeze(b, &j, &[0])?;
-        let keep = cmp(b, "lt", &j, &n)?;
-        let term = select(b, &keep, &zero, &ninf)?;
-        let term = unsqueeze(b, &term, &[1, 2])?;
-        bias = add_bias(b, bias, term)?;
-    }
-    let with_bias = match &bias {
-        Some(bias) => bin(b, "add", &capped, bias)?,
-        None => capped.clone(),
-    };
+}
 
+/// The softmax over the keys in `softmax_precision` (default: the compute type `cd`).
+fn attention_probs(
+    b: &mut Builder,
+    c: &NodeCtx,
+    with_bias: &Val,
+    bias: Option<&Val>,
+    ninf: &Val,
+    cd: DType,
+) -> Result<Val, Fail> {
     let precision = match int_attr(c, "softmax_precision")? {
         Some(code) => precision_dtype(code)?,
         None => cd,
     };
-    let logits = cast(b, &with_bias, precision)?;
+    let logits = cast(b, with_bias, precision)?;
     let mut probs = op(b, "softmax", &[&logits], &[("axis", A::I(-1))], precision)?;
-    if let Some(bias) = &bias {
+    if let Some(bias) = bias {
         // A row whose bias is -inf everywhere attends nothing: its probabilities are 0
         // (decided on the bias, not on the possibly NaN logits).
         let row_max = reduce(b, "reduce_max", bias, &[-1], true)?;
-        let ninf_b = cast(b, &ninf, bias.dtype())?;
+        let ninf_b = cast(b, ninf, bias.dtype())?;
         let masked = cmp(b, "eq", &row_max, &ninf_b)?;
         let z = b.scalar(precision, 0.0);
         probs = select(b, &masked, &z, &probs)?;
     }
-    let p = cast(b, &probs, dtype)?;
+    Ok(probs)
+}
+
+/// P·V, with the heads merged back into the hidden size for 3-D inputs.
+fn attention_output(
+    b: &mut Builder,
+    p: &Val,
+    v_rep: &Val,
+    inputs: &AttentionInputs,
+) -> Result<Val, Fail> {
     let y = b.op(
         "matmul",
-        &[&p, &v_rep],
+        &[p, v_rep],
         &[("transpose_a", A::B(false)), ("transpose_b", A::B(false))],
-        dtype,
+        inputs.dtype,
         None,
     )?;
-    let y = if rank == 3 {
-        let t = transpose(b, &y, &[0, 2, 1, 3])?;
-        let d = t.ty.dims.clone();
-        let hidden = dim_expr(&d[2])? * dim_expr(&d[3])?;
-        reshape(b, &t, vec![d[0].clone(), d[1].clone(), Dim::Known(hidden)])?
-    } else {
-        y
-    };
-    let mut outs = vec![Some(y), None, None, None];
-    if wants(c, 1) {
-        outs[1] = Some(present_k);
+    if inputs.rank != 3 {
+        return Ok(y);
     }
-    if wants(c, 2) {
-        outs[2] = Some(present_v);
-    }
-    if wants(c, 3) {
-        // Mode 0 and 1 expose the (softcapped) product, 2 with the bias, 3 the
-        // probabilities, as the reference evaluator has them.
-        let qk = match int_or(c, "qk_matmul_output_mode", 0)? {
-            0 | 1 => capped,
-            2 => with_bias,
-            3 => probs,
-            m => return invalid(format!("unknown qk_matmul_output_mode {m}")),
-        };
-        outs[3] = Some(cast(b, &qk, dtype)?);
-    }
-    Ok(outs)
+    let t = transpose(b, &y, &[0, 2, 1, 3])?;
+    let d = t.ty.dims.clone();
+    let hidden = dim_expr(&d[2])? * dim_expr(&d[3])?;
+    reshape(b, &t, vec![d[0].clone(), d[1].clone(), Dim::Known(hidden)])
+}
+
+/// The optional fourth output by `qk_matmul_output_mode`: modes 0 and 1 expose the
+/// (softcapped) product, 2 with the bias, 3 the probabilities, as the reference
+/// evaluator has them.
+fn qk_output(c: &NodeCtx, capped: Val, with_bias: Val, probs: Val) -> Result<Val, Fail> {
+    Ok(match int_or(c, "qk_matmul_output_mode", 0)? {
+        0 | 1 => capped,
+        2 => with_bias,
+        3 => probs,
+        m => return invalid(format!("unknown qk_matmul_output_mode {m}")),
+    })
 }
 
 /// attn_mask as an additive bias of `zero`'s dtype: a bool mask is 0 where true and

@@ -417,63 +417,208 @@ pub fn einsum(b: &mut Builder, c: &NodeCtx) -> Converted {
         .filter(|ch| !ch.is_whitespace())
         .collect();
     let operands: Vec<&Val> = c.inputs.iter().flatten().collect();
-    let (lhs, rhs) = match equation.split_once("->") {
-        Some((l, r)) => (l, Some(r)),
-        None => (equation.as_str(), None),
+    let spec = EinsumLabels::parse(&equation, &operands)?;
+    let dtype = operands[0].dtype();
+    let mut vals = spec.sum_private_labels(b, &operands)?;
+    let (y, ylabels) = match (vals.pop(), vals.pop()) {
+        (Some(only), None) => only,
+        (Some(r), Some(l)) => spec.contract(b, l, r, dtype)?,
+        _ => return invalid("Einsum needs an input"),
     };
-    let terms: Vec<&str> = lhs.split(',').collect();
-    if terms.len() != operands.len() {
-        return invalid(format!(
-            "Einsum equation has {} terms for {} inputs",
-            terms.len(),
-            operands.len()
-        ));
-    }
-    if operands.len() > 2 {
-        return unsupported("Einsum of more than two operands");
-    }
-    let mut ellipsis = None;
-    let mut labels = Vec::new();
-    for (term, x) in terms.iter().zip(&operands) {
-        let l = operand_labels(term, Some(x.rank()), &mut ellipsis)?;
-        if l.len() != x.rank() {
+    let perm: Vec<usize> = spec
+        .out
+        .iter()
+        .map(|a| ylabels.iter().position(|b| b == a).unwrap_or(0))
+        .collect();
+    let y = transpose(b, &y, &perm)?;
+    Ok(vec![Some(cast(b, &y, dtype)?)])
+}
+
+/// The labels of an Einsum equation: of every operand, of the output, and the dim of
+/// every label (equal in every operand that has it).
+struct EinsumLabels {
+    operands: Vec<Vec<u32>>,
+    out: Vec<u32>,
+    dims: Vec<(u32, Dim)>,
+}
+
+/// An operand with the labels of its dims.
+type Labelled = (Val, Vec<u32>);
+
+impl EinsumLabels {
+    /// Parses and checks `equation` (whitespace removed) against the operands.
+    fn parse(equation: &str, operands: &[&Val]) -> Result<Self, Fail> {
+        let (lhs, rhs) = match equation.split_once("->") {
+            Some((l, r)) => (l, Some(r)),
+            None => (equation, None),
+        };
+        let terms: Vec<&str> = lhs.split(',').collect();
+        if terms.len() != operands.len() {
             return invalid(format!(
-                "Einsum term '{term}' does not match rank {}",
-                x.rank()
+                "Einsum equation has {} terms for {} inputs",
+                terms.len(),
+                operands.len()
             ));
         }
-        for (i, a) in l.iter().enumerate() {
-            if l[..i].contains(a) {
-                return unsupported("Einsum with a repeated label in one operand (a diagonal)");
+        if operands.len() > 2 {
+            return unsupported("Einsum of more than two operands");
+        }
+        let mut ellipsis = None;
+        let mut labels = Vec::new();
+        for (term, x) in terms.iter().zip(operands) {
+            let l = operand_labels(term, Some(x.rank()), &mut ellipsis)?;
+            if l.len() != x.rank() {
+                return invalid(format!(
+                    "Einsum term '{term}' does not match rank {}",
+                    x.rank()
+                ));
+            }
+            for (i, a) in l.iter().enumerate() {
+                if l[..i].contains(a) {
+                    return unsupported("Einsum with a repeated label in one operand (a diagonal)");
+                }
+            }
+            labels.push(l);
+        }
+        let out: Vec<u32> = match rhs {
+            Some(r) => operand_labels(r, None, &mut ellipsis)?,
+            None => implicit_output(&labels),
+        };
+        for (i, a) in out.iter().enumerate() {
+            if out[..i].contains(a) || !labels.iter().any(|l| l.contains(a)) {
+                return invalid(format!(
+                    "Einsum output '{}' has a bad label",
+                    rhs.unwrap_or("")
+                ));
             }
         }
-        labels.push(l);
+        let dims = label_dims(&labels, operands)?;
+        Ok(EinsumLabels {
+            operands: labels,
+            out,
+            dims,
+        })
     }
-    let out: Vec<u32> = match rhs {
-        Some(r) => operand_labels(r, None, &mut ellipsis)?,
-        None => {
-            // Implicit output: the broadcast dims, then the labels used once, sorted.
-            let all: Vec<u32> = labels.iter().flatten().copied().collect();
-            let mut once: Vec<u32> = all
-                .iter()
-                .copied()
-                .filter(|a| all.iter().filter(|b| *b == a).count() == 1)
+
+    fn dim_of(&self, a: u32) -> Option<Dim> {
+        self.dims
+            .iter()
+            .find(|(b, _)| *b == a)
+            .map(|(_, d)| d.clone())
+    }
+
+    /// Every operand (widened) with the labels that no other operand and not the
+    /// output has summed away, and its remaining labels.
+    fn sum_private_labels(
+        &self,
+        b: &mut Builder,
+        operands: &[&Val],
+    ) -> Result<Vec<Labelled>, Fail> {
+        let (labels, out) = (&self.operands, &self.out);
+        let mut vals = Vec::new();
+        for (k, x) in operands.iter().enumerate() {
+            let (w, _) = widen(b, x)?;
+            let only: Vec<usize> = (0..labels[k].len())
+                .filter(|&i| {
+                    let a = labels[k][i];
+                    !out.contains(&a)
+                        && labels
+                            .iter()
+                            .enumerate()
+                            .all(|(j, l)| j == k || !l.contains(&a))
+                })
                 .collect();
-            once.sort_by_key(|&a| (a < 0x1000, a));
-            once
+            let w = reduce_sum(b, &w, &only)?;
+            let kept: Vec<u32> = (0..labels[k].len())
+                .filter(|i| !only.contains(i))
+                .map(|i| labels[k][i])
+                .collect();
+            vals.push((w, kept));
         }
-    };
-    for (i, a) in out.iter().enumerate() {
-        if out[..i].contains(a) || !labels.iter().any(|l| l.contains(a)) {
-            return invalid(format!(
-                "Einsum output '{}' has a bad label",
-                rhs.unwrap_or("")
-            ));
-        }
+        Ok(vals)
     }
-    // The dim of every label, equal in every operand that has it.
+
+    /// The product of two operands as one batched `matmul` (in `dtype`), with the
+    /// labels of its dims: batch, then the free labels of `l`, then those of `r`.
+    fn contract(
+        &self,
+        b: &mut Builder,
+        (l, ll): Labelled,
+        (r, rl): Labelled,
+        dtype: DType,
+    ) -> Result<Labelled, Fail> {
+        let out = &self.out;
+        let batch: Vec<u32> = ll
+            .iter()
+            .copied()
+            .filter(|a| rl.contains(a) && out.contains(a))
+            .collect();
+        let contracted: Vec<u32> = ll
+            .iter()
+            .copied()
+            .filter(|a| rl.contains(a) && !out.contains(a))
+            .collect();
+        let free_l: Vec<u32> = ll.iter().copied().filter(|a| !rl.contains(a)).collect();
+        let free_r: Vec<u32> = rl.iter().copied().filter(|a| !ll.contains(a)).collect();
+        let pos = |labels: &[u32], order: &[&[u32]]| -> Vec<usize> {
+            order
+                .iter()
+                .flat_map(|g| g.iter())
+                .map(|a| labels.iter().position(|b| b == a).unwrap_or(0))
+                .collect()
+        };
+        let group = |g: &[u32]| -> Result<Dim, Fail> {
+            let ds: Vec<Dim> = g.iter().filter_map(|&a| self.dim_of(a)).collect();
+            product(&ds)
+        };
+        let (bd, md, kd, nd) = (
+            group(&batch)?,
+            group(&free_l)?,
+            group(&contracted)?,
+            group(&free_r)?,
+        );
+        let lt = transpose(b, &l, &pos(&ll, &[&batch, &free_l, &contracted]))?;
+        let lt = reshape(b, &lt, vec![bd.clone(), md, kd.clone()])?;
+        let rt = transpose(b, &r, &pos(&rl, &[&batch, &contracted, &free_r]))?;
+        let rt = reshape(b, &rt, vec![bd, kd, nd])?;
+        let lt = cast(b, &lt, dtype)?;
+        let rt = cast(b, &rt, dtype)?;
+        let m = op(
+            b,
+            "matmul",
+            &[&lt, &rt],
+            &[("transpose_a", A::B(false)), ("transpose_b", A::B(false))],
+            dtype,
+        )?;
+        let ylabels: Vec<u32> = batch
+            .iter()
+            .chain(&free_l)
+            .chain(&free_r)
+            .copied()
+            .collect();
+        let ydims: Vec<Dim> = ylabels.iter().filter_map(|&a| self.dim_of(a)).collect();
+        Ok((reshape(b, &m, ydims)?, ylabels))
+    }
+}
+
+/// The implicit output of an equation without `->`: the broadcast dims, then the labels
+/// used once, sorted.
+fn implicit_output(labels: &[Vec<u32>]) -> Vec<u32> {
+    let all: Vec<u32> = labels.iter().flatten().copied().collect();
+    let mut once: Vec<u32> = all
+        .iter()
+        .copied()
+        .filter(|a| all.iter().filter(|b| *b == a).count() == 1)
+        .collect();
+    once.sort_by_key(|&a| (a < 0x1000, a));
+    once
+}
+
+/// The dim of every label, in order of first appearance; a label's dims must be equal
+/// in every operand that has it.
+fn label_dims(labels: &[Vec<u32>], operands: &[&Val]) -> Result<Vec<(u32, Dim)>, Fail> {
     let mut dims: Vec<(u32, Dim)> = Vec::new();
-    for (l, x) in labels.iter().zip(&operands) {
+    for (l, x) in labels.iter().zip(operands) {
         for (a, d) in l.iter().zip(&x.ty.dims) {
             match dims.iter().find(|(b, _)| b == a) {
                 Some((_, e)) if e != d => {
@@ -484,91 +629,7 @@ pub fn einsum(b: &mut Builder, c: &NodeCtx) -> Converted {
             }
         }
     }
-    let dim_of = |a: u32| dims.iter().find(|(b, _)| *b == a).map(|(_, d)| d.clone());
-    let dtype = operands[0].dtype();
-    let mut vals = Vec::new();
-    for (k, x) in operands.iter().enumerate() {
-        let (w, _) = widen(b, x)?;
-        // Sum the labels that no other operand and not the output has.
-        let only: Vec<usize> = (0..labels[k].len())
-            .filter(|&i| {
-                let a = labels[k][i];
-                !out.contains(&a)
-                    && labels
-                        .iter()
-                        .enumerate()
-                        .all(|(j, l)| j == k || !l.contains(&a))
-            })
-            .collect();
-        let w = reduce_sum(b, &w, &only)?;
-        let kept: Vec<u32> = (0..labels[k].len())
-            .filter(|i| !only.contains(i))
-            .map(|i| labels[k][i])
-            .collect();
-        vals.push((w, kept));
-    }
-    let (y, ylabels) = match (vals.pop(), vals.pop()) {
-        (Some(only), None) => only,
-        (Some((r, rl)), Some((l, ll))) => {
-            let batch: Vec<u32> = ll
-                .iter()
-                .copied()
-                .filter(|a| rl.contains(a) && out.contains(a))
-                .collect();
-            let contracted: Vec<u32> = ll
-                .iter()
-                .copied()
-                .filter(|a| rl.contains(a) && !out.contains(a))
-                .collect();
-            let free_l: Vec<u32> = ll.iter().copied().filter(|a| !rl.contains(a)).collect();
-            let free_r: Vec<u32> = rl.iter().copied().filter(|a| !ll.contains(a)).collect();
-            let pos = |labels: &[u32], order: &[&[u32]]| -> Vec<usize> {
-                order
-                    .iter()
-                    .flat_map(|g| g.iter())
-                    .map(|a| labels.iter().position(|b| b == a).unwrap_or(0))
-                    .collect()
-            };
-            let group = |g: &[u32]| -> Result<Dim, Fail> {
-                let ds: Vec<Dim> = g.iter().filter_map(|&a| dim_of(a)).collect();
-                product(&ds)
-            };
-            let (bd, md, kd, nd) = (
-                group(&batch)?,
-                group(&free_l)?,
-                group(&contracted)?,
-                group(&free_r)?,
-            );
-            let lt = transpose(b, &l, &pos(&ll, &[&batch, &free_l, &contracted]))?;
-            let lt = reshape(b, &lt, vec![bd.clone(), md, kd.clone()])?;
-            let rt = transpose(b, &r, &pos(&rl, &[&batch, &contracted, &free_r]))?;
-            let rt = reshape(b, &rt, vec![bd, kd, nd])?;
-            let lt = cast(b, &lt, dtype)?;
-            let rt = cast(b, &rt, dtype)?;
-            let m = op(
-                b,
-                "matmul",
-                &[&lt, &rt],
-                &[("transpose_a", A::B(false)), ("transpose_b", A::B(false))],
-                dtype,
-            )?;
-            let ylabels: Vec<u32> = batch
-                .iter()
-                .chain(&free_l)
-                .chain(&free_r)
-                .copied()
-                .collect();
-            let ydims: Vec<Dim> = ylabels.iter().filter_map(|&a| dim_of(a)).collect();
-            (reshape(b, &m, ydims)?, ylabels)
-        }
-        _ => return invalid("Einsum needs an input"),
-    };
-    let perm: Vec<usize> = out
-        .iter()
-        .map(|a| ylabels.iter().position(|b| b == a).unwrap_or(0))
-        .collect();
-    let y = transpose(b, &y, &perm)?;
-    Ok(vec![Some(cast(b, &y, dtype)?)])
+    Ok(dims)
 }
 
 // ---------------------------------------------------------------------------------

@@ -380,18 +380,17 @@ fn resample(b: &mut Builder, x: &Val, axis: usize, taps: &Taps) -> Result<Val, F
     acc.ok_or_else(|| Fail::Invalid("Resize axis without taps".into()))
 }
 
+/// Resize: reads the node into a filter and per-axis scales and sizes, then resamples
+/// every axis that changes.
 pub fn resize(b: &mut Builder, c: &NodeCtx) -> Converted {
     let Some(x) = input(c, 0) else {
         return invalid("missing required input #0");
     };
-    let rank = x.rank();
-    if rank == 0 {
+    if x.rank() == 0 {
         return invalid("Resize needs a tensor of rank >= 1");
     }
-    let opset = c.opset;
-
     // Operands: opset 10 is (X, scales); later (X, roi, scales, sizes).
-    let (roi, scales, sizes) = if opset < 11 {
+    let (roi, scales, sizes) = if c.opset < 11 {
         (None, known_operand(c, 1, "scales")?, None)
     } else {
         (
@@ -400,7 +399,47 @@ pub fn resize(b: &mut Builder, c: &NodeCtx) -> Converted {
             known_operand(c, 3, "sizes")?,
         )
     };
+    let filter = resize_filter(c)?;
+    let extrapolation = float_attr(c, "extrapolation_value", 0.0)?;
+    let axes = ResizedAxes::of(c, x)?;
+    let target = axes.target(c, scales.as_deref(), sizes.as_deref())?;
+    let roi = axis_rois(filter.coord, roi, axes.axes.len())?;
+    for (i, &a) in axes.axes.iter().enumerate() {
+        let axis_roi = roi.as_ref().map(|r| r[i]);
+        if axes.dynamic[a] && !is_identity(target.scale[a], 0, 0, axis_roi) {
+            return axes.dynamic_axis(a);
+        }
+    }
+    let dtype = x.dtype();
+    let exact_gather = matches!(filter.mode, Mode::Nearest(_));
+    if !exact_gather && !dtype.is_float() {
+        return unsupported(format!("Resize {dtype:?} in linear or cubic mode"));
+    }
+    let mut y = if exact_gather {
+        x.clone()
+    } else {
+        cast(b, x, DType::F32)?
+    };
+    for (i, &a) in axes.axes.iter().enumerate() {
+        let axis_roi = roi.as_ref().map(|r| r[i]);
+        let (input, output, scale) = (axes.in_dims[a], target.out_dims[a], target.scale[a]);
+        if is_identity(scale, input, output, axis_roi) {
+            continue;
+        }
+        let taps = axis_taps(&filter, input, output, scale, axis_roi);
+        y = resample(b, &y, a, &taps)?;
+        if taps.extrapolated.iter().any(|&e| e) {
+            y = extrapolate(b, &y, a, &taps, extrapolation)?;
+        }
+    }
+    Ok(vec![Some(cast(b, &y, dtype)?)])
+}
 
+/// The filter of the `mode`, `coordinate_transformation_mode`, `nearest_mode`,
+/// `cubic_coeff_a`, `antialias` and `exclude_outside` attributes (opset 10 has the
+/// asymmetric floor of its only nearest mode).
+fn resize_filter(c: &NodeCtx) -> Result<Filter, Fail> {
+    let opset = c.opset;
     let mode = string_attr(c, "mode", "nearest")?;
     let coord = if opset < 11 {
         "asymmetric".to_string()
@@ -440,165 +479,213 @@ pub fn resize(b: &mut Builder, c: &NodeCtx) -> Converted {
             ))
         }
     };
-    let filter = Filter {
+    Ok(Filter {
         mode,
         coord,
         antialias: opset >= 18 && int_attr(c, "antialias", 0)? != 0,
         exclude_outside: opset >= 11 && int_attr(c, "exclude_outside", 0)? != 0,
-    };
-    let extrapolation = float_attr(c, "extrapolation_value", 0.0)?;
+    })
+}
 
-    // The resized axes.
-    let listed = if opset >= 18 {
-        ints_attr(c, "axes")?
-    } else {
-        None
-    };
-    let axes: Vec<usize> = match listed {
-        None => (0..rank).collect(),
-        Some(list) => {
-            let mut out = Vec::with_capacity(list.len());
-            for a in list {
-                let r = rank as i64;
-                if a < -r || a >= r {
-                    return invalid(format!("Resize axis {a} is out of range for rank {r}"));
+/// The axes a Resize node resizes (all, or from opset 18 the listed ones) with their
+/// input sizes. A dynamic axis (size 0 here) is only allowed unchanged (scale 1, whole
+/// roi): it is skipped.
+struct ResizedAxes<'a> {
+    x: &'a Val,
+    axes: Vec<usize>,
+    in_dims: Vec<usize>,
+    dynamic: Vec<bool>,
+}
+
+/// The scale and the output size of every axis (1 and the input size for the axes
+/// not resized).
+struct Target {
+    scale: Vec<f64>,
+    out_dims: Vec<usize>,
+}
+
+impl<'a> ResizedAxes<'a> {
+    /// Reads and checks the `axes` attribute and the static sizes of those axes.
+    fn of(c: &NodeCtx, x: &'a Val) -> Result<Self, Fail> {
+        let rank = x.rank();
+        let listed = if c.opset >= 18 {
+            ints_attr(c, "axes")?
+        } else {
+            None
+        };
+        let axes: Vec<usize> = match listed {
+            None => (0..rank).collect(),
+            Some(list) => {
+                let mut out = Vec::with_capacity(list.len());
+                for a in list {
+                    let r = rank as i64;
+                    if a < -r || a >= r {
+                        return invalid(format!("Resize axis {a} is out of range for rank {r}"));
+                    }
+                    let a = if a < 0 { a + r } else { a } as usize;
+                    if out.contains(&a) {
+                        return invalid(format!("Resize axis {a} is repeated"));
+                    }
+                    out.push(a);
                 }
-                let a = if a < 0 { a + r } else { a } as usize;
-                if out.contains(&a) {
-                    return invalid(format!("Resize axis {a} is repeated"));
-                }
-                out.push(a);
+                out
             }
-            out
+        };
+        let mut in_dims = vec![0usize; rank];
+        let mut dynamic = vec![false; rank];
+        for &a in &axes {
+            match x.ty.dims[a].as_const() {
+                Some(d) if d > 0 => in_dims[a] = d as usize,
+                Some(_) => return unsupported("Resize of an empty axis"),
+                None => dynamic[a] = true,
+            }
         }
-    };
-    let m = axes.len();
-    // A dynamic axis is only allowed unchanged (scale 1, whole roi): it is skipped.
-    let mut in_dims = vec![0usize; rank];
-    let mut dynamic = vec![false; rank];
-    for &a in &axes {
-        match x.ty.dims[a].as_const() {
-            Some(d) if d > 0 => in_dims[a] = d as usize,
-            Some(_) => return unsupported("Resize of an empty axis"),
-            None => dynamic[a] = true,
-        }
+        Ok(ResizedAxes {
+            x,
+            axes,
+            in_dims,
+            dynamic,
+        })
     }
-    let dynamic_axis =
-        |a: usize| unsupported(format!("Resize of a dynamic axis ({})", x.ty.dims[a]));
 
-    // Scales and output sizes of the resized axes.
-    let mut scale = vec![1.0f64; rank];
-    let mut out_dims = in_dims.clone();
-    match (&scales, &sizes) {
-        (Some(_), Some(_)) => return invalid("Resize takes scales or sizes, not both"),
-        (None, None) => return invalid("Resize needs scales or sizes"),
-        (Some(s), None) => {
-            if s.len() != m {
+    /// The refusal of resizing dynamic axis `a`.
+    fn dynamic_axis<T>(&self, a: usize) -> Result<T, Fail> {
+        unsupported(format!("Resize of a dynamic axis ({})", self.x.ty.dims[a]))
+    }
+
+    /// The target of the resized axes from `scales` or `sizes` (exactly one given).
+    fn target(
+        &self,
+        c: &NodeCtx,
+        scales: Option<&[f64]>,
+        sizes: Option<&[f64]>,
+    ) -> Result<Target, Fail> {
+        let mut target = Target {
+            scale: vec![1.0f64; self.x.rank()],
+            out_dims: self.in_dims.clone(),
+        };
+        match (scales, sizes) {
+            (Some(_), Some(_)) => return invalid("Resize takes scales or sizes, not both"),
+            (None, None) => return invalid("Resize needs scales or sizes"),
+            (Some(s), None) => self.scale_by(&mut target, s)?,
+            (None, Some(s)) => self.size_to(&mut target, c, s)?,
+        }
+        let axes = &self.axes;
+        if axes
+            .iter()
+            .any(|&a| !self.dynamic[a] && target.out_dims[a] == 0)
+        {
+            return unsupported("Resize to an empty axis");
+        }
+        if axes.iter().any(|&a| target.out_dims[a] > i32::MAX as usize) {
+            return unsupported("Resize to an axis beyond 2^31 positions");
+        }
+        Ok(target)
+    }
+
+    /// Output sizes from per-axis scales (rounded down).
+    fn scale_by(&self, target: &mut Target, s: &[f64]) -> Result<(), Fail> {
+        let m = self.axes.len();
+        if s.len() != m {
+            return invalid(format!(
+                "Resize scales hold {} values for {m} axes",
+                s.len()
+            ));
+        }
+        for (&a, &v) in self.axes.iter().zip(s) {
+            if !(v > 0.0 && v.is_finite()) {
+                return invalid(format!("Resize scale {v} is not positive"));
+            }
+            if self.dynamic[a] && v != 1.0 {
+                return self.dynamic_axis(a);
+            }
+            target.scale[a] = v;
+            target.out_dims[a] = (v * self.in_dims[a] as f64).floor() as usize;
+        }
+        Ok(())
+    }
+
+    /// Scales from output sizes, then (from opset 18) one common scale when
+    /// `keep_aspect_ratio_policy` asks to keep the aspect ratio.
+    fn size_to(&self, target: &mut Target, c: &NodeCtx, s: &[f64]) -> Result<(), Fail> {
+        let axes = &self.axes;
+        let m = axes.len();
+        if let Some(&a) = axes.iter().find(|&&a| self.dynamic[a]) {
+            return self.dynamic_axis(a);
+        }
+        if s.len() != m {
+            return invalid(format!("Resize sizes hold {} values for {m} axes", s.len()));
+        }
+        for (&a, &v) in axes.iter().zip(s) {
+            if v < 0.0 {
+                return invalid(format!("Resize size {v} is negative"));
+            }
+            target.scale[a] = v / self.in_dims[a] as f64;
+            target.out_dims[a] = v as usize;
+        }
+        let policy = if c.opset >= 18 {
+            string_attr(c, "keep_aspect_ratio_policy", "stretch")?
+        } else {
+            "stretch".to_string()
+        };
+        let pick = match policy.as_str() {
+            "stretch" => None,
+            "not_larger" => Some(f64::min as fn(f64, f64) -> f64),
+            "not_smaller" => Some(f64::max as fn(f64, f64) -> f64),
+            other => {
                 return invalid(format!(
-                    "Resize scales hold {} values for {m} axes",
-                    s.len()
-                ));
+                    "Resize keep_aspect_ratio_policy '{other}' is not defined"
+                ))
             }
-            for (&a, &v) in axes.iter().zip(s) {
-                if !(v > 0.0 && v.is_finite()) {
-                    return invalid(format!("Resize scale {v} is not positive"));
-                }
-                if dynamic[a] && v != 1.0 {
-                    return dynamic_axis(a);
-                }
-                scale[a] = v;
-                out_dims[a] = (v * in_dims[a] as f64).floor() as usize;
-            }
-        }
-        (None, Some(s)) => {
-            if let Some(&a) = axes.iter().find(|&&a| dynamic[a]) {
-                return dynamic_axis(a);
-            }
-            if s.len() != m {
-                return invalid(format!("Resize sizes hold {} values for {m} axes", s.len()));
-            }
-            for (&a, &v) in axes.iter().zip(s) {
-                if v < 0.0 {
-                    return invalid(format!("Resize size {v} is negative"));
-                }
-                scale[a] = v / in_dims[a] as f64;
-                out_dims[a] = v as usize;
-            }
-            let policy = if opset >= 18 {
-                string_attr(c, "keep_aspect_ratio_policy", "stretch")?
-            } else {
-                "stretch".to_string()
-            };
-            let pick = match policy.as_str() {
-                "stretch" => None,
-                "not_larger" => Some(f64::min as fn(f64, f64) -> f64),
-                "not_smaller" => Some(f64::max as fn(f64, f64) -> f64),
-                other => {
-                    return invalid(format!(
-                        "Resize keep_aspect_ratio_policy '{other}' is not defined"
-                    ))
-                }
-            };
-            if let Some(pick) = pick {
-                let s = axes.iter().map(|&a| scale[a]).reduce(pick).unwrap_or(1.0);
-                for &a in &axes {
-                    scale[a] = s;
-                    out_dims[a] = (s * in_dims[a] as f64 + 0.5) as usize;
-                }
+        };
+        if let Some(pick) = pick {
+            let s = axes
+                .iter()
+                .map(|&a| target.scale[a])
+                .reduce(pick)
+                .unwrap_or(1.0);
+            for &a in axes {
+                target.scale[a] = s;
+                target.out_dims[a] = (s * self.in_dims[a] as f64 + 0.5) as usize;
             }
         }
+        Ok(())
     }
-    if axes.iter().any(|&a| !dynamic[a] && out_dims[a] == 0) {
-        return unsupported("Resize to an empty axis");
-    }
-    if axes.iter().any(|&a| out_dims[a] > i32::MAX as usize) {
-        return unsupported("Resize to an axis beyond 2^31 positions");
-    }
+}
 
-    // roi: starts then ends of the resized axes (only tf_crop_and_resize reads it).
-    let roi: Option<Vec<(f32, f32)>> = match (coord, roi) {
-        (Coord::TfCropAndResize, None) => return invalid("Resize tf_crop_and_resize needs roi"),
+/// roi as (start, end) per resized axis (`m` of them): the starts then the ends of
+/// the operand. Only tf_crop_and_resize reads it, and needs it.
+fn axis_rois(
+    coord: Coord,
+    roi: Option<Vec<f64>>,
+    m: usize,
+) -> Result<Option<Vec<(f32, f32)>>, Fail> {
+    match (coord, roi) {
+        (Coord::TfCropAndResize, None) => invalid("Resize tf_crop_and_resize needs roi"),
         (Coord::TfCropAndResize, Some(r)) => {
             if r.len() != 2 * m {
                 return invalid(format!("Resize roi holds {} values for {m} axes", r.len()));
             }
-            Some((0..m).map(|i| (r[i] as f32, r[m + i] as f32)).collect())
+            Ok(Some(
+                (0..m).map(|i| (r[i] as f32, r[m + i] as f32)).collect(),
+            ))
         }
-        _ => None,
-    };
+        _ => Ok(None),
+    }
+}
 
-    for (i, &a) in axes.iter().enumerate() {
-        let axis_roi = roi.as_ref().map(|r| r[i]);
-        if dynamic[a] && !is_identity(scale[a], 0, 0, axis_roi) {
-            return dynamic_axis(a);
-        }
-    }
-
-    let dtype = x.dtype();
-    let exact_gather = matches!(mode, Mode::Nearest(_));
-    if !exact_gather && !dtype.is_float() {
-        return unsupported(format!("Resize {dtype:?} in linear or cubic mode"));
-    }
-    let mut y = if exact_gather {
-        x.clone()
-    } else {
-        cast(b, x, DType::F32)?
-    };
-    for (i, &a) in axes.iter().enumerate() {
-        let axis_roi = roi.as_ref().map(|r| r[i]);
-        if is_identity(scale[a], in_dims[a], out_dims[a], axis_roi) {
-            continue;
-        }
-        let taps = axis_taps(&filter, in_dims[a], out_dims[a], scale[a], axis_roi);
-        y = resample(b, &y, a, &taps)?;
-        if taps.extrapolated.iter().any(|&e| e) {
-            let mut dims = vec![1usize; rank];
-            dims[a] = out_dims[a];
-            let mask = taps.extrapolated.iter().map(|&e| e as i64).collect();
-            let mask = b.constant(DType::Bool, &dims, Values::I(mask));
-            let fill = b.scalar(y.dtype(), extrapolation);
-            y = op(b, "select", &[&mask, &fill, &y], &[], y.dtype())?;
-        }
-    }
-    Ok(vec![Some(cast(b, &y, dtype)?)])
+/// `y` with `extrapolation` at the positions along `axis` that `taps` extrapolates.
+fn extrapolate(
+    b: &mut Builder,
+    y: &Val,
+    axis: usize,
+    taps: &Taps,
+    extrapolation: f64,
+) -> Result<Val, Fail> {
+    let mut dims = vec![1usize; y.rank()];
+    dims[axis] = taps.extrapolated.len();
+    let mask = taps.extrapolated.iter().map(|&e| e as i64).collect();
+    let mask = b.constant(DType::Bool, &dims, Values::I(mask));
+    let fill = b.scalar(y.dtype(), extrapolation);
+    op(b, "select", &[&mask, &fill, y], &[], y.dtype())
 }

@@ -15,6 +15,8 @@ use autofuse_symbolic::{Expr, ShapeEnv};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+mod catalogue;
+
 /// A generated graph: its MLIR text and how to bind its symbols at run time.
 pub struct RandomGraph {
     pub text: String,
@@ -173,6 +175,9 @@ impl Gen {
         self.op("ascend.div", &[x, &den], &[], None, None)
     }
 
+    /// One step of the graph's main stream: derives a value from a random value `x`
+    /// (and sometimes a second one) by one of 14 kinds of op and appends it to `values`;
+    /// None when the shape rules reject the draw.
     fn step(&mut self, values: &mut Vec<Val>) -> Option<()> {
         let pick = self.below(values.len() as u64) as usize;
         let x = values[pick].clone();
@@ -180,155 +185,189 @@ impl Gen {
         let rank = x.ty.rank();
         let choice = self.below(14);
         let out = match choice {
-            0 => {
-                let ops = [
-                    "ascend.abs",
-                    "ascend.neg",
-                    "ascend.relu",
-                    "ascend.sigmoid",
-                    "ascend.tanh",
-                    "ascend.erf",
-                    "ascend.square",
-                ];
-                let op = ops[self.below(ops.len() as u64) as usize];
-                self.op(op, &[&x], &[], None, None)?
-            }
-            1 => {
-                let abs = self.op("ascend.abs", &[&x], &[], None, None)?;
-                let op = if self.chance(50) {
-                    "ascend.sqrt"
-                } else {
-                    "ascend.exp"
-                };
-                let v = self.op(op, &[&abs], &[], None, None)?;
-                self.squash(&v)?
-            }
-            2 | 3 => {
-                let ops = [
-                    "ascend.add",
-                    "ascend.sub",
-                    "ascend.mul",
-                    "ascend.maximum",
-                    "ascend.minimum",
-                ];
-                let op = ops[self.below(ops.len() as u64) as usize];
-                self.op(op, &[&x, &other], &[], None, None)?
-            }
-            4 => {
-                let one = self.scalar(1.0, x.ty.dtype);
-                let abs = self.op("ascend.abs", &[&other], &[], None, None)?;
-                let den = self.op("ascend.add", &[&abs, &one], &[], None, None)?;
-                self.op("ascend.div", &[&x, &den], &[], None, None)?
-            }
-            5 => {
-                let ops = ["ascend.lt", "ascend.ge", "ascend.gt"];
-                let op = ops[self.below(ops.len() as u64) as usize];
-                let cond = self.op(op, &[&x, &other], &[], None, None)?;
-                self.op("ascend.select", &[&cond, &x, &other], &[], None, None)?
-            }
-            6 => {
-                let via = if x.ty.dtype == DType::F32 {
-                    DType::F16
-                } else {
-                    DType::F32
-                };
-                let narrow = self.op("ascend.cast", &[&x], &[], Some(via), None)?;
-                self.op("ascend.cast", &[&narrow], &[], Some(x.ty.dtype), None)?
-            }
-            7 | 8 if rank > 0 => {
-                let ops = [
-                    "ascend.reduce_sum",
-                    "ascend.reduce_max",
-                    "ascend.reduce_min",
-                    "ascend.reduce_mean",
-                ];
-                let op = ops[self.below(ops.len() as u64) as usize];
-                let axis = self.below(rank as u64);
-                let axes = format!("[{axis}]");
-                let r = self.op(
-                    op,
-                    &[&x],
-                    &[("axes", &axes), ("keep_dims", "true")],
-                    None,
-                    None,
-                )?;
-                // Bring the reduced value back to the full shape through an elementwise op.
-                if op == "ascend.reduce_sum" {
-                    let s = self.squash(&r)?;
-                    self.op("ascend.add", &[&x, &s], &[], None, None)?
-                } else {
-                    self.op("ascend.sub", &[&x, &r], &[], None, None)?
-                }
-            }
-            9 if rank > 0 => {
-                let axis = format!("{} : i64", self.below(rank as u64));
-                let op = if self.chance(50) {
-                    "ascend.softmax"
-                } else {
-                    "ascend.log_softmax"
-                };
-                let v = self.op(op, &[&x], &[("axis", &axis)], None, None)?;
-                if op == "ascend.log_softmax" {
-                    self.squash(&v)?
-                } else {
-                    v
-                }
-            }
-            10 if rank > 0 => {
-                let axis = rank - 1;
-                let g = self.scalar(1.5, x.ty.dtype);
-                let b = self.scalar(0.25, x.ty.dtype);
-                let ax = format!("{axis} : i64");
-                if self.chance(50) {
-                    self.op(
-                        "ascend.layer_norm",
-                        &[&x, &g, &b],
-                        &[("axis", &ax), ("epsilon", "1.0e-05 : f32")],
-                        None,
-                        None,
-                    )?
-                } else {
-                    self.op(
-                        "ascend.rms_norm",
-                        &[&x, &g],
-                        &[("axis", &ax), ("epsilon", "1.0e-05 : f32")],
-                        None,
-                        None,
-                    )?
-                }
-            }
-            11 => {
-                let forms = ["\"none\"", "\"tanh\""];
-                let form = forms[self.below(2) as usize];
-                if self.chance(50) {
-                    self.op("ascend.gelu", &[&x], &[("approximate", form)], None, None)?
-                } else {
-                    self.op("ascend.silu", &[&x], &[], None, None)?
-                }
-            }
+            0 => self.unary_step(&x)?,
+            1 => self.sqrt_or_exp_step(&x)?,
+            2 | 3 => self.binary_step(&x, &other)?,
+            4 => self.safe_div_step(&x, &other)?,
+            5 => self.compare_select_step(&x, &other)?,
+            6 => self.cast_round_trip_step(&x)?,
+            7 | 8 if rank > 0 => self.reduce_step(&x)?,
+            9 if rank > 0 => self.softmax_step(&x)?,
+            10 if rank > 0 => self.norm_step(&x)?,
+            11 => self.gelu_or_silu_step(&x)?,
             12 if rank > 0 => {
                 // unsqueeze then squeeze back: exercises the view ops.
                 let u = self.op("ascend.unsqueeze", &[&x], &[("axes", "[0]")], None, None)?;
                 self.op("ascend.squeeze", &[&u], &[("axes", "[0]")], None, None)?
             }
-            13 if rank >= 2 => {
-                let mut dims = x.ty.dims.clone();
-                let last = dims.pop()?;
-                let prev = dims.pop()?;
-                let merged = match (prev.expr(), last.expr()) {
-                    (Some(a), Some(b)) => Dim::Known(a.clone() * b.clone()),
-                    _ => return None,
-                };
-                dims.push(merged);
-                let flat = TensorType::new(x.ty.dtype, dims);
-                let r = self.op("ascend.reshape", &[&x], &[], None, Some(flat))?;
-                let e = self.op("ascend.abs", &[&r], &[], None, None)?;
-                self.op("ascend.reshape", &[&e], &[], None, Some(x.ty.clone()))?
-            }
+            13 if rank >= 2 => self.reshape_round_trip_step(&x)?,
             _ => return None,
         };
         values.push(out);
         Some(())
+    }
+
+    /// A unary op of `x` defined everywhere.
+    fn unary_step(&mut self, x: &Val) -> Option<Val> {
+        let ops = [
+            "ascend.abs",
+            "ascend.neg",
+            "ascend.relu",
+            "ascend.sigmoid",
+            "ascend.tanh",
+            "ascend.erf",
+            "ascend.square",
+        ];
+        let op = ops[self.below(ops.len() as u64) as usize];
+        self.op(op, &[x], &[], None, None)
+    }
+
+    /// sqrt or exp of `|x|`, squashed.
+    fn sqrt_or_exp_step(&mut self, x: &Val) -> Option<Val> {
+        let abs = self.op("ascend.abs", &[x], &[], None, None)?;
+        let op = if self.chance(50) {
+            "ascend.sqrt"
+        } else {
+            "ascend.exp"
+        };
+        let v = self.op(op, &[&abs], &[], None, None)?;
+        self.squash(&v)
+    }
+
+    /// A broadcasting binary op of `x` and `other`.
+    fn binary_step(&mut self, x: &Val, other: &Val) -> Option<Val> {
+        let ops = [
+            "ascend.add",
+            "ascend.sub",
+            "ascend.mul",
+            "ascend.maximum",
+            "ascend.minimum",
+        ];
+        let op = ops[self.below(ops.len() as u64) as usize];
+        self.op(op, &[x, other], &[], None, None)
+    }
+
+    /// `x / (1 + |other|)`: a division whose divisor is at least 1.
+    fn safe_div_step(&mut self, x: &Val, other: &Val) -> Option<Val> {
+        let one = self.scalar(1.0, x.ty.dtype);
+        let abs = self.op("ascend.abs", &[other], &[], None, None)?;
+        let den = self.op("ascend.add", &[&abs, &one], &[], None, None)?;
+        self.op("ascend.div", &[x, &den], &[], None, None)
+    }
+
+    /// A compare of `x` and `other` selecting between them.
+    fn compare_select_step(&mut self, x: &Val, other: &Val) -> Option<Val> {
+        let ops = ["ascend.lt", "ascend.ge", "ascend.gt"];
+        let op = ops[self.below(ops.len() as u64) as usize];
+        let cond = self.op(op, &[x, other], &[], None, None)?;
+        self.op("ascend.select", &[&cond, x, other], &[], None, None)
+    }
+
+    /// A cast of `x` to another float type and back.
+    fn cast_round_trip_step(&mut self, x: &Val) -> Option<Val> {
+        let via = if x.ty.dtype == DType::F32 {
+            DType::F16
+        } else {
+            DType::F32
+        };
+        let narrow = self.op("ascend.cast", &[x], &[], Some(via), None)?;
+        self.op("ascend.cast", &[&narrow], &[], Some(x.ty.dtype), None)
+    }
+
+    /// A reduction of `x` over one axis (kept), brought back to the full shape through
+    /// an elementwise op with `x`.
+    fn reduce_step(&mut self, x: &Val) -> Option<Val> {
+        let rank = x.ty.rank();
+        let ops = [
+            "ascend.reduce_sum",
+            "ascend.reduce_max",
+            "ascend.reduce_min",
+            "ascend.reduce_mean",
+        ];
+        let op = ops[self.below(ops.len() as u64) as usize];
+        let axis = self.below(rank as u64);
+        let axes = format!("[{axis}]");
+        let r = self.op(
+            op,
+            &[x],
+            &[("axes", &axes), ("keep_dims", "true")],
+            None,
+            None,
+        )?;
+        if op == "ascend.reduce_sum" {
+            let s = self.squash(&r)?;
+            self.op("ascend.add", &[x, &s], &[], None, None)
+        } else {
+            self.op("ascend.sub", &[x, &r], &[], None, None)
+        }
+    }
+
+    /// softmax, or squashed log_softmax, of `x` along a random axis.
+    fn softmax_step(&mut self, x: &Val) -> Option<Val> {
+        let axis = format!("{} : i64", self.below(x.ty.rank() as u64));
+        let op = if self.chance(50) {
+            "ascend.softmax"
+        } else {
+            "ascend.log_softmax"
+        };
+        let v = self.op(op, &[x], &[("axis", &axis)], None, None)?;
+        if op == "ascend.log_softmax" {
+            self.squash(&v)
+        } else {
+            Some(v)
+        }
+    }
+
+    /// layer_norm or rms_norm of `x` over its innermost axis, with scalar weights.
+    fn norm_step(&mut self, x: &Val) -> Option<Val> {
+        let axis = x.ty.rank() - 1;
+        let g = self.scalar(1.5, x.ty.dtype);
+        let b = self.scalar(0.25, x.ty.dtype);
+        let ax = format!("{axis} : i64");
+        if self.chance(50) {
+            self.op(
+                "ascend.layer_norm",
+                &[x, &g, &b],
+                &[("axis", &ax), ("epsilon", "1.0e-05 : f32")],
+                None,
+                None,
+            )
+        } else {
+            self.op(
+                "ascend.rms_norm",
+                &[x, &g],
+                &[("axis", &ax), ("epsilon", "1.0e-05 : f32")],
+                None,
+                None,
+            )
+        }
+    }
+
+    /// gelu (exact or tanh; the form is drawn either way) or silu of `x`.
+    fn gelu_or_silu_step(&mut self, x: &Val) -> Option<Val> {
+        let forms = ["\"none\"", "\"tanh\""];
+        let form = forms[self.below(2) as usize];
+        if self.chance(50) {
+            self.op("ascend.gelu", &[x], &[("approximate", form)], None, None)
+        } else {
+            self.op("ascend.silu", &[x], &[], None, None)
+        }
+    }
+
+    /// `x` reshaped with its two innermost dims merged, abs, and reshaped back.
+    fn reshape_round_trip_step(&mut self, x: &Val) -> Option<Val> {
+        let mut dims = x.ty.dims.clone();
+        let last = dims.pop()?;
+        let prev = dims.pop()?;
+        let merged = match (prev.expr(), last.expr()) {
+            (Some(a), Some(b)) => Dim::Known(a.clone() * b.clone()),
+            _ => return None,
+        };
+        dims.push(merged);
+        let flat = TensorType::new(x.ty.dtype, dims);
+        let r = self.op("ascend.reshape", &[x], &[], None, Some(flat))?;
+        let e = self.op("ascend.abs", &[&r], &[], None, None)?;
+        self.op("ascend.reshape", &[&e], &[], None, Some(x.ty.clone()))
     }
 
     /// A transpose or concat step on `x` (drawn from its own random stream, after the
@@ -572,399 +611,6 @@ impl Gen {
         let scale = self.scalar(1.0 / 64.0, x.ty.dtype);
         let ramp = self.op("ascend.mul", &[&cast, &scale], &[], None, None)?;
         self.op("ascend.add", &[x, &ramp], &[], None, None)
-    }
-}
-
-impl Gen {
-    /// An index tensor for `x` along `axis`: an i32 range over that dim counting down
-    /// from -1 (so every id is valid, negative ones count from the end, for static and
-    /// symbolic dims alike), shaped to `x`'s rank (size 1 on the other axes).
-    fn flip_ids(&mut self, x: &Val, axis: usize) -> Option<Val> {
-        let length = x.ty.dims.get(axis)?.clone();
-        let ids = self.op(
-            "ascend.range",
-            &[],
-            &[("start", "-1 : i64"), ("delta", "-1 : i64")],
-            None,
-            Some(TensorType::new(DType::I32, vec![length])),
-        )?;
-        let others: Vec<String> = (0..x.ty.rank())
-            .filter(|&k| k != axis)
-            .map(|k| k.to_string())
-            .collect();
-        if others.is_empty() {
-            return Some(ids);
-        }
-        let axes = format!("[{}]", others.join(", "));
-        self.op("ascend.unsqueeze", &[&ids], &[("axes", &axes)], None, None)
-    }
-
-    /// One op of the catalogue that the other steps do not draw (its own random stream,
-    /// like the layout step), applied to `x` so that its result stays finite and
-    /// continuous in `x` where rounding could differ between executions:
-    /// - unary math: log / rsqrt / reciprocal of `1 + |x|`, sin, cos, leaky_relu;
-    ///   floor / ceil / round / sign only of a graph argument (exact in every dtype);
-    /// - compares eq / ne / le with logical and / or / xor / not, isnan / isfinite, and a
-    ///   select; reduce_any / reduce_all of a mask, cast back;
-    /// - clip, swish, swiglu; pow by 2 or 0.5 (of `1 + |x|`); floor_div / mod of an
-    ///   argument by 2;
-    /// - broadcast_to of a one-element slice, reduce_prod of values near 1, cumsum
-    ///   (exclusive / reverse) of squashed values;
-    /// - gather_elements and gather_nd by computed ids (a flip of an axis: ids -1, -2, ..);
-    /// - edge / reflect / wrap pads of static axes (reflect and wrap by less than the
-    ///   extent), edge pads of symbolic ones;
-    /// - a slice with step 2 along the static innermost axis (`--decompose` makes it a
-    ///   reshape and a one-column slice);
-    /// - integer floor_div / mod / bitwise_and / bitwise_not of an argument (times 4,
-    ///   floored, cast to i32) and back; a matmul (boundary op) of x by its transpose,
-    ///   or a convolution or pool (`window_step`);
-    ///   one extent of x as a symbolic_constant, cast and added.
-    fn catalogue_step(&mut self, x: &Val) -> Option<Val> {
-        let rank = x.ty.rank();
-        let dtype = x.ty.dtype;
-        let one = |g: &mut Gen| g.scalar(1.0, dtype);
-        let positive = |g: &mut Gen, x: &Val| -> Option<Val> {
-            let abs = g.op("ascend.abs", &[x], &[], None, None)?;
-            let o = g.scalar(1.0, dtype);
-            g.op("ascend.add", &[&abs, &o], &[], None, None)
-        };
-        match self.below(20) {
-            0 => {
-                let ops = ["ascend.log", "ascend.rsqrt", "ascend.reciprocal"];
-                let op = ops[self.below(3) as usize];
-                let p = positive(self, x)?;
-                self.op(op, &[&p], &[], None, None)
-            }
-            1 => {
-                let op = ["ascend.sin", "ascend.cos"][self.below(2) as usize];
-                self.op(op, &[x], &[], None, None)
-            }
-            2 => {
-                let alpha = ["0.1 : f32", "0.5 : f32", "2.0 : f32"][self.below(3) as usize];
-                self.op("ascend.leaky_relu", &[x], &[("alpha", alpha)], None, None)
-            }
-            3 => {
-                // Discontinuous ops only of an argument: no rounding before them.
-                let pick = self.below(self.args.len() as u64) as usize;
-                let x = &self.args[pick].clone();
-                let ops = ["ascend.floor", "ascend.ceil", "ascend.round", "ascend.sign"];
-                let op = ops[self.below(4) as usize];
-                let four = self.scalar(4.0, dtype);
-                let scaled = self.op("ascend.mul", &[x, &four], &[], None, None)?;
-                self.op(op, &[&scaled], &[], None, None)
-            }
-            4 => {
-                // Masks: compare with 0 and with x itself, combine, select.
-                let zero = self.scalar(0.0, dtype);
-                let ops = ["ascend.eq", "ascend.ne", "ascend.le"];
-                let op = ops[self.below(3) as usize];
-                let a = self.op(op, &[x, &zero], &[], None, None)?;
-                let b = if self.chance(50) {
-                    self.op("ascend.isfinite", &[x], &[], None, None)?
-                } else {
-                    let n = self.op("ascend.isnan", &[x], &[], None, None)?;
-                    self.op("ascend.logical_not", &[&n], &[], None, None)?
-                };
-                let ops = [
-                    "ascend.logical_and",
-                    "ascend.logical_or",
-                    "ascend.logical_xor",
-                ];
-                let op = ops[self.below(3) as usize];
-                let m = self.op(op, &[&a, &b], &[], None, None)?;
-                let neg = self.op("ascend.neg", &[x], &[], None, None)?;
-                self.op("ascend.select", &[&m, x, &neg], &[], None, None)
-            }
-            5 if rank > 0 => {
-                let zero = self.scalar(0.0, dtype);
-                let m = self.op("ascend.gt", &[x, &zero], &[], None, None)?;
-                let op = ["ascend.reduce_any", "ascend.reduce_all"][self.below(2) as usize];
-                let axes = format!("[{}]", self.below(rank as u64));
-                let r = self.op(
-                    op,
-                    &[&m],
-                    &[("axes", &axes), ("keep_dims", "true")],
-                    None,
-                    None,
-                )?;
-                let f = self.op("ascend.cast", &[&r], &[], Some(dtype), None)?;
-                self.op("ascend.add", &[x, &f], &[], None, None)
-            }
-            6 => {
-                let lo = self.scalar(-0.5, dtype);
-                let hi = self.scalar(0.75, dtype);
-                self.op("ascend.clip", &[x, &lo, &hi], &[], None, None)
-            }
-            7 => {
-                if self.chance(50) {
-                    let beta = ["1.0 : f32", "1.702 : f32"][self.below(2) as usize];
-                    self.op("ascend.swish", &[x], &[("beta", beta)], None, None)
-                } else {
-                    let a = self.op("ascend.tanh", &[x], &[], None, None)?;
-                    self.op("ascend.swiglu", &[&a, x], &[], None, None)
-                }
-            }
-            8 => {
-                let p = positive(self, x)?;
-                let exponent = [2.0, 0.5][self.below(2) as usize];
-                let e = self.scalar(exponent, dtype);
-                let r = self.op("ascend.pow", &[&p, &e], &[], None, None)?;
-                self.squash(&r)
-            }
-            9 if rank > 0 => {
-                // broadcast_to of a one-element slice of the first axis.
-                let s = self.op(
-                    "ascend.slice",
-                    &[x],
-                    &[
-                        ("starts", "[0]"),
-                        ("ends", "[1]"),
-                        ("axes", "[0]"),
-                        ("steps", "[1]"),
-                    ],
-                    None,
-                    None,
-                )?;
-                let b = self.op("ascend.broadcast_to", &[&s], &[], None, Some(x.ty.clone()))?;
-                self.op("ascend.sub", &[x, &b], &[], None, None)
-            }
-            10 if rank > 0 => {
-                // Values in (0.9, 1.1): products over up to ~70 elements stay finite.
-                let q = self.squash(x)?;
-                let tenth = self.scalar(0.1, dtype);
-                let small = self.op("ascend.mul", &[&q, &tenth], &[], None, None)?;
-                let o = one(self);
-                let near = self.op("ascend.add", &[&small, &o], &[], None, None)?;
-                let axes = format!("[{}]", self.below(rank as u64));
-                self.op(
-                    "ascend.reduce_prod",
-                    &[&near],
-                    &[("axes", &axes), ("keep_dims", "true")],
-                    None,
-                    None,
-                )
-            }
-            11 if rank > 0 => {
-                let q = self.squash(x)?;
-                let axis = format!("{} : i64", self.below(rank as u64));
-                let exclusive = ["false", "true"][self.below(2) as usize];
-                let reverse = ["false", "true"][self.below(2) as usize];
-                self.op(
-                    "ascend.cumsum",
-                    &[&q],
-                    &[
-                        ("axis", &axis),
-                        ("exclusive", exclusive),
-                        ("reverse", reverse),
-                    ],
-                    None,
-                    None,
-                )
-            }
-            12 if rank > 0 => {
-                // A flip of one axis by gather_elements.
-                let axis = self.below(rank as u64) as usize;
-                let ids = self.flip_ids(x, axis)?;
-                let ids = self.op(
-                    "ascend.broadcast_to",
-                    &[&ids],
-                    &[],
-                    None,
-                    Some(TensorType::new(DType::I32, x.ty.dims.clone())),
-                )?;
-                let attr = format!("{axis} : i64");
-                let f = self.op(
-                    "ascend.gather_elements",
-                    &[x, &ids],
-                    &[("axis", &attr)],
-                    None,
-                    None,
-                )?;
-                self.op("ascend.add", &[&f, x], &[], None, None)
-            }
-            13 if rank > 0 => {
-                // Rows of x in reverse order by gather_nd with one-component tuples.
-                let rows = x.ty.dims.first()?.clone();
-                let ids = self.op(
-                    "ascend.range",
-                    &[],
-                    &[("start", "-1 : i64"), ("delta", "-1 : i64")],
-                    None,
-                    Some(TensorType::new(DType::I32, vec![rows])),
-                )?;
-                let tuples =
-                    self.op("ascend.unsqueeze", &[&ids], &[("axes", "[1]")], None, None)?;
-                let f = self.op(
-                    "ascend.gather_nd",
-                    &[x, &tuples],
-                    &[("batch_dims", "0 : i64")],
-                    None,
-                    None,
-                )?;
-                self.op("ascend.mul", &[&f, x], &[], None, None)
-            }
-            14 | 16 if rank > 0 => {
-                let axis = self.below(rank as u64) as usize;
-                let mut pads = vec![0i64; 2 * rank];
-                let mode = match x.ty.dims[axis].as_const() {
-                    Some(n) if n >= 2 => {
-                        let limit = (n - 1).min(3) as u64;
-                        pads[axis] = self.below(limit + 1) as i64;
-                        pads[rank + axis] = 1 + self.below(limit) as i64;
-                        ["\"edge\"", "\"reflect\"", "\"wrap\""][self.below(3) as usize]
-                    }
-                    _ => {
-                        pads[axis] = self.below(3) as i64;
-                        pads[rank + axis] = 1 + self.below(2) as i64;
-                        "\"edge\""
-                    }
-                };
-                let pads_text = format!("{pads:?}");
-                let padded = self.op(
-                    "ascend.pad",
-                    &[x],
-                    &[("pads", &pads_text), ("mode", mode), ("value", "0.0 : f64")],
-                    None,
-                    None,
-                )?;
-                self.op("ascend.abs", &[&padded], &[], None, None)
-            }
-            15 if rank > 0 => {
-                // Every second element of the static innermost axis (interleaved halves).
-                let last = rank - 1;
-                let n = x.ty.dims[last].as_const().filter(|&n| n >= 2)?;
-                let start = self.below(2) as i64;
-                let (starts, ends, axes) =
-                    (format!("[{start}]"), format!("[{n}]"), format!("[{last}]"));
-                let s = self.op(
-                    "ascend.slice",
-                    &[x],
-                    &[
-                        ("starts", &starts),
-                        ("ends", &ends),
-                        ("axes", &axes),
-                        ("steps", "[2]"),
-                    ],
-                    None,
-                    None,
-                )?;
-                self.op("ascend.neg", &[&s], &[], None, None)
-            }
-            17 => {
-                // Integer ops of an argument rounded to a multiple of 1/4, times 4:
-                // floor_div / mod by 3, bitwise_and with 5 / bitwise_not, cast back.
-                let pick = self.below(self.args.len() as u64) as usize;
-                let x = &self.args[pick].clone();
-                let four = self.scalar(4.0, dtype);
-                let scaled = self.op("ascend.mul", &[x, &four], &[], None, None)?;
-                let rounded = self.op("ascend.floor", &[&scaled], &[], None, None)?;
-                let int = self.op("ascend.cast", &[&rounded], &[], Some(DType::I32), None)?;
-                let r = match self.below(4) {
-                    0 | 1 => {
-                        let three = self.scalar(3.0, DType::I32);
-                        let op = ["ascend.floor_div", "ascend.mod"][self.below(2) as usize];
-                        self.op(op, &[&int, &three], &[], None, None)?
-                    }
-                    2 => {
-                        let five = self.scalar(5.0, DType::I32);
-                        self.op("ascend.bitwise_and", &[&int, &five], &[], None, None)?
-                    }
-                    _ => self.op("ascend.bitwise_not", &[&int], &[], None, None)?,
-                };
-                self.op("ascend.cast", &[&r], &[], Some(dtype), None)
-            }
-            18 if rank >= 2 && self.below(2) == 0 => self.window_step(x),
-            18 if rank >= 2 => {
-                // A matmul (a boundary op) of squashed x by its transpose.
-                let q = self.squash(x)?;
-                let mut perm: Vec<usize> = (0..rank).collect();
-                perm.swap(rank - 2, rank - 1);
-                let perm = format!("{perm:?}");
-                let t = self.op("ascend.transpose", &[&q], &[("perm", &perm)], None, None)?;
-                let attrs = [("transpose_a", "false"), ("transpose_b", "false")];
-                let m = self.op("ascend.matmul", &[&q, &t], &attrs, None, None)?;
-                self.squash(&m)
-            }
-            19 if rank > 0 => {
-                // One extent of x as a symbolic constant (a shape value), scaled, added.
-                let axis = self.below(rank as u64) as usize;
-                let dim = x.ty.dims[axis].expr()?.to_string();
-                let values = format!("[{dim:?}]");
-                let shape = TensorType::new(DType::I32, vec![Dim::constant(1)]);
-                let c = self.op(
-                    "ascend.symbolic_constant",
-                    &[],
-                    &[("values", &values)],
-                    None,
-                    Some(shape),
-                )?;
-                let f = self.op("ascend.cast", &[&c], &[], Some(dtype), None)?;
-                let scale = self.scalar(1.0 / 64.0, dtype);
-                let ramp = self.op("ascend.mul", &[&f, &scale], &[], None, None)?;
-                self.op("ascend.add", &[x, &ramp], &[], None, None)
-            }
-            _ => None,
-        }
-    }
-
-    /// A convolution, then a pool (boundary ops), over the axes from 2 on of squashed
-    /// `x` read as `[N, C, spatial...]` (a rank-2 `x` gains a spatial axis of size 1),
-    /// each result squashed: conv or conv_transpose with 2 output channels, kernel 2
-    /// and weights 1/4 (a broadcast scalar), then max_pool or avg_pool with kernel 2;
-    /// strides 1 or 2. Pads of 1 keep every window inside the padded input for any size
-    /// >= 1 (conv_transpose takes none: its size 2 + s*(d-1) is never empty).
-    fn window_step(&mut self, x: &Val) -> Option<Val> {
-        let mut q = self.squash(x)?;
-        if q.ty.rank() == 2 {
-            q = self.op("ascend.unsqueeze", &[&q], &[("axes", "[2]")], None, None)?;
-        }
-        let n = q.ty.rank() - 2;
-        let dtype = q.ty.dtype;
-        let list = |v: i64| format!("{:?}", vec![v; n]);
-        let strides = list(1 + self.below(2) as i64);
-        let (ones, twos, zeros) = (list(1), list(2), list(0));
-        let pads = format!("{:?}", vec![1; 2 * n]);
-        let no_pads = format!("{:?}", vec![0; 2 * n]);
-        let transpose = self.below(2) == 1;
-        let (c, two) = (q.ty.dims[1].clone(), Dim::constant(2));
-        let mut dims = if transpose {
-            vec![c, two]
-        } else {
-            vec![two, c]
-        };
-        dims.extend(std::iter::repeat_n(Dim::constant(2), n));
-        let quarter = self.scalar(0.25, dtype);
-        let w_ty = TensorType::new(dtype, dims);
-        let w = self.op("ascend.broadcast_to", &[&quarter], &[], None, Some(w_ty))?;
-        let mut attrs = vec![
-            ("strides", strides.as_str()),
-            ("dilations", ones.as_str()),
-            ("groups", "1 : i64"),
-        ];
-        let conv = if transpose {
-            attrs.push(("pads", no_pads.as_str()));
-            attrs.push(("output_padding", zeros.as_str()));
-            self.op("ascend.conv_transpose", &[&q, &w], &attrs, None, None)?
-        } else {
-            attrs.push(("pads", pads.as_str()));
-            self.op("ascend.conv", &[&q, &w], &attrs, None, None)?
-        };
-        let q = self.squash(&conv)?;
-        let mut attrs = vec![
-            ("kernel_shape", twos.as_str()),
-            ("strides", strides.as_str()),
-            ("dilations", ones.as_str()),
-            ("pads", pads.as_str()),
-            ("ceil_mode", "false"),
-        ];
-        let pool = if self.below(2) == 0 {
-            self.op("ascend.max_pool", &[&q], &attrs, None, None)?
-        } else {
-            let include = ["false", "true"][self.below(2) as usize];
-            attrs.push(("count_include_pad", include));
-            self.op("ascend.avg_pool", &[&q], &attrs, None, None)?
-        };
-        self.squash(&pool)
     }
 }
 
