@@ -569,17 +569,85 @@ fn merge_walking_dims(
     keep: &dyn Fn(ValueId) -> bool,
     env: &ShapeEnv,
 ) -> Result<Merged, Refusal> {
-    let mismatch = |detail: String| Refusal {
+    let mut pairing = pair_through_shared_tensors(a, b, env)?;
+    let hinted = pair_leftover_axes(a, b, env, &mut pairing)?;
+    let base_is_a = first_nest_is_base(a, b, &pairing)?;
+    let nest = MergedNest::new(a, b, &pairing, base_is_a);
+    let spliced = NodeSplice::new(a, b, env, nest.axes.len()).splice(&nest, base_is_a)?;
+    let a_len = a.graph.nodes.len();
+    let a_nodes: Vec<usize> = (0..a_len).collect();
+    let source_ops: Vec<String> = a
+        .graph
+        .source_ops
+        .iter()
+        .chain(&b.graph.source_ops)
+        .cloned()
+        .collect();
+    let mut nodes = if spliced.a_in_place {
+        std::mem::take(&mut a.graph.nodes)
+    } else {
+        spliced.a_copies
+    };
+    nodes.extend(spliced.b_copies);
+    let mut graph = AscGraph {
+        name: String::new(),
+        axes: nest.axes,
+        sizes: Vec::new(),
+        inputs: Vec::new(),
+        outputs: Vec::new(),
+        nodes,
+        source_ops,
+    };
+    if let Some(e) = tiling_group_conflict(&graph, &a_nodes, &spliced.b_nodes) {
+        if spliced.a_in_place {
+            // Give `a` its nodes back, unchanged.
+            graph.nodes.truncate(a_len);
+            a.graph.nodes = graph.nodes;
+        }
+        return refuse(Rule::TilingGroupConflict, e.to_string());
+    }
+    // Nothing below can refuse: `a`'s nodes may have moved into the result.
+    let bound = &spliced.bound;
+    let mut live = live_nodes(&graph, bound, keep);
+    merge_equal_nodes(&mut graph, bound, &mut live);
+    let (inputs, outputs) = compact_nodes(&mut graph, bound, &live);
+    // Every bound value has a type (checked when the nodes were spliced).
+    graph.inputs = inputs
+        .iter()
+        .filter_map(|v| spliced.input_types.get(v).cloned())
+        .collect();
+    graph.outputs = outputs
+        .iter()
+        .filter_map(|v| spliced.output_types.get(v).cloned())
+        .collect();
+    graph.sizes = size_symbols(&graph);
+    extract_shared_slices(&mut graph);
+    Ok(Merged {
+        kernel: Kernel {
+            graph,
+            inputs,
+            outputs,
+        },
+        hinted,
+    })
+}
+
+fn axis_mismatch(detail: String) -> Refusal {
+    Refusal {
         rule: Rule::AxisMismatch,
         detail,
-    };
-    // 1. Axis pairs through the shared tensors.
+    }
+}
+
+/// Pairs the axes of the two kernels through the tensors they share: the tensor `a`
+/// stores and `b` loads, or an input both load.
+fn pair_through_shared_tensors(a: &Kernel, b: &Kernel, env: &ShapeEnv) -> Result<Pairing, Refusal> {
     let mut pairing = Pairing::default();
     for (j, v) in b.inputs.iter().enumerate() {
         let Some(ty) = b.graph.inputs.get(j) else {
             continue;
         };
-        let dims = known_dims(ty).map_err(mismatch)?;
+        let dims = known_dims(ty).map_err(axis_mismatch)?;
         let mut parts = PartAxes::default();
         let a_views: Vec<View> = if let Some(k) = a.outputs.iter().position(|o| o == v) {
             let Some((store, _)) = stored_value(&a.graph, k) else {
@@ -608,11 +676,21 @@ fn merge_walking_dims(
                     env,
                     &parts,
                 )
-                .map_err(|e| mismatch(format!("through the shared tensor {ty}: {e}")))?;
+                .map_err(|e| axis_mismatch(format!("through the shared tensor {ty}: {e}")))?;
             }
         }
     }
-    // 2. Leftover axes of both sides pair by size, in loop order.
+    Ok(pairing)
+}
+
+/// Pairs the axes left over on both sides by size, in loop order: sizes provably
+/// equal, or equal under the hints. The pairs only hints decided, as size equalities.
+fn pair_leftover_axes(
+    a: &Kernel,
+    b: &Kernel,
+    env: &ShapeEnv,
+    pairing: &mut Pairing,
+) -> Result<Vec<(Expr, Expr)>, Refusal> {
     let mut hinted = Vec::new();
     let unpaired = |g: &AscGraph, paired: &BTreeMap<i64, i64>| -> Vec<i64> {
         g.axes
@@ -640,7 +718,7 @@ fn merge_walking_dims(
                     _ => continue,
                 },
             };
-            pairing.pair(x, y).map_err(mismatch)?;
+            pairing.pair(x, y).map_err(axis_mismatch)?;
             if by_hint {
                 hinted.push((sx.clone(), sy));
             }
@@ -648,7 +726,13 @@ fn merge_walking_dims(
             break;
         }
     }
-    // 3. One loop nest must contain the other.
+    Ok(hinted)
+}
+
+/// Whether `a`'s loop nest is the merged one (else `b`'s): one nest must contain the
+/// other; when each contains the other, the nest of a concat or transpose kernel wins,
+/// else the longer one.
+fn first_nest_is_base(a: &Kernel, b: &Kernel, pairing: &Pairing) -> Result<bool, Refusal> {
     let all_paired = |g: &AscGraph, paired: &BTreeMap<i64, i64>| {
         g.axes
             .iter()
@@ -656,7 +740,7 @@ fn merge_walking_dims(
     };
     let a_inside = all_paired(&a.graph, &pairing.a2b);
     let b_inside = all_paired(&b.graph, &pairing.b2a);
-    let base_is_a = match (a_inside, b_inside) {
+    Ok(match (a_inside, b_inside) {
         // A chain of concats: the consumer's joins the producer's result with more.
         (true, true) if holds_concat(&a.graph) && holds_concat(&b.graph) => false,
         // A concat kernel's nest holds the whole concat axis; the other side walks a part.
@@ -685,108 +769,265 @@ fn merge_walking_dims(
                 ),
             );
         }
-    };
-    let (base, other_pairs) = if base_is_a {
-        (&a.graph, &pairing.b2a)
-    } else {
-        (&b.graph, &pairing.a2b)
-    };
-    let axes: Vec<Axis> = base
-        .axes
-        .iter()
-        .enumerate()
-        .map(|(i, x)| Axis {
-            id: i as i64,
-            name: format!("z{i}"),
-            size: x.size.clone(),
-            kind: AxisKind::Original,
-            from: Vec::new(),
-        })
-        .collect();
-    let n = axes.len();
-    let base_pos: HashMap<i64, usize> = base
-        .axes
-        .iter()
-        .enumerate()
-        .map(|(i, x)| (x.id, i))
-        .collect();
-    let other = if base_is_a { &b.graph } else { &a.graph };
-    let other_map: HashMap<i64, Option<usize>> = other
-        .axes
-        .iter()
-        .map(|x| {
-            (
-                x.id,
-                other_pairs
-                    .get(&x.id)
-                    .and_then(|id| base_pos.get(id).copied()),
-            )
-        })
-        .collect();
-    let base_map: HashMap<i64, Option<usize>> =
-        base_pos.iter().map(|(&id, &p)| (id, Some(p))).collect();
-    let (a_map, b_map) = if base_is_a {
-        (base_map, other_map)
-    } else {
-        (other_map, base_map)
-    };
+    })
+}
 
-    // 4. The merged node list: a's nodes, then b's, reading a's values directly.
-    // Most UB tiles of a kernel have one shape: their dense strides are computed once.
-    let last_tile: std::cell::RefCell<Option<View>> = std::cell::RefCell::new(None);
-    let dense = |view: View| -> View {
-        let mut last = last_tile.borrow_mut();
-        if let Some(tile) = last.as_ref().filter(|t| t.repeats == view.repeats) {
+/// The merged loop nest (the base kernel's axes, renumbered) and where every axis of
+/// each kernel goes in it (`None`: an axis of size 1 with no partner).
+struct MergedNest {
+    axes: Vec<Axis>,
+    a_map: HashMap<i64, Option<usize>>,
+    b_map: HashMap<i64, Option<usize>>,
+}
+
+impl MergedNest {
+    fn new(a: &Kernel, b: &Kernel, pairing: &Pairing, base_is_a: bool) -> MergedNest {
+        let (base, other_pairs) = if base_is_a {
+            (&a.graph, &pairing.b2a)
+        } else {
+            (&b.graph, &pairing.a2b)
+        };
+        let axes: Vec<Axis> = base
+            .axes
+            .iter()
+            .enumerate()
+            .map(|(i, x)| Axis {
+                id: i as i64,
+                name: format!("z{i}"),
+                size: x.size.clone(),
+                kind: AxisKind::Original,
+                from: Vec::new(),
+            })
+            .collect();
+        let base_pos: HashMap<i64, usize> = base
+            .axes
+            .iter()
+            .enumerate()
+            .map(|(i, x)| (x.id, i))
+            .collect();
+        let other = if base_is_a { &b.graph } else { &a.graph };
+        let other_map: HashMap<i64, Option<usize>> = other
+            .axes
+            .iter()
+            .map(|x| {
+                (
+                    x.id,
+                    other_pairs
+                        .get(&x.id)
+                        .and_then(|id| base_pos.get(id).copied()),
+                )
+            })
+            .collect();
+        let base_map: HashMap<i64, Option<usize>> =
+            base_pos.iter().map(|(&id, &p)| (id, Some(p))).collect();
+        let (a_map, b_map) = if base_is_a {
+            (base_map, other_map)
+        } else {
+            (other_map, base_map)
+        };
+        MergedNest { axes, a_map, b_map }
+    }
+}
+
+/// Assembles the merged node list: `a`'s nodes, then `b`'s, reading `a`'s values
+/// directly, all in the merged loop nest.
+struct NodeSplice<'k> {
+    a: &'k Kernel,
+    b: &'k Kernel,
+    env: &'k ShapeEnv,
+    /// The number of axes of the merged loop nest.
+    n: usize,
+    /// The last dense UB tile made: most UB tiles of a kernel have one shape, so their
+    /// dense strides are computed once.
+    last_tile: Option<View>,
+    /// The graph value bound to a data or output node; every one must have a value and
+    /// a type (checked here, before anything is moved, so that later steps cannot fail).
+    bound: Vec<Option<ValueId>>,
+    input_types: HashMap<ValueId, TensorType>,
+    output_types: HashMap<ValueId, TensorType>,
+}
+
+/// The node list [`NodeSplice`] assembled.
+struct Spliced {
+    /// When `a`'s loop nest is the merged one, axis for axis, and its tiles are already
+    /// dense, remapping leaves its nodes unchanged: they move into the result instead
+    /// of being copied.
+    a_in_place: bool,
+    /// `a`'s nodes remapped (empty when they move in place).
+    a_copies: Vec<AscNode>,
+    /// `b`'s nodes remapped, except data nodes of `a`'s results and the loads of them.
+    b_copies: Vec<AscNode>,
+    /// Positions of `b`'s nodes in the merged list.
+    b_nodes: Vec<usize>,
+    bound: Vec<Option<ValueId>>,
+    input_types: HashMap<ValueId, TensorType>,
+    output_types: HashMap<ValueId, TensorType>,
+}
+
+impl<'k> NodeSplice<'k> {
+    fn new(a: &'k Kernel, b: &'k Kernel, env: &'k ShapeEnv, n: usize) -> NodeSplice<'k> {
+        NodeSplice {
+            a,
+            b,
+            env,
+            n,
+            last_tile: None,
+            bound: Vec::with_capacity(a.graph.nodes.len() + b.graph.nodes.len()),
+            input_types: HashMap::new(),
+            output_types: HashMap::new(),
+        }
+    }
+
+    /// The merged node list in `nest` (`base_is_a`: `a`'s nest is the merged one), with
+    /// the values bound to its data and output nodes.
+    fn splice(mut self, nest: &MergedNest, base_is_a: bool) -> Result<Spliced, Refusal> {
+        let a = self.a;
+        let nest_ids: Vec<i64> = (0..self.n as i64).collect();
+        let a_in_place = base_is_a
+            && a.graph
+                .axes
+                .iter()
+                .map(|x| x.id)
+                .eq(nest_ids.iter().copied())
+            && a.graph.nodes.iter().all(|node| {
+                node.view.axis == nest_ids && (!is_ub(&node.op) || self.is_dense(&node.view))
+            });
+        let a_copies: Vec<AscNode> = if a_in_place {
+            Vec::new()
+        } else {
+            let mut copies = Vec::with_capacity(a.graph.nodes.len());
+            for node in &a.graph.nodes {
+                copies.push(node_with(
+                    node,
+                    self.remap(node, &nest.a_map)?,
+                    node.operands.clone(),
+                ));
+            }
+            copies
+        };
+        for node in &a.graph.nodes {
+            let value = self.bind(node, a)?;
+            self.bound.push(value);
+        }
+        // Nodes of `a` as they appear in the result.
+        let a_result: &[AscNode] = if a_in_place {
+            &a.graph.nodes
+        } else {
+            &a_copies
+        };
+        let (b_nodes, b_copies) = self.splice_b(&nest.b_map, a_result)?;
+        Ok(Spliced {
+            a_in_place,
+            a_copies,
+            b_copies,
+            b_nodes,
+            bound: self.bound,
+            input_types: self.input_types,
+            output_types: self.output_types,
+        })
+    }
+
+    /// `b`'s nodes in the merged loop nest, after `a`'s nodes (`a_result`): the loads of
+    /// a tensor `a` computes become `a`'s UB value. Their positions and the nodes.
+    fn splice_b(
+        &mut self,
+        b_map: &HashMap<i64, Option<usize>>,
+        a_result: &[AscNode],
+    ) -> Result<(Vec<usize>, Vec<AscNode>), Refusal> {
+        let (a, b) = (self.a, self.b);
+        let a_len = a.graph.nodes.len();
+        let mut b_nodes = Vec::new();
+        let mut b_copies: Vec<AscNode> = Vec::new();
+        let mut b_at: Vec<Placed> = Vec::with_capacity(b.graph.nodes.len());
+        for (i, node) in b.graph.nodes.iter().enumerate() {
+            if let ("data", Some(j)) = (node.op.as_str(), node.index) {
+                let v = b.inputs.get(j).copied();
+                if let Some(k) = v.and_then(|v| a.outputs.iter().position(|o| *o == v)) {
+                    let Some((_, value)) = stored_value(&a.graph, k) else {
+                        return refuse(Rule::AxisMismatch, format!("output #{k} is never stored"));
+                    };
+                    b_at.push(Placed::Replaced(value));
+                    continue;
+                }
+            }
+            let mut replaced_operand = None;
+            let mut operands = Vec::new();
+            for &o in &node.operands {
+                match b_at.get(o) {
+                    Some(Placed::Node(m)) => operands.push(*m),
+                    Some(Placed::Replaced(m)) => {
+                        replaced_operand = Some(*m);
+                        operands.push(*m);
+                    }
+                    None => {
+                        return refuse(Rule::AxisMismatch, format!("node {i} has a bad operand"))
+                    }
+                }
+            }
+            let view = self.remap(node, b_map)?;
+            if let Some(value) = replaced_operand {
+                reads_computed_tile(node, &view, &a_result[value], self.env)?;
+                b_at.push(Placed::Node(value));
+                continue;
+            }
+            let value = self.bind(node, b)?;
+            self.bound.push(value);
+            let at = a_len + b_copies.len();
+            b_at.push(Placed::Node(at));
+            b_nodes.push(at);
+            b_copies.push(node_with(node, view, operands));
+        }
+        Ok((b_nodes, b_copies))
+    }
+
+    /// The dense UB tile of `view`'s repeats.
+    fn dense(&mut self, view: View) -> View {
+        if let Some(tile) = self
+            .last_tile
+            .as_ref()
+            .filter(|t| t.repeats == view.repeats)
+        {
             return tile.clone();
         }
         let tile = View::contiguous(view.axis, view.repeats);
-        *last = Some(tile.clone());
+        self.last_tile = Some(tile.clone());
         tile
-    };
-    // Whether a UB tile's strides are the dense ones of its repeats (without copying it).
-    let is_dense = |view: &View| -> bool {
-        let mut last = last_tile.borrow_mut();
-        if let Some(tile) = last.as_ref().filter(|t| t.repeats == view.repeats) {
+    }
+
+    /// Whether a UB tile's strides are the dense ones of its repeats (without copying it).
+    fn is_dense(&mut self, view: &View) -> bool {
+        if let Some(tile) = self
+            .last_tile
+            .as_ref()
+            .filter(|t| t.repeats == view.repeats)
+        {
             return tile.strides == view.strides;
         }
         let tile = View::contiguous(view.axis.clone(), view.repeats.clone());
         let dense = tile.strides == view.strides;
-        *last = Some(tile);
+        self.last_tile = Some(tile);
         dense
-    };
-    let remap = |node: &AscNode, map: &HashMap<i64, Option<usize>>| -> Result<View, Refusal> {
-        let view = remap_view(&node.view, map, n).map_err(mismatch)?;
-        Ok(if is_ub(&node.op) { dense(view) } else { view })
-    };
-    // When `a`'s loop nest is the merged one, axis for axis, and its tiles are already
-    // dense, remapping leaves its nodes unchanged: they move into the result instead of
-    // being copied.
-    let nest: Vec<i64> = (0..n as i64).collect();
-    let a_in_place = base_is_a
-        && a.graph.axes.iter().map(|x| x.id).eq(nest.iter().copied())
-        && a.graph
-            .nodes
-            .iter()
-            .all(|node| node.view.axis == nest && (!is_ub(&node.op) || is_dense(&node.view)));
-    let a_copies: Vec<AscNode> = if a_in_place {
-        Vec::new()
-    } else {
-        let mut copies = Vec::with_capacity(a.graph.nodes.len());
-        for node in &a.graph.nodes {
-            copies.push(node_with(node, remap(node, &a_map)?, node.operands.clone()));
-        }
-        copies
-    };
-    let a_len = a.graph.nodes.len();
-    // The graph value bound to a data or output node; every one must have a value and
-    // a type (checked here, before anything is moved, so that later steps cannot fail).
-    let mut bound: Vec<Option<ValueId>> = Vec::with_capacity(a_len + b.graph.nodes.len());
-    let mut input_types: HashMap<ValueId, TensorType> = HashMap::new();
-    let mut output_types: HashMap<ValueId, TensorType> = HashMap::new();
-    let mut bind = |node: &AscNode, k: &Kernel| -> Result<Option<ValueId>, Refusal> {
+    }
+
+    /// `node`'s view in the merged loop nest (`map`: its kernel's axes there).
+    fn remap(
+        &mut self,
+        node: &AscNode,
+        map: &HashMap<i64, Option<usize>>,
+    ) -> Result<View, Refusal> {
+        let view = remap_view(&node.view, map, self.n).map_err(axis_mismatch)?;
+        Ok(if is_ub(&node.op) {
+            self.dense(view)
+        } else {
+            view
+        })
+    }
+
+    /// The graph value bound to a data or output node of kernel `k` (recording its type).
+    fn bind(&mut self, node: &AscNode, k: &Kernel) -> Result<Option<ValueId>, Refusal> {
         let (values, types, known) = match node.op.as_str() {
-            "data" => (&k.inputs, &k.graph.inputs, &mut input_types),
-            "output" => (&k.outputs, &k.graph.outputs, &mut output_types),
+            "data" => (&k.inputs, &k.graph.inputs, &mut self.input_types),
+            "output" => (&k.outputs, &k.graph.outputs, &mut self.output_types),
             _ => return Ok(None),
         };
         let index = node.index.unwrap_or(usize::MAX);
@@ -795,137 +1036,80 @@ fn merge_walking_dims(
                 known.entry(v).or_insert_with(|| t.clone());
                 Ok(Some(v))
             }
-            _ => Err(mismatch(format!(
+            _ => Err(axis_mismatch(format!(
                 "a {} node without a kernel {} and its type",
                 node.op,
                 if node.op == "data" { "input" } else { "output" }
             ))),
         }
-    };
-    for node in &a.graph.nodes {
-        bound.push(bind(node, a)?);
     }
-    // Nodes of `a` as they appear in the result.
-    let a_node = |i: usize| -> &AscNode {
-        if a_in_place {
-            &a.graph.nodes[i]
-        } else {
-            &a_copies[i]
-        }
-    };
-    let mut b_nodes = Vec::new();
-    let mut b_copies: Vec<AscNode> = Vec::new();
-    let mut b_at: Vec<Placed> = Vec::with_capacity(b.graph.nodes.len());
-    for (i, node) in b.graph.nodes.iter().enumerate() {
-        if let ("data", Some(j)) = (node.op.as_str(), node.index) {
-            let v = b.inputs.get(j).copied();
-            if let Some(k) = v.and_then(|v| a.outputs.iter().position(|o| *o == v)) {
-                let Some((_, value)) = stored_value(&a.graph, k) else {
-                    return refuse(Rule::AxisMismatch, format!("output #{k} is never stored"));
-                };
-                b_at.push(Placed::Replaced(value));
-                continue;
-            }
-        }
-        let mut replaced_operand = None;
-        let mut operands = Vec::new();
-        for &o in &node.operands {
-            match b_at.get(o) {
-                Some(Placed::Node(m)) => operands.push(*m),
-                Some(Placed::Replaced(m)) => {
-                    replaced_operand = Some(*m);
-                    operands.push(*m);
-                }
-                None => return refuse(Rule::AxisMismatch, format!("node {i} has a bad operand")),
-            }
-        }
-        let view = remap(node, &b_map)?;
-        if let Some(value) = replaced_operand {
-            // Only a load may read the producer's tensor, and it must read exactly the
-            // tile the producer computes.
-            let offset_zero = node
-                .attrs
-                .iter()
-                .find(|(k, _)| k == "offset")
-                .is_none_or(|(_, v)| v == "\"0\"");
-            let computed = a_node(value);
-            let same_tile = computed.view.repeats.len() == view.repeats.len()
-                && computed
+}
+
+/// Checks that a node of the consumer reading the producer's tensor (now `computed`,
+/// the producer's UB value) is a load of exactly the tile the producer computes (`view`:
+/// the load's view in the merged nest).
+fn reads_computed_tile(
+    node: &AscNode,
+    view: &View,
+    computed: &AscNode,
+    env: &ShapeEnv,
+) -> Result<(), Refusal> {
+    let offset_zero = node
+        .attrs
+        .iter()
+        .find(|(k, _)| k == "offset")
+        .is_none_or(|(_, v)| v == "\"0\"");
+    let same_tile = computed.view.repeats.len() == view.repeats.len()
+        && computed
+            .view
+            .repeats
+            .iter()
+            .zip(&view.repeats)
+            .all(|(p, q)| equal(env, p, q));
+    if node.op != "load" || !offset_zero || !same_tile || computed.dtype != node.dtype {
+        return refuse(
+            Rule::AxisMismatch,
+            format!(
+                "the consumer reads the tensor as [{}] but the producer computes [{}]",
+                view.repeats
+                    .iter()
+                    .map(|e| e.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                computed
                     .view
                     .repeats
                     .iter()
-                    .zip(&view.repeats)
-                    .all(|(p, q)| equal(env, p, q));
-            if node.op != "load" || !offset_zero || !same_tile || computed.dtype != node.dtype {
-                return refuse(
-                    Rule::AxisMismatch,
-                    format!(
-                        "the consumer reads the tensor as [{}] but the producer computes [{}]",
-                        view.repeats
-                            .iter()
-                            .map(|e| e.to_string())
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                        computed
-                            .view
-                            .repeats
-                            .iter()
-                            .map(|e| e.to_string())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                );
-            }
-            b_at.push(Placed::Node(value));
-            continue;
-        }
-        bound.push(bind(node, b)?);
-        let at = a_len + b_copies.len();
-        b_at.push(Placed::Node(at));
-        b_nodes.push(at);
-        b_copies.push(node_with(node, view, operands));
+                    .map(|e| e.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        );
     }
-    let a_nodes: Vec<usize> = (0..a_len).collect();
-    let source_ops: Vec<String> = a
-        .graph
-        .source_ops
-        .iter()
-        .chain(&b.graph.source_ops)
-        .cloned()
-        .collect();
-    let mut nodes = if a_in_place {
-        std::mem::take(&mut a.graph.nodes)
-    } else {
-        a_copies
-    };
-    nodes.extend(b_copies);
-    let mut graph = AscGraph {
-        name: String::new(),
-        axes,
-        sizes: Vec::new(),
-        inputs: Vec::new(),
-        outputs: Vec::new(),
-        nodes,
-        source_ops,
-    };
+    Ok(())
+}
 
-    // 5. TilingGroups of both sides, in the merged loop nest.
-    let group_of = |part: &[usize]| tiling_group::graph_group(&graph, Some(part), Mode::CanFuse);
-    let conflict = match (group_of(&a_nodes), group_of(&b_nodes)) {
+/// Why the TilingGroups of the two kernels' nodes (`a_nodes`, `b_nodes` of the merged
+/// `graph`) do not merge, if they do not.
+fn tiling_group_conflict(
+    graph: &AscGraph,
+    a_nodes: &[usize],
+    b_nodes: &[usize],
+) -> Option<tiling_group::GroupConflict> {
+    let group_of = |part: &[usize]| tiling_group::graph_group(graph, Some(part), Mode::CanFuse);
+    match (group_of(a_nodes), group_of(b_nodes)) {
         (Ok(ga), Ok(gb)) => tiling_group::merge(&ga, &gb, Mode::CanFuse).err(),
         (Err(e), _) | (_, Err(e)) => Some(e),
-    };
-    if let Some(e) = conflict {
-        if a_in_place {
-            // Give `a` its nodes back, unchanged.
-            graph.nodes.truncate(a_len);
-            a.graph.nodes = graph.nodes;
-        }
-        return refuse(Rule::TilingGroupConflict, e.to_string());
     }
+}
 
-    // 6. Drop outputs nobody outside needs, dead nodes and duplicates. Nothing below can
-    // refuse: `a`'s nodes may have moved into the result.
+/// The nodes that compute an output someone outside the pair needs (`keep`), or that
+/// such nodes read.
+fn live_nodes(
+    graph: &AscGraph,
+    bound: &[Option<ValueId>],
+    keep: &dyn Fn(ValueId) -> bool,
+) -> Vec<bool> {
     let mut live = vec![false; graph.nodes.len()];
     let mut stack: Vec<usize> = Vec::new();
     for (i, node) in graph.nodes.iter().enumerate() {
@@ -940,8 +1124,13 @@ fn merge_walking_dims(
         live[i] = true;
         stack.extend(graph.nodes[i].operands.iter().copied());
     }
-    // Common subexpressions (shared data/load of inputs both sides read): the first of
-    // equal pure nodes stands for all. Stores and outputs are never merged.
+    live
+}
+
+/// Common subexpressions (shared data/load of inputs both sides read): the first of
+/// equal pure live nodes stands for all; the others are no longer live. Stores and
+/// outputs are never merged.
+fn merge_equal_nodes(graph: &mut AscGraph, bound: &[Option<ValueId>], live: &mut [bool]) {
     let mut replacement: Vec<usize> = (0..graph.nodes.len()).collect();
     // Equal nodes are found by a hash of their fields, then compared field by field:
     // views are canonical (expressions in canonical form), so structural equality is
@@ -996,6 +1185,15 @@ fn merge_walking_dims(
             }
         }
     }
+}
+
+/// Drops the nodes that are not live and renumbers the rest, the data and output nodes
+/// by their bound values: the kernel's inputs and outputs.
+fn compact_nodes(
+    graph: &mut AscGraph,
+    bound: &[Option<ValueId>],
+    live: &[bool],
+) -> (Vec<ValueId>, Vec<ValueId>) {
     let mut new_index = vec![usize::MAX; graph.nodes.len()];
     let mut kept_nodes = Vec::with_capacity(graph.nodes.len());
     let mut inputs: Vec<ValueId> = Vec::new();
@@ -1007,7 +1205,7 @@ fn merge_walking_dims(
         for o in node.operands.iter_mut() {
             *o = new_index[*o];
         }
-        // Data and output nodes have a bound value (checked in step 4).
+        // Data and output nodes have a bound value (checked when they were spliced).
         match (node.op.as_str(), bound[i]) {
             ("data", Some(v)) => {
                 let index = inputs.iter().position(|x| *x == v).unwrap_or_else(|| {
@@ -1026,15 +1224,12 @@ fn merge_walking_dims(
         kept_nodes.push(node);
     }
     graph.nodes = kept_nodes;
-    // Every bound value has a type (checked in step 4).
-    graph.inputs = inputs
-        .iter()
-        .filter_map(|v| input_types.get(v).cloned())
-        .collect();
-    graph.outputs = outputs
-        .iter()
-        .filter_map(|v| output_types.get(v).cloned())
-        .collect();
+    (inputs, outputs)
+}
+
+/// The size symbols of a kernel: of its axes, tensor types, views, load offsets and
+/// arange terms.
+fn size_symbols(graph: &AscGraph) -> Vec<String> {
     let mut sizes = BTreeSet::new();
     for axis in &graph.axes {
         axis.size.collect_symbols(&mut sizes);
@@ -1062,16 +1257,7 @@ fn merge_walking_dims(
             }
         }
     }
-    graph.sizes = sizes.into_iter().collect();
-    extract_shared_slices(&mut graph);
-    Ok(Merged {
-        kernel: Kernel {
-            graph,
-            inputs,
-            outputs,
-        },
-        hinted,
-    })
+    sizes.into_iter().collect()
 }
 
 /// Loads of a part of an input that the kernel also loads whole along the part's axis
