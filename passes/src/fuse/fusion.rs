@@ -2376,39 +2376,53 @@ const SIBLING_WINDOW: usize = 8;
 /// Runs the greedy solver on one graph function. `fresh` numbers kernels whose name
 /// carries none (it is advanced past every number used).
 pub fn plan(model: &FuncModel, limits: &Limits, env: &mut ShapeEnv, fresh: &mut usize) -> Plan {
-    let values = model.types.len();
-    let mut producer = vec![None; values];
-    let mut consumers = vec![Vec::new(); values];
-    for (u, unit) in model.units.iter().enumerate() {
-        for &v in &unit.outputs {
-            if v < values {
-                producer[v] = Some(u);
-            }
+    let mut solver = Solver::new(model);
+    let mut attempts = Attempts::default();
+    let mut rounds = 0;
+    for round in 1..=limits.max_rounds {
+        if solver
+            .live()
+            .iter()
+            .filter(|&&g| solver.is_kernel(g))
+            .count()
+            < 2
+        {
+            break;
         }
-        for &v in &unit.inputs {
-            if v < values && !consumers[v].contains(&u) {
-                consumers[v].push(u);
-            }
+        rounds = round;
+        let candidates = solver.scored(solver.candidate_pairs(limits));
+        let candidates = rank_candidates(candidates, env);
+        let mut fused_any = false;
+        for candidate in &candidates {
+            fused_any |= solver.attempt(candidate, round, limits, env, fresh, &mut attempts);
+        }
+        if !fused_any {
+            break;
         }
     }
-    let mut returned = vec![false; values];
-    for &v in &model.returns {
-        if v < values {
-            returned[v] = true;
-        }
+    Plan {
+        kernels: solver.final_kernels(),
+        decisions: attempts.decisions,
+        hinted: attempts.hinted,
+        rounds,
     }
-    let groups: Vec<Group> = model
-        .units
-        .iter()
-        .enumerate()
-        .map(|(u, unit)| Group {
-            members: vec![u],
-            // Borrowed until the group merges: most units join as the second of a pair,
-            // which is only read.
-            kernel: unit.kernel.as_ref().map(Cow::Borrowed),
-            label: unit.label.clone(),
-        })
-        .collect();
+}
+
+/// What the solver has tried so far.
+#[derive(Default)]
+struct Attempts {
+    decisions: Vec<Decision>,
+    /// Size equalities decided by hints.
+    hinted: Vec<(Expr, Expr)>,
+    /// Pairs of groups refused so far. A group id names one member set (merging makes a
+    /// new group), so a refused pair is tried again only once one side has grown.
+    refused: HashSet<(usize, usize)>,
+}
+
+/// The GM byte count of every value of `model`, as an index into a list of the distinct
+/// byte counts (computed once: symbolic products are not cheap, and most values of a
+/// graph share a few sizes), and that list.
+fn byte_classes(model: &FuncModel) -> (Vec<usize>, Vec<Expr>) {
     let mut byte_sizes: Vec<Expr> = Vec::new();
     let mut class_of_size: HashMap<Expr, usize> = HashMap::new();
     let byte_class = model
@@ -2425,39 +2439,97 @@ pub fn plan(model: &FuncModel, limits: &Limits, env: &mut ShapeEnv, fresh: &mut 
             })
         })
         .collect();
-    let mut solver = Solver {
-        model,
-        byte_class,
-        byte_sizes,
-        scaled_sizes: RefCell::new(HashMap::new()),
-        // Units are in program order, which is topological.
-        order: (0..model.units.len()).collect(),
-        slots: (0..model.units.len()).map(Some).collect(),
-        producer,
-        consumers,
-        returned,
-        group_of: (0..model.units.len()).collect(),
-        groups,
-    };
-    let mut decisions = Vec::new();
-    let mut hinted = Vec::new();
-    // Pairs of groups refused so far. A group id names one member set (merging makes a
-    // new group), so a refused pair is tried again only once one side has grown.
-    let mut refused: HashSet<(usize, usize)> = HashSet::new();
-    let mut rounds = 0;
-    for round in 1..=limits.max_rounds {
-        if solver
-            .live()
-            .iter()
-            .filter(|&&g| solver.is_kernel(g))
-            .count()
-            < 2
-        {
-            break;
+    (byte_class, byte_sizes)
+}
+
+/// Orders candidates by score: most saved bytes first, then proximity, then program
+/// position.
+fn rank_candidates(candidates: Vec<Candidate>, env: &ShapeEnv) -> Vec<Candidate> {
+    // Insertion sort: the byte comparison is not a total order without hints. Few
+    // scores are distinct, so their comparisons are computed once.
+    let mut distinct: Vec<Expr> = Vec::new();
+    let score: Vec<usize> = candidates
+        .iter()
+        .map(|c| {
+            distinct
+                .iter()
+                .position(|e| *e == c.saved)
+                .unwrap_or_else(|| {
+                    distinct.push(c.saved.clone());
+                    distinct.len() - 1
+                })
+        })
+        .collect();
+    let ranked = rank_scores(&distinct, env);
+    let mut rank_of = vec![0usize; distinct.len()];
+    for (rank, &d) in ranked.iter().enumerate() {
+        rank_of[d] = rank;
+    }
+    let mut order: Vec<usize> = (0..candidates.len()).collect();
+    order.sort_by_key(|&i| {
+        let c = &candidates[i];
+        (rank_of[score[i]], c.proximity, c.first_pos, c.second_pos)
+    });
+    let mut slots: Vec<Option<Candidate>> = candidates.into_iter().map(Some).collect();
+    order.iter().filter_map(|&i| slots[i].take()).collect()
+}
+
+impl<'m> Solver<'m> {
+    /// A solver where every unit of `model` is a group of its own.
+    fn new(model: &'m FuncModel) -> Solver<'m> {
+        let values = model.types.len();
+        let mut producer = vec![None; values];
+        let mut consumers = vec![Vec::new(); values];
+        for (u, unit) in model.units.iter().enumerate() {
+            for &v in &unit.outputs {
+                if v < values {
+                    producer[v] = Some(u);
+                }
+            }
+            for &v in &unit.inputs {
+                if v < values && !consumers[v].contains(&u) {
+                    consumers[v].push(u);
+                }
+            }
         }
-        rounds = round;
-        // Candidate pairs: kernels touching one buffer, and siblings reading different
-        // results of one producer (refused with AF-NF001 unless fused through others).
+        let mut returned = vec![false; values];
+        for &v in &model.returns {
+            if v < values {
+                returned[v] = true;
+            }
+        }
+        let groups: Vec<Group> = model
+            .units
+            .iter()
+            .enumerate()
+            .map(|(u, unit)| Group {
+                members: vec![u],
+                // Borrowed until the group merges: most units join as the second of a pair,
+                // which is only read.
+                kernel: unit.kernel.as_ref().map(Cow::Borrowed),
+                label: unit.label.clone(),
+            })
+            .collect();
+        let (byte_class, byte_sizes) = byte_classes(model);
+        Solver {
+            model,
+            byte_class,
+            byte_sizes,
+            scaled_sizes: RefCell::new(HashMap::new()),
+            // Units are in program order, which is topological.
+            order: (0..model.units.len()).collect(),
+            slots: (0..model.units.len()).map(Some).collect(),
+            producer,
+            consumers,
+            returned,
+            group_of: (0..model.units.len()).collect(),
+            groups,
+        }
+    }
+
+    /// Candidate pairs: kernels touching one buffer, and siblings reading different
+    /// results of one producer (refused with AF-NF001 unless fused through others).
+    fn candidate_pairs(&self, limits: &Limits) -> BTreeSet<(usize, usize)> {
         let mut pairs: BTreeSet<(usize, usize)> = BTreeSet::new();
         let add = |x: usize, y: usize, pairs: &mut BTreeSet<(usize, usize)>| {
             if x != y {
@@ -2468,16 +2540,15 @@ pub fn plan(model: &FuncModel, limits: &Limits, env: &mut ShapeEnv, fresh: &mut 
         // only the nearest of them keeps a tensor read by n kernels from making n^2
         // candidates.
         let near = |x: usize, y: usize| {
-            limits.max_proximity == 0
-                || solver.pos(x).abs_diff(solver.pos(y)) <= limits.max_proximity
+            limits.max_proximity == 0 || self.pos(x).abs_diff(self.pos(y)) <= limits.max_proximity
         };
-        for v in 0..values {
-            let mut readers: Vec<usize> = solver.consumer_groups(v);
-            readers.retain(|&g| solver.is_kernel(g));
-            readers.sort_by_key(|&g| solver.pos(g));
-            if let Some(p) = solver.producer[v] {
-                let pg = solver.group_of[p];
-                if solver.is_kernel(pg) {
+        for v in 0..self.model.types.len() {
+            let mut readers: Vec<usize> = self.consumer_groups(v);
+            readers.retain(|&g| self.is_kernel(g));
+            readers.sort_by_key(|&g| self.pos(g));
+            if let Some(p) = self.producer[v] {
+                let pg = self.group_of[p];
+                if self.is_kernel(pg) {
                     for &c in &readers {
                         add(pg, c, &mut pairs);
                     }
@@ -2497,13 +2568,13 @@ pub fn plan(model: &FuncModel, limits: &Limits, env: &mut ShapeEnv, fresh: &mut 
                 }
             }
         }
-        for g in solver.live() {
-            let outs = solver.outputs(g);
+        for g in self.live() {
+            let outs = self.outputs(g);
             for (i, u) in outs.iter().enumerate() {
                 for w in &outs[i + 1..] {
-                    for c1 in solver.consumer_groups(*u) {
-                        for c2 in solver.consumer_groups(*w) {
-                            if solver.is_kernel(c1) && solver.is_kernel(c2) && c1 != g && c2 != g {
+                    for c1 in self.consumer_groups(*u) {
+                        for c2 in self.consumer_groups(*w) {
+                            if self.is_kernel(c1) && self.is_kernel(c2) && c1 != g && c2 != g {
                                 add(c1, c2, &mut pairs);
                             }
                         }
@@ -2511,135 +2582,126 @@ pub fn plan(model: &FuncModel, limits: &Limits, env: &mut ShapeEnv, fresh: &mut 
                 }
             }
         }
-        let candidates: Vec<Candidate> = pairs
+        pairs
+    }
+
+    /// The pairs in program order with their scores.
+    fn scored(&self, pairs: BTreeSet<(usize, usize)>) -> Vec<Candidate> {
+        pairs
             .into_iter()
             .map(|(x, y)| {
-                let (a, b) = solver.ordered(x, y);
+                let (a, b) = self.ordered(x, y);
                 Candidate {
                     a,
                     b,
-                    saved: solver.saved(a, b),
-                    proximity: solver.pos(a).abs_diff(solver.pos(b)),
-                    first_pos: solver.pos(a).min(solver.pos(b)),
-                    second_pos: solver.pos(a).max(solver.pos(b)),
+                    saved: self.saved(a, b),
+                    proximity: self.pos(a).abs_diff(self.pos(b)),
+                    first_pos: self.pos(a).min(self.pos(b)),
+                    second_pos: self.pos(a).max(self.pos(b)),
                 }
             })
-            .collect();
-        // Insertion sort: the byte comparison is not a total order without hints. Few
-        // scores are distinct, so their comparisons are computed once.
-        let mut distinct: Vec<Expr> = Vec::new();
-        let score: Vec<usize> = candidates
-            .iter()
-            .map(|c| {
-                distinct
-                    .iter()
-                    .position(|e| *e == c.saved)
-                    .unwrap_or_else(|| {
-                        distinct.push(c.saved.clone());
-                        distinct.len() - 1
-                    })
-            })
-            .collect();
-        let ranked = rank_scores(&distinct, env);
-        let mut rank_of = vec![0usize; distinct.len()];
-        for (rank, &d) in ranked.iter().enumerate() {
-            rank_of[d] = rank;
-        }
-        let mut order: Vec<usize> = (0..candidates.len()).collect();
-        order.sort_by_key(|&i| {
-            let c = &candidates[i];
-            (rank_of[score[i]], c.proximity, c.first_pos, c.second_pos)
-        });
-        let candidates: Vec<Candidate> = {
-            let mut slots: Vec<Option<Candidate>> = candidates.into_iter().map(Some).collect();
-            order.iter().filter_map(|&i| slots[i].take()).collect()
-        };
-        let mut fused_any = false;
-        for candidate in &candidates {
-            let ga = solver.group_of[solver.groups[candidate.a].members[0]];
-            let gb = solver.group_of[solver.groups[candidate.b].members[0]];
-            if ga == gb {
-                continue;
-            }
-            let key = (ga.min(gb), ga.max(gb));
-            if refused.contains(&key) {
-                continue;
-            }
-            let (first, second) = solver.ordered(ga, gb);
-            let saved = solver.saved(first, second);
-            let (_, vertical) = solver.shared(first, second);
-            let mut decision = Decision {
-                round,
-                order: decisions.len(),
-                first: solver.groups[first].members.clone(),
-                second: solver.groups[second].members.clone(),
-                first_name: solver.groups[first].label.clone(),
-                second_name: solver.groups[second].label.clone(),
-                vertical,
-                saved_hint: env.hint_eval(&saved),
-                saved,
-                proximity: solver.pos(first).abs_diff(solver.pos(second)),
-                outcome: Ok(String::new()),
-            };
-            match solver.evaluate(first, second, limits, env, fresh) {
-                Err(refusal) => {
-                    refused.insert(key);
-                    decision.outcome = Err(refusal);
-                }
-                Ok(merged) => {
-                    for (lhs, rhs) in &merged.hinted {
-                        // Hints decided that these sizes are equal: specialize on it.
-                        let _ = env.expect(lhs, Relation::Eq, rhs);
-                        hinted.push((lhs.clone(), rhs.clone()));
-                    }
-                    let mut members = solver.groups[first].members.clone();
-                    members.extend(solver.groups[second].members.iter().copied());
-                    members.sort_unstable();
-                    let id = solver.groups.len();
-                    // The successors of the pair are read through `group_of` of the old
-                    // groups, so the order is restored before the units move.
-                    solver.place_merged(first, second, id);
-                    for &u in &members {
-                        solver.group_of[u] = id;
-                    }
-                    // The merged groups are dead: only their first member is still read
-                    // (to find the live group of a stale candidate), so free the rest.
-                    for dead in [first, second] {
-                        solver.groups[dead].kernel = None;
-                        solver.groups[dead].members.truncate(1);
-                    }
-                    decision.outcome = Ok(merged.kernel.graph.name.clone());
-                    solver.groups.push(Group {
-                        members,
-                        label: merged.kernel.graph.name.clone(),
-                        kernel: Some(Cow::Owned(merged.kernel)),
-                    });
-                    fused_any = true;
-                }
-            }
-            decisions.push(decision);
-        }
-        if !fused_any {
-            break;
-        }
+            .collect()
     }
-    let mut kernels: Vec<FinalKernel> = solver
-        .live()
-        .into_iter()
-        .filter_map(|g| {
-            let group = &mut solver.groups[g];
-            group.kernel.take().map(|kernel| FinalKernel {
-                members: std::mem::take(&mut group.members),
-                kernel: kernel.into_owned(),
+
+    /// Tries to fuse the groups that now hold the candidate's two groups, unless they are
+    /// one already or were refused as they are: records the decision, and merges them
+    /// when every rule passes. Whether they merged.
+    fn attempt(
+        &mut self,
+        candidate: &Candidate,
+        round: usize,
+        limits: &Limits,
+        env: &mut ShapeEnv,
+        fresh: &mut usize,
+        attempts: &mut Attempts,
+    ) -> bool {
+        let ga = self.group_of[self.groups[candidate.a].members[0]];
+        let gb = self.group_of[self.groups[candidate.b].members[0]];
+        if ga == gb {
+            return false;
+        }
+        let key = (ga.min(gb), ga.max(gb));
+        if attempts.refused.contains(&key) {
+            return false;
+        }
+        let (first, second) = self.ordered(ga, gb);
+        let saved = self.saved(first, second);
+        let (_, vertical) = self.shared(first, second);
+        let mut decision = Decision {
+            round,
+            order: attempts.decisions.len(),
+            first: self.groups[first].members.clone(),
+            second: self.groups[second].members.clone(),
+            first_name: self.groups[first].label.clone(),
+            second_name: self.groups[second].label.clone(),
+            vertical,
+            saved_hint: env.hint_eval(&saved),
+            saved,
+            proximity: self.pos(first).abs_diff(self.pos(second)),
+            outcome: Ok(String::new()),
+        };
+        let fused = match self.evaluate(first, second, limits, env, fresh) {
+            Err(refusal) => {
+                attempts.refused.insert(key);
+                decision.outcome = Err(refusal);
+                false
+            }
+            Ok(merged) => {
+                for (lhs, rhs) in &merged.hinted {
+                    // Hints decided that these sizes are equal: specialize on it.
+                    let _ = env.expect(lhs, Relation::Eq, rhs);
+                    attempts.hinted.push((lhs.clone(), rhs.clone()));
+                }
+                decision.outcome = Ok(merged.kernel.graph.name.clone());
+                self.merge_groups(first, second, merged.kernel);
+                true
+            }
+        };
+        attempts.decisions.push(decision);
+        fused
+    }
+
+    /// Replaces groups `first` and `second` by a new group of all their members, holding
+    /// their merged `kernel`.
+    fn merge_groups(&mut self, first: usize, second: usize, kernel: Kernel) {
+        let mut members = self.groups[first].members.clone();
+        members.extend(self.groups[second].members.iter().copied());
+        members.sort_unstable();
+        let id = self.groups.len();
+        // The successors of the pair are read through `group_of` of the old
+        // groups, so the order is restored before the units move.
+        self.place_merged(first, second, id);
+        for &u in &members {
+            self.group_of[u] = id;
+        }
+        // The merged groups are dead: only their first member is still read
+        // (to find the live group of a stale candidate), so free the rest.
+        for dead in [first, second] {
+            self.groups[dead].kernel = None;
+            self.groups[dead].members.truncate(1);
+        }
+        self.groups.push(Group {
+            members,
+            label: kernel.graph.name.clone(),
+            kernel: Some(Cow::Owned(kernel)),
+        });
+    }
+
+    /// The kernels of the live groups, in program order of their first member.
+    fn final_kernels(mut self) -> Vec<FinalKernel> {
+        let mut kernels: Vec<FinalKernel> = self
+            .live()
+            .into_iter()
+            .filter_map(|g| {
+                let group = &mut self.groups[g];
+                group.kernel.take().map(|kernel| FinalKernel {
+                    members: std::mem::take(&mut group.members),
+                    kernel: kernel.into_owned(),
+                })
             })
-        })
-        .collect();
-    kernels.sort_by_key(|k| k.members.first().copied().unwrap_or(0));
-    Plan {
-        kernels,
-        decisions,
-        hinted,
-        rounds,
+            .collect();
+        kernels.sort_by_key(|k| k.members.first().copied().unwrap_or(0));
+        kernels
     }
 }
 
