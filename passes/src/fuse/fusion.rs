@@ -1898,6 +1898,39 @@ impl Solver<'_> {
         env: &ShapeEnv,
         fresh: &mut usize,
     ) -> Result<Merged, Refusal> {
+        let vertical = self.check_connection(first, second, limits)?;
+        let (Some(ka), Some(kb)) = (&self.groups[first].kernel, &self.groups[second].kernel) else {
+            return refuse(Rule::NoSharedBuffer, "only kernels fuse");
+        };
+        if limits.disabled != 0 {
+            self.check_enabled_kinds([(ka, first), (kb, second)], limits)?;
+        }
+        self.check_caps(ka, kb, limits)?;
+        if let Err(detail) = transpose_pattern(ka, kb, vertical) {
+            return refuse(Rule::TransposePattern, detail);
+        }
+        if let Err(detail) = concat_pattern(ka, kb, vertical) {
+            return refuse(Rule::ConcatPattern, detail);
+        }
+        // Some rules see only the merged kernel (a transposed store, concats along two
+        // axes, what the schedule can express): the merge works on copies so that both
+        // kernels survive a refusal after it.
+        let number = self.number(first, fresh).min(self.number(second, fresh));
+        let keep = |v: ValueId| self.needed_outside_pair(v, first, second);
+        let mut merged = merge_kernels(ka, kb, &keep, env, number)?;
+        self.check_merged(&mut merged, limits.target)?;
+        self.name_in_program_order(&mut merged, first, second, number);
+        Ok(merged)
+    }
+
+    /// The rules on how the pair is connected: a shared tensor, no path through a third
+    /// group, siblings near enough. Whether one reads what the other writes.
+    fn check_connection(
+        &self,
+        first: usize,
+        second: usize,
+        limits: &Limits,
+    ) -> Result<bool, Refusal> {
         let (shared, vertical) = self.shared(first, second);
         if shared.is_empty() {
             return refuse(
@@ -1924,28 +1957,38 @@ impl Solver<'_> {
                 ),
             );
         }
-        let (Some(ka), Some(kb)) = (&self.groups[first].kernel, &self.groups[second].kernel) else {
-            return refuse(Rule::NoSharedBuffer, "only kernels fuse");
-        };
-        if limits.disabled != 0 {
-            for (kernel, group) in [(ka, first), (kb, second)] {
-                let kind = kernel
-                    .graph
-                    .source_ops
-                    .iter()
-                    .filter_map(|op| fusion_kind(op))
-                    .find(|kind| limits.disables(kind));
-                if let Some(kind) = kind {
-                    return refuse(
-                        Rule::KindDisabled,
-                        format!(
-                            "'{}' holds a {kind} op and the disable option names {kind}",
-                            self.groups[group].label
-                        ),
-                    );
-                }
+        Ok(vertical)
+    }
+
+    /// Refuses the pair when a kernel (with its group) holds an op of a kind the
+    /// `disable` option names.
+    fn check_enabled_kinds(
+        &self,
+        kernels: [(&Kernel, usize); 2],
+        limits: &Limits,
+    ) -> Result<(), Refusal> {
+        for (kernel, group) in kernels {
+            let kind = kernel
+                .graph
+                .source_ops
+                .iter()
+                .filter_map(|op| fusion_kind(op))
+                .find(|kind| limits.disables(kind));
+            if let Some(kind) = kind {
+                return refuse(
+                    Rule::KindDisabled,
+                    format!(
+                        "'{}' holds a {kind} op and the disable option names {kind}",
+                        self.groups[group].label
+                    ),
+                );
             }
         }
+        Ok(())
+    }
+
+    /// The caps on the fused kernel: `max-fusion-size` ops and `max-inputs` inputs.
+    fn check_caps(&self, ka: &Kernel, kb: &Kernel, limits: &Limits) -> Result<(), Refusal> {
         let size = ka.op_count() + kb.op_count();
         if size > limits.max_fusion_size {
             return refuse(
@@ -1985,18 +2028,12 @@ impl Solver<'_> {
                 ),
             );
         }
-        if let Err(detail) = transpose_pattern(ka, kb, vertical) {
-            return refuse(Rule::TransposePattern, detail);
-        }
-        if let Err(detail) = concat_pattern(ka, kb, vertical) {
-            return refuse(Rule::ConcatPattern, detail);
-        }
-        // Some rules see only the merged kernel (a transposed store, concats along two
-        // axes, what the schedule can express): the merge works on copies so that both
-        // kernels survive a refusal after it.
-        let number = self.number(first, fresh).min(self.number(second, fresh));
-        let keep = |v: ValueId| self.needed_outside_pair(v, first, second);
-        let mut merged = merge_kernels(ka, kb, &keep, env, number)?;
+        Ok(())
+    }
+
+    /// The rules only the merged kernel shows: no transposed store, concats along one
+    /// axis, a schedule for `target`. Aligns the repeats hints decided on the way.
+    fn check_merged(&self, merged: &mut Merged, target: &str) -> Result<(), Refusal> {
         if let Some(detail) = transposed_store(&merged.kernel.graph) {
             return refuse(Rule::TransposePattern, detail);
         }
@@ -2010,9 +2047,18 @@ impl Solver<'_> {
             .iter()
             .map(|&v| self.model.sinkable.get(v).copied().flatten())
             .collect();
-        schedulable(&merged.kernel.graph, &sunk, limits.target)?;
-        // Name the kernel by its original ops in program order (the merge lists
-        // `first`'s ops, then `second`'s: already that order unless they interleave).
+        schedulable(&merged.kernel.graph, &sunk, target)
+    }
+
+    /// Names the merged kernel by its original ops in program order (the merge lists
+    /// `first`'s ops, then `second`'s: already that order unless they interleave).
+    fn name_in_program_order(
+        &self,
+        merged: &mut Merged,
+        first: usize,
+        second: usize,
+        number: usize,
+    ) {
         let (fm, sm) = (&self.groups[first].members, &self.groups[second].members);
         let in_order = fm.iter().max() < sm.iter().min();
         if !in_order {
@@ -2031,7 +2077,6 @@ impl Solver<'_> {
         }
         let graph = &mut merged.kernel.graph;
         graph.name = kernel_name(kernel_kind(graph), number, &graph.source_ops);
-        Ok(merged)
     }
 
     /// Whether value `v` must stay in GM if groups `a` and `b` become one kernel.
