@@ -632,6 +632,7 @@ fn merge_walking_dims(
     })
 }
 
+/// A refusal by [`Rule::AxisMismatch`].
 fn axis_mismatch(detail: String) -> Refusal {
     Refusal {
         rule: Rule::AxisMismatch,
@@ -781,6 +782,7 @@ struct MergedNest {
 }
 
 impl MergedNest {
+    /// The nest of `a` (`base_is_a`) or `b`, with the other's axes mapped through `pairing`.
     fn new(a: &Kernel, b: &Kernel, pairing: &Pairing, base_is_a: bool) -> MergedNest {
         let (base, other_pairs) = if base_is_a {
             (&a.graph, &pairing.b2a)
@@ -865,6 +867,7 @@ struct Spliced {
 }
 
 impl<'k> NodeSplice<'k> {
+    /// A splice of `a` and `b` into a loop nest of `n` axes.
     fn new(a: &'k Kernel, b: &'k Kernel, env: &'k ShapeEnv, n: usize) -> NodeSplice<'k> {
         NodeSplice {
             a,
