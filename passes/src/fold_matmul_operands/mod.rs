@@ -38,12 +38,14 @@
 use crate::options::PassOptions;
 use crate::registry::PassInfo;
 use crate::statistics;
+use autofuse_ascend::shape::ShapeError;
 use autofuse_ir::attr::AttrValue;
-use autofuse_ir::graph::{Dim, Graph, TensorType, ValueDef};
+use autofuse_ir::graph::{Dim, Graph, Node, TensorType, ValueDef};
 use autofuse_mlir::builder::{Emitter, Typed};
 use autofuse_mlir::{diagnostics, extract, raw};
 use autofuse_symbolic::Expr;
 use melior::ir::{operation::OperationLike, OperationRef};
+use std::collections::BTreeMap;
 
 pub const PASS: PassInfo = PassInfo {
     argument: "fold-matmul-operands",
@@ -78,186 +80,21 @@ fn run(module: OperationRef, _options: &PassOptions) -> Result<(), ()> {
         let Some(extracted) = extract::extract_function(func) else {
             continue;
         };
-        let graph = &extracted.graph;
-        let ops = &extracted.ops;
-        let mut touched: Vec<OperationRef> = Vec::new();
-        for (node, op) in graph.nodes.iter().zip(ops) {
-            if node.op != "ascend.matmul" || node.operands.len() != 2 {
-                continue;
-            }
-            let Some(result_ty) = node.results.first().and_then(|&r| graph.ty(r)) else {
-                continue;
-            };
-            if !known(result_ty) {
-                continue;
-            }
-            let Some(mut emitter) = Emitter::before(*op) else {
-                continue;
-            };
-            let mut attrs = node.attrs.clone();
-            let mut operands = Vec::new();
-            let mut changed = false;
-            for (i, flag) in [(0usize, "transpose_a"), (1, "transpose_b")] {
-                let Ok(value) = op.operand(i) else {
-                    break;
-                };
-                let Some(ty) = graph.ty(node.operands[i]).cloned() else {
-                    break;
-                };
-                let mut operand = Operand {
-                    typed: Typed { value, ty },
-                    value: Some(node.operands[i]),
-                };
-                if let Some((source, perm, producer)) =
-                    innermost_to_row(graph, ops, node.operands[i])
-                {
-                    touched.push(producer);
-                    if perm.iter().enumerate().all(|(k, &p)| p == k as i64) {
-                        operand.typed = source.0;
-                        operand.value = Some(source.1);
-                    } else {
-                        let text = format!(
-                            "[{}]",
-                            perm.iter()
-                                .map(i64::to_string)
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        );
-                        match emitter.op("ascend.transpose", &[&source.0], &[("perm", &text)], None)
-                        {
-                            Ok(t) => {
-                                operand.typed = t;
-                                operand.value = None;
-                            }
-                            Err(e) => {
-                                diagnostics::error(
-                                    op.location(),
-                                    format!("cannot fold a transpose into the matmul: {e}"),
-                                );
-                                ok = false;
-                                continue;
-                            }
-                        }
-                    }
-                    let on = attrs
-                        .get(flag)
-                        .and_then(AttrValue::as_bool)
-                        .unwrap_or(false);
-                    attrs.insert(flag.to_string(), AttrValue::Bool(!on));
-                    changed = true;
-                    flags += 1;
-                }
-                operands.push(operand);
-            }
-            if operands.len() != 2 {
-                continue;
-            }
-            // The batch broadcast of one operand, the first that matches.
-            let mut repeat = None;
-            for i in 0..2 {
-                if let Some(m) = head_repeat(graph, ops, &operands[i], &operands[1 - i]) {
-                    repeat = Some((i, m));
-                    break;
-                }
-            }
-            let text = |attrs: &std::collections::BTreeMap<String, AttrValue>, f: &str| {
-                if attrs.get(f).and_then(AttrValue::as_bool).unwrap_or(false) {
-                    "true"
-                } else {
-                    "false"
-                }
-            };
-            let (ta, tb) = (text(&attrs, "transpose_a"), text(&attrs, "transpose_b"));
-            let flag_attrs = [("transpose_a", ta), ("transpose_b", tb)];
-            let built = if let Some((i, m)) = repeat {
-                let other = &operands[1 - i];
-                let rank = other.typed.ty.dims.len();
-                let mut dims = m.batch.clone();
-                dims.extend(other.typed.ty.dims[rank - 2..].iter().cloned());
-                let reshaped_ty = TensorType::new(other.typed.ty.dtype, dims);
-                let r = emitter
-                    .build("ascend.reshape", &[&other.typed], &[], &reshaped_ty)
-                    .map(|value| Typed {
-                        value,
-                        ty: reshaped_ty,
-                    })
-                    .and_then(|reshaped| {
-                        let pair: [&Typed; 2] = if i == 0 {
-                            [&m.source, &reshaped]
-                        } else {
-                            [&reshaped, &m.source]
-                        };
-                        emitter.op("ascend.matmul", &pair, &flag_attrs, Some(result_ty.dtype))
-                    })
-                    .and_then(|product| {
-                        emitter
-                            .build("ascend.reshape", &[&product], &[], result_ty)
-                            .map(|value| Typed {
-                                value,
-                                ty: result_ty.clone(),
-                            })
-                    });
-                touched.extend(m.ops);
-                broadcasts += 1;
-                Some(r)
-            } else if changed {
-                Some(emitter.op(
-                    "ascend.matmul",
-                    &[&operands[0].typed, &operands[1].typed],
-                    &flag_attrs,
-                    Some(result_ty.dtype),
-                ))
-            } else {
-                None
-            };
-            match built {
-                None => {}
-                Some(Ok(new)) => {
-                    if new.ty != *result_ty {
-                        diagnostics::error(
-                            op.location(),
-                            format!(
-                                "internal error: folding the matmul's operands changed its type \
-                                 from {result_ty} to {}",
-                                new.ty
-                            ),
-                        );
-                        ok = false;
-                        continue;
-                    }
-                    if let Ok(old) = op.result(0) {
-                        raw::replace_all_uses(old.into(), new.value);
-                    }
-                    raw::erase_op(*op);
-                }
-                Some(Err(e)) => {
-                    diagnostics::error(
-                        op.location(),
-                        format!("cannot fold the matmul's operands: {e}"),
-                    );
-                    ok = false;
-                }
-            }
+        let mut folder = Folder {
+            graph: &extracted.graph,
+            ops: &extracted.ops,
+            touched: Vec::new(),
+            flags: 0,
+            broadcasts: 0,
+            ok: true,
+        };
+        for (node, op) in extracted.graph.nodes.iter().zip(&extracted.ops) {
+            folder.fold_matmul(node, *op);
         }
-        // Producers left without users go, consumers first (the list is in the order
-        // the chains were walked: transpose, reshape, broadcast_to), repeatedly.
-        let mut erased: Vec<OperationRef> = Vec::new();
-        loop {
-            let mut progress = false;
-            for &t in &touched {
-                if erased.contains(&t) {
-                    continue;
-                }
-                if t.results().all(|r| !raw::has_uses(r.into())) {
-                    raw::erase_op(t);
-                    erased.push(t);
-                    progress = true;
-                }
-            }
-            if !progress {
-                break;
-            }
-        }
+        flags += folder.flags;
+        broadcasts += folder.broadcasts;
+        ok &= folder.ok;
+        erase_unused_producers(&folder.touched);
     }
     statistics::add(
         PASS.argument,
@@ -278,15 +115,274 @@ fn run(module: OperationRef, _options: &PassOptions) -> Result<(), ()> {
     }
 }
 
+/// The rewrite of the matmuls of one graph function.
+struct Folder<'g, 'c, 'a> {
+    graph: &'g Graph,
+    ops: &'g [OperationRef<'c, 'a>],
+    /// Producers of folded operands, in the order the chains were walked: erased at the
+    /// end when nothing else reads them.
+    touched: Vec<OperationRef<'c, 'a>>,
+    flags: u64,
+    broadcasts: u64,
+    /// False once an error was reported.
+    ok: bool,
+}
+
+impl<'g, 'c: 'a, 'a> Folder<'g, 'c, 'a> {
+    /// Folds the transposes and the head repeat feeding `node`, if it is a matmul, and
+    /// replaces its op when anything folded.
+    fn fold_matmul(&mut self, node: &Node, op: OperationRef<'c, 'a>) {
+        let graph = self.graph;
+        if node.op != "ascend.matmul" || node.operands.len() != 2 {
+            return;
+        }
+        let Some(result_ty) = node.results.first().and_then(|&r| graph.ty(r)) else {
+            return;
+        };
+        if !known(result_ty) {
+            return;
+        }
+        let Some(mut emitter) = Emitter::before(op) else {
+            return;
+        };
+        let mut attrs = node.attrs.clone();
+        let Some((operands, changed)) = self.fold_transposes(&mut emitter, node, op, &mut attrs)
+        else {
+            return;
+        };
+        // The batch broadcast of one operand, the first that matches.
+        let mut repeat = None;
+        for i in 0..2 {
+            if let Some(m) = head_repeat(graph, self.ops, &operands[i], &operands[1 - i]) {
+                repeat = Some((i, m));
+                break;
+            }
+        }
+        let flag_attrs = flag_attrs(&attrs);
+        let built = if let Some((i, m)) = repeat {
+            Some(self.fold_head_repeat(&mut emitter, &operands, i, m, &flag_attrs, result_ty))
+        } else if changed {
+            Some(emitter.op(
+                "ascend.matmul",
+                &[&operands[0].typed, &operands[1].typed],
+                &flag_attrs,
+                Some(result_ty.dtype),
+            ))
+        } else {
+            None
+        };
+        if let Some(built) = built {
+            self.replace_matmul(op, built, result_ty);
+        }
+    }
+
+    /// Both operands of matmul `node`, each transpose that puts its source's innermost
+    /// axis second to last read through the operand's flag (flipped in `attrs`), and
+    /// whether a flag changed. `None` when an operand cannot be read or a remaining
+    /// transpose cannot be built (the matmul is left as it is).
+    fn fold_transposes(
+        &mut self,
+        emitter: &mut Emitter<'c, 'a>,
+        node: &Node,
+        op: OperationRef<'c, 'a>,
+        attrs: &mut BTreeMap<String, AttrValue>,
+    ) -> Option<(Vec<Operand<'c, 'a>>, bool)> {
+        let mut operands = Vec::new();
+        let mut changed = false;
+        for (i, flag) in [(0usize, "transpose_a"), (1, "transpose_b")] {
+            let Ok(value) = op.operand(i) else {
+                break;
+            };
+            let Some(ty) = self.graph.ty(node.operands[i]).cloned() else {
+                break;
+            };
+            let mut operand = Operand {
+                typed: Typed { value, ty },
+                value: Some(node.operands[i]),
+            };
+            if let Some((source, perm, producer)) =
+                innermost_to_row(self.graph, self.ops, node.operands[i])
+            {
+                self.touched.push(producer);
+                let Some(folded) = self.transpose_remainder(emitter, source, &perm, op) else {
+                    continue;
+                };
+                operand = folded;
+                let on = attrs
+                    .get(flag)
+                    .and_then(AttrValue::as_bool)
+                    .unwrap_or(false);
+                attrs.insert(flag.to_string(), AttrValue::Bool(!on));
+                changed = true;
+                self.flags += 1;
+            }
+            operands.push(operand);
+        }
+        (operands.len() == 2).then_some((operands, changed))
+    }
+
+    /// What the matmul reads once the flag takes over a transpose: its source when the
+    /// permutation left (`perm`) is the identity, else a new transpose of the source by
+    /// `perm`. `None` after reporting that the transpose cannot be built.
+    fn transpose_remainder(
+        &mut self,
+        emitter: &mut Emitter<'c, 'a>,
+        source: (Typed<'c, 'a>, usize),
+        perm: &[i64],
+        op: OperationRef<'c, 'a>,
+    ) -> Option<Operand<'c, 'a>> {
+        if perm.iter().enumerate().all(|(k, &p)| p == k as i64) {
+            return Some(Operand {
+                typed: source.0,
+                value: Some(source.1),
+            });
+        }
+        let text = format!(
+            "[{}]",
+            perm.iter()
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        match emitter.op("ascend.transpose", &[&source.0], &[("perm", &text)], None) {
+            Ok(t) => Some(Operand {
+                typed: t,
+                value: None,
+            }),
+            Err(e) => {
+                diagnostics::error(
+                    op.location(),
+                    format!("cannot fold a transpose into the matmul: {e}"),
+                );
+                self.ok = false;
+                None
+            }
+        }
+    }
+
+    /// `reshape(matmul(reshape(other), y))` for the head repeat `m` of operand `i`: the
+    /// other operand reshaped to the broadcast's batch dims, the matmul broadcasting `y`,
+    /// and its result reshaped back to `result_ty`.
+    fn fold_head_repeat(
+        &mut self,
+        emitter: &mut Emitter<'c, 'a>,
+        operands: &[Operand<'c, 'a>],
+        i: usize,
+        m: Repeat<'c, 'a>,
+        flag_attrs: &[(&str, &str)],
+        result_ty: &TensorType,
+    ) -> Result<Typed<'c, 'a>, ShapeError> {
+        let other = &operands[1 - i];
+        let rank = other.typed.ty.dims.len();
+        let mut dims = m.batch.clone();
+        dims.extend(other.typed.ty.dims[rank - 2..].iter().cloned());
+        let reshaped_ty = TensorType::new(other.typed.ty.dtype, dims);
+        let r = emitter
+            .build("ascend.reshape", &[&other.typed], &[], &reshaped_ty)
+            .map(|value| Typed {
+                value,
+                ty: reshaped_ty,
+            })
+            .and_then(|reshaped| {
+                let pair: [&Typed; 2] = if i == 0 {
+                    [&m.source, &reshaped]
+                } else {
+                    [&reshaped, &m.source]
+                };
+                emitter.op("ascend.matmul", &pair, flag_attrs, Some(result_ty.dtype))
+            })
+            .and_then(|product| {
+                emitter
+                    .build("ascend.reshape", &[&product], &[], result_ty)
+                    .map(|value| Typed {
+                        value,
+                        ty: result_ty.clone(),
+                    })
+            });
+        self.touched.extend(m.ops);
+        self.broadcasts += 1;
+        r
+    }
+
+    /// Replaces matmul `op` by the value `built` for it, which must have its type.
+    fn replace_matmul(
+        &mut self,
+        op: OperationRef<'c, 'a>,
+        built: Result<Typed<'c, 'a>, ShapeError>,
+        result_ty: &TensorType,
+    ) {
+        match built {
+            Ok(new) => {
+                if new.ty != *result_ty {
+                    diagnostics::error(
+                        op.location(),
+                        format!(
+                            "internal error: folding the matmul's operands changed its type \
+                             from {result_ty} to {}",
+                            new.ty
+                        ),
+                    );
+                    self.ok = false;
+                    return;
+                }
+                if let Ok(old) = op.result(0) {
+                    raw::replace_all_uses(old.into(), new.value);
+                }
+                raw::erase_op(op);
+            }
+            Err(e) => {
+                diagnostics::error(
+                    op.location(),
+                    format!("cannot fold the matmul's operands: {e}"),
+                );
+                self.ok = false;
+            }
+        }
+    }
+}
+
+/// The matmul's flags as attribute texts.
+fn flag_attrs(attrs: &BTreeMap<String, AttrValue>) -> [(&'static str, &'static str); 2] {
+    let text = |f: &str| {
+        if attrs.get(f).and_then(AttrValue::as_bool).unwrap_or(false) {
+            "true"
+        } else {
+            "false"
+        }
+    };
+    [
+        ("transpose_a", text("transpose_a")),
+        ("transpose_b", text("transpose_b")),
+    ]
+}
+
+/// Erases the producers in `touched` left without users, consumers first (the list is
+/// in the order the chains were walked: transpose, reshape, broadcast_to), repeatedly.
+fn erase_unused_producers(touched: &[OperationRef]) {
+    let mut erased: Vec<OperationRef> = Vec::new();
+    loop {
+        let mut progress = false;
+        for &t in touched {
+            if erased.contains(&t) {
+                continue;
+            }
+            if t.results().all(|r| !raw::has_uses(r.into())) {
+                raw::erase_op(t);
+                erased.push(t);
+                progress = true;
+            }
+        }
+        if !progress {
+            break;
+        }
+    }
+}
+
 fn known(ty: &TensorType) -> bool {
     ty.dims.iter().all(|d| matches!(d, Dim::Known(_)))
 }
 
-fn producer<'g>(
-    graph: &'g Graph,
-    value: usize,
-    name: &str,
-) -> Option<(usize, &'g autofuse_ir::graph::Node)> {
+fn producer<'g>(graph: &'g Graph, value: usize, name: &str) -> Option<(usize, &'g Node)> {
     let ValueDef::Result { node, .. } = graph.values.get(value)?.def else {
         return None;
     };

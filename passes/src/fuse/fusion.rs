@@ -569,17 +569,86 @@ fn merge_walking_dims(
     keep: &dyn Fn(ValueId) -> bool,
     env: &ShapeEnv,
 ) -> Result<Merged, Refusal> {
-    let mismatch = |detail: String| Refusal {
+    let mut pairing = pair_through_shared_tensors(a, b, env)?;
+    let hinted = pair_leftover_axes(a, b, env, &mut pairing)?;
+    let base_is_a = first_nest_is_base(a, b, &pairing)?;
+    let nest = MergedNest::new(a, b, &pairing, base_is_a);
+    let spliced = NodeSplice::new(a, b, env, nest.axes.len()).splice(&nest, base_is_a)?;
+    let a_len = a.graph.nodes.len();
+    let a_nodes: Vec<usize> = (0..a_len).collect();
+    let source_ops: Vec<String> = a
+        .graph
+        .source_ops
+        .iter()
+        .chain(&b.graph.source_ops)
+        .cloned()
+        .collect();
+    let mut nodes = if spliced.a_in_place {
+        std::mem::take(&mut a.graph.nodes)
+    } else {
+        spliced.a_copies
+    };
+    nodes.extend(spliced.b_copies);
+    let mut graph = AscGraph {
+        name: String::new(),
+        axes: nest.axes,
+        sizes: Vec::new(),
+        inputs: Vec::new(),
+        outputs: Vec::new(),
+        nodes,
+        source_ops,
+    };
+    if let Some(e) = tiling_group_conflict(&graph, &a_nodes, &spliced.b_nodes) {
+        if spliced.a_in_place {
+            // Give `a` its nodes back, unchanged.
+            graph.nodes.truncate(a_len);
+            a.graph.nodes = graph.nodes;
+        }
+        return refuse(Rule::TilingGroupConflict, e.to_string());
+    }
+    // Nothing below can refuse: `a`'s nodes may have moved into the result.
+    let bound = &spliced.bound;
+    let mut live = live_nodes(&graph, bound, keep);
+    merge_equal_nodes(&mut graph, bound, &mut live);
+    let (inputs, outputs) = compact_nodes(&mut graph, bound, &live);
+    // Every bound value has a type (checked when the nodes were spliced).
+    graph.inputs = inputs
+        .iter()
+        .filter_map(|v| spliced.input_types.get(v).cloned())
+        .collect();
+    graph.outputs = outputs
+        .iter()
+        .filter_map(|v| spliced.output_types.get(v).cloned())
+        .collect();
+    graph.sizes = size_symbols(&graph);
+    extract_shared_slices(&mut graph);
+    Ok(Merged {
+        kernel: Kernel {
+            graph,
+            inputs,
+            outputs,
+        },
+        hinted,
+    })
+}
+
+/// A refusal by [`Rule::AxisMismatch`].
+fn axis_mismatch(detail: String) -> Refusal {
+    Refusal {
         rule: Rule::AxisMismatch,
         detail,
-    };
-    // 1. Axis pairs through the shared tensors.
+    }
+}
+
+/// Pairs the axes of the two kernels through the tensors they share: the tensor `a`
+/// stores and `b` loads, or an input both load.
+fn pair_through_shared_tensors(a: &Kernel, b: &Kernel, env: &ShapeEnv) -> Result<Pairing, Refusal> {
     let mut pairing = Pairing::default();
     for (j, v) in b.inputs.iter().enumerate() {
         let Some(ty) = b.graph.inputs.get(j) else {
             continue;
         };
-        let dims = known_dims(ty).map_err(mismatch)?;
+        let dims = known_dims(ty).map_err(axis_mismatch)?;
         let mut parts = PartAxes::default();
         let a_views: Vec<View> = if let Some(k) = a.outputs.iter().position(|o| o == v) {
             let Some((store, _)) = stored_value(&a.graph, k) else {
@@ -608,11 +677,21 @@ fn merge_walking_dims(
                     env,
                     &parts,
                 )
-                .map_err(|e| mismatch(format!("through the shared tensor {ty}: {e}")))?;
+                .map_err(|e| axis_mismatch(format!("through the shared tensor {ty}: {e}")))?;
             }
         }
     }
-    // 2. Leftover axes of both sides pair by size, in loop order.
+    Ok(pairing)
+}
+
+/// Pairs the axes left over on both sides by size, in loop order: sizes provably
+/// equal, or equal under the hints. The pairs only hints decided, as size equalities.
+fn pair_leftover_axes(
+    a: &Kernel,
+    b: &Kernel,
+    env: &ShapeEnv,
+    pairing: &mut Pairing,
+) -> Result<Vec<(Expr, Expr)>, Refusal> {
     let mut hinted = Vec::new();
     let unpaired = |g: &AscGraph, paired: &BTreeMap<i64, i64>| -> Vec<i64> {
         g.axes
@@ -640,7 +719,7 @@ fn merge_walking_dims(
                     _ => continue,
                 },
             };
-            pairing.pair(x, y).map_err(mismatch)?;
+            pairing.pair(x, y).map_err(axis_mismatch)?;
             if by_hint {
                 hinted.push((sx.clone(), sy));
             }
@@ -648,7 +727,13 @@ fn merge_walking_dims(
             break;
         }
     }
-    // 3. One loop nest must contain the other.
+    Ok(hinted)
+}
+
+/// Whether `a`'s loop nest is the merged one (else `b`'s): one nest must contain the
+/// other; when each contains the other, the nest of a concat or transpose kernel wins,
+/// else the longer one.
+fn first_nest_is_base(a: &Kernel, b: &Kernel, pairing: &Pairing) -> Result<bool, Refusal> {
     let all_paired = |g: &AscGraph, paired: &BTreeMap<i64, i64>| {
         g.axes
             .iter()
@@ -656,7 +741,7 @@ fn merge_walking_dims(
     };
     let a_inside = all_paired(&a.graph, &pairing.a2b);
     let b_inside = all_paired(&b.graph, &pairing.b2a);
-    let base_is_a = match (a_inside, b_inside) {
+    Ok(match (a_inside, b_inside) {
         // A chain of concats: the consumer's joins the producer's result with more.
         (true, true) if holds_concat(&a.graph) && holds_concat(&b.graph) => false,
         // A concat kernel's nest holds the whole concat axis; the other side walks a part.
@@ -685,108 +770,267 @@ fn merge_walking_dims(
                 ),
             );
         }
-    };
-    let (base, other_pairs) = if base_is_a {
-        (&a.graph, &pairing.b2a)
-    } else {
-        (&b.graph, &pairing.a2b)
-    };
-    let axes: Vec<Axis> = base
-        .axes
-        .iter()
-        .enumerate()
-        .map(|(i, x)| Axis {
-            id: i as i64,
-            name: format!("z{i}"),
-            size: x.size.clone(),
-            kind: AxisKind::Original,
-            from: Vec::new(),
-        })
-        .collect();
-    let n = axes.len();
-    let base_pos: HashMap<i64, usize> = base
-        .axes
-        .iter()
-        .enumerate()
-        .map(|(i, x)| (x.id, i))
-        .collect();
-    let other = if base_is_a { &b.graph } else { &a.graph };
-    let other_map: HashMap<i64, Option<usize>> = other
-        .axes
-        .iter()
-        .map(|x| {
-            (
-                x.id,
-                other_pairs
-                    .get(&x.id)
-                    .and_then(|id| base_pos.get(id).copied()),
-            )
-        })
-        .collect();
-    let base_map: HashMap<i64, Option<usize>> =
-        base_pos.iter().map(|(&id, &p)| (id, Some(p))).collect();
-    let (a_map, b_map) = if base_is_a {
-        (base_map, other_map)
-    } else {
-        (other_map, base_map)
-    };
+    })
+}
 
-    // 4. The merged node list: a's nodes, then b's, reading a's values directly.
-    // Most UB tiles of a kernel have one shape: their dense strides are computed once.
-    let last_tile: std::cell::RefCell<Option<View>> = std::cell::RefCell::new(None);
-    let dense = |view: View| -> View {
-        let mut last = last_tile.borrow_mut();
-        if let Some(tile) = last.as_ref().filter(|t| t.repeats == view.repeats) {
+/// The merged loop nest (the base kernel's axes, renumbered) and where every axis of
+/// each kernel goes in it (`None`: an axis of size 1 with no partner).
+struct MergedNest {
+    axes: Vec<Axis>,
+    a_map: HashMap<i64, Option<usize>>,
+    b_map: HashMap<i64, Option<usize>>,
+}
+
+impl MergedNest {
+    /// The nest of `a` (`base_is_a`) or `b`, with the other's axes mapped through `pairing`.
+    fn new(a: &Kernel, b: &Kernel, pairing: &Pairing, base_is_a: bool) -> MergedNest {
+        let (base, other_pairs) = if base_is_a {
+            (&a.graph, &pairing.b2a)
+        } else {
+            (&b.graph, &pairing.a2b)
+        };
+        let axes: Vec<Axis> = base
+            .axes
+            .iter()
+            .enumerate()
+            .map(|(i, x)| Axis {
+                id: i as i64,
+                name: format!("z{i}"),
+                size: x.size.clone(),
+                kind: AxisKind::Original,
+                from: Vec::new(),
+            })
+            .collect();
+        let base_pos: HashMap<i64, usize> = base
+            .axes
+            .iter()
+            .enumerate()
+            .map(|(i, x)| (x.id, i))
+            .collect();
+        let other = if base_is_a { &b.graph } else { &a.graph };
+        let other_map: HashMap<i64, Option<usize>> = other
+            .axes
+            .iter()
+            .map(|x| {
+                (
+                    x.id,
+                    other_pairs
+                        .get(&x.id)
+                        .and_then(|id| base_pos.get(id).copied()),
+                )
+            })
+            .collect();
+        let base_map: HashMap<i64, Option<usize>> =
+            base_pos.iter().map(|(&id, &p)| (id, Some(p))).collect();
+        let (a_map, b_map) = if base_is_a {
+            (base_map, other_map)
+        } else {
+            (other_map, base_map)
+        };
+        MergedNest { axes, a_map, b_map }
+    }
+}
+
+/// Assembles the merged node list: `a`'s nodes, then `b`'s, reading `a`'s values
+/// directly, all in the merged loop nest.
+struct NodeSplice<'k> {
+    a: &'k Kernel,
+    b: &'k Kernel,
+    env: &'k ShapeEnv,
+    /// The number of axes of the merged loop nest.
+    n: usize,
+    /// The last dense UB tile made: most UB tiles of a kernel have one shape, so their
+    /// dense strides are computed once.
+    last_tile: Option<View>,
+    /// The graph value bound to a data or output node; every one must have a value and
+    /// a type (checked here, before anything is moved, so that later steps cannot fail).
+    bound: Vec<Option<ValueId>>,
+    input_types: HashMap<ValueId, TensorType>,
+    output_types: HashMap<ValueId, TensorType>,
+}
+
+/// The node list [`NodeSplice`] assembled.
+struct Spliced {
+    /// When `a`'s loop nest is the merged one, axis for axis, and its tiles are already
+    /// dense, remapping leaves its nodes unchanged: they move into the result instead
+    /// of being copied.
+    a_in_place: bool,
+    /// `a`'s nodes remapped (empty when they move in place).
+    a_copies: Vec<AscNode>,
+    /// `b`'s nodes remapped, except data nodes of `a`'s results and the loads of them.
+    b_copies: Vec<AscNode>,
+    /// Positions of `b`'s nodes in the merged list.
+    b_nodes: Vec<usize>,
+    bound: Vec<Option<ValueId>>,
+    input_types: HashMap<ValueId, TensorType>,
+    output_types: HashMap<ValueId, TensorType>,
+}
+
+impl<'k> NodeSplice<'k> {
+    /// A splice of `a` and `b` into a loop nest of `n` axes.
+    fn new(a: &'k Kernel, b: &'k Kernel, env: &'k ShapeEnv, n: usize) -> NodeSplice<'k> {
+        NodeSplice {
+            a,
+            b,
+            env,
+            n,
+            last_tile: None,
+            bound: Vec::with_capacity(a.graph.nodes.len() + b.graph.nodes.len()),
+            input_types: HashMap::new(),
+            output_types: HashMap::new(),
+        }
+    }
+
+    /// The merged node list in `nest` (`base_is_a`: `a`'s nest is the merged one), with
+    /// the values bound to its data and output nodes.
+    fn splice(mut self, nest: &MergedNest, base_is_a: bool) -> Result<Spliced, Refusal> {
+        let a = self.a;
+        let nest_ids: Vec<i64> = (0..self.n as i64).collect();
+        let a_in_place = base_is_a
+            && a.graph
+                .axes
+                .iter()
+                .map(|x| x.id)
+                .eq(nest_ids.iter().copied())
+            && a.graph.nodes.iter().all(|node| {
+                node.view.axis == nest_ids && (!is_ub(&node.op) || self.is_dense(&node.view))
+            });
+        let a_copies: Vec<AscNode> = if a_in_place {
+            Vec::new()
+        } else {
+            let mut copies = Vec::with_capacity(a.graph.nodes.len());
+            for node in &a.graph.nodes {
+                copies.push(node_with(
+                    node,
+                    self.remap(node, &nest.a_map)?,
+                    node.operands.clone(),
+                ));
+            }
+            copies
+        };
+        for node in &a.graph.nodes {
+            let value = self.bind(node, a)?;
+            self.bound.push(value);
+        }
+        // Nodes of `a` as they appear in the result.
+        let a_result: &[AscNode] = if a_in_place {
+            &a.graph.nodes
+        } else {
+            &a_copies
+        };
+        let (b_nodes, b_copies) = self.splice_b(&nest.b_map, a_result)?;
+        Ok(Spliced {
+            a_in_place,
+            a_copies,
+            b_copies,
+            b_nodes,
+            bound: self.bound,
+            input_types: self.input_types,
+            output_types: self.output_types,
+        })
+    }
+
+    /// `b`'s nodes in the merged loop nest, after `a`'s nodes (`a_result`): the loads of
+    /// a tensor `a` computes become `a`'s UB value. Their positions and the nodes.
+    fn splice_b(
+        &mut self,
+        b_map: &HashMap<i64, Option<usize>>,
+        a_result: &[AscNode],
+    ) -> Result<(Vec<usize>, Vec<AscNode>), Refusal> {
+        let (a, b) = (self.a, self.b);
+        let a_len = a.graph.nodes.len();
+        let mut b_nodes = Vec::new();
+        let mut b_copies: Vec<AscNode> = Vec::new();
+        let mut b_at: Vec<Placed> = Vec::with_capacity(b.graph.nodes.len());
+        for (i, node) in b.graph.nodes.iter().enumerate() {
+            if let ("data", Some(j)) = (node.op.as_str(), node.index) {
+                let v = b.inputs.get(j).copied();
+                if let Some(k) = v.and_then(|v| a.outputs.iter().position(|o| *o == v)) {
+                    let Some((_, value)) = stored_value(&a.graph, k) else {
+                        return refuse(Rule::AxisMismatch, format!("output #{k} is never stored"));
+                    };
+                    b_at.push(Placed::Replaced(value));
+                    continue;
+                }
+            }
+            let mut replaced_operand = None;
+            let mut operands = Vec::new();
+            for &o in &node.operands {
+                match b_at.get(o) {
+                    Some(Placed::Node(m)) => operands.push(*m),
+                    Some(Placed::Replaced(m)) => {
+                        replaced_operand = Some(*m);
+                        operands.push(*m);
+                    }
+                    None => {
+                        return refuse(Rule::AxisMismatch, format!("node {i} has a bad operand"))
+                    }
+                }
+            }
+            let view = self.remap(node, b_map)?;
+            if let Some(value) = replaced_operand {
+                reads_computed_tile(node, &view, &a_result[value], self.env)?;
+                b_at.push(Placed::Node(value));
+                continue;
+            }
+            let value = self.bind(node, b)?;
+            self.bound.push(value);
+            let at = a_len + b_copies.len();
+            b_at.push(Placed::Node(at));
+            b_nodes.push(at);
+            b_copies.push(node_with(node, view, operands));
+        }
+        Ok((b_nodes, b_copies))
+    }
+
+    /// The dense UB tile of `view`'s repeats.
+    fn dense(&mut self, view: View) -> View {
+        if let Some(tile) = self
+            .last_tile
+            .as_ref()
+            .filter(|t| t.repeats == view.repeats)
+        {
             return tile.clone();
         }
         let tile = View::contiguous(view.axis, view.repeats);
-        *last = Some(tile.clone());
+        self.last_tile = Some(tile.clone());
         tile
-    };
-    // Whether a UB tile's strides are the dense ones of its repeats (without copying it).
-    let is_dense = |view: &View| -> bool {
-        let mut last = last_tile.borrow_mut();
-        if let Some(tile) = last.as_ref().filter(|t| t.repeats == view.repeats) {
+    }
+
+    /// Whether a UB tile's strides are the dense ones of its repeats (without copying it).
+    fn is_dense(&mut self, view: &View) -> bool {
+        if let Some(tile) = self
+            .last_tile
+            .as_ref()
+            .filter(|t| t.repeats == view.repeats)
+        {
             return tile.strides == view.strides;
         }
         let tile = View::contiguous(view.axis.clone(), view.repeats.clone());
         let dense = tile.strides == view.strides;
-        *last = Some(tile);
+        self.last_tile = Some(tile);
         dense
-    };
-    let remap = |node: &AscNode, map: &HashMap<i64, Option<usize>>| -> Result<View, Refusal> {
-        let view = remap_view(&node.view, map, n).map_err(mismatch)?;
-        Ok(if is_ub(&node.op) { dense(view) } else { view })
-    };
-    // When `a`'s loop nest is the merged one, axis for axis, and its tiles are already
-    // dense, remapping leaves its nodes unchanged: they move into the result instead of
-    // being copied.
-    let nest: Vec<i64> = (0..n as i64).collect();
-    let a_in_place = base_is_a
-        && a.graph.axes.iter().map(|x| x.id).eq(nest.iter().copied())
-        && a.graph
-            .nodes
-            .iter()
-            .all(|node| node.view.axis == nest && (!is_ub(&node.op) || is_dense(&node.view)));
-    let a_copies: Vec<AscNode> = if a_in_place {
-        Vec::new()
-    } else {
-        let mut copies = Vec::with_capacity(a.graph.nodes.len());
-        for node in &a.graph.nodes {
-            copies.push(node_with(node, remap(node, &a_map)?, node.operands.clone()));
-        }
-        copies
-    };
-    let a_len = a.graph.nodes.len();
-    // The graph value bound to a data or output node; every one must have a value and
-    // a type (checked here, before anything is moved, so that later steps cannot fail).
-    let mut bound: Vec<Option<ValueId>> = Vec::with_capacity(a_len + b.graph.nodes.len());
-    let mut input_types: HashMap<ValueId, TensorType> = HashMap::new();
-    let mut output_types: HashMap<ValueId, TensorType> = HashMap::new();
-    let mut bind = |node: &AscNode, k: &Kernel| -> Result<Option<ValueId>, Refusal> {
+    }
+
+    /// `node`'s view in the merged loop nest (`map`: its kernel's axes there).
+    fn remap(
+        &mut self,
+        node: &AscNode,
+        map: &HashMap<i64, Option<usize>>,
+    ) -> Result<View, Refusal> {
+        let view = remap_view(&node.view, map, self.n).map_err(axis_mismatch)?;
+        Ok(if is_ub(&node.op) {
+            self.dense(view)
+        } else {
+            view
+        })
+    }
+
+    /// The graph value bound to a data or output node of kernel `k` (recording its type).
+    fn bind(&mut self, node: &AscNode, k: &Kernel) -> Result<Option<ValueId>, Refusal> {
         let (values, types, known) = match node.op.as_str() {
-            "data" => (&k.inputs, &k.graph.inputs, &mut input_types),
-            "output" => (&k.outputs, &k.graph.outputs, &mut output_types),
+            "data" => (&k.inputs, &k.graph.inputs, &mut self.input_types),
+            "output" => (&k.outputs, &k.graph.outputs, &mut self.output_types),
             _ => return Ok(None),
         };
         let index = node.index.unwrap_or(usize::MAX);
@@ -795,137 +1039,80 @@ fn merge_walking_dims(
                 known.entry(v).or_insert_with(|| t.clone());
                 Ok(Some(v))
             }
-            _ => Err(mismatch(format!(
+            _ => Err(axis_mismatch(format!(
                 "a {} node without a kernel {} and its type",
                 node.op,
                 if node.op == "data" { "input" } else { "output" }
             ))),
         }
-    };
-    for node in &a.graph.nodes {
-        bound.push(bind(node, a)?);
     }
-    // Nodes of `a` as they appear in the result.
-    let a_node = |i: usize| -> &AscNode {
-        if a_in_place {
-            &a.graph.nodes[i]
-        } else {
-            &a_copies[i]
-        }
-    };
-    let mut b_nodes = Vec::new();
-    let mut b_copies: Vec<AscNode> = Vec::new();
-    let mut b_at: Vec<Placed> = Vec::with_capacity(b.graph.nodes.len());
-    for (i, node) in b.graph.nodes.iter().enumerate() {
-        if let ("data", Some(j)) = (node.op.as_str(), node.index) {
-            let v = b.inputs.get(j).copied();
-            if let Some(k) = v.and_then(|v| a.outputs.iter().position(|o| *o == v)) {
-                let Some((_, value)) = stored_value(&a.graph, k) else {
-                    return refuse(Rule::AxisMismatch, format!("output #{k} is never stored"));
-                };
-                b_at.push(Placed::Replaced(value));
-                continue;
-            }
-        }
-        let mut replaced_operand = None;
-        let mut operands = Vec::new();
-        for &o in &node.operands {
-            match b_at.get(o) {
-                Some(Placed::Node(m)) => operands.push(*m),
-                Some(Placed::Replaced(m)) => {
-                    replaced_operand = Some(*m);
-                    operands.push(*m);
-                }
-                None => return refuse(Rule::AxisMismatch, format!("node {i} has a bad operand")),
-            }
-        }
-        let view = remap(node, &b_map)?;
-        if let Some(value) = replaced_operand {
-            // Only a load may read the producer's tensor, and it must read exactly the
-            // tile the producer computes.
-            let offset_zero = node
-                .attrs
-                .iter()
-                .find(|(k, _)| k == "offset")
-                .is_none_or(|(_, v)| v == "\"0\"");
-            let computed = a_node(value);
-            let same_tile = computed.view.repeats.len() == view.repeats.len()
-                && computed
+}
+
+/// Checks that a node of the consumer reading the producer's tensor (now `computed`,
+/// the producer's UB value) is a load of exactly the tile the producer computes (`view`:
+/// the load's view in the merged nest).
+fn reads_computed_tile(
+    node: &AscNode,
+    view: &View,
+    computed: &AscNode,
+    env: &ShapeEnv,
+) -> Result<(), Refusal> {
+    let offset_zero = node
+        .attrs
+        .iter()
+        .find(|(k, _)| k == "offset")
+        .is_none_or(|(_, v)| v == "\"0\"");
+    let same_tile = computed.view.repeats.len() == view.repeats.len()
+        && computed
+            .view
+            .repeats
+            .iter()
+            .zip(&view.repeats)
+            .all(|(p, q)| equal(env, p, q));
+    if node.op != "load" || !offset_zero || !same_tile || computed.dtype != node.dtype {
+        return refuse(
+            Rule::AxisMismatch,
+            format!(
+                "the consumer reads the tensor as [{}] but the producer computes [{}]",
+                view.repeats
+                    .iter()
+                    .map(|e| e.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                computed
                     .view
                     .repeats
                     .iter()
-                    .zip(&view.repeats)
-                    .all(|(p, q)| equal(env, p, q));
-            if node.op != "load" || !offset_zero || !same_tile || computed.dtype != node.dtype {
-                return refuse(
-                    Rule::AxisMismatch,
-                    format!(
-                        "the consumer reads the tensor as [{}] but the producer computes [{}]",
-                        view.repeats
-                            .iter()
-                            .map(|e| e.to_string())
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                        computed
-                            .view
-                            .repeats
-                            .iter()
-                            .map(|e| e.to_string())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                );
-            }
-            b_at.push(Placed::Node(value));
-            continue;
-        }
-        bound.push(bind(node, b)?);
-        let at = a_len + b_copies.len();
-        b_at.push(Placed::Node(at));
-        b_nodes.push(at);
-        b_copies.push(node_with(node, view, operands));
+                    .map(|e| e.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        );
     }
-    let a_nodes: Vec<usize> = (0..a_len).collect();
-    let source_ops: Vec<String> = a
-        .graph
-        .source_ops
-        .iter()
-        .chain(&b.graph.source_ops)
-        .cloned()
-        .collect();
-    let mut nodes = if a_in_place {
-        std::mem::take(&mut a.graph.nodes)
-    } else {
-        a_copies
-    };
-    nodes.extend(b_copies);
-    let mut graph = AscGraph {
-        name: String::new(),
-        axes,
-        sizes: Vec::new(),
-        inputs: Vec::new(),
-        outputs: Vec::new(),
-        nodes,
-        source_ops,
-    };
+    Ok(())
+}
 
-    // 5. TilingGroups of both sides, in the merged loop nest.
-    let group_of = |part: &[usize]| tiling_group::graph_group(&graph, Some(part), Mode::CanFuse);
-    let conflict = match (group_of(&a_nodes), group_of(&b_nodes)) {
+/// Why the TilingGroups of the two kernels' nodes (`a_nodes`, `b_nodes` of the merged
+/// `graph`) do not merge, if they do not.
+fn tiling_group_conflict(
+    graph: &AscGraph,
+    a_nodes: &[usize],
+    b_nodes: &[usize],
+) -> Option<tiling_group::GroupConflict> {
+    let group_of = |part: &[usize]| tiling_group::graph_group(graph, Some(part), Mode::CanFuse);
+    match (group_of(a_nodes), group_of(b_nodes)) {
         (Ok(ga), Ok(gb)) => tiling_group::merge(&ga, &gb, Mode::CanFuse).err(),
         (Err(e), _) | (_, Err(e)) => Some(e),
-    };
-    if let Some(e) = conflict {
-        if a_in_place {
-            // Give `a` its nodes back, unchanged.
-            graph.nodes.truncate(a_len);
-            a.graph.nodes = graph.nodes;
-        }
-        return refuse(Rule::TilingGroupConflict, e.to_string());
     }
+}
 
-    // 6. Drop outputs nobody outside needs, dead nodes and duplicates. Nothing below can
-    // refuse: `a`'s nodes may have moved into the result.
+/// The nodes that compute an output someone outside the pair needs (`keep`), or that
+/// such nodes read.
+fn live_nodes(
+    graph: &AscGraph,
+    bound: &[Option<ValueId>],
+    keep: &dyn Fn(ValueId) -> bool,
+) -> Vec<bool> {
     let mut live = vec![false; graph.nodes.len()];
     let mut stack: Vec<usize> = Vec::new();
     for (i, node) in graph.nodes.iter().enumerate() {
@@ -940,8 +1127,13 @@ fn merge_walking_dims(
         live[i] = true;
         stack.extend(graph.nodes[i].operands.iter().copied());
     }
-    // Common subexpressions (shared data/load of inputs both sides read): the first of
-    // equal pure nodes stands for all. Stores and outputs are never merged.
+    live
+}
+
+/// Common subexpressions (shared data/load of inputs both sides read): the first of
+/// equal pure live nodes stands for all; the others are no longer live. Stores and
+/// outputs are never merged.
+fn merge_equal_nodes(graph: &mut AscGraph, bound: &[Option<ValueId>], live: &mut [bool]) {
     let mut replacement: Vec<usize> = (0..graph.nodes.len()).collect();
     // Equal nodes are found by a hash of their fields, then compared field by field:
     // views are canonical (expressions in canonical form), so structural equality is
@@ -996,6 +1188,15 @@ fn merge_walking_dims(
             }
         }
     }
+}
+
+/// Drops the nodes that are not live and renumbers the rest, the data and output nodes
+/// by their bound values: the kernel's inputs and outputs.
+fn compact_nodes(
+    graph: &mut AscGraph,
+    bound: &[Option<ValueId>],
+    live: &[bool],
+) -> (Vec<ValueId>, Vec<ValueId>) {
     let mut new_index = vec![usize::MAX; graph.nodes.len()];
     let mut kept_nodes = Vec::with_capacity(graph.nodes.len());
     let mut inputs: Vec<ValueId> = Vec::new();
@@ -1007,7 +1208,7 @@ fn merge_walking_dims(
         for o in node.operands.iter_mut() {
             *o = new_index[*o];
         }
-        // Data and output nodes have a bound value (checked in step 4).
+        // Data and output nodes have a bound value (checked when they were spliced).
         match (node.op.as_str(), bound[i]) {
             ("data", Some(v)) => {
                 let index = inputs.iter().position(|x| *x == v).unwrap_or_else(|| {
@@ -1026,15 +1227,12 @@ fn merge_walking_dims(
         kept_nodes.push(node);
     }
     graph.nodes = kept_nodes;
-    // Every bound value has a type (checked in step 4).
-    graph.inputs = inputs
-        .iter()
-        .filter_map(|v| input_types.get(v).cloned())
-        .collect();
-    graph.outputs = outputs
-        .iter()
-        .filter_map(|v| output_types.get(v).cloned())
-        .collect();
+    (inputs, outputs)
+}
+
+/// The size symbols of a kernel: of its axes, tensor types, views, load offsets and
+/// arange terms.
+fn size_symbols(graph: &AscGraph) -> Vec<String> {
     let mut sizes = BTreeSet::new();
     for axis in &graph.axes {
         axis.size.collect_symbols(&mut sizes);
@@ -1062,16 +1260,7 @@ fn merge_walking_dims(
             }
         }
     }
-    graph.sizes = sizes.into_iter().collect();
-    extract_shared_slices(&mut graph);
-    Ok(Merged {
-        kernel: Kernel {
-            graph,
-            inputs,
-            outputs,
-        },
-        hinted,
-    })
+    sizes.into_iter().collect()
 }
 
 /// Loads of a part of an input that the kernel also loads whole along the part's axis
@@ -1712,6 +1901,39 @@ impl Solver<'_> {
         env: &ShapeEnv,
         fresh: &mut usize,
     ) -> Result<Merged, Refusal> {
+        let vertical = self.check_connection(first, second, limits)?;
+        let (Some(ka), Some(kb)) = (&self.groups[first].kernel, &self.groups[second].kernel) else {
+            return refuse(Rule::NoSharedBuffer, "only kernels fuse");
+        };
+        if limits.disabled != 0 {
+            self.check_enabled_kinds([(ka, first), (kb, second)], limits)?;
+        }
+        self.check_caps(ka, kb, limits)?;
+        if let Err(detail) = transpose_pattern(ka, kb, vertical) {
+            return refuse(Rule::TransposePattern, detail);
+        }
+        if let Err(detail) = concat_pattern(ka, kb, vertical) {
+            return refuse(Rule::ConcatPattern, detail);
+        }
+        // Some rules see only the merged kernel (a transposed store, concats along two
+        // axes, what the schedule can express): the merge works on copies so that both
+        // kernels survive a refusal after it.
+        let number = self.number(first, fresh).min(self.number(second, fresh));
+        let keep = |v: ValueId| self.needed_outside_pair(v, first, second);
+        let mut merged = merge_kernels(ka, kb, &keep, env, number)?;
+        self.check_merged(&mut merged, limits.target)?;
+        self.name_in_program_order(&mut merged, first, second, number);
+        Ok(merged)
+    }
+
+    /// The rules on how the pair is connected: a shared tensor, no path through a third
+    /// group, siblings near enough. Whether one reads what the other writes.
+    fn check_connection(
+        &self,
+        first: usize,
+        second: usize,
+        limits: &Limits,
+    ) -> Result<bool, Refusal> {
         let (shared, vertical) = self.shared(first, second);
         if shared.is_empty() {
             return refuse(
@@ -1738,28 +1960,38 @@ impl Solver<'_> {
                 ),
             );
         }
-        let (Some(ka), Some(kb)) = (&self.groups[first].kernel, &self.groups[second].kernel) else {
-            return refuse(Rule::NoSharedBuffer, "only kernels fuse");
-        };
-        if limits.disabled != 0 {
-            for (kernel, group) in [(ka, first), (kb, second)] {
-                let kind = kernel
-                    .graph
-                    .source_ops
-                    .iter()
-                    .filter_map(|op| fusion_kind(op))
-                    .find(|kind| limits.disables(kind));
-                if let Some(kind) = kind {
-                    return refuse(
-                        Rule::KindDisabled,
-                        format!(
-                            "'{}' holds a {kind} op and the disable option names {kind}",
-                            self.groups[group].label
-                        ),
-                    );
-                }
+        Ok(vertical)
+    }
+
+    /// Refuses the pair when a kernel (with its group) holds an op of a kind the
+    /// `disable` option names.
+    fn check_enabled_kinds(
+        &self,
+        kernels: [(&Kernel, usize); 2],
+        limits: &Limits,
+    ) -> Result<(), Refusal> {
+        for (kernel, group) in kernels {
+            let kind = kernel
+                .graph
+                .source_ops
+                .iter()
+                .filter_map(|op| fusion_kind(op))
+                .find(|kind| limits.disables(kind));
+            if let Some(kind) = kind {
+                return refuse(
+                    Rule::KindDisabled,
+                    format!(
+                        "'{}' holds a {kind} op and the disable option names {kind}",
+                        self.groups[group].label
+                    ),
+                );
             }
         }
+        Ok(())
+    }
+
+    /// The caps on the fused kernel: `max-fusion-size` ops and `max-inputs` inputs.
+    fn check_caps(&self, ka: &Kernel, kb: &Kernel, limits: &Limits) -> Result<(), Refusal> {
         let size = ka.op_count() + kb.op_count();
         if size > limits.max_fusion_size {
             return refuse(
@@ -1799,18 +2031,12 @@ impl Solver<'_> {
                 ),
             );
         }
-        if let Err(detail) = transpose_pattern(ka, kb, vertical) {
-            return refuse(Rule::TransposePattern, detail);
-        }
-        if let Err(detail) = concat_pattern(ka, kb, vertical) {
-            return refuse(Rule::ConcatPattern, detail);
-        }
-        // Some rules see only the merged kernel (a transposed store, concats along two
-        // axes, what the schedule can express): the merge works on copies so that both
-        // kernels survive a refusal after it.
-        let number = self.number(first, fresh).min(self.number(second, fresh));
-        let keep = |v: ValueId| self.needed_outside_pair(v, first, second);
-        let mut merged = merge_kernels(ka, kb, &keep, env, number)?;
+        Ok(())
+    }
+
+    /// The rules only the merged kernel shows: no transposed store, concats along one
+    /// axis, a schedule for `target`. Aligns the repeats hints decided on the way.
+    fn check_merged(&self, merged: &mut Merged, target: &str) -> Result<(), Refusal> {
         if let Some(detail) = transposed_store(&merged.kernel.graph) {
             return refuse(Rule::TransposePattern, detail);
         }
@@ -1824,9 +2050,18 @@ impl Solver<'_> {
             .iter()
             .map(|&v| self.model.sinkable.get(v).copied().flatten())
             .collect();
-        schedulable(&merged.kernel.graph, &sunk, limits.target)?;
-        // Name the kernel by its original ops in program order (the merge lists
-        // `first`'s ops, then `second`'s: already that order unless they interleave).
+        schedulable(&merged.kernel.graph, &sunk, target)
+    }
+
+    /// Names the merged kernel by its original ops in program order (the merge lists
+    /// `first`'s ops, then `second`'s: already that order unless they interleave).
+    fn name_in_program_order(
+        &self,
+        merged: &mut Merged,
+        first: usize,
+        second: usize,
+        number: usize,
+    ) {
         let (fm, sm) = (&self.groups[first].members, &self.groups[second].members);
         let in_order = fm.iter().max() < sm.iter().min();
         if !in_order {
@@ -1845,7 +2080,6 @@ impl Solver<'_> {
         }
         let graph = &mut merged.kernel.graph;
         graph.name = kernel_name(kernel_kind(graph), number, &graph.source_ops);
-        Ok(merged)
     }
 
     /// Whether value `v` must stay in GM if groups `a` and `b` become one kernel.
@@ -2190,39 +2424,53 @@ const SIBLING_WINDOW: usize = 8;
 /// Runs the greedy solver on one graph function. `fresh` numbers kernels whose name
 /// carries none (it is advanced past every number used).
 pub fn plan(model: &FuncModel, limits: &Limits, env: &mut ShapeEnv, fresh: &mut usize) -> Plan {
-    let values = model.types.len();
-    let mut producer = vec![None; values];
-    let mut consumers = vec![Vec::new(); values];
-    for (u, unit) in model.units.iter().enumerate() {
-        for &v in &unit.outputs {
-            if v < values {
-                producer[v] = Some(u);
-            }
+    let mut solver = Solver::new(model);
+    let mut attempts = Attempts::default();
+    let mut rounds = 0;
+    for round in 1..=limits.max_rounds {
+        if solver
+            .live()
+            .iter()
+            .filter(|&&g| solver.is_kernel(g))
+            .count()
+            < 2
+        {
+            break;
         }
-        for &v in &unit.inputs {
-            if v < values && !consumers[v].contains(&u) {
-                consumers[v].push(u);
-            }
+        rounds = round;
+        let candidates = solver.scored(solver.candidate_pairs(limits));
+        let candidates = rank_candidates(candidates, env);
+        let mut fused_any = false;
+        for candidate in &candidates {
+            fused_any |= solver.attempt(candidate, round, limits, env, fresh, &mut attempts);
+        }
+        if !fused_any {
+            break;
         }
     }
-    let mut returned = vec![false; values];
-    for &v in &model.returns {
-        if v < values {
-            returned[v] = true;
-        }
+    Plan {
+        kernels: solver.final_kernels(),
+        decisions: attempts.decisions,
+        hinted: attempts.hinted,
+        rounds,
     }
-    let groups: Vec<Group> = model
-        .units
-        .iter()
-        .enumerate()
-        .map(|(u, unit)| Group {
-            members: vec![u],
-            // Borrowed until the group merges: most units join as the second of a pair,
-            // which is only read.
-            kernel: unit.kernel.as_ref().map(Cow::Borrowed),
-            label: unit.label.clone(),
-        })
-        .collect();
+}
+
+/// What the solver has tried so far.
+#[derive(Default)]
+struct Attempts {
+    decisions: Vec<Decision>,
+    /// Size equalities decided by hints.
+    hinted: Vec<(Expr, Expr)>,
+    /// Pairs of groups refused so far. A group id names one member set (merging makes a
+    /// new group), so a refused pair is tried again only once one side has grown.
+    refused: HashSet<(usize, usize)>,
+}
+
+/// The GM byte count of every value of `model`, as an index into a list of the distinct
+/// byte counts (computed once: symbolic products are not cheap, and most values of a
+/// graph share a few sizes), and that list.
+fn byte_classes(model: &FuncModel) -> (Vec<usize>, Vec<Expr>) {
     let mut byte_sizes: Vec<Expr> = Vec::new();
     let mut class_of_size: HashMap<Expr, usize> = HashMap::new();
     let byte_class = model
@@ -2239,39 +2487,97 @@ pub fn plan(model: &FuncModel, limits: &Limits, env: &mut ShapeEnv, fresh: &mut 
             })
         })
         .collect();
-    let mut solver = Solver {
-        model,
-        byte_class,
-        byte_sizes,
-        scaled_sizes: RefCell::new(HashMap::new()),
-        // Units are in program order, which is topological.
-        order: (0..model.units.len()).collect(),
-        slots: (0..model.units.len()).map(Some).collect(),
-        producer,
-        consumers,
-        returned,
-        group_of: (0..model.units.len()).collect(),
-        groups,
-    };
-    let mut decisions = Vec::new();
-    let mut hinted = Vec::new();
-    // Pairs of groups refused so far. A group id names one member set (merging makes a
-    // new group), so a refused pair is tried again only once one side has grown.
-    let mut refused: HashSet<(usize, usize)> = HashSet::new();
-    let mut rounds = 0;
-    for round in 1..=limits.max_rounds {
-        if solver
-            .live()
-            .iter()
-            .filter(|&&g| solver.is_kernel(g))
-            .count()
-            < 2
-        {
-            break;
+    (byte_class, byte_sizes)
+}
+
+/// Orders candidates by score: most saved bytes first, then proximity, then program
+/// position.
+fn rank_candidates(candidates: Vec<Candidate>, env: &ShapeEnv) -> Vec<Candidate> {
+    // Insertion sort: the byte comparison is not a total order without hints. Few
+    // scores are distinct, so their comparisons are computed once.
+    let mut distinct: Vec<Expr> = Vec::new();
+    let score: Vec<usize> = candidates
+        .iter()
+        .map(|c| {
+            distinct
+                .iter()
+                .position(|e| *e == c.saved)
+                .unwrap_or_else(|| {
+                    distinct.push(c.saved.clone());
+                    distinct.len() - 1
+                })
+        })
+        .collect();
+    let ranked = rank_scores(&distinct, env);
+    let mut rank_of = vec![0usize; distinct.len()];
+    for (rank, &d) in ranked.iter().enumerate() {
+        rank_of[d] = rank;
+    }
+    let mut order: Vec<usize> = (0..candidates.len()).collect();
+    order.sort_by_key(|&i| {
+        let c = &candidates[i];
+        (rank_of[score[i]], c.proximity, c.first_pos, c.second_pos)
+    });
+    let mut slots: Vec<Option<Candidate>> = candidates.into_iter().map(Some).collect();
+    order.iter().filter_map(|&i| slots[i].take()).collect()
+}
+
+impl<'m> Solver<'m> {
+    /// A solver where every unit of `model` is a group of its own.
+    fn new(model: &'m FuncModel) -> Solver<'m> {
+        let values = model.types.len();
+        let mut producer = vec![None; values];
+        let mut consumers = vec![Vec::new(); values];
+        for (u, unit) in model.units.iter().enumerate() {
+            for &v in &unit.outputs {
+                if v < values {
+                    producer[v] = Some(u);
+                }
+            }
+            for &v in &unit.inputs {
+                if v < values && !consumers[v].contains(&u) {
+                    consumers[v].push(u);
+                }
+            }
         }
-        rounds = round;
-        // Candidate pairs: kernels touching one buffer, and siblings reading different
-        // results of one producer (refused with AF-NF001 unless fused through others).
+        let mut returned = vec![false; values];
+        for &v in &model.returns {
+            if v < values {
+                returned[v] = true;
+            }
+        }
+        let groups: Vec<Group> = model
+            .units
+            .iter()
+            .enumerate()
+            .map(|(u, unit)| Group {
+                members: vec![u],
+                // Borrowed until the group merges: most units join as the second of a pair,
+                // which is only read.
+                kernel: unit.kernel.as_ref().map(Cow::Borrowed),
+                label: unit.label.clone(),
+            })
+            .collect();
+        let (byte_class, byte_sizes) = byte_classes(model);
+        Solver {
+            model,
+            byte_class,
+            byte_sizes,
+            scaled_sizes: RefCell::new(HashMap::new()),
+            // Units are in program order, which is topological.
+            order: (0..model.units.len()).collect(),
+            slots: (0..model.units.len()).map(Some).collect(),
+            producer,
+            consumers,
+            returned,
+            group_of: (0..model.units.len()).collect(),
+            groups,
+        }
+    }
+
+    /// Candidate pairs: kernels touching one buffer, and siblings reading different
+    /// results of one producer (refused with AF-NF001 unless fused through others).
+    fn candidate_pairs(&self, limits: &Limits) -> BTreeSet<(usize, usize)> {
         let mut pairs: BTreeSet<(usize, usize)> = BTreeSet::new();
         let add = |x: usize, y: usize, pairs: &mut BTreeSet<(usize, usize)>| {
             if x != y {
@@ -2282,16 +2588,15 @@ pub fn plan(model: &FuncModel, limits: &Limits, env: &mut ShapeEnv, fresh: &mut 
         // only the nearest of them keeps a tensor read by n kernels from making n^2
         // candidates.
         let near = |x: usize, y: usize| {
-            limits.max_proximity == 0
-                || solver.pos(x).abs_diff(solver.pos(y)) <= limits.max_proximity
+            limits.max_proximity == 0 || self.pos(x).abs_diff(self.pos(y)) <= limits.max_proximity
         };
-        for v in 0..values {
-            let mut readers: Vec<usize> = solver.consumer_groups(v);
-            readers.retain(|&g| solver.is_kernel(g));
-            readers.sort_by_key(|&g| solver.pos(g));
-            if let Some(p) = solver.producer[v] {
-                let pg = solver.group_of[p];
-                if solver.is_kernel(pg) {
+        for v in 0..self.model.types.len() {
+            let mut readers: Vec<usize> = self.consumer_groups(v);
+            readers.retain(|&g| self.is_kernel(g));
+            readers.sort_by_key(|&g| self.pos(g));
+            if let Some(p) = self.producer[v] {
+                let pg = self.group_of[p];
+                if self.is_kernel(pg) {
                     for &c in &readers {
                         add(pg, c, &mut pairs);
                     }
@@ -2311,13 +2616,13 @@ pub fn plan(model: &FuncModel, limits: &Limits, env: &mut ShapeEnv, fresh: &mut 
                 }
             }
         }
-        for g in solver.live() {
-            let outs = solver.outputs(g);
+        for g in self.live() {
+            let outs = self.outputs(g);
             for (i, u) in outs.iter().enumerate() {
                 for w in &outs[i + 1..] {
-                    for c1 in solver.consumer_groups(*u) {
-                        for c2 in solver.consumer_groups(*w) {
-                            if solver.is_kernel(c1) && solver.is_kernel(c2) && c1 != g && c2 != g {
+                    for c1 in self.consumer_groups(*u) {
+                        for c2 in self.consumer_groups(*w) {
+                            if self.is_kernel(c1) && self.is_kernel(c2) && c1 != g && c2 != g {
                                 add(c1, c2, &mut pairs);
                             }
                         }
@@ -2325,135 +2630,126 @@ pub fn plan(model: &FuncModel, limits: &Limits, env: &mut ShapeEnv, fresh: &mut 
                 }
             }
         }
-        let candidates: Vec<Candidate> = pairs
+        pairs
+    }
+
+    /// The pairs in program order with their scores.
+    fn scored(&self, pairs: BTreeSet<(usize, usize)>) -> Vec<Candidate> {
+        pairs
             .into_iter()
             .map(|(x, y)| {
-                let (a, b) = solver.ordered(x, y);
+                let (a, b) = self.ordered(x, y);
                 Candidate {
                     a,
                     b,
-                    saved: solver.saved(a, b),
-                    proximity: solver.pos(a).abs_diff(solver.pos(b)),
-                    first_pos: solver.pos(a).min(solver.pos(b)),
-                    second_pos: solver.pos(a).max(solver.pos(b)),
+                    saved: self.saved(a, b),
+                    proximity: self.pos(a).abs_diff(self.pos(b)),
+                    first_pos: self.pos(a).min(self.pos(b)),
+                    second_pos: self.pos(a).max(self.pos(b)),
                 }
             })
-            .collect();
-        // Insertion sort: the byte comparison is not a total order without hints. Few
-        // scores are distinct, so their comparisons are computed once.
-        let mut distinct: Vec<Expr> = Vec::new();
-        let score: Vec<usize> = candidates
-            .iter()
-            .map(|c| {
-                distinct
-                    .iter()
-                    .position(|e| *e == c.saved)
-                    .unwrap_or_else(|| {
-                        distinct.push(c.saved.clone());
-                        distinct.len() - 1
-                    })
-            })
-            .collect();
-        let ranked = rank_scores(&distinct, env);
-        let mut rank_of = vec![0usize; distinct.len()];
-        for (rank, &d) in ranked.iter().enumerate() {
-            rank_of[d] = rank;
-        }
-        let mut order: Vec<usize> = (0..candidates.len()).collect();
-        order.sort_by_key(|&i| {
-            let c = &candidates[i];
-            (rank_of[score[i]], c.proximity, c.first_pos, c.second_pos)
-        });
-        let candidates: Vec<Candidate> = {
-            let mut slots: Vec<Option<Candidate>> = candidates.into_iter().map(Some).collect();
-            order.iter().filter_map(|&i| slots[i].take()).collect()
-        };
-        let mut fused_any = false;
-        for candidate in &candidates {
-            let ga = solver.group_of[solver.groups[candidate.a].members[0]];
-            let gb = solver.group_of[solver.groups[candidate.b].members[0]];
-            if ga == gb {
-                continue;
-            }
-            let key = (ga.min(gb), ga.max(gb));
-            if refused.contains(&key) {
-                continue;
-            }
-            let (first, second) = solver.ordered(ga, gb);
-            let saved = solver.saved(first, second);
-            let (_, vertical) = solver.shared(first, second);
-            let mut decision = Decision {
-                round,
-                order: decisions.len(),
-                first: solver.groups[first].members.clone(),
-                second: solver.groups[second].members.clone(),
-                first_name: solver.groups[first].label.clone(),
-                second_name: solver.groups[second].label.clone(),
-                vertical,
-                saved_hint: env.hint_eval(&saved),
-                saved,
-                proximity: solver.pos(first).abs_diff(solver.pos(second)),
-                outcome: Ok(String::new()),
-            };
-            match solver.evaluate(first, second, limits, env, fresh) {
-                Err(refusal) => {
-                    refused.insert(key);
-                    decision.outcome = Err(refusal);
-                }
-                Ok(merged) => {
-                    for (lhs, rhs) in &merged.hinted {
-                        // Hints decided that these sizes are equal: specialize on it.
-                        let _ = env.expect(lhs, Relation::Eq, rhs);
-                        hinted.push((lhs.clone(), rhs.clone()));
-                    }
-                    let mut members = solver.groups[first].members.clone();
-                    members.extend(solver.groups[second].members.iter().copied());
-                    members.sort_unstable();
-                    let id = solver.groups.len();
-                    // The successors of the pair are read through `group_of` of the old
-                    // groups, so the order is restored before the units move.
-                    solver.place_merged(first, second, id);
-                    for &u in &members {
-                        solver.group_of[u] = id;
-                    }
-                    // The merged groups are dead: only their first member is still read
-                    // (to find the live group of a stale candidate), so free the rest.
-                    for dead in [first, second] {
-                        solver.groups[dead].kernel = None;
-                        solver.groups[dead].members.truncate(1);
-                    }
-                    decision.outcome = Ok(merged.kernel.graph.name.clone());
-                    solver.groups.push(Group {
-                        members,
-                        label: merged.kernel.graph.name.clone(),
-                        kernel: Some(Cow::Owned(merged.kernel)),
-                    });
-                    fused_any = true;
-                }
-            }
-            decisions.push(decision);
-        }
-        if !fused_any {
-            break;
-        }
+            .collect()
     }
-    let mut kernels: Vec<FinalKernel> = solver
-        .live()
-        .into_iter()
-        .filter_map(|g| {
-            let group = &mut solver.groups[g];
-            group.kernel.take().map(|kernel| FinalKernel {
-                members: std::mem::take(&mut group.members),
-                kernel: kernel.into_owned(),
+
+    /// Tries to fuse the groups that now hold the candidate's two groups, unless they are
+    /// one already or were refused as they are: records the decision, and merges them
+    /// when every rule passes. Whether they merged.
+    fn attempt(
+        &mut self,
+        candidate: &Candidate,
+        round: usize,
+        limits: &Limits,
+        env: &mut ShapeEnv,
+        fresh: &mut usize,
+        attempts: &mut Attempts,
+    ) -> bool {
+        let ga = self.group_of[self.groups[candidate.a].members[0]];
+        let gb = self.group_of[self.groups[candidate.b].members[0]];
+        if ga == gb {
+            return false;
+        }
+        let key = (ga.min(gb), ga.max(gb));
+        if attempts.refused.contains(&key) {
+            return false;
+        }
+        let (first, second) = self.ordered(ga, gb);
+        let saved = self.saved(first, second);
+        let (_, vertical) = self.shared(first, second);
+        let mut decision = Decision {
+            round,
+            order: attempts.decisions.len(),
+            first: self.groups[first].members.clone(),
+            second: self.groups[second].members.clone(),
+            first_name: self.groups[first].label.clone(),
+            second_name: self.groups[second].label.clone(),
+            vertical,
+            saved_hint: env.hint_eval(&saved),
+            saved,
+            proximity: self.pos(first).abs_diff(self.pos(second)),
+            outcome: Ok(String::new()),
+        };
+        let fused = match self.evaluate(first, second, limits, env, fresh) {
+            Err(refusal) => {
+                attempts.refused.insert(key);
+                decision.outcome = Err(refusal);
+                false
+            }
+            Ok(merged) => {
+                for (lhs, rhs) in &merged.hinted {
+                    // Hints decided that these sizes are equal: specialize on it.
+                    let _ = env.expect(lhs, Relation::Eq, rhs);
+                    attempts.hinted.push((lhs.clone(), rhs.clone()));
+                }
+                decision.outcome = Ok(merged.kernel.graph.name.clone());
+                self.merge_groups(first, second, merged.kernel);
+                true
+            }
+        };
+        attempts.decisions.push(decision);
+        fused
+    }
+
+    /// Replaces groups `first` and `second` by a new group of all their members, holding
+    /// their merged `kernel`.
+    fn merge_groups(&mut self, first: usize, second: usize, kernel: Kernel) {
+        let mut members = self.groups[first].members.clone();
+        members.extend(self.groups[second].members.iter().copied());
+        members.sort_unstable();
+        let id = self.groups.len();
+        // The successors of the pair are read through `group_of` of the old
+        // groups, so the order is restored before the units move.
+        self.place_merged(first, second, id);
+        for &u in &members {
+            self.group_of[u] = id;
+        }
+        // The merged groups are dead: only their first member is still read
+        // (to find the live group of a stale candidate), so free the rest.
+        for dead in [first, second] {
+            self.groups[dead].kernel = None;
+            self.groups[dead].members.truncate(1);
+        }
+        self.groups.push(Group {
+            members,
+            label: kernel.graph.name.clone(),
+            kernel: Some(Cow::Owned(kernel)),
+        });
+    }
+
+    /// The kernels of the live groups, in program order of their first member.
+    fn final_kernels(mut self) -> Vec<FinalKernel> {
+        let mut kernels: Vec<FinalKernel> = self
+            .live()
+            .into_iter()
+            .filter_map(|g| {
+                let group = &mut self.groups[g];
+                group.kernel.take().map(|kernel| FinalKernel {
+                    members: std::mem::take(&mut group.members),
+                    kernel: kernel.into_owned(),
+                })
             })
-        })
-        .collect();
-    kernels.sort_by_key(|k| k.members.first().copied().unwrap_or(0));
-    Plan {
-        kernels,
-        decisions,
-        hinted,
-        rounds,
+            .collect();
+        kernels.sort_by_key(|k| k.members.first().copied().unwrap_or(0));
+        kernels
     }
 }
 

@@ -44,8 +44,10 @@ use melior::ir::{
     attribute::FlatSymbolRefAttribute,
     block::BlockLike,
     operation::{OperationBuilder, OperationLike, OperationMutLike, OperationRefMut},
-    Attribute, BlockRef, Identifier, Location, OperationRef, RegionLike, Value, ValueLike,
+    Attribute, BlockRef, Identifier, Location, Operation, OperationRef, RegionLike, Value,
+    ValueLike,
 };
+use melior::Context;
 use serde_json::{json, Value as Json};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap};
@@ -195,49 +197,104 @@ struct Totals {
 fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
     let settings = diagnostics::or_error(module.location(), settings(options))?;
     let body = extract::module_body(module).ok_or(())?;
-    let mut kernels: HashMap<String, AscGraph> = HashMap::new();
-    let mut names: BTreeSet<String> = BTreeSet::new();
-    let mut fresh = 0usize;
+    let mut fusion = ModuleFusion {
+        kernels: HashMap::new(),
+        calls: HashMap::new(),
+        names: BTreeSet::new(),
+        fresh: 0,
+        totals: Totals {
+            gm_known: true,
+            ..Totals::default()
+        },
+        reports: Vec::new(),
+        retired: BTreeSet::new(),
+        // Fused kernels repeat the same attribute and type texts: parse each once per run.
+        sink: KernelSink {
+            body,
+            cache: build::SpecCache::new(&module),
+        },
+        ok: true,
+        settings,
+    };
+    fusion.read_kernels(body)?;
+    fusion.count_calls(body);
     for func in extract::functions(body) {
-        let name = extract::function_name(&func);
-        if let Some(n) = fusion::kernel_number(&name) {
-            fresh = fresh.max(n + 1);
-        }
-        names.insert(name.clone());
-        if func.has_attribute("ascir.axes") {
-            let graph = diagnostics::or_error(func.location(), read_ascgraph(&func))?;
-            kernels.insert(name, graph);
-        }
+        fusion.fuse_function(func);
     }
-    // Calls of each AscGraph from graph functions (the only callers of kernels).
-    let mut calls: HashMap<String, usize> = HashMap::new();
-    for func in extract::functions(body) {
-        if !func.has_attribute("ascir.axes") {
-            for callee in extract::callees(&func) {
-                *calls.entry(callee).or_insert(0) += 1;
+    remove_retired(body, &fusion.retired);
+    record_statistics(&fusion.totals);
+    if !fusion.settings.report.is_empty() {
+        fusion.write_report(module.location());
+    }
+    if fusion.ok {
+        Ok(())
+    } else {
+        Err(())
+    }
+}
+
+/// One run of the pass over a module.
+struct ModuleFusion<'c, 'a> {
+    settings: Settings,
+    /// The module's AscGraphs by name (a kernel called once moves into its caller's
+    /// model).
+    kernels: HashMap<String, AscGraph>,
+    /// Calls of each AscGraph from graph functions (the only callers of kernels) not
+    /// yet modelled.
+    calls: HashMap<String, usize>,
+    /// Every function name of the module, fused kernels' included.
+    names: BTreeSet<String>,
+    /// The next kernel number not taken.
+    fresh: usize,
+    totals: Totals,
+    reports: Vec<Json>,
+    /// AscGraphs whose calls were removed.
+    retired: BTreeSet<String>,
+    sink: KernelSink<'c, 'a>,
+    /// False once an error was reported.
+    ok: bool,
+}
+
+impl<'c, 'a> ModuleFusion<'c, 'a> {
+    /// Reads the module's function names and AscGraphs; numbers fresh kernels past
+    /// every kernel number in use.
+    fn read_kernels(&mut self, body: BlockRef<'c, 'a>) -> Result<(), ()> {
+        for func in extract::functions(body) {
+            let name = extract::function_name(&func);
+            if let Some(n) = fusion::kernel_number(&name) {
+                self.fresh = self.fresh.max(n + 1);
+            }
+            self.names.insert(name.clone());
+            if func.has_attribute("ascir.axes") {
+                let graph = diagnostics::or_error(func.location(), read_ascgraph(&func))?;
+                self.kernels.insert(name, graph);
+            }
+        }
+        Ok(())
+    }
+
+    /// Counts the calls of each AscGraph from graph functions.
+    fn count_calls(&mut self, body: BlockRef<'c, 'a>) {
+        for func in extract::functions(body) {
+            if !func.has_attribute("ascir.axes") {
+                for callee in extract::callees(&func) {
+                    *self.calls.entry(callee).or_insert(0) += 1;
+                }
             }
         }
     }
-    let mut totals = Totals {
-        gm_known: true,
-        ..Totals::default()
-    };
-    let mut reports = Vec::new();
-    let mut retired: BTreeSet<String> = BTreeSet::new();
-    // Fused kernels repeat the same attribute and type texts: parse each once per run.
-    let mut sink = KernelSink {
-        body,
-        cache: build::SpecCache::new(&module),
-    };
-    let mut ok = true;
-    for func in extract::functions(body) {
+
+    /// Plans, rewrites and accounts for one function of the module (kernels and
+    /// functions without kernel calls are left alone).
+    fn fuse_function(&mut self, func: OperationRef<'c, 'a>) {
         if func.has_attribute("ascir.axes") {
-            continue;
+            return;
         }
         let Some(extracted) = extract::extract_function(func) else {
-            continue;
+            return;
         };
         // A kernel called once moves into the model; one called again is copied.
+        let (calls, kernels) = (&mut self.calls, &mut self.kernels);
         let model = model_with(&extracted.graph, |callee| {
             let left = calls.get_mut(callee)?;
             *left = left.saturating_sub(1);
@@ -248,75 +305,46 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
             }
         });
         if !model.units.iter().any(|u| u.kernel.is_some()) {
-            continue;
+            return;
         }
         let mut env = shape_env(&func, &model);
         let guards_before = env.guards().len();
-        let mut plan = fusion::plan(&model, &settings.limits, &mut env, &mut fresh);
-        // GE lifts kernels with fewer than 2 compute nodes: a fused kernel of view ops
-        // and one compute op goes back to its original ops.
-        let mut unfused = Vec::new();
-        if settings.lifting {
-            for index in (0..plan.kernels.len()).rev() {
-                let kernel = &plan.kernels[index];
-                let liftable = kernel.members.iter().all(|&u| {
-                    model.units[u]
-                        .kernel
-                        .as_ref()
-                        .is_some_and(|k| fusion::lift(&k.graph).is_ok())
-                });
-                if kernel.members.len() > 1
-                    && fusion::compute_op_count(&kernel.kernel.graph) < fusion::MIN_COMPUTE_OPS
-                    && liftable
-                {
-                    unfused.push(kernel.kernel.graph.name.clone());
-                    plan.unfuse(index, &model);
-                }
-            }
-        }
+        let mut plan = fusion::plan(&model, &self.settings.limits, &mut env, &mut self.fresh);
+        let unfused = if self.settings.lifting {
+            unfuse_for_lifting(&mut plan, &model)
+        } else {
+            Vec::new()
+        };
         let traffic = fusion::traffic(&model, &plan);
-        if settings.remarks {
+        if self.settings.remarks {
             emit_remarks(&plan, &extracted);
         }
         let outcome = match rewrite(
-            func, &mut sink, &extracted, &model, &plan, &mut names, &settings,
+            func,
+            &mut self.sink,
+            &extracted,
+            &model,
+            &plan,
+            &mut self.names,
+            &self.settings,
         ) {
             Ok(outcome) => Outcome { unfused, ..outcome },
             Err(message) => {
                 diagnostics::error(func.location(), format!("internal error: {message}"));
-                ok = false;
-                continue;
+                self.ok = false;
+                return;
             }
         };
-        retired.extend(outcome.retired.iter().cloned());
+        self.retired.extend(outcome.retired.iter().cloned());
         let new_guards: Vec<Guard> = env.guards()[guards_before..].to_vec();
         if !new_guards.is_empty() {
             append_guards(&func, &new_guards);
         }
-        // Statistics.
-        let kernel_units = model.units.iter().filter(|u| u.kernel.is_some()).count() as u64;
-        totals.kernels_before += kernel_units;
-        totals.kernels_after += (plan.kernels.len() - outcome.lifted.len()) as u64;
-        totals.fusions += plan.decisions.iter().filter(|d| d.outcome.is_ok()).count() as u64;
-        totals.refused += final_refusals(&plan).len() as u64;
-        totals.lifted += outcome.lifted.len() as u64;
-        totals.guards += new_guards.len() as u64;
-        let eval = |e: &Expr| env.hint_eval(e).and_then(|v| u64::try_from(v).ok());
-        match (
-            eval(&traffic.before),
-            eval(&traffic.after),
-            eval(&traffic.minimum),
-        ) {
-            (Some(b), Some(a), Some(m)) => {
-                totals.gm_before = Some(totals.gm_before.unwrap_or(0) + b);
-                totals.gm_after = Some(totals.gm_after.unwrap_or(0) + a);
-                totals.gm_minimum = Some(totals.gm_minimum.unwrap_or(0) + m);
-            }
-            _ => totals.gm_known = false,
-        }
+        self.totals
+            .add_function(&model, &plan, &outcome, &new_guards, &traffic, &env);
         // The report lists every decision: built only when asked for.
-        if !settings.report.is_empty() {
-            reports.push(function_report(
+        if !self.settings.report.is_empty() {
+            self.reports.push(function_report(
                 &extracted.graph.name,
                 &model,
                 &plan,
@@ -327,9 +355,10 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
             ));
         }
     }
-    remove_retired(body, &retired);
-    record_statistics(&totals);
-    if !settings.report.is_empty() {
+
+    /// Writes the JSON report of every function to the `report` file.
+    fn write_report(&mut self, location: Location) {
+        let settings = &self.settings;
         let report = json!({
             "pass": "fuse",
             "limits": {
@@ -344,21 +373,74 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
                     .collect::<Vec<_>>(),
                 "lifting": settings.lifting,
             },
-            "functions": reports,
+            "functions": std::mem::take(&mut self.reports),
         });
         let text = serde_json::to_string_pretty(&report).unwrap_or_default();
         if let Err(e) = std::fs::write(&settings.report, text + "\n") {
             diagnostics::error(
-                module.location(),
+                location,
                 format!("cannot write the fusion report '{}': {e}", settings.report),
             );
-            ok = false;
+            self.ok = false;
         }
     }
-    if ok {
-        Ok(())
-    } else {
-        Err(())
+}
+
+/// Splits again the fused kernels GE would lift (fewer than 2 compute nodes: view ops
+/// and one compute op) when each member can be lifted: they go back to their original
+/// ops. The names of the kernels split.
+fn unfuse_for_lifting(plan: &mut Plan, model: &FuncModel) -> Vec<String> {
+    let mut unfused = Vec::new();
+    for index in (0..plan.kernels.len()).rev() {
+        let kernel = &plan.kernels[index];
+        let liftable = kernel.members.iter().all(|&u| {
+            model.units[u]
+                .kernel
+                .as_ref()
+                .is_some_and(|k| fusion::lift(&k.graph).is_ok())
+        });
+        if kernel.members.len() > 1
+            && fusion::compute_op_count(&kernel.kernel.graph) < fusion::MIN_COMPUTE_OPS
+            && liftable
+        {
+            unfused.push(kernel.kernel.graph.name.clone());
+            plan.unfuse(index, model);
+        }
+    }
+    unfused
+}
+
+impl Totals {
+    /// Adds the counts of one function.
+    fn add_function(
+        &mut self,
+        model: &FuncModel,
+        plan: &Plan,
+        outcome: &Outcome,
+        new_guards: &[Guard],
+        traffic: &fusion::Traffic,
+        env: &ShapeEnv,
+    ) {
+        let kernel_units = model.units.iter().filter(|u| u.kernel.is_some()).count() as u64;
+        self.kernels_before += kernel_units;
+        self.kernels_after += (plan.kernels.len() - outcome.lifted.len()) as u64;
+        self.fusions += plan.decisions.iter().filter(|d| d.outcome.is_ok()).count() as u64;
+        self.refused += final_refusals(plan).len() as u64;
+        self.lifted += outcome.lifted.len() as u64;
+        self.guards += new_guards.len() as u64;
+        let eval = |e: &Expr| env.hint_eval(e).and_then(|v| u64::try_from(v).ok());
+        match (
+            eval(&traffic.before),
+            eval(&traffic.after),
+            eval(&traffic.minimum),
+        ) {
+            (Some(b), Some(a), Some(m)) => {
+                self.gm_before = Some(self.gm_before.unwrap_or(0) + b);
+                self.gm_after = Some(self.gm_after.unwrap_or(0) + a);
+                self.gm_minimum = Some(self.gm_minimum.unwrap_or(0) + m);
+            }
+            _ => self.gm_known = false,
+        }
     }
 }
 
@@ -566,6 +648,8 @@ struct KernelSink<'c, 'a> {
     cache: build::SpecCache<'c>,
 }
 
+/// Rewrites one function to its plan: appends the fused AscGraphs, replaces their
+/// members' calls, and lifts the kernels holding one op.
 fn rewrite<'c, 'a>(
     func: OperationRef<'c, 'a>,
     sink: &mut KernelSink<'c, 'a>,
@@ -586,70 +670,134 @@ fn rewrite<'c, 'a>(
     // `to_ref` borrows the ContextRef's own storage: keep it alive while used.
     let context_ref = func.context();
     let context = unsafe { context_ref.to_ref() };
-
-    // 1. Names and AscGraphs of the fused kernels.
+    let site = Rewrite {
+        context,
+        block,
+        terminator,
+        extracted,
+        model,
+        plan,
+    };
     let fused: Vec<usize> = (0..plan.kernels.len())
         .filter(|&k| plan.kernels[k].members.len() > 1)
         .collect();
-    let mut locations: HashMap<usize, Location> = HashMap::new();
-    for (index, kernel) in plan.kernels.iter().enumerate() {
-        let mut name = kernel.kernel.graph.name.clone();
-        if kernel.members.len() > 1 {
-            let base = name.clone();
-            let mut suffix = 1;
-            while names.contains(&name) {
-                name = format!("{base}_v{suffix}");
-                suffix += 1;
+    let locations = site.append_fused_kernels(sink, names, &mut outcome)?;
+    if !fused.is_empty() {
+        let items = site.program_items(&fused);
+        let order = site.item_order(&items)?;
+        let calls = site.place_in_order(&items, order, &locations, &outcome.names)?;
+        site.replace_member_calls(&fused, &calls)?;
+    }
+    if settings.lifting {
+        site.lift_kernels(&mut outcome)?;
+    }
+    Ok(outcome)
+}
+
+/// A graph function being rewritten to its plan.
+struct Rewrite<'x, 'c, 'a> {
+    context: &'c Context,
+    block: BlockRef<'c, 'a>,
+    /// The function's return: ops are moved and built before it.
+    terminator: OperationRef<'c, 'a>,
+    extracted: &'x ExtractedGraph<'c, 'a>,
+    model: &'x FuncModel,
+    plan: &'x Plan,
+}
+
+/// What the ops of a function are reordered as: every unit alone, and every fused
+/// kernel standing for its members.
+struct Items {
+    /// The item of every unit: the fused kernel's, if any.
+    item_of_unit: Vec<usize>,
+    /// The units of every item.
+    units: Vec<Vec<usize>>,
+    /// The plan index of the kernel of every fused item.
+    kernel_of_item: HashMap<usize, usize>,
+}
+
+impl<'c: 'a, 'a> Rewrite<'_, 'c, 'a> {
+    /// Names every kernel of the plan (a fused one after its ops, made unique among
+    /// `names`) and appends each fused AscGraph to the module, located at the fused
+    /// location of its members. The locations of the fused kernels, by plan index.
+    fn append_fused_kernels(
+        &self,
+        sink: &mut KernelSink<'c, 'a>,
+        names: &mut BTreeSet<String>,
+        outcome: &mut Outcome,
+    ) -> Result<HashMap<usize, Location<'c>>, String> {
+        let mut locations: HashMap<usize, Location> = HashMap::new();
+        for (index, kernel) in self.plan.kernels.iter().enumerate() {
+            let mut name = kernel.kernel.graph.name.clone();
+            if kernel.members.len() > 1 {
+                let base = name.clone();
+                let mut suffix = 1;
+                while names.contains(&name) {
+                    name = format!("{base}_v{suffix}");
+                    suffix += 1;
+                }
+                names.insert(name.clone());
+                for &u in &kernel.members {
+                    outcome.retired.push(self.model.units[u].label.clone());
+                }
+                let member_locs: Vec<Location> = kernel
+                    .members
+                    .iter()
+                    .filter_map(|&u| self.extracted.ops.get(u).map(|op| op.location()))
+                    .collect();
+                let metadata = Attribute::parse(self.context, &quote(&name))
+                    .ok_or("cannot build the location metadata")?;
+                let location = Location::fused(self.context, &member_locs, metadata);
+                let mut spec = kernel.kernel.graph.to_func_spec();
+                spec.name = name.clone();
+                // The kernel's arguments and return have no source text of their own:
+                // like the kernel, they are located at its members.
+                build::append_func(&mut sink.cache, sink.body, &spec, location)
+                    .map_err(|e| format!("the fused AscGraph {e}"))?;
+                locations.insert(index, location);
             }
-            names.insert(name.clone());
-            for &u in &kernel.members {
-                outcome.retired.push(model.units[u].label.clone());
-            }
-            let member_locs: Vec<Location> = kernel
-                .members
-                .iter()
-                .filter_map(|&u| extracted.ops.get(u).map(|op| op.location()))
-                .collect();
-            let metadata = Attribute::parse(context, &quote(&name))
-                .ok_or("cannot build the location metadata")?;
-            let location = Location::fused(context, &member_locs, metadata);
-            let mut spec = kernel.kernel.graph.to_func_spec();
-            spec.name = name.clone();
-            // The kernel's arguments and return have no source text of their own: like
-            // the kernel, they are located at its members.
-            build::append_func(&mut sink.cache, sink.body, &spec, location)
-                .map_err(|e| format!("the fused AscGraph {e}"))?;
-            locations.insert(index, location);
+            outcome.names.push(name);
         }
-        outcome.names.push(name);
+        Ok(locations)
     }
 
-    // 2. Program order: fused kernels take the place the data flow allows.
-    if !fused.is_empty() {
-        let mut item_of_unit: Vec<usize> = (0..model.units.len()).collect();
-        let mut items: Vec<Vec<usize>> = (0..model.units.len()).map(|u| vec![u]).collect();
-        let mut kernel_of_item: HashMap<usize, usize> = HashMap::new();
-        for &k in &fused {
-            let id = items.len();
-            items.push(plan.kernels[k].members.clone());
-            kernel_of_item.insert(id, k);
-            for &u in &plan.kernels[k].members {
-                item_of_unit[u] = id;
+    /// The items of the function once the `fused` kernels (plan indices) replace their
+    /// members.
+    fn program_items(&self, fused: &[usize]) -> Items {
+        let units = self.model.units.len();
+        let mut items = Items {
+            item_of_unit: (0..units).collect(),
+            units: (0..units).map(|u| vec![u]).collect(),
+            kernel_of_item: HashMap::new(),
+        };
+        for &k in fused {
+            let id = items.units.len();
+            items.units.push(self.plan.kernels[k].members.clone());
+            items.kernel_of_item.insert(id, k);
+            for &u in &self.plan.kernels[k].members {
+                items.item_of_unit[u] = id;
             }
         }
+        items
+    }
+
+    /// Program order: a topological order of the live items, taking the item with the
+    /// first unit whenever several are ready, so that fused kernels take the place the
+    /// data flow allows and everything else keeps its order.
+    fn item_order(&self, items: &Items) -> Result<Vec<usize>, String> {
         let mut producer: HashMap<ValueId, usize> = HashMap::new();
-        for (u, unit) in model.units.iter().enumerate() {
+        for (u, unit) in self.model.units.iter().enumerate() {
             for &v in &unit.outputs {
-                producer.insert(v, item_of_unit[u]);
+                producer.insert(v, items.item_of_unit[u]);
             }
         }
-        let live: BTreeSet<usize> = item_of_unit.iter().copied().collect();
+        let live: BTreeSet<usize> = items.item_of_unit.iter().copied().collect();
         let mut indegree: HashMap<usize, usize> = live.iter().map(|&i| (i, 0)).collect();
         let mut successors: HashMap<usize, BTreeSet<usize>> = HashMap::new();
         for &item in &live {
             let mut preds = BTreeSet::new();
-            for &u in &items[item] {
-                for v in &model.units[u].inputs {
+            for &u in &items.units[item] {
+                for v in &self.model.units[u].inputs {
                     if let Some(&p) = producer.get(v) {
                         if p != item {
                             preds.insert(p);
@@ -663,7 +811,7 @@ fn rewrite<'c, 'a>(
                 }
             }
         }
-        let first = |item: usize| items[item].iter().copied().min().unwrap_or(0);
+        let first = |item: usize| items.units[item].iter().copied().min().unwrap_or(0);
         let mut ready: BinaryHeap<Reverse<(usize, usize)>> = indegree
             .iter()
             .filter(|(_, &d)| d == 0)
@@ -683,85 +831,130 @@ fn rewrite<'c, 'a>(
         if order.len() != live.len() {
             return Err("the fused kernels form a cycle".into());
         }
-        // 3. Move every op into that order before the return; fused calls are built
-        // there; member calls stay behind until their uses are redirected.
+        Ok(order)
+    }
+
+    /// Moves every op into `order` before the return and builds the fused calls there;
+    /// member calls stay behind until their uses are redirected. The fused calls, by
+    /// plan index.
+    fn place_in_order(
+        &self,
+        items: &Items,
+        order: Vec<usize>,
+        locations: &HashMap<usize, Location<'c>>,
+        names: &[String],
+    ) -> Result<HashMap<usize, OperationRef<'c, 'a>>, String> {
         let mut calls: HashMap<usize, OperationRef> = HashMap::new();
         for item in order {
-            match kernel_of_item.get(&item) {
+            match items.kernel_of_item.get(&item) {
                 None => {
-                    let op = extracted.ops[items[item][0]];
+                    let op = self.extracted.ops[items.units[item][0]];
                     // SAFETY: `op` is a live op of this block; moving it keeps it owned
                     // by the block.
                     let mut op = unsafe { OperationRefMut::from_raw(op.to_raw()) };
-                    op.move_before(terminator);
+                    op.move_before(self.terminator);
                 }
                 Some(&k) => {
-                    let kernel = &plan.kernels[k].kernel;
-                    let operands: Vec<Value> = kernel
-                        .inputs
-                        .iter()
-                        .map(|&v| value_of(extracted, block, v))
-                        .collect::<Option<_>>()
-                        .ok_or("an input of a fused kernel is not a value")?;
-                    let results: Vec<_> = kernel
-                        .outputs
-                        .iter()
-                        .map(|&v| value_of(extracted, block, v).map(|x| x.r#type()))
-                        .collect::<Option<_>>()
-                        .ok_or("an output of a fused kernel is not a value")?;
-                    let location = locations
-                        .get(&k)
-                        .copied()
-                        .unwrap_or_else(|| Location::unknown(context));
-                    let call = OperationBuilder::new("func.call", location)
-                        .add_operands(&operands)
-                        .add_results(&results)
-                        .add_attributes(&[(
-                            Identifier::new(context, "callee"),
-                            FlatSymbolRefAttribute::new(context, &outcome.names[k]).into(),
-                        )])
-                        .build()
-                        .map_err(|e| format!("cannot build the call: {e}"))?;
-                    calls.insert(k, block.insert_operation_before(terminator, call));
+                    let call = self.fused_call(k, locations, &names[k])?;
+                    calls.insert(k, self.block.insert_operation_before(self.terminator, call));
                 }
             }
         }
-        // 4. Redirect the uses of every kept result, then erase the member calls,
-        // consumers before producers.
+        Ok(calls)
+    }
+
+    /// The call of fused kernel `k` (plan index), named `name`.
+    fn fused_call(
+        &self,
+        k: usize,
+        locations: &HashMap<usize, Location<'c>>,
+        name: &str,
+    ) -> Result<Operation<'c>, String> {
+        let (extracted, block, context) = (self.extracted, self.block, self.context);
+        let kernel = &self.plan.kernels[k].kernel;
+        let operands: Vec<Value> = kernel
+            .inputs
+            .iter()
+            .map(|&v| value_of(extracted, block, v))
+            .collect::<Option<_>>()
+            .ok_or("an input of a fused kernel is not a value")?;
+        let results: Vec<_> = kernel
+            .outputs
+            .iter()
+            .map(|&v| value_of(extracted, block, v).map(|x| x.r#type()))
+            .collect::<Option<_>>()
+            .ok_or("an output of a fused kernel is not a value")?;
+        let location = locations
+            .get(&k)
+            .copied()
+            .unwrap_or_else(|| Location::unknown(context));
+        OperationBuilder::new("func.call", location)
+            .add_operands(&operands)
+            .add_results(&results)
+            .add_attributes(&[(
+                Identifier::new(context, "callee"),
+                FlatSymbolRefAttribute::new(context, name).into(),
+            )])
+            .build()
+            .map_err(|e| format!("cannot build the call: {e}"))
+    }
+
+    /// Redirects the uses of every kept result of the `fused` kernels to their calls,
+    /// then erases the member calls, consumers before producers.
+    fn replace_member_calls(
+        &self,
+        fused: &[usize],
+        calls: &HashMap<usize, OperationRef<'c, 'a>>,
+    ) -> Result<(), String> {
         let mut erased = Vec::new();
-        for &k in &fused {
-            let kernel = &plan.kernels[k].kernel;
+        for &k in fused {
+            let kernel = &self.plan.kernels[k].kernel;
             let call = calls.get(&k).ok_or("a fused call was not built")?;
             for (index, &v) in kernel.outputs.iter().enumerate() {
-                let old = value_of(extracted, block, v).ok_or("a result is not a value")?;
+                let old =
+                    value_of(self.extracted, self.block, v).ok_or("a result is not a value")?;
                 let new = call.result(index).map_err(|e| e.to_string())?;
                 raw::replace_all_uses(old, new.into());
             }
-            erased.extend(plan.kernels[k].members.iter().copied());
+            erased.extend(self.plan.kernels[k].members.iter().copied());
         }
         erased.sort_unstable_by(|a, b| b.cmp(a));
         for u in erased {
-            raw::erase_op(extracted.ops[u]);
+            raw::erase_op(self.extracted.ops[u]);
         }
+        Ok(())
     }
 
-    // 5. Lifting: kernels holding one op become that op again.
-    for (index, kernel) in plan.kernels.iter().enumerate() {
-        if kernel.members.len() != 1
-            || !settings.lifting
-            || fusion::compute_op_count(&kernel.kernel.graph) >= fusion::MIN_COMPUTE_OPS
-        {
-            continue;
+    /// Lifting: kernels holding one op (fewer than 2 compute ops) become that op again.
+    fn lift_kernels(&self, outcome: &mut Outcome) -> Result<(), String> {
+        for (index, kernel) in self.plan.kernels.iter().enumerate() {
+            if kernel.members.len() != 1
+                || fusion::compute_op_count(&kernel.kernel.graph) >= fusion::MIN_COMPUTE_OPS
+            {
+                continue;
+            }
+            self.lift_kernel(index, kernel, outcome)?;
         }
+        Ok(())
+    }
+
+    /// Replaces the call of one-op kernel `index` by its original op, or records in
+    /// `outcome.kept` why it stays a kernel.
+    fn lift_kernel(
+        &self,
+        index: usize,
+        kernel: &fusion::FinalKernel,
+        outcome: &mut Outcome,
+    ) -> Result<(), String> {
         let unit = kernel.members[0];
         let lifted = match fusion::lift(&kernel.kernel.graph) {
             Ok(lifted) => lifted,
             Err(why) => {
                 outcome.kept.insert(index, why);
-                continue;
+                return Ok(());
             }
         };
-        let op = extracted.ops[unit];
+        let op = self.extracted.ops[unit];
         // The call's own operands: producers may have been fused and replaced.
         let operands: Vec<Typed> = op
             .operands()
@@ -769,16 +962,17 @@ fn rewrite<'c, 'a>(
             .map(|(value, &v)| {
                 Some(Typed {
                     value,
-                    ty: model.types.get(v)?.clone()?,
+                    ty: self.model.types.get(v)?.clone()?,
                 })
             })
             .collect::<Option<_>>()
             .ok_or("an operand of a lifted op has no tensor type")?;
         let [result] = kernel.kernel.outputs.as_slice() else {
             outcome.kept.insert(index, "more than one result".into());
-            continue;
+            return Ok(());
         };
-        let result_ty: TensorType = model
+        let result_ty: TensorType = self
+            .model
             .types
             .get(*result)
             .cloned()
@@ -797,10 +991,10 @@ fn rewrite<'c, 'a>(
         let old = op.result(0).map_err(|e| e.to_string())?;
         raw::replace_all_uses(old.into(), value);
         raw::erase_op(op);
-        outcome.retired.push(model.units[unit].label.clone());
+        outcome.retired.push(self.model.units[unit].label.clone());
         outcome.lifted.insert(index, lifted.op);
+        Ok(())
     }
-    Ok(outcome)
 }
 
 /// Appends new guards to the function's `ascend.guards`.

@@ -135,8 +135,15 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
             continue;
         };
         let runs = collect_runs(&extracted, &launchable, max_groups, remarks);
-        // Results of calls a launch replaced, for the runs after it.
-        let mut replaced: HashMap<ValueId, Value> = HashMap::new();
+        let mut site = Site {
+            module_body: body,
+            func,
+            block: func.region(0).ok().and_then(|r| r.first_block()),
+            extracted: &extracted,
+            replaced: HashMap::new(),
+            launchable: &launchable,
+            remarks,
+        };
         for run in runs.into_iter().filter(|r| r.members.len() > 1) {
             let mut fresh = 0;
             let name = loop {
@@ -147,16 +154,7 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
                 fresh += 1;
             };
             names.insert(name.clone());
-            match build_launch(
-                body,
-                func,
-                &extracted,
-                &mut replaced,
-                &run,
-                &name,
-                &launchable,
-                remarks,
-            ) {
+            match site.build_launch(&run, &name) {
                 Ok(()) => {
                     totals.launches += 1;
                     totals.grouped += run.members.len() as u64;
@@ -330,224 +328,304 @@ fn inner_location(text: &str) -> String {
         .to_string()
 }
 
-fn value_of<'c, 'a>(
-    extracted: &extract::ExtractedGraph<'c, 'a>,
-    replaced: &HashMap<ValueId, Value<'c, 'a>>,
-    block: BlockRef<'c, 'a>,
-    v: ValueId,
-) -> Option<Value<'c, 'a>> {
-    if let Some(&new) = replaced.get(&v) {
-        return Some(new);
-    }
-    match extracted.graph.values.get(v)?.def {
-        ValueDef::Argument(i) => block.argument(i).ok().map(Into::into),
-        ValueDef::Result { node, index } => {
-            extracted.ops.get(node)?.result(index).ok().map(Into::into)
-        }
-    }
+/// A graph function whose runs become launches.
+struct Site<'x, 'c, 'a> {
+    /// The module's body, where launch functions go.
+    module_body: BlockRef<'c, 'a>,
+    func: OperationRef<'c, 'a>,
+    /// The function's body (`None` if it has none: then no launch is built).
+    block: Option<BlockRef<'c, 'a>>,
+    extracted: &'x extract::ExtractedGraph<'c, 'a>,
+    /// The results of calls earlier launches replaced, mapped to the launch calls'
+    /// results.
+    replaced: HashMap<ValueId, Value<'c, 'a>>,
+    launchable: &'x HashMap<String, Launchable>,
+    remarks: bool,
 }
 
-/// Step 3: the launch function and the call that replaces the run; `replaced` maps the
-/// results of calls earlier launches replaced to the launch calls' results.
-#[allow(clippy::too_many_arguments)]
-fn build_launch<'c, 'a>(
-    body: BlockRef<'c, 'a>,
-    func: OperationRef<'c, 'a>,
-    extracted: &extract::ExtractedGraph<'c, 'a>,
-    replaced: &mut HashMap<ValueId, Value<'c, 'a>>,
-    run: &Run,
-    name: &str,
-    launchable: &HashMap<String, Launchable>,
-    remarks: bool,
-) -> Result<(), String> {
-    let graph = &extracted.graph;
-    let block = func
-        .region(0)
-        .ok()
-        .and_then(|r| r.first_block())
-        .ok_or("function without a body")?;
-    let members: HashSet<usize> = run.members.iter().copied().collect();
-    let ty = |v: ValueId| -> Result<String, String> {
-        value_of(extracted, replaced, block, v)
+/// The calls of a launch function's body, as written.
+struct LaunchBody {
+    /// What the members read from outside the run, in first-use order (`%argN`).
+    arguments: Vec<ValueId>,
+    /// The name of every member result in the body.
+    produced: HashMap<ValueId, String>,
+    lines: Vec<String>,
+    callees: Vec<String>,
+    /// The members' locations, as the text inside `loc(...)`.
+    member_locations: Vec<String>,
+}
+
+impl<'c: 'a, 'a> Site<'_, 'c, 'a> {
+    /// The IR value of graph value `v`, a launch call's result once a launch replaced
+    /// the call defining it.
+    fn value(&self, v: ValueId) -> Option<Value<'c, 'a>> {
+        if let Some(&new) = self.replaced.get(&v) {
+            return Some(new);
+        }
+        match self.extracted.graph.values.get(v)?.def {
+            ValueDef::Argument(i) => self.block?.argument(i).ok().map(Into::into),
+            ValueDef::Result { node, index } => self
+                .extracted
+                .ops
+                .get(node)?
+                .result(index)
+                .ok()
+                .map(Into::into),
+        }
+    }
+
+    /// The type of graph value `v`, as MLIR text.
+    fn type_text(&self, v: ValueId) -> Result<String, String> {
+        self.value(v)
             .map(|x| raw::type_text(x.r#type()))
             .ok_or_else(|| format!("value {v} is not an IR value"))
-    };
-    // Arguments: what the members read from outside the run, in first-use order.
-    let mut arguments: Vec<ValueId> = Vec::new();
-    let mut produced: HashMap<ValueId, String> = HashMap::new();
-    let mut lines = Vec::new();
-    let mut callees = Vec::new();
-    let mut member_locations = Vec::new();
-    for (j, &n) in run.members.iter().enumerate() {
-        let node = &graph.nodes[n];
-        let callee = callee_of(node).ok_or("a launch member is not a call")?;
-        callees.push(callee.to_string());
-        let mut operands = Vec::new();
-        let mut operand_types = Vec::new();
-        for &v in &node.operands {
-            let text = match produced.get(&v) {
-                Some(t) => t.clone(),
-                None => {
-                    let index = match arguments.iter().position(|&a| a == v) {
-                        Some(i) => i,
-                        None => {
-                            arguments.push(v);
-                            arguments.len() - 1
-                        }
-                    };
-                    format!("%arg{index}")
-                }
-            };
-            operands.push(text);
-            operand_types.push(ty(v)?);
-        }
-        let result_types: Vec<String> = node
-            .results
-            .iter()
-            .map(|&r| ty(r))
-            .collect::<Result<_, _>>()?;
-        for (i, &r) in node.results.iter().enumerate() {
-            let text = if node.results.len() == 1 {
-                format!("%g{j}")
-            } else {
-                format!("%g{j}#{i}")
-            };
-            produced.insert(r, text);
-        }
-        let results_decl = if node.results.len() == 1 {
-            format!("%g{j}")
-        } else {
-            format!("%g{j}:{}", node.results.len())
-        };
-        let location = inner_location(&raw::location_text(extracted.ops[n].location()));
-        member_locations.push(location.clone());
-        lines.push(format!(
-            "    {results_decl} = func.call @{callee}({}) : ({}) -> ({}) loc({location})",
-            operands.join(", "),
-            operand_types.join(", "),
-            result_types.join(", ")
-        ));
     }
-    // Results: member results read after the run (by ops outside it or the return).
-    let users = graph.users();
-    let mut results: Vec<ValueId> = Vec::new();
-    for &n in &run.members {
-        for &r in &graph.nodes[n].results {
-            let outside = users
-                .get(r)
-                .is_some_and(|u| u.iter().any(|(user, _)| !members.contains(user)))
-                || graph.outputs.contains(&r);
-            if outside {
-                results.push(r);
-            }
-        }
-    }
-    if results.is_empty() {
-        return Err("a launch whose results nothing reads".into());
-    }
-    let argument_decls: Vec<String> = arguments
-        .iter()
-        .enumerate()
-        .map(|(i, &v)| Ok(format!("%arg{i}: {}", ty(v)?)))
-        .collect::<Result<_, String>>()?;
-    let result_types: Vec<String> = results.iter().map(|&r| ty(r)).collect::<Result<_, _>>()?;
-    let returned: Vec<String> = results.iter().map(|r| produced[r].clone()).collect();
-    let groups: Vec<String> = callees.iter().map(|c| format!("@{c}")).collect();
-    let waits: Vec<&str> = run
-        .waits
-        .iter()
-        .map(|&w| if w { "true" } else { "false" })
-        .collect();
-    // The parser verifies symbol uses: declare the callees before the launch.
-    let mut declarations = String::new();
-    for &n in &run.members {
-        let node = &graph.nodes[n];
-        let callee = callee_of(node).ok_or("a launch member is not a call")?;
-        let inputs: Vec<String> = node
-            .operands
-            .iter()
-            .map(|&v| ty(v))
-            .collect::<Result<_, _>>()?;
-        let outputs: Vec<String> = node
-            .results
-            .iter()
-            .map(|&v| ty(v))
-            .collect::<Result<_, _>>()?;
-        if !declarations.contains(&format!("@{callee}(")) {
-            declarations.push_str(&format!(
-                "func.func private @{callee}({}) -> ({})\n",
-                inputs.join(", "),
-                outputs.join(", ")
+
+    /// Step 3: the launch function and the call that replaces the run.
+    fn build_launch(&mut self, run: &Run, name: &str) -> Result<(), String> {
+        let block = self.block.ok_or("function without a body")?;
+        let launch = self.launch_body(run)?;
+        let results = self.launch_results(run)?;
+        let text = self.launch_text(run, name, &launch, &results)?;
+        if !raw::append_last_parsed(&self.func, self.module_body, &text, name) {
+            return Err(format!(
+                "the launch function @{name} does not parse:\n{text}"
             ));
         }
+        let call = self.insert_launch_call(block, run, name, &launch.arguments, &results)?;
+        for (index, &r) in results.iter().enumerate() {
+            let old = self.value(r).ok_or("a launch result is not a value")?;
+            let new: Value = call.result(index).map_err(|e| e.to_string())?.into();
+            raw::replace_all_uses(old, new);
+            self.replaced.insert(r, new);
+        }
+        for &n in run.members.iter().rev() {
+            raw::erase_op(self.extracted.ops[n]);
+        }
+        if self.remarks {
+            let workspace = launch.produced.len() - results.len();
+            self.remark_launch(run, name, call, &launch.callees, workspace)?;
+        }
+        Ok(())
     }
-    let text = format!(
-        "{declarations}func.func @{name}({}) -> ({}) attributes {{ascir.launch = [{}], ascir.launch_waits = [{}]}} {{\n{}\n    func.return {} : {}\n}} loc(fused<\"{name}\">[{}])\n",
-        argument_decls.join(", "),
-        result_types.join(", "),
-        groups.join(", "),
-        waits.join(", "),
-        lines.join("\n"),
-        returned.join(", "),
-        result_types.join(", "),
-        member_locations.join(", ")
-    );
-    if !raw::append_last_parsed(&func, body, &text, name) {
-        return Err(format!(
-            "the launch function @{name} does not parse:\n{text}"
-        ));
+
+    /// The body's calls of the run's kernels, each reading the results of earlier ones
+    /// directly and everything else through the launch's arguments.
+    fn launch_body(&self, run: &Run) -> Result<LaunchBody, String> {
+        let graph = &self.extracted.graph;
+        let mut body = LaunchBody {
+            arguments: Vec::new(),
+            produced: HashMap::new(),
+            lines: Vec::new(),
+            callees: Vec::new(),
+            member_locations: Vec::new(),
+        };
+        for (j, &n) in run.members.iter().enumerate() {
+            let node = &graph.nodes[n];
+            let callee = callee_of(node).ok_or("a launch member is not a call")?;
+            body.callees.push(callee.to_string());
+            let mut operands = Vec::new();
+            let mut operand_types = Vec::new();
+            for &v in &node.operands {
+                let text = match body.produced.get(&v) {
+                    Some(t) => t.clone(),
+                    None => {
+                        let index = match body.arguments.iter().position(|&a| a == v) {
+                            Some(i) => i,
+                            None => {
+                                body.arguments.push(v);
+                                body.arguments.len() - 1
+                            }
+                        };
+                        format!("%arg{index}")
+                    }
+                };
+                operands.push(text);
+                operand_types.push(self.type_text(v)?);
+            }
+            let result_types: Vec<String> = node
+                .results
+                .iter()
+                .map(|&r| self.type_text(r))
+                .collect::<Result<_, _>>()?;
+            for (i, &r) in node.results.iter().enumerate() {
+                let text = if node.results.len() == 1 {
+                    format!("%g{j}")
+                } else {
+                    format!("%g{j}#{i}")
+                };
+                body.produced.insert(r, text);
+            }
+            let results_decl = if node.results.len() == 1 {
+                format!("%g{j}")
+            } else {
+                format!("%g{j}:{}", node.results.len())
+            };
+            let location = inner_location(&raw::location_text(self.extracted.ops[n].location()));
+            body.member_locations.push(location.clone());
+            body.lines.push(format!(
+                "    {results_decl} = func.call @{callee}({}) : ({}) -> ({}) loc({location})",
+                operands.join(", "),
+                operand_types.join(", "),
+                result_types.join(", ")
+            ));
+        }
+        Ok(body)
     }
-    // The call, where the last member was.
-    let last = *run.members.last().ok_or("an empty launch")?;
-    let anchor = extracted.ops[last];
-    let context_ref = func.context();
-    // SAFETY: the context outlives every op and attribute built here.
-    let context = unsafe { context_ref.to_ref() };
-    let operands: Vec<Value> = arguments
-        .iter()
-        .map(|&v| value_of(extracted, replaced, block, v))
-        .collect::<Option<_>>()
-        .ok_or("a launch argument is not a value")?;
-    let types: Vec<_> = results
-        .iter()
-        .map(|&v| value_of(extracted, replaced, block, v).map(|x| x.r#type()))
-        .collect::<Option<_>>()
-        .ok_or("a launch result is not a value")?;
-    let locations: Vec<_> = run
-        .members
-        .iter()
-        .map(|&n| extracted.ops[n].location())
-        .collect();
-    let metadata = melior::ir::Attribute::parse(context, &format!("\"{name}\""))
-        .ok_or("cannot build the location metadata")?;
-    let location = melior::ir::Location::fused(context, &locations, metadata);
-    let call = OperationBuilder::new("func.call", location)
-        .add_operands(&operands)
-        .add_results(&types)
-        .add_attributes(&[(
-            Identifier::new(context, "callee"),
-            FlatSymbolRefAttribute::new(context, name).into(),
-        )])
-        .build()
-        .map_err(|e| format!("cannot build the launch call: {e}"))?;
-    let call = block.insert_operation_after(anchor, call);
-    for (index, &r) in results.iter().enumerate() {
-        let old =
-            value_of(extracted, replaced, block, r).ok_or("a launch result is not a value")?;
-        let new: Value = call.result(index).map_err(|e| e.to_string())?.into();
-        raw::replace_all_uses(old, new);
-        replaced.insert(r, new);
+
+    /// The launch's results: member results read after the run (by ops outside it or
+    /// the return).
+    fn launch_results(&self, run: &Run) -> Result<Vec<ValueId>, String> {
+        let graph = &self.extracted.graph;
+        let members: HashSet<usize> = run.members.iter().copied().collect();
+        let users = graph.users();
+        let mut results: Vec<ValueId> = Vec::new();
+        for &n in &run.members {
+            for &r in &graph.nodes[n].results {
+                let outside = users
+                    .get(r)
+                    .is_some_and(|u| u.iter().any(|(user, _)| !members.contains(user)))
+                    || graph.outputs.contains(&r);
+                if outside {
+                    results.push(r);
+                }
+            }
+        }
+        if results.is_empty() {
+            return Err("a launch whose results nothing reads".into());
+        }
+        Ok(results)
     }
-    for &n in run.members.iter().rev() {
-        raw::erase_op(extracted.ops[n]);
+
+    /// The launch function `@name` as MLIR text, after declarations of its callees.
+    fn launch_text(
+        &self,
+        run: &Run,
+        name: &str,
+        launch: &LaunchBody,
+        results: &[ValueId],
+    ) -> Result<String, String> {
+        let argument_decls: Vec<String> = launch
+            .arguments
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| Ok(format!("%arg{i}: {}", self.type_text(v)?)))
+            .collect::<Result<_, String>>()?;
+        let result_types: Vec<String> = results
+            .iter()
+            .map(|&r| self.type_text(r))
+            .collect::<Result<_, _>>()?;
+        let returned: Vec<String> = results.iter().map(|r| launch.produced[r].clone()).collect();
+        let groups: Vec<String> = launch.callees.iter().map(|c| format!("@{c}")).collect();
+        let waits: Vec<&str> = run
+            .waits
+            .iter()
+            .map(|&w| if w { "true" } else { "false" })
+            .collect();
+        let declarations = self.callee_declarations(run)?;
+        Ok(format!(
+            "{declarations}func.func @{name}({}) -> ({}) attributes {{ascir.launch = [{}], ascir.launch_waits = [{}]}} {{\n{}\n    func.return {} : {}\n}} loc(fused<\"{name}\">[{}])\n",
+            argument_decls.join(", "),
+            result_types.join(", "),
+            groups.join(", "),
+            waits.join(", "),
+            launch.lines.join("\n"),
+            returned.join(", "),
+            result_types.join(", "),
+            launch.member_locations.join(", ")
+        ))
     }
-    if remarks {
-        let chip = &launchable
+
+    /// Private declarations of the run's callees, each once: the parser verifies symbol
+    /// uses, so they precede the launch.
+    fn callee_declarations(&self, run: &Run) -> Result<String, String> {
+        let graph = &self.extracted.graph;
+        let mut declarations = String::new();
+        for &n in &run.members {
+            let node = &graph.nodes[n];
+            let callee = callee_of(node).ok_or("a launch member is not a call")?;
+            let inputs: Vec<String> = node
+                .operands
+                .iter()
+                .map(|&v| self.type_text(v))
+                .collect::<Result<_, _>>()?;
+            let outputs: Vec<String> = node
+                .results
+                .iter()
+                .map(|&v| self.type_text(v))
+                .collect::<Result<_, _>>()?;
+            if !declarations.contains(&format!("@{callee}(")) {
+                declarations.push_str(&format!(
+                    "func.func private @{callee}({}) -> ({})\n",
+                    inputs.join(", "),
+                    outputs.join(", ")
+                ));
+            }
+        }
+        Ok(declarations)
+    }
+
+    /// The call of launch `@name`, where the last member was, located at the members.
+    fn insert_launch_call(
+        &self,
+        block: BlockRef<'c, 'a>,
+        run: &Run,
+        name: &str,
+        arguments: &[ValueId],
+        results: &[ValueId],
+    ) -> Result<OperationRef<'c, 'a>, String> {
+        let last = *run.members.last().ok_or("an empty launch")?;
+        let anchor = self.extracted.ops[last];
+        let context_ref = self.func.context();
+        // SAFETY: the context outlives every op and attribute built here.
+        let context = unsafe { context_ref.to_ref() };
+        let operands: Vec<Value> = arguments
+            .iter()
+            .map(|&v| self.value(v))
+            .collect::<Option<_>>()
+            .ok_or("a launch argument is not a value")?;
+        let types: Vec<_> = results
+            .iter()
+            .map(|&v| self.value(v).map(|x| x.r#type()))
+            .collect::<Option<_>>()
+            .ok_or("a launch result is not a value")?;
+        let locations: Vec<_> = run
+            .members
+            .iter()
+            .map(|&n| self.extracted.ops[n].location())
+            .collect();
+        let metadata = melior::ir::Attribute::parse(context, &format!("\"{name}\""))
+            .ok_or("cannot build the location metadata")?;
+        let location = melior::ir::Location::fused(context, &locations, metadata);
+        let call = OperationBuilder::new("func.call", location)
+            .add_operands(&operands)
+            .add_results(&types)
+            .add_attributes(&[(
+                Identifier::new(context, "callee"),
+                FlatSymbolRefAttribute::new(context, name).into(),
+            )])
+            .build()
+            .map_err(|e| format!("cannot build the launch call: {e}"))?;
+        Ok(block.insert_operation_after(anchor, call))
+    }
+
+    /// `AF-ML001 one-launch` at the launch call: its groups, barriers, workspace and the
+    /// cycles the chip model weighed.
+    fn remark_launch(
+        &self,
+        run: &Run,
+        name: &str,
+        call: OperationRef,
+        callees: &[String],
+        workspace: usize,
+    ) -> Result<(), String> {
+        let chip = &self
+            .launchable
             .get(&callees[0])
             .ok_or("a launch member is not launchable")?
             .chip;
+        let groups: Vec<String> = callees.iter().map(|c| format!("@{c}")).collect();
         let barriers = run.barriers();
-        let workspace = produced.len() - results.len();
         diagnostics::remark(
             call.location(),
             format!(
@@ -559,8 +637,8 @@ fn build_launch<'c, 'a>(
                 barriers as u64 * chip.sync_all_cycles
             ),
         );
+        Ok(())
     }
-    Ok(())
 }
 
 #[cfg(test)]
