@@ -754,7 +754,7 @@ impl Narrowing {
             ranges: analyze(graph, &env),
         };
         let retyped = widths.retyped();
-        // Rewrite: results first, then the operands that need a cast.
+        // Per op: cast the operands that need it, then retype its results.
         for (node, op) in graph.nodes.iter().zip(&extracted.ops) {
             self.cast_operands(&widths, node, *op, &retyped);
             self.retype_results(func, graph, (node, *op), &retyped);

@@ -35,8 +35,7 @@ impl Gen {
     ///   floor / ceil / round / sign only of a graph argument (exact in every dtype);
     /// - compares eq / ne / le with logical and / or / xor / not, isnan / isfinite, and a
     ///   select; reduce_any / reduce_all of a mask, cast back;
-    /// - clip, swish, swiglu; pow by 2 or 0.5 (of `1 + |x|`); floor_div / mod of an
-    ///   argument by 2;
+    /// - clip, swish, swiglu; pow by 2 or 0.5 (of `1 + |x|`);
     /// - broadcast_to of a one-element slice, reduce_prod of values near 1, cumsum
     ///   (exclusive / reverse) of squashed values;
     /// - gather_elements and gather_nd by computed ids (a flip of an axis: ids -1, -2, ..);
@@ -44,7 +43,7 @@ impl Gen {
     ///   extent), edge pads of symbolic ones;
     /// - a slice with step 2 along the static innermost axis (`--decompose` makes it a
     ///   reshape and a one-column slice);
-    /// - integer floor_div / mod / bitwise_and / bitwise_not of an argument (times 4,
+    /// - integer floor_div / mod (by 3) / bitwise_and / bitwise_not of an argument (times 4,
     ///   floored, cast to i32) and back; a matmul (boundary op) of x by its transpose,
     ///   or a convolution or pool (`window_step`);
     ///   one extent of x as a symbolic_constant, cast and added.
