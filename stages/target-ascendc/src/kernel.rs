@@ -15,7 +15,9 @@
 mod node;
 
 use super::{gm_type, short_loc, ub_type, CNames, KernelInput};
-use autofuse_ascir::kernel::{Case, NodeKind, Place, Schedule, ROW_CACHE_SLOT_EXTRA_BYTES};
+use autofuse_ascir::kernel::{
+    Case, NodeKind, Place, Position, Schedule, ROW_CACHE_SLOT_EXTRA_BYTES,
+};
 use autofuse_ir::graph::Dim;
 use autofuse_symbolic::Expr;
 use autofuse_tiling::tiling::{row_cache_field, ROW_CACHE_BUFFER};
@@ -354,9 +356,45 @@ fn numel(s: &Schedule, dims: &[Dim]) -> Result<String, String> {
 
 fn emit_case(ctx: &Ctx, params: &[String]) -> Result<String, String> {
     let s = ctx.s;
-    let g = ctx.input.graph;
     let case = ctx.case;
     let mut o = String::new();
+    let _ = writeln!(o, "// Case {}: {}.", case.key, describe_case(ctx));
+    let args: Vec<String> = params.iter().map(|p| format!("GM_ADDR {p}")).collect();
+    let _ = writeln!(
+        o,
+        "__aicore__ inline void Case{}({}, const TilingData& t) {{",
+        case.key,
+        args.join(", ")
+    );
+    let _ = writeln!(o, "    constexpr int64_t kAlign = {};", s.align);
+    if cross_core(s) && !case.cross_core {
+        o.push_str("    (void)workspace;  // only the cross-core case writes partials there\n");
+    }
+    o.push_str(&declare_tiling_values(ctx));
+    o.push_str(&declare_gm_tensors(ctx)?);
+    o.push_str(&declare_buffers(ctx));
+    let chunks = match (case.split, &case.tile_var) {
+        (Some(u), Some(var)) => format!("af_ceildiv(size_{}, {var})", ctx.axis(u)),
+        _ => "1".into(),
+    };
+    let _ = writeln!(
+        o,
+        "    const int64_t chunks = {chunks};\n    (void)chunks;\n    const int64_t first = static_cast<int64_t>(GetBlockIdx()) * t.{bv};\n    const int64_t last = af_min(first + t.{bv}, t.tiles_total);",
+        bv = case.block_var
+    );
+    match s.split_plan(case) {
+        None => emit_all_load(ctx, &mut o)?,
+        Some(plan) if case.cross_core => emit_cross_core(ctx, &plan, &mut o)?,
+        Some(plan) => emit_split_reduction(ctx, &plan, &mut o)?,
+    }
+    o.push_str("}\n");
+    Ok(o)
+}
+
+/// The case's tiling, for its heading comment: the UB split with the looped and
+/// in-tile axes, and the block of the innermost axis when it has one.
+fn describe_case(ctx: &Ctx) -> String {
+    let case = ctx.case;
     let describe = match case.split {
         Some(u) => format!(
             "UB split of {} (tile {}), looped [{}], in tile [{}]",
@@ -375,7 +413,7 @@ fn emit_case(ctx: &Ctx, params: &[String]) -> Result<String, String> {
         ),
         None => "one tile holding every axis".into(),
     };
-    let describe = match &case.inner_block {
+    match &case.inner_block {
         Some((b, extent)) => format!(
             "{describe}; {} in blocks of {} ({})",
             ctx.axis(*b),
@@ -387,19 +425,14 @@ fn emit_case(ctx: &Ctx, params: &[String]) -> Result<String, String> {
             }
         ),
         None => describe,
-    };
-    let _ = writeln!(o, "// Case {}: {describe}.", case.key);
-    let args: Vec<String> = params.iter().map(|p| format!("GM_ADDR {p}")).collect();
-    let _ = writeln!(
-        o,
-        "__aicore__ inline void Case{}({}, const TilingData& t) {{",
-        case.key,
-        args.join(", ")
-    );
-    let _ = writeln!(o, "    constexpr int64_t kAlign = {};", s.align);
-    if cross_core(s) && !case.cross_core {
-        o.push_str("    (void)workspace;  // only the cross-core case writes partials there\n");
     }
+}
+
+/// The symbols and the tile variable as locals read from the tiling data, and the axis
+/// sizes.
+fn declare_tiling_values(ctx: &Ctx) -> String {
+    let s = ctx.s;
+    let mut o = String::new();
     let names = CNames::new(&s.symbols);
     for sym in &s.symbols {
         let _ = writeln!(
@@ -416,10 +449,16 @@ fn emit_case(ctx: &Ctx, params: &[String]) -> Result<String, String> {
             cx(s, &a.size)
         );
     }
-    if let Some(var) = &case.tile_var {
+    if let Some(var) = &ctx.case.tile_var {
         let _ = writeln!(o, "    const int64_t {var} = t.{var};");
     }
-    // GM tensors.
+    o
+}
+
+/// The kernel's inputs and outputs as GM tensors.
+fn declare_gm_tensors(ctx: &Ctx) -> Result<String, String> {
+    let (s, g) = (ctx.s, ctx.input.graph);
+    let mut o = String::new();
     for (i, ty) in g.inputs.iter().enumerate() {
         let t = gm_type(ty.dtype);
         let _ = writeln!(
@@ -436,8 +475,14 @@ fn emit_case(ctx: &Ctx, params: &[String]) -> Result<String, String> {
             numel(s, &ty.dims)?
         );
     }
-    // Buffers.
-    o.push_str("    TPipe pipe;\n");
+    Ok(o)
+}
+
+/// The TPipe with the queues, the slots' TBufs, the extra buffers the schedule uses
+/// and the row caches, sized by the tiling data.
+fn declare_buffers(ctx: &Ctx) -> String {
+    let s = ctx.s;
+    let mut o = String::from("    TPipe pipe;\n");
     for (q, queue) in s.queues.iter().enumerate() {
         let _ = writeln!(
             o,
@@ -469,22 +514,7 @@ fn emit_case(ctx: &Ctx, params: &[String]) -> Result<String, String> {
         }
     }
     o.push_str(&declare_row_caches(ctx));
-    let chunks = match (case.split, &case.tile_var) {
-        (Some(u), Some(var)) => format!("af_ceildiv(size_{}, {var})", ctx.axis(u)),
-        _ => "1".into(),
-    };
-    let _ = writeln!(
-        o,
-        "    const int64_t chunks = {chunks};\n    (void)chunks;\n    const int64_t first = static_cast<int64_t>(GetBlockIdx()) * t.{bv};\n    const int64_t last = af_min(first + t.{bv}, t.tiles_total);",
-        bv = case.block_var
-    );
-    match s.split_plan(case) {
-        None => emit_all_load(ctx, &mut o)?,
-        Some(plan) if case.cross_core => emit_cross_core(ctx, &plan, &mut o)?,
-        Some(plan) => emit_split_reduction(ctx, &plan, &mut o)?,
-    }
-    o.push_str("}\n");
-    Ok(o)
+    o
 }
 
 /// What one stage of a tile computes.
@@ -844,17 +874,35 @@ fn emit_cross_core(
     plan: &autofuse_ascir::kernel::SplitPlan,
     o: &mut String,
 ) -> Result<(), String> {
+    let u = ctx.case.split.ok_or("cross-core case without split axis")?;
+    let axis = ctx.axis(u).to_string();
+    let accs = ctx.s.cross_core_accs(ctx.case);
+    emit_cross_core_shares(ctx, plan, &axis, &accs, o)?;
+    o.push_str("    // Every block's partials are in GM before any block reads them.\n    PipeBarrier<PIPE_ALL>();\n    SyncAll();\n");
+    emit_cross_core_combine(ctx, plan, &accs, o)
+}
+
+/// The slot of accumulator `n`.
+fn acc_slot(s: &Schedule, n: usize) -> Result<usize, String> {
+    match s.nodes[n].value {
+        Place::Slot { slot } => Ok(slot),
+        _ => Err(format!("accumulator {n} has no slot")),
+    }
+}
+
+/// Phase 1 of a cross-core case: each unit reduces its share of the chunks of `axis`
+/// into the accumulators `accs` and copies their partials to its workspace record.
+fn emit_cross_core_shares(
+    ctx: &Ctx,
+    plan: &autofuse_ascir::kernel::SplitPlan,
+    axis: &str,
+    accs: &[usize],
+    o: &mut String,
+) -> Result<(), String> {
     let s = ctx.s;
     let case = ctx.case;
     let r = ctx.rank();
-    let u = case.split.ok_or("cross-core case without split axis")?;
-    let axis = ctx.axis(u).to_string();
     let var = case.tile_var.as_deref().unwrap_or("1");
-    let accs = s.cross_core_accs(case);
-    let slot_of = |n: usize| match s.nodes[n].value {
-        Place::Slot { slot } => Ok(slot),
-        _ => Err(format!("accumulator {n} has no slot")),
-    };
     let _ = writeln!(
         o,
         "    // Cross-core reduction: each row group's chunks of {axis} are shared by t.rcore_parts blocks;\n    \
@@ -886,9 +934,9 @@ fn emit_cross_core(
     };
     o.push_str(&emit_stage(ctx, &stage, "            ")?);
     o.push_str("        }\n        // The partials to this unit's workspace record (after the vector unit wrote them;\n        // the next unit's vector writes wait for the copy).\n        {\n            af::SyncVectorToStore();\n");
-    for &a in &accs {
+    for &a in accs {
         let t = ub_type(s.nodes[a].dtype);
-        let slot = slot_of(a)?;
+        let slot = acc_slot(s, a)?;
         let _ = writeln!(
             o,
             "            {{\n                const int64_t x{a}[{r}] = {{{}}};\n                const int64_t count = af::Elems(x{a}, kAlign);\n                GlobalTensor<{t}> ws;\n                ws.SetGlobalBuffer((__gm__ {t}*)(workspace + unit * record + {}), count);\n                const int64_t wx[1] = {{count}};\n                const int64_t wg[1] = {{1}};\n                af::StoreBox(ws, b{slot}.Get<{t}>(), 0, wx, wg, kAlign);\n            }}",
@@ -897,7 +945,19 @@ fn emit_cross_core(
         );
     }
     o.push_str("            af::SyncStoreToVector();\n        }\n    }\n");
-    o.push_str("    // Every block's partials are in GM before any block reads them.\n    PipeBarrier<PIPE_ALL>();\n    SyncAll();\n");
+    Ok(())
+}
+
+/// Phase 2 of a cross-core case: block b combines the partials of row group b, in
+/// batches of records per DMA, into the accumulators `accs`, then runs the final stage.
+fn emit_cross_core_combine(
+    ctx: &Ctx,
+    plan: &autofuse_ascir::kernel::SplitPlan,
+    accs: &[usize],
+    o: &mut String,
+) -> Result<(), String> {
+    let s = ctx.s;
+    let r = ctx.rank();
     let _ = writeln!(
         o,
         "    // Phase 2: block b combines the partials of row group b and finishes it.\n    for (int64_t group = static_cast<int64_t>(GetBlockIdx()); group < groups; group += static_cast<int64_t>(t.block_dim)) {{\n        int64_t rest = group;\n        (void)rest;"
@@ -908,9 +968,9 @@ fn emit_cross_core(
         "        // The partials, {batch} per DMA (one strided box of records), combined in order.\n        for (int64_t p0 = 0; p0 < parts; p0 += {batch}) {{\n            const int64_t k = af_min({batch}, parts - p0);",
         batch = autofuse_ascir::kernel::CROSS_CORE_BATCH
     );
-    for &a in &accs {
+    for &a in accs {
         let t = ub_type(s.nodes[a].dtype);
-        let slot = slot_of(a)?;
+        let slot = acc_slot(s, a)?;
         let NodeKind::Reduce { op, .. } = &s.nodes[a].kind else {
             return Err(format!("accumulator {a} is not a reduction"));
         };
@@ -918,7 +978,7 @@ fn emit_cross_core(
             o,
             "            {{\n                // %{a}\n                const int64_t x{a}[{r}] = {{{}}};\n                const int64_t count = af::Elems(x{a}, kAlign);\n                const int64_t stride = record / static_cast<int64_t>(sizeof({t}));\n                GlobalTensor<{t}> ws;\n                ws.SetGlobalBuffer((__gm__ {t}*)(workspace + (group * parts + p0) * record + {}), (k - 1) * stride + count);\n                LocalTensor<{t}> acc = b{slot}.Get<{t}>();\n                LocalTensor<{t}> part_v = part.Get<{t}>();\n                const int64_t wx[2] = {{k, count}};\n                const int64_t wg[2] = {{stride, 1}};\n                af::SyncVectorToLoad();\n                af::LoadBox(part_v, ws, 0, wx, wg, kAlign);\n                af::SyncLoadToVector();\n                for (int64_t j = 0; j < k; ++j) {{\n                    PipeBarrier<PIPE_V>();\n                    if (p0 + j == 0) {{\n                        DataCopy(acc, part_v, static_cast<uint32_t>(count));\n                    }} else {{\n                        af::Combine<af::Red::{}>(acc, part_v[static_cast<uint32_t>(j * count)], static_cast<int32_t>(count));\n                    }}\n                }}\n            }}",
             ctx.box_of(a),
-            cx(s, &s.partial_offset(case, a)),
+            cx(s, &s.partial_offset(ctx.case, a)),
             red_kind(op)
         );
     }
@@ -947,308 +1007,433 @@ fn emit_cross_core(
 /// One stage: CopyIn (the stage's loads), Compute (its nodes, accumulator updates and
 /// mean scaling), CopyOut (its stores).
 fn emit_stage(ctx: &Ctx, stage: &Stage, indent: &str) -> Result<String, String> {
-    let s = ctx.s;
-    let g = ctx.input.graph;
-    let case = ctx.case;
-    let r = ctx.rank();
-    let mut o = String::new();
-    let hoisted = s.in_hoist(case);
-    // Hoisted and chunk-resident loads are in the stage but not in their queue (loaded
-    // into the `hoist` buffer).
-    let in_stage =
-        |n: usize| (stage.nodes.contains(&n) || stage.accs.contains(&n)) && !hoisted.contains(&n);
-    // Boxes of the stage's nodes and of the values they read.
-    let mut boxed: Vec<usize> = Vec::new();
-    for &n in stage.nodes.iter().chain(&stage.accs) {
-        boxed.push(n);
-        for &o in &g.nodes[n].operands {
-            boxed.push(o);
-            if s.absorbed_broadcast(o) {
-                // Its readers take the source's box.
-                boxed.extend(g.nodes[o].operands.first().copied());
-            }
-        }
+    let mut e = StageEmitter::new(ctx, stage, indent);
+    e.declare_boxes();
+    if stage.in_chunk && ctx.case.split.is_some() && !ctx.case.reduce_split {
+        e.o.push_str(&emit_chunk_reload(ctx, indent)?);
     }
-    boxed.extend(stage.means.iter().copied());
-    boxed.sort_unstable();
-    boxed.dedup();
-    for &n in &boxed {
-        if matches!(
-            s.nodes[n].kind,
-            NodeKind::Data { .. } | NodeKind::Output { .. }
-        ) {
-            continue;
-        }
-        let _ = writeln!(
-            o,
-            "{indent}[[maybe_unused]] const int64_t x{n}[{r}] = {{{}}};",
-            ctx.box_of(n)
-        );
+    e.copy_in()?;
+    e.compute()?;
+    e.copy_out()?;
+    Ok(e.o)
+}
+
+/// One stage being written: what its CopyIn, Compute and CopyOut share.
+struct StageEmitter<'a> {
+    ctx: &'a Ctx<'a>,
+    stage: &'a Stage,
+    indent: &'a str,
+    /// The indent of the lines inside the stage's blocks.
+    ind: String,
+    /// Hoisted and chunk-resident loads: in the stage but not in their queue (loaded
+    /// into the `hoist` buffer).
+    hoisted: Vec<usize>,
+    /// The VECIN and VECOUT queues with a member in the stage.
+    vin: Vec<usize>,
+    vout: Vec<usize>,
+    o: String,
+}
+
+impl<'a> StageEmitter<'a> {
+    fn new(ctx: &'a Ctx<'a>, stage: &'a Stage, indent: &'a str) -> Self {
+        let mut e = StageEmitter {
+            ctx,
+            stage,
+            indent,
+            ind: format!("{indent}    "),
+            hoisted: ctx.s.in_hoist(ctx.case),
+            vin: Vec::new(),
+            vout: Vec::new(),
+            o: String::new(),
+        };
+        e.vin = e.stage_queues(Position::VecIn);
+        e.vout = e.stage_queues(Position::VecOut);
+        e
     }
-    let member_offset = |q: usize, m: usize| cx(s, &s.queue_offset(case, q, m));
-    // A queue tensor taken with `take` (AllocTensor / DeQue): a queue of one member hands
-    // out that member's tensor; a shared queue hands out one block (`block_decl`), which
-    // holds each member at its offset.
-    let member_decl = |q: usize, m: usize, n: usize, name: &str, take: &str| -> String {
+
+    /// Whether node `n` is computed (or combined) by the stage from its queue tensor.
+    fn in_stage(&self, n: usize) -> bool {
+        (self.stage.nodes.contains(&n) || self.stage.accs.contains(&n))
+            && !self.hoisted.contains(&n)
+    }
+
+    /// The queues at `position` that hold a member of the stage.
+    fn stage_queues(&self, position: Position) -> Vec<usize> {
+        let s = self.ctx.s;
+        (0..s.queues.len())
+            .filter(|&q| {
+                s.queues[q].position == position
+                    && s.queues[q].members.iter().any(|&n| self.in_stage(n))
+            })
+            .collect()
+    }
+
+    /// A queue tensor taken with `take` (AllocTensor / DeQue): a queue of one member hands
+    /// out that member's tensor; a shared queue hands out one block (`block_decl`), which
+    /// holds each member at its offset.
+    fn member_decl(&self, q: usize, m: usize, n: usize, name: &str, take: &str) -> String {
+        let s = self.ctx.s;
         let t = gm_type(s.nodes[n].dtype);
         if s.queues[q].members.len() == 1 {
             format!("LocalTensor<{t}> {name} = q{q}.{take}<{t}>();")
         } else {
             format!(
                 "LocalTensor<{t}> {name} = q{q}_blk[static_cast<uint32_t>({})].ReinterpretCast<{t}>();",
-                member_offset(q, m)
+                cx(s, &s.queue_offset(self.ctx.case, q, m))
             )
         }
-    };
-    let block_decl =
-        |q: usize, take: &str| format!("LocalTensor<uint8_t> q{q}_blk = q{q}.{take}<uint8_t>();");
-    let stage_queues = |position: autofuse_ascir::kernel::Position| -> Vec<usize> {
-        (0..s.queues.len())
-            .filter(|&q| {
-                s.queues[q].position == position && s.queues[q].members.iter().any(|&n| in_stage(n))
-            })
-            .collect()
-    };
-    let vin = stage_queues(autofuse_ascir::kernel::Position::VecIn);
-    let vout = stage_queues(autofuse_ascir::kernel::Position::VecOut);
-    if stage.in_chunk && case.split.is_some() && !case.reduce_split {
-        o.push_str(&emit_chunk_reload(ctx, indent)?);
     }
 
-    // ---- CopyIn
-    if !vin.is_empty() {
-        let _ = writeln!(o, "{indent}// CopyIn: GM -> VECIN\n{indent}{{");
-        for &q in &vin {
-            let queue = &s.queues[q];
-            let single = queue.members.len() == 1;
-            if !single {
-                let _ = writeln!(o, "{indent}    {}", block_decl(q, "AllocTensor"));
-            }
-            for (m, &n) in queue.members.iter().enumerate() {
-                if single || in_stage(n) {
-                    let decl = member_decl(q, m, n, &format!("r{n}"), "AllocTensor");
-                    let _ = writeln!(o, "{indent}    {decl}");
-                }
-                if !in_stage(n) {
-                    continue;
-                }
-                let data = g.nodes[n].operands.first().copied().unwrap_or(0);
-                let NodeKind::Data { input } = s.nodes[data].kind else {
-                    return Err(format!("load {n} does not read a kernel input"));
-                };
-                if s.nodes[n].transpose {
-                    // The source block: the tile's two innermost axes swapped (rows of
-                    // the source are columns of the tile), transposed in Compute.
-                    let _ = writeln!(
-                        o,
-                        "{indent}    {}\n{indent}    {{\n{indent}        const int64_t gs[{r}] = {{{}}};\n{indent}        af::LoadBoxSwapped(r{n}, gm_in{input}, {}, x{n}, gs, kAlign);\n{indent}    }}",
-                        ctx.comment(n),
-                        ctx.strides_of(data),
-                        ctx.load_base(n, data)
-                    );
-                } else {
-                    let _ = writeln!(
-                        o,
-                        "{indent}    {}\n{indent}    {{\n{indent}        const int64_t gs[{r}] = {{{}}};\n{indent}        af::LoadBox(r{n}, gm_in{input}, {}, x{n}, gs, kAlign);\n{indent}    }}",
-                        ctx.comment(n),
-                        ctx.strides_of(data),
-                        ctx.load_base(n, data)
-                    );
-                }
-                if single {
-                    let _ = writeln!(o, "{indent}    q{q}.EnQue(r{n});");
-                }
-            }
-            if !single {
-                let _ = writeln!(o, "{indent}    q{q}.EnQue(q{q}_blk);");
-            }
-        }
-        let _ = writeln!(o, "{indent}}}");
+    fn block_decl(q: usize, take: &str) -> String {
+        format!("LocalTensor<uint8_t> q{q}_blk = q{q}.{take}<uint8_t>();")
     }
 
-    // ---- Compute
-    let _ = writeln!(o, "{indent}// Compute: vector unit\n{indent}{{");
-    let ind = format!("{indent}    ");
-    // VECIN members this stage reads, and every VECOUT member (a shared block is
-    // allocated whole).
-    for (&q, take, only_read) in vin
-        .iter()
-        .map(|q| (q, "DeQue", true))
-        .chain(vout.iter().map(|q| (q, "AllocTensor", false)))
-    {
-        let queue = &s.queues[q];
-        if queue.members.len() != 1 {
-            let _ = writeln!(o, "{ind}{}", block_decl(q, take));
+    /// Boxes of the stage's nodes and of the values they read (a reader of an absorbed
+    /// broadcast takes the source's box), GM nodes aside.
+    fn declare_boxes(&mut self) {
+        let (s, g) = (self.ctx.s, self.ctx.input.graph);
+        let stage = self.stage;
+        let mut boxed: Vec<usize> = Vec::new();
+        for &n in stage.nodes.iter().chain(&stage.accs) {
+            boxed.push(n);
+            for &o in &g.nodes[n].operands {
+                boxed.push(o);
+                if s.absorbed_broadcast(o) {
+                    boxed.extend(g.nodes[o].operands.first().copied());
+                }
+            }
         }
-        for (m, &n) in queue.members.iter().enumerate() {
-            if queue.members.len() != 1 && only_read && !in_stage(n) {
+        boxed.extend(stage.means.iter().copied());
+        boxed.sort_unstable();
+        boxed.dedup();
+        let (indent, r) = (self.indent, self.ctx.rank());
+        for &n in &boxed {
+            if matches!(
+                s.nodes[n].kind,
+                NodeKind::Data { .. } | NodeKind::Output { .. }
+            ) {
                 continue;
             }
-            let name = if only_read {
-                format!("r{n}")
-            } else {
-                ctx.store_tensor(n)
-            };
-            let _ = writeln!(o, "{ind}{}", member_decl(q, m, n, &name, take));
-        }
-    }
-    // Hoisted and chunk-resident loads: in the `hoist` buffer.
-    for &n in hoisted.iter().filter(|n| stage.nodes.contains(n)) {
-        let t = gm_type(s.nodes[n].dtype);
-        let _ = writeln!(
-            o,
-            "{ind}LocalTensor<{t}> r{n} = hoist.Get<uint8_t>()[static_cast<uint32_t>({})].ReinterpretCast<{t}>();",
-            cx(s, &s.hoist_offset(case, n))
-        );
-    }
-    // Values computed by earlier stages (accumulators, finals) that this stage reads.
-    let mut earlier: Vec<usize> = stage
-        .nodes
-        .iter()
-        .chain(&stage.accs)
-        .flat_map(|&n| g.nodes[n].operands.iter().copied())
-        // A reader of an absorbed broadcast reads the broadcast's source.
-        .flat_map(|x| {
-            let source = s
-                .absorbed_broadcast(x)
-                .then(|| g.nodes[x].operands.first().copied())
-                .flatten();
-            std::iter::once(x).chain(source)
-        })
-        .chain(stage.means.iter().copied())
-        .filter(|&x| s.persistent[x] && !stage.nodes.contains(&x))
-        .collect();
-    earlier.sort_unstable();
-    earlier.dedup();
-    for &x in &earlier {
-        if let Place::Slot { slot } = s.nodes[x].value {
-            let t = ub_type(s.nodes[x].dtype);
-            let _ = writeln!(o, "{ind}LocalTensor<{t}> v{x} = b{slot}.Get<{t}>();");
-        }
-    }
-    // A stage's first vector call needs no PipeBarrier<PIPE_V> when it reads only queue
-    // tensors (DeQue orders MTE2 before V) and hoisted loads (SyncLoadToVector); a value
-    // an earlier stage or the previous tile wrote with the vector unit (an earlier-stage
-    // value, an accumulator) must be ordered after that write.
-    let mut pending = PendingVectorWrites::default();
-    if !earlier.is_empty() || !stage.accs.is_empty() {
-        pending.unknown = true;
-    }
-    // Means are scaled before the stage's nodes, which may read them (e.g. a cast of a
-    // bf16/f16 mean accumulated in f32 is a final of this stage).
-    for &n in &stage.means {
-        let t = ub_type(s.nodes[n].dtype);
-        let NodeKind::Reduce { reduced, .. } = &s.nodes[n].kind else {
-            continue;
-        };
-        let sizes: Vec<String> = reduced
-            .iter()
-            .map(|&k| format!("size_{}", ctx.axis(k)))
-            .collect();
-        let _ = writeln!(
-            o,
-            "{ind}// %{n}: the mean divides the accumulated sum once.\n{ind}PipeBarrier<PIPE_V>();\n{ind}Muls(v{n}, v{n}, {}, static_cast<int32_t>(af::Elems(x{n}, kAlign)));",
-            scalar(t, &format!("1.0f / static_cast<float>({})", sizes.join(" * ")))
-        );
-        pending.clear();
-        pending.record(buffer_of(s, n));
-    }
-    let mut order: Vec<usize> = stage.nodes.iter().chain(&stage.accs).copied().collect();
-    order.sort_unstable();
-    for n in order {
-        let lines = if stage.accs.contains(&n) {
-            accumulate(ctx, n, &mut pending)?
-        } else {
-            emit_node(ctx, n, &mut pending)?
-        };
-        for l in lines {
-            let _ = writeln!(o, "{ind}{l}");
-        }
-    }
-    for &q in &vout {
-        let queue = &s.queues[q];
-        if queue.members.len() == 1 {
             let _ = writeln!(
-                o,
-                "{ind}q{q}.EnQue({});",
-                ctx.store_tensor(queue.members[0])
+                self.o,
+                "{indent}[[maybe_unused]] const int64_t x{n}[{r}] = {{{}}};",
+                self.ctx.box_of(n)
             );
-        } else {
-            let _ = writeln!(o, "{ind}q{q}.EnQue(q{q}_blk);");
         }
     }
-    for &q in &vin {
-        let queue = &s.queues[q];
-        if queue.members.len() == 1 {
-            let _ = writeln!(o, "{ind}q{q}.FreeTensor(r{});", queue.members[0]);
-        } else {
-            let _ = writeln!(o, "{ind}q{q}.FreeTensor(q{q}_blk);");
-        }
-    }
-    let _ = writeln!(o, "{indent}}}");
 
-    // ---- CopyOut
-    if !vout.is_empty() {
-        let _ = writeln!(o, "{indent}// CopyOut: VECOUT -> GM\n{indent}{{");
-        for &q in &vout {
+    /// CopyIn: each VECIN queue's members allocated, the stage's loads copied in
+    /// (DataCopyPad), the queue's tensor or block enqueued.
+    fn copy_in(&mut self) -> Result<(), String> {
+        if self.vin.is_empty() {
+            return Ok(());
+        }
+        let indent = self.indent;
+        let _ = writeln!(self.o, "{indent}// CopyIn: GM -> VECIN\n{indent}{{");
+        for &q in &self.vin.clone() {
+            let queue = &self.ctx.s.queues[q];
+            let single = queue.members.len() == 1;
+            if !single {
+                let _ = writeln!(self.o, "{indent}    {}", Self::block_decl(q, "AllocTensor"));
+            }
+            for (m, &n) in queue.members.iter().enumerate() {
+                if single || self.in_stage(n) {
+                    let decl = self.member_decl(q, m, n, &format!("r{n}"), "AllocTensor");
+                    let _ = writeln!(self.o, "{indent}    {decl}");
+                }
+                if !self.in_stage(n) {
+                    continue;
+                }
+                self.load_box(n)?;
+                if single {
+                    let _ = writeln!(self.o, "{indent}    q{q}.EnQue(r{n});");
+                }
+            }
+            if !single {
+                let _ = writeln!(self.o, "{indent}    q{q}.EnQue(q{q}_blk);");
+            }
+        }
+        let _ = writeln!(self.o, "{indent}}}");
+        Ok(())
+    }
+
+    /// The DMA of load `n` from its kernel input into its VECIN tensor `r<n>`.
+    fn load_box(&mut self, n: usize) -> Result<(), String> {
+        let (ctx, indent, r) = (self.ctx, self.indent, self.ctx.rank());
+        let data = ctx.input.graph.nodes[n]
+            .operands
+            .first()
+            .copied()
+            .unwrap_or(0);
+        let NodeKind::Data { input } = ctx.s.nodes[data].kind else {
+            return Err(format!("load {n} does not read a kernel input"));
+        };
+        // A transposed load copies the source block: the tile's two innermost axes
+        // swapped (rows of the source are columns of the tile), transposed in Compute.
+        let api = if ctx.s.nodes[n].transpose {
+            "LoadBoxSwapped"
+        } else {
+            "LoadBox"
+        };
+        let _ = writeln!(
+            self.o,
+            "{indent}    {}\n{indent}    {{\n{indent}        const int64_t gs[{r}] = {{{}}};\n{indent}        af::{api}(r{n}, gm_in{input}, {}, x{n}, gs, kAlign);\n{indent}    }}",
+            ctx.comment(n),
+            ctx.strides_of(data),
+            ctx.load_base(n, data)
+        );
+        Ok(())
+    }
+
+    /// Compute: the tensors the vector unit reads and writes, the mean scaling, each
+    /// node's (or accumulator's) block in node order, then VECOUT enqueued and VECIN
+    /// freed.
+    fn compute(&mut self) -> Result<(), String> {
+        let indent = self.indent;
+        let _ = writeln!(self.o, "{indent}// Compute: vector unit\n{indent}{{");
+        self.declare_queue_tensors();
+        self.declare_hoisted_loads();
+        let earlier = self.declare_earlier_values();
+        // A stage's first vector call needs no PipeBarrier<PIPE_V> when it reads only
+        // queue tensors (DeQue orders MTE2 before V) and hoisted loads
+        // (SyncLoadToVector); a value an earlier stage or the previous tile wrote with
+        // the vector unit (an earlier-stage value, an accumulator) must be ordered after
+        // that write.
+        let mut pending = PendingVectorWrites::default();
+        if !earlier.is_empty() || !self.stage.accs.is_empty() {
+            pending.unknown = true;
+        }
+        self.scale_means(&mut pending);
+        self.compute_nodes(&mut pending)?;
+        self.release_queue_tensors();
+        let _ = writeln!(self.o, "{indent}}}");
+        Ok(())
+    }
+
+    /// VECIN members this stage reads, and every VECOUT member (a shared block is
+    /// allocated whole).
+    fn declare_queue_tensors(&mut self) {
+        let s = self.ctx.s;
+        let ind = self.ind.clone();
+        let taken: Vec<(usize, &str, bool)> = self
+            .vin
+            .iter()
+            .map(|&q| (q, "DeQue", true))
+            .chain(self.vout.iter().map(|&q| (q, "AllocTensor", false)))
+            .collect();
+        for (q, take, only_read) in taken {
+            let queue = &s.queues[q];
+            if queue.members.len() != 1 {
+                let _ = writeln!(self.o, "{ind}{}", Self::block_decl(q, take));
+            }
+            for (m, &n) in queue.members.iter().enumerate() {
+                if queue.members.len() != 1 && only_read && !self.in_stage(n) {
+                    continue;
+                }
+                let name = if only_read {
+                    format!("r{n}")
+                } else {
+                    self.ctx.store_tensor(n)
+                };
+                let decl = self.member_decl(q, m, n, &name, take);
+                let _ = writeln!(self.o, "{ind}{decl}");
+            }
+        }
+    }
+
+    /// Hoisted and chunk-resident loads of the stage: in the `hoist` buffer.
+    fn declare_hoisted_loads(&mut self) {
+        let (s, case) = (self.ctx.s, self.ctx.case);
+        let ind = &self.ind;
+        for &n in self.hoisted.iter().filter(|n| self.stage.nodes.contains(n)) {
+            let t = gm_type(s.nodes[n].dtype);
+            let _ = writeln!(
+                self.o,
+                "{ind}LocalTensor<{t}> r{n} = hoist.Get<uint8_t>()[static_cast<uint32_t>({})].ReinterpretCast<{t}>();",
+                cx(s, &s.hoist_offset(case, n))
+            );
+        }
+    }
+
+    /// Values computed by earlier stages (accumulators, finals) that this stage reads,
+    /// declared from their slots; returns them.
+    fn declare_earlier_values(&mut self) -> Vec<usize> {
+        let (s, g) = (self.ctx.s, self.ctx.input.graph);
+        let stage = self.stage;
+        let mut earlier: Vec<usize> = stage
+            .nodes
+            .iter()
+            .chain(&stage.accs)
+            .flat_map(|&n| g.nodes[n].operands.iter().copied())
+            // A reader of an absorbed broadcast reads the broadcast's source.
+            .flat_map(|x| {
+                let source = s
+                    .absorbed_broadcast(x)
+                    .then(|| g.nodes[x].operands.first().copied())
+                    .flatten();
+                std::iter::once(x).chain(source)
+            })
+            .chain(stage.means.iter().copied())
+            .filter(|&x| s.persistent[x] && !stage.nodes.contains(&x))
+            .collect();
+        earlier.sort_unstable();
+        earlier.dedup();
+        let ind = &self.ind;
+        for &x in &earlier {
+            if let Place::Slot { slot } = s.nodes[x].value {
+                let t = ub_type(s.nodes[x].dtype);
+                let _ = writeln!(self.o, "{ind}LocalTensor<{t}> v{x} = b{slot}.Get<{t}>();");
+            }
+        }
+        earlier
+    }
+
+    /// Means are scaled before the stage's nodes, which may read them (e.g. a cast of a
+    /// bf16/f16 mean accumulated in f32 is a final of this stage).
+    fn scale_means(&mut self, pending: &mut PendingVectorWrites) {
+        let s = self.ctx.s;
+        let ind = &self.ind;
+        for &n in &self.stage.means {
+            let t = ub_type(s.nodes[n].dtype);
+            let NodeKind::Reduce { reduced, .. } = &s.nodes[n].kind else {
+                continue;
+            };
+            let sizes: Vec<String> = reduced
+                .iter()
+                .map(|&k| format!("size_{}", self.ctx.axis(k)))
+                .collect();
+            let _ = writeln!(
+                self.o,
+                "{ind}// %{n}: the mean divides the accumulated sum once.\n{ind}PipeBarrier<PIPE_V>();\n{ind}Muls(v{n}, v{n}, {}, static_cast<int32_t>(af::Elems(x{n}, kAlign)));",
+                scalar(t, &format!("1.0f / static_cast<float>({})", sizes.join(" * ")))
+            );
+            pending.clear();
+            pending.record(buffer_of(s, n));
+        }
+    }
+
+    /// Each node's block (`emit_node`) or accumulator update (`accumulate`), in node
+    /// order.
+    fn compute_nodes(&mut self, pending: &mut PendingVectorWrites) -> Result<(), String> {
+        let stage = self.stage;
+        let mut order: Vec<usize> = stage.nodes.iter().chain(&stage.accs).copied().collect();
+        order.sort_unstable();
+        for n in order {
+            let lines = if stage.accs.contains(&n) {
+                accumulate(self.ctx, n, pending)?
+            } else {
+                emit_node(self.ctx, n, pending)?
+            };
+            for l in lines {
+                let _ = writeln!(self.o, "{}{l}", self.ind);
+            }
+        }
+        Ok(())
+    }
+
+    /// The VECOUT tensors (or blocks) enqueued for CopyOut, the VECIN ones freed.
+    fn release_queue_tensors(&mut self) {
+        let s = self.ctx.s;
+        let ind = &self.ind;
+        for &q in &self.vout {
+            let queue = &s.queues[q];
+            if queue.members.len() == 1 {
+                let _ = writeln!(
+                    self.o,
+                    "{ind}q{q}.EnQue({});",
+                    self.ctx.store_tensor(queue.members[0])
+                );
+            } else {
+                let _ = writeln!(self.o, "{ind}q{q}.EnQue(q{q}_blk);");
+            }
+        }
+        for &q in &self.vin {
+            let queue = &s.queues[q];
+            if queue.members.len() == 1 {
+                let _ = writeln!(self.o, "{ind}q{q}.FreeTensor(r{});", queue.members[0]);
+            } else {
+                let _ = writeln!(self.o, "{ind}q{q}.FreeTensor(q{q}_blk);");
+            }
+        }
+    }
+
+    /// CopyOut: each VECOUT queue dequeued, the stage's stores copied out (StoreBox),
+    /// the tensor or block freed.
+    fn copy_out(&mut self) -> Result<(), String> {
+        if self.vout.is_empty() {
+            return Ok(());
+        }
+        let (s, indent, ind) = (self.ctx.s, self.indent, self.ind.clone());
+        let _ = writeln!(self.o, "{indent}// CopyOut: VECOUT -> GM\n{indent}{{");
+        for &q in &self.vout.clone() {
             let queue = &s.queues[q];
             let single = queue.members.len() == 1;
             if single {
                 let n = queue.members[0];
-                let decl = member_decl(q, 0, n, &ctx.store_tensor(n), "DeQue");
-                let _ = writeln!(o, "{ind}{decl}");
+                let decl = self.member_decl(q, 0, n, &self.ctx.store_tensor(n), "DeQue");
+                let _ = writeln!(self.o, "{ind}{decl}");
             } else {
-                let _ = writeln!(o, "{ind}{}", block_decl(q, "DeQue"));
+                let _ = writeln!(self.o, "{ind}{}", Self::block_decl(q, "DeQue"));
             }
             for (m, &n) in queue.members.iter().enumerate() {
-                if !in_stage(n) {
+                if !self.in_stage(n) {
                     continue;
                 }
                 if !single {
-                    let decl = member_decl(q, m, n, &ctx.store_tensor(n), "DeQue");
-                    let _ = writeln!(o, "{ind}{decl}");
+                    let decl = self.member_decl(q, m, n, &self.ctx.store_tensor(n), "DeQue");
+                    let _ = writeln!(self.o, "{ind}{decl}");
                 }
-                let output = g
-                    .nodes
-                    .iter()
-                    .find(|x| x.op == "output" && x.operands.first() == Some(&n))
-                    .and_then(|x| x.index)
-                    .ok_or_else(|| format!("store {n} feeds no output"))?;
-                // A store that does not vary along a looped or split axis writes once.
-                let info = &s.nodes[n];
-                let guards: Vec<String> = case
-                    .looped
-                    .iter()
-                    .chain(case.split.iter().filter(|_| stage.in_chunk))
-                    .filter(|&&k| !info.full[k])
-                    .map(|&k| format!("o_{} == 0", ctx.axis(k)))
-                    .collect();
-                let call = format!(
-                    "{{\n{ind}    const int64_t gs[{r}] = {{{}}};\n{ind}    af::StoreBox(gm_out{output}, {}, {}, x{n}, gs, kAlign);\n{ind}}}",
-                    ctx.strides_of(n),
-                    ctx.store_tensor(n),
-                    ctx.base_of(n)
-                );
-                let _ = writeln!(o, "{ind}{}", ctx.comment(n));
-                if guards.is_empty() {
-                    let _ = writeln!(o, "{ind}{call}");
-                } else {
-                    let _ = writeln!(o, "{ind}if ({}) {call}", guards.join(" && "));
-                }
+                self.store_box(n)?;
             }
             if single {
                 let _ = writeln!(
-                    o,
+                    self.o,
                     "{ind}q{q}.FreeTensor({});",
-                    ctx.store_tensor(queue.members[0])
+                    self.ctx.store_tensor(queue.members[0])
                 );
             } else {
-                let _ = writeln!(o, "{ind}q{q}.FreeTensor(q{q}_blk);");
+                let _ = writeln!(self.o, "{ind}q{q}.FreeTensor(q{q}_blk);");
             }
         }
-        let _ = writeln!(o, "{indent}}}");
+        let _ = writeln!(self.o, "{indent}}}");
+        Ok(())
     }
-    Ok(o)
+
+    /// The DMA of store `n` from its VECOUT tensor into its kernel output; a store that
+    /// does not vary along a looped or split axis writes once.
+    fn store_box(&mut self, n: usize) -> Result<(), String> {
+        let (ctx, ind, r) = (self.ctx, &self.ind, self.ctx.rank());
+        let case = ctx.case;
+        let output = ctx
+            .input
+            .graph
+            .nodes
+            .iter()
+            .find(|x| x.op == "output" && x.operands.first() == Some(&n))
+            .and_then(|x| x.index)
+            .ok_or_else(|| format!("store {n} feeds no output"))?;
+        let info = &ctx.s.nodes[n];
+        let guards: Vec<String> = case
+            .looped
+            .iter()
+            .chain(case.split.iter().filter(|_| self.stage.in_chunk))
+            .filter(|&&k| !info.full[k])
+            .map(|&k| format!("o_{} == 0", ctx.axis(k)))
+            .collect();
+        let call = format!(
+            "{{\n{ind}    const int64_t gs[{r}] = {{{}}};\n{ind}    af::StoreBox(gm_out{output}, {}, {}, x{n}, gs, kAlign);\n{ind}}}",
+            ctx.strides_of(n),
+            ctx.store_tensor(n),
+            ctx.base_of(n)
+        );
+        let _ = writeln!(self.o, "{ind}{}", ctx.comment(n));
+        if guards.is_empty() {
+            let _ = writeln!(self.o, "{ind}{call}");
+        } else {
+            let _ = writeln!(self.o, "{ind}if ({}) {call}", guards.join(" && "));
+        }
+        Ok(())
+    }
 }
 
 /// The chunk's partial reduction of accumulator `n`, combined into its slot.
