@@ -1084,6 +1084,7 @@ impl<'a> StageEmitter<'a> {
         }
     }
 
+    /// A shared queue's block, taken whole with `take`.
     fn block_decl(q: usize, take: &str) -> String {
         format!("LocalTensor<uint8_t> q{q}_blk = q{q}.{take}<uint8_t>();")
     }

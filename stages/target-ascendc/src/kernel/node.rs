@@ -10,9 +10,9 @@ use autofuse_ir::graph::DType;
 use autofuse_symbolic::Expr;
 
 /// The lines of node `n` in its stage's Compute block: nothing for a value that lives in
-/// GM or that its readers absorb, a queue tensor's name for a load used in place, else
-/// the node's source comment, a barrier when it reads a pending vector write, its element
-/// count `n<n>` and its API calls.
+/// GM or that its readers absorb, `v<n>` naming the queue tensor of a load used in place,
+/// else the node's source comment, a barrier when it reads a pending vector write, its
+/// element count `n<n>` and its API calls.
 pub(super) fn emit_node(
     ctx: &Ctx,
     n: usize,
@@ -44,7 +44,7 @@ pub(super) fn emit_node(
     Ok(scope_temporaries(e.lines, e.t, n))
 }
 
-/// Whether node `n` computes on the vector unit: data and output are GM, non-bool loads
+/// Whether a node computes on the vector unit: data and output are GM, non-bool loads
 /// are used from their queue tensor (a transposed load is transposed in UB), and direct
 /// stores were written by their producer.
 fn is_vector(info: &NodeInfo) -> bool {
@@ -112,6 +112,7 @@ impl<'a> NodeEmitter<'a> {
         self.lines.push("PipeBarrier<PIPE_V>();".into());
     }
 
+    /// The node's operand `i`.
     fn operand(&self, i: usize) -> Result<usize, String> {
         self.node
             .operands
