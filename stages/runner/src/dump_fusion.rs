@@ -19,10 +19,11 @@
 
 use crate::{run_pipeline_diags, RunOptions};
 use autofuse_ir::attr::AttrValue;
-use autofuse_ir::graph::Graph;
+use autofuse_ir::graph::{Graph, Node};
 use autofuse_mlir::diagnostics::{self, Diag};
 use autofuse_mlir::extract;
 use melior::ir::operation::OperationLike;
+use melior::ir::Module;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -107,15 +108,63 @@ pub fn dump_fusion(
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut module = autofuse_mlir::parse::load_module(context, text, source_name)?;
     let lowering = run_pipeline_diags(&mut module, crate::FRONT_PIPELINE)?;
-    // Why lowering left an op in the graph, by the op's location.
+    let boundary_code = boundary_codes(&lowering);
+    let call_at = calls_before_fusion(&module);
+    let decisions = fuse_with_report(&mut module, options)?;
+    let (graphs, kernels) = functions_after_fusion(&module);
+    let interpreted = interpreted_kernels(&mut module, options, &kernels);
+    let kernel_index = number_kernels(&graphs, &kernels);
+    let facts = FusionFacts {
+        source_name,
+        boundary_code,
+        call_at,
+        decisions,
+        kernels,
+        kernel_index,
+        interpreted: interpreted.iter().cloned().collect(),
+    };
+    let mut dump = FusionDump::default();
+    let mut summary = String::new();
+    let mut dots: Vec<(String, String)> = Vec::new();
+    for (graph, keys) in &graphs {
+        let drawn = facts.draw_graph(graph, keys);
+        summary.push_str(&drawn.summary);
+        dump.kernels.extend(drawn.kernels);
+        dump.boundary.extend(drawn.boundary);
+        dump.unfused.extend(drawn.unfused);
+        dots.push((sanitize(&graph.name), drawn.dot));
+    }
+    for (name, k) in &facts.kernels {
+        let i = facts.kernel_index[name];
+        dots.push((format!("kernel-{i}"), kernel_dot(i, name, k)));
+    }
+    dump.interpreted = interpreted;
+    dump.svg = which_dot().is_some();
+    write_drawings(dir, &dots, &mut dump)?;
+    for (name, why) in &dump.interpreted {
+        let _ = writeln!(summary, "interpreted {name}: {why}");
+    }
+    let path = dir.join("summary.txt");
+    std::fs::write(&path, &summary).map_err(|e| format!("{}: {e}", path.display()))?;
+    dump.files.push(path);
+    Ok(dump)
+}
+
+/// Why lowering left an op in the graph: the reason code of its remark, by the op's
+/// location (the first remark with a code wins).
+fn boundary_codes(lowering: &[Diag]) -> HashMap<String, String> {
     let mut boundary_code: HashMap<String, String> = HashMap::new();
-    for d in &lowering {
+    for d in lowering {
         if let Some(code) = code_of(&d.message) {
             boundary_code.entry(diag_key(d)).or_insert(code);
         }
     }
-    // The kernel calls before fusion: label (callee) -> location, to find the one-op
-    // kernels `--fuse` lifted back to their op.
+    boundary_code
+}
+
+/// The kernel calls before fusion: location -> label (callee), to find the one-op
+/// kernels `--fuse` lifted back to their op.
+fn calls_before_fusion(module: &Module) -> HashMap<String, String> {
     let mut call_at: HashMap<String, String> = HashMap::new();
     for func in extract::functions(module.body()) {
         if func.has_attribute("ascir.axes") {
@@ -129,13 +178,18 @@ pub fn dump_fusion(
             }
         }
     }
+    call_at
+}
+
+/// Runs `fuse` with its JSON report (in a temporary file) and reads its decisions.
+fn fuse_with_report(module: &mut Module, options: &RunOptions) -> Result<FusionDecisions, String> {
     let report_file = std::env::temp_dir().join(format!(
         "autofuse-fusion-report-{}-{}.json",
         std::process::id(),
         COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     ));
     let fused = run_pipeline_diags(
-        &mut module,
+        module,
         &format!(
             "fuse{{target={} report={}}}",
             options.target,
@@ -150,23 +204,49 @@ pub fn dump_fusion(
     } else {
         serde_json::from_str(&report).map_err(|e| format!("the fusion report: {e}"))?
     };
-    // Per function: pre-fusion call label -> final kernel name, and the refusal code of
-    // each pair of final kernels kept apart (the last refused attempt, as the remarks).
-    let mut final_of: HashMap<String, String> = HashMap::new();
-    let mut pair_code: HashMap<(String, String), String> = HashMap::new();
-    let mut lifted: HashMap<String, String> = HashMap::new();
-    for f in report["functions"].as_array().into_iter().flatten() {
+    Ok(FusionDecisions::from_report(&report))
+}
+
+/// What `--fuse` decided, per function of its report.
+#[derive(Default)]
+struct FusionDecisions {
+    /// Pre-fusion call label -> final kernel name.
+    final_of: HashMap<String, String>,
+    /// The refusal code of each pair of final kernels kept apart (the last refused
+    /// attempt, as the remarks).
+    pair_code: HashMap<(String, String), String>,
+    /// Pre-fusion call label -> the op its one-op kernel was lifted back to.
+    lifted: HashMap<String, String>,
+}
+
+impl FusionDecisions {
+    fn from_report(report: &serde_json::Value) -> FusionDecisions {
+        let mut decisions = FusionDecisions::default();
+        for f in report["functions"].as_array().into_iter().flatten() {
+            decisions.read_kernels(f);
+            decisions.read_refusals(f);
+        }
+        decisions
+    }
+
+    /// The final kernels of function `f`: which calls each replaced, and the op a
+    /// lifted one became.
+    fn read_kernels(&mut self, f: &serde_json::Value) {
         for k in f["kernels"].as_array().into_iter().flatten() {
             let name = k["name"].as_str().unwrap_or_default().to_string();
             for c in k["calls_replaced"].as_array().into_iter().flatten() {
                 if let Some(c) = c.as_str() {
-                    final_of.insert(c.to_string(), name.clone());
+                    self.final_of.insert(c.to_string(), name.clone());
                     if let Some(op) = k["lifted_to"].as_str() {
-                        lifted.insert(c.to_string(), op.to_string());
+                        self.lifted.insert(c.to_string(), op.to_string());
                     }
                 }
             }
         }
+    }
+
+    /// The refused decisions of function `f`, as codes between final kernels.
+    fn read_refusals(&mut self, f: &serde_json::Value) {
         for d in f["decisions"].as_array().into_iter().flatten() {
             if d["outcome"] != "refused" {
                 continue;
@@ -179,7 +259,7 @@ pub fn dump_fusion(
                     .into_iter()
                     .flatten()
                     .filter_map(|c| c.as_str())
-                    .filter_map(|c| final_of.get(c).cloned())
+                    .filter_map(|c| self.final_of.get(c).cloned())
                     .collect();
                 finals.sort();
                 finals.dedup();
@@ -191,15 +271,22 @@ pub fn dump_fusion(
             for a in side("first_calls") {
                 for b in side("second_calls") {
                     if a != b {
-                        pair_code.insert(ordered(a.clone(), b), code.to_string());
+                        self.pair_code
+                            .insert(ordered(a.clone(), b), code.to_string());
                     }
                 }
             }
         }
     }
+}
 
-    // The graph functions and kernels after --fuse.
-    let mut graphs: Vec<(Graph, Vec<String>)> = Vec::new();
+/// A graph function with each node's location key (`op_key`).
+type KeyedGraph = (Graph, Vec<String>);
+
+/// The graph functions after `--fuse` (with each node's location key) and its kernels
+/// by name; launch functions are neither.
+fn functions_after_fusion(module: &Module) -> (Vec<KeyedGraph>, BTreeMap<String, Graph>) {
+    let mut graphs: Vec<KeyedGraph> = Vec::new();
     let mut kernels: BTreeMap<String, Graph> = BTreeMap::new();
     for func in extract::functions(module.body()) {
         let Some(ex) = extract::extract_function(func) else {
@@ -212,12 +299,19 @@ pub fn dump_fusion(
             graphs.push((ex.graph, keys));
         }
     }
-    // Kernels the schedule cannot express run on the interpreter (AF-SC001 names them).
-    let mut dump = FusionDump::default();
-    if let Ok(diags) = run_pipeline_diags(
-        &mut module,
-        &format!("schedule{{target={}}}", options.target),
-    ) {
+    (graphs, kernels)
+}
+
+/// Kernels the schedule cannot express run on the interpreter (AF-SC001 names them),
+/// with the remark.
+fn interpreted_kernels(
+    module: &mut Module,
+    options: &RunOptions,
+    kernels: &BTreeMap<String, Graph>,
+) -> Vec<(String, String)> {
+    let mut interpreted = Vec::new();
+    if let Ok(diags) = run_pipeline_diags(module, &format!("schedule{{target={}}}", options.target))
+    {
         for d in diags {
             if let Some(rest) = d.message.strip_prefix("AF-SC001 @") {
                 let name = rest
@@ -226,19 +320,21 @@ pub fn dump_fusion(
                     .unwrap_or_default()
                     .to_string();
                 if kernels.contains_key(&name) {
-                    dump.interpreted.push((name, d.message.clone()));
+                    interpreted.push((name, d.message.clone()));
                 }
             }
         }
     }
-    let interpreted: HashMap<&str, &str> = dump
-        .interpreted
-        .iter()
-        .map(|(n, w)| (n.as_str(), w.as_str()))
-        .collect();
-    // Kernels are numbered in program order (then the ones no graph calls).
+    interpreted
+}
+
+/// Kernels are numbered in program order (then the ones no graph calls).
+fn number_kernels(
+    graphs: &[KeyedGraph],
+    kernels: &BTreeMap<String, Graph>,
+) -> HashMap<String, usize> {
     let mut order: Vec<&String> = Vec::new();
-    for (graph, _) in &graphs {
+    for (graph, _) in graphs {
         for node in &graph.nodes {
             if let Some((name, _)) = callee(node).and_then(|c| kernels.get_key_value(c)) {
                 if !order.contains(&name) {
@@ -252,25 +348,99 @@ pub fn dump_fusion(
             order.push(name);
         }
     }
-    let kernel_index: HashMap<&String, usize> =
-        order.iter().enumerate().map(|(i, k)| (*k, i)).collect();
+    order
+        .iter()
+        .enumerate()
+        .map(|(i, k)| ((*k).clone(), i))
+        .collect()
+}
 
-    let mut summary = String::new();
-    let mut dots: Vec<(String, String)> = Vec::new();
-    for (graph, keys) in &graphs {
-        let mut dot = String::new();
+/// What the drawings of the graph functions read.
+struct FusionFacts<'a> {
+    source_name: &'a str,
+    /// Why lowering left an op in the graph, by the op's location.
+    boundary_code: HashMap<String, String>,
+    /// The kernel calls before fusion: location -> label.
+    call_at: HashMap<String, String>,
+    decisions: FusionDecisions,
+    /// The kernels after `--fuse`, by name.
+    kernels: BTreeMap<String, Graph>,
+    kernel_index: HashMap<String, usize>,
+    /// Kernels left to the interpreter -> why.
+    interpreted: HashMap<String, String>,
+}
+
+impl FusionFacts<'_> {
+    /// The DOT picture and summary lines of graph function `graph` after `--fuse`.
+    fn draw_graph<'g>(&'g self, graph: &'g Graph, keys: &'g [String]) -> GraphDrawing<'g> {
+        let mut d = GraphDrawing {
+            facts: self,
+            graph,
+            keys,
+            dot: String::new(),
+            summary: String::new(),
+            producer: HashMap::new(),
+            kinds: HashMap::new(),
+            via: HashMap::new(),
+            kernels: Vec::new(),
+            boundary: Vec::new(),
+            unfused: Vec::new(),
+        };
+        d.draw_header_and_inputs();
+        d.draw_nodes();
+        let _ = writeln!(
+            d.dot,
+            "  \"return\" [shape=ellipse, style=filled, fillcolor=\"#eeeeee\", label=\"outputs\"];"
+        );
+        d.draw_edges();
+        let _ = writeln!(d.dot, "}}");
+        d
+    }
+}
+
+/// What a drawn node of a graph function is.
+#[derive(PartialEq)]
+enum Kind {
+    Kernel,
+    /// A boundary op, with its reason (a code, `lifted:<label>` or `boundary`).
+    Boundary(String),
+}
+
+/// One graph function's picture under construction, and what it found.
+struct GraphDrawing<'a> {
+    facts: &'a FusionFacts<'a>,
+    graph: &'a Graph,
+    /// Each node's location key.
+    keys: &'a [String],
+    dot: String,
+    summary: String,
+    /// Node id of each value's producer; arguments are input nodes, views are looked
+    /// through.
+    producer: HashMap<usize, String>,
+    kinds: HashMap<String, Kind>,
+    /// Values behind a view `--fuse` lifted back from a kernel of its own: that
+    /// kernel's call label.
+    via: HashMap<usize, String>,
+    kernels: Vec<String>,
+    boundary: Vec<String>,
+    unfused: Vec<(String, String, String)>,
+}
+
+impl GraphDrawing<'_> {
+    /// The graph's attributes, its summary heading and one input node per argument.
+    fn draw_header_and_inputs(&mut self) {
+        let graph = self.graph;
+        let dot = &mut self.dot;
         let _ = writeln!(dot, "digraph \"{}\" {{", dot_escape(&graph.name));
         let _ = writeln!(
             dot,
             "  graph [rankdir=TB, fontname=\"Helvetica\", label=\"@{} after --fuse (source {})\", labelloc=t];",
             dot_escape(&graph.name),
-            dot_escape(source_name)
+            dot_escape(self.facts.source_name)
         );
         let _ = writeln!(dot, "  node [fontname=\"Helvetica\", fontsize=10];");
         let _ = writeln!(dot, "  edge [fontname=\"Helvetica\", fontsize=9];");
-        let _ = writeln!(summary, "@{} after --fuse:", graph.name);
-        // Node id of each value's producer; arguments are input nodes.
-        let mut producer: HashMap<usize, String> = HashMap::new();
+        let _ = writeln!(self.summary, "@{} after --fuse:", graph.name);
         for (i, &arg) in graph.arguments.iter().enumerate() {
             let id = format!("arg{i}");
             let ty = graph.ty(arg).map(|t| format!("{t:?}")).unwrap_or_default();
@@ -279,110 +449,144 @@ pub fn dump_fusion(
                 dot,
                 "  \"{id}\" [shape=ellipse, style=filled, fillcolor=\"#eeeeee\", label=\"input {i}\"];"
             );
-            producer.insert(arg, id);
+            self.producer.insert(arg, id);
         }
-        // What each drawn node is: a kernel (by name), a boundary op, a view.
-        #[derive(PartialEq)]
-        enum Kind {
-            Kernel,
-            Boundary(String),
-        }
-        let mut kinds: HashMap<String, Kind> = HashMap::new();
-        let mut via: HashMap<usize, String> = HashMap::new();
+    }
+
+    /// A node per kernel call and per boundary op (views are looked through, sources
+    /// are not drawn), then the summary's count of each boundary op.
+    fn draw_nodes(&mut self) {
+        let graph = self.graph;
         let mut boundary_count: BTreeMap<String, usize> = BTreeMap::new();
         for (n, node) in graph.nodes.iter().enumerate() {
             if node.op == "func.return" || is_source(&node.op) {
                 continue;
             }
-            let id;
-            if let Some(c) = callee(node).filter(|c| kernels.contains_key(*c)) {
-                id = c.to_string();
-                let k = &kernels[c];
-                let ops: Vec<&str> = k
-                    .nodes
-                    .iter()
-                    .map(|x| short_op(&x.op))
-                    .filter(|o| !matches!(*o, "data" | "output" | "load" | "store" | "return"))
-                    .collect();
-                let colour = PALETTE[kernel_index[&id] % PALETTE.len()];
-                let (border, note) = match interpreted.get(c) {
-                    Some(_) => ("color=red, penwidth=3, ", "\\n(interpreted: no schedule)"),
-                    None => ("", ""),
-                };
-                let mut shown = ops.iter().take(8).cloned().collect::<Vec<_>>().join(" ");
-                if ops.len() > 8 {
-                    let _ = write!(shown, " +{}", ops.len() - 8);
-                }
-                let _ = writeln!(
-                    dot,
-                    "  \"{}\" [shape=box, style=\"rounded,filled\", {border}fillcolor=\"{colour}\", label=\"kernel {}\\n{}{note}\", tooltip=\"{}\"];",
-                    dot_escape(&id),
-                    kernel_index[&id],
-                    dot_escape(&shown),
-                    dot_escape(&id)
-                );
-                kinds.insert(id.clone(), Kind::Kernel);
-                dump.kernels.push(id.clone());
-                let _ = writeln!(
-                    summary,
-                    "  kernel {} {}{}: {}",
-                    kernel_index[&id],
-                    id,
-                    if interpreted.contains_key(c) {
-                        " (interpreted)"
-                    } else {
-                        ""
-                    },
-                    ops.join(" ")
-                );
+            let id = if let Some(c) = callee(node).filter(|c| self.facts.kernels.contains_key(*c)) {
+                self.draw_kernel(c)
             } else if is_view(&node.op) {
-                // Views are looked through: their result is their input's buffer.
-                if let Some(p) = node.operands.first().and_then(|v| producer.get(v)).cloned() {
-                    // A view `--fuse` lifted back from a kernel of its own: the refusal
-                    // with that kernel explains the edge through it.
-                    let lifted_from = call_at.get(&keys[n]).filter(|l| lifted.contains_key(*l));
-                    let inherited = node.operands.first().and_then(|v| via.get(v)).cloned();
-                    for &r in &node.results {
-                        producer.insert(r, p.clone());
-                        if let Some(l) = lifted_from.cloned().or(inherited.clone()) {
-                            via.insert(r, l);
-                        }
-                    }
-                }
+                self.look_through_view(n, node);
                 continue;
             } else {
-                id = format!("n{n}");
-                let key = &keys[n];
-                let reason = if let Some(code) = boundary_code.get(key) {
-                    code.clone()
-                } else if let Some(label) = call_at.get(key).filter(|l| lifted.contains_key(*l)) {
-                    format!("lifted:{label}")
-                } else {
-                    "boundary".into()
-                };
-                let shown = reason.split(':').next().unwrap_or_default().to_string();
-                let _ = writeln!(
-                    dot,
-                    "  \"{id}\" [shape=box, style=\"filled,bold\", fillcolor=\"#d9d9d9\", label=\"{}\\n[{}]\", tooltip=\"boundary op {}\"];",
-                    dot_escape(&node.op),
-                    dot_escape(&shown),
-                    dot_escape(&node.op)
-                );
                 *boundary_count.entry(node.op.clone()).or_default() += 1;
-                dump.boundary.push(node.op.clone());
-                kinds.insert(id.clone(), Kind::Boundary(reason));
-            }
+                self.draw_boundary_op(n, node)
+            };
             for &r in &node.results {
-                producer.insert(r, id.clone());
+                self.producer.insert(r, id.clone());
             }
         }
         for (op, n) in &boundary_count {
-            let _ = writeln!(summary, "  boundary op {op} x{n}");
+            let _ = writeln!(self.summary, "  boundary op {op} x{n}");
+        }
+    }
+
+    /// The node of a call of kernel `c`: its number, colour and first ops (a red border
+    /// when the interpreter runs it); returns its id.
+    fn draw_kernel(&mut self, c: &str) -> String {
+        let facts = self.facts;
+        let id = c.to_string();
+        let k = &facts.kernels[c];
+        let ops: Vec<&str> = k
+            .nodes
+            .iter()
+            .map(|x| short_op(&x.op))
+            .filter(|o| !matches!(*o, "data" | "output" | "load" | "store" | "return"))
+            .collect();
+        let colour = PALETTE[facts.kernel_index[&id] % PALETTE.len()];
+        let (border, note) = match facts.interpreted.get(c) {
+            Some(_) => ("color=red, penwidth=3, ", "\\n(interpreted: no schedule)"),
+            None => ("", ""),
+        };
+        let mut shown = ops.iter().take(8).cloned().collect::<Vec<_>>().join(" ");
+        if ops.len() > 8 {
+            let _ = write!(shown, " +{}", ops.len() - 8);
         }
         let _ = writeln!(
-            dot,
-            "  \"return\" [shape=ellipse, style=filled, fillcolor=\"#eeeeee\", label=\"outputs\"];"
+            self.dot,
+            "  \"{}\" [shape=box, style=\"rounded,filled\", {border}fillcolor=\"{colour}\", label=\"kernel {}\\n{}{note}\", tooltip=\"{}\"];",
+            dot_escape(&id),
+            facts.kernel_index[&id],
+            dot_escape(&shown),
+            dot_escape(&id)
         );
+        self.kinds.insert(id.clone(), Kind::Kernel);
+        self.kernels.push(id.clone());
+        let _ = writeln!(
+            self.summary,
+            "  kernel {} {}{}: {}",
+            facts.kernel_index[&id],
+            id,
+            if facts.interpreted.contains_key(c) {
+                " (interpreted)"
+            } else {
+                ""
+            },
+            ops.join(" ")
+        );
+        id
+    }
+
+    /// A view's result is its input's buffer: it takes the input's producer (and the
+    /// lifted kernel an edge through it comes from).
+    fn look_through_view(&mut self, n: usize, node: &Node) {
+        let Some(p) = node
+            .operands
+            .first()
+            .and_then(|v| self.producer.get(v))
+            .cloned()
+        else {
+            return;
+        };
+        // A view `--fuse` lifted back from a kernel of its own: the refusal with that
+        // kernel explains the edge through it.
+        let facts = self.facts;
+        let lifted_from = facts
+            .call_at
+            .get(&self.keys[n])
+            .filter(|l| facts.decisions.lifted.contains_key(*l));
+        let inherited = node.operands.first().and_then(|v| self.via.get(v)).cloned();
+        for &r in &node.results {
+            self.producer.insert(r, p.clone());
+            if let Some(l) = lifted_from.cloned().or(inherited.clone()) {
+                self.via.insert(r, l);
+            }
+        }
+    }
+
+    /// The node of a boundary op, labelled with why it stayed a graph op; returns its
+    /// id.
+    fn draw_boundary_op(&mut self, n: usize, node: &Node) -> String {
+        let facts = self.facts;
+        let id = format!("n{n}");
+        let key = &self.keys[n];
+        let reason = if let Some(code) = facts.boundary_code.get(key) {
+            code.clone()
+        } else if let Some(label) = facts
+            .call_at
+            .get(key)
+            .filter(|l| facts.decisions.lifted.contains_key(*l))
+        {
+            format!("lifted:{label}")
+        } else {
+            "boundary".into()
+        };
+        let shown = reason.split(':').next().unwrap_or_default().to_string();
+        let _ = writeln!(
+            self.dot,
+            "  \"{id}\" [shape=box, style=\"filled,bold\", fillcolor=\"#d9d9d9\", label=\"{}\\n[{}]\", tooltip=\"boundary op {}\"];",
+            dot_escape(&node.op),
+            dot_escape(&shown),
+            dot_escape(&node.op)
+        );
+        self.boundary.push(node.op.clone());
+        self.kinds.insert(id.clone(), Kind::Boundary(reason));
+        id
+    }
+
+    /// One edge per pair of drawn nodes a value connects, each unfused one with its
+    /// reason.
+    fn draw_edges(&mut self) {
+        let graph = self.graph;
         let mut seen: std::collections::HashSet<(String, String)> = Default::default();
         for (n, node) in graph.nodes.iter().enumerate() {
             let to = if node.op == "func.return" {
@@ -390,129 +594,157 @@ pub fn dump_fusion(
             } else if is_source(&node.op) || is_view(&node.op) {
                 continue;
             } else {
-                match producer.get(node.results.first().unwrap_or(&usize::MAX)) {
+                match self
+                    .producer
+                    .get(node.results.first().unwrap_or(&usize::MAX))
+                {
                     Some(id) => id.clone(),
                     None => format!("n{n}"),
                 }
             };
             for &v in &node.operands {
-                let Some(from) = producer.get(&v) else {
+                let Some(from) = self.producer.get(&v).cloned() else {
                     continue;
                 };
-                if *from == to || !seen.insert((from.clone(), to.clone())) {
+                if from == to || !seen.insert((from.clone(), to.clone())) {
                     continue;
                 }
-                // The reason of each end: a kernel's refusal with the other end, a
-                // boundary op's own code, a lifted op's refusal with the other end.
-                let side = |me: &String, other: &String| -> Option<String> {
-                    match kinds.get(me)? {
-                        Kind::Kernel => None,
-                        Kind::Boundary(r) => match r.split_once(':') {
-                            Some(("lifted", label)) => final_of
-                                .get(label)
-                                .and_then(|l| pair_code.get(&ordered(l.clone(), other.clone())))
-                                .map(|c| format!("lifted, {c}"))
-                                .or_else(|| Some("lifted".into())),
-                            _ => Some(r.clone()),
-                        },
-                    }
-                };
-                let reason = match (kinds.get(from), kinds.get(&to)) {
-                    (Some(Kind::Kernel), Some(Kind::Kernel)) => Some(
-                        pair_code
-                            .get(&ordered(from.clone(), to.clone()))
-                            .cloned()
-                            .or_else(|| {
-                                let l = final_of.get(via.get(&v)?)?;
-                                pair_code
-                                    .get(&ordered(l.clone(), from.clone()))
-                                    .or_else(|| pair_code.get(&ordered(l.clone(), to.clone())))
-                                    .map(|c| format!("{c} (via a lifted view)"))
-                            })
-                            .unwrap_or_else(|| "no-decision".into()),
-                    ),
-                    (Some(_), Some(_)) => {
-                        let a = side(from, &to);
-                        let b = side(&to, from);
-                        let coded =
-                            |r: &Option<String>| r.as_ref().is_some_and(|r| r.contains("AF-"));
-                        if coded(&a) {
-                            a
-                        } else if coded(&b) {
-                            b
-                        } else {
-                            a.or(b)
-                        }
-                    }
-                    _ => None,
-                };
-                match reason {
-                    Some(code) => {
-                        let _ = writeln!(
-                            dot,
-                            "  \"{}\" -> \"{}\" [style=dashed, color=\"#c0392b\", fontcolor=\"#c0392b\", class=\"unfused\", label=\"{}\"];",
-                            dot_escape(from),
-                            dot_escape(&to),
-                            dot_escape(&code)
-                        );
-                        let _ = writeln!(summary, "  unfused edge {from} -> {to}: {code}");
-                        dump.unfused.push((from.clone(), to.clone(), code));
-                    }
-                    None => {
-                        let _ = writeln!(
-                            dot,
-                            "  \"{}\" -> \"{}\";",
-                            dot_escape(from),
-                            dot_escape(&to)
-                        );
-                    }
-                }
+                let reason = self.edge_reason(&from, &to, v);
+                self.draw_edge(&from, &to, reason);
             }
         }
-        let _ = writeln!(dot, "}}");
-        let file = sanitize(&graph.name);
-        dots.push((file, dot));
     }
-    // Each kernel's AscGraph.
-    for (name, k) in &kernels {
-        let i = kernel_index[name];
-        let mut dot = String::new();
-        let _ = writeln!(dot, "digraph \"kernel{i}\" {{");
+
+    /// Why value `v` goes through GM from `from` to `to`: between two kernels, the
+    /// refusal that kept them apart (or one with the kernel a lifted view on the way
+    /// came from); at a boundary op, the end with a reason code. None when neither end
+    /// is drawn (an input or the outputs).
+    fn edge_reason(&self, from: &String, to: &String, v: usize) -> Option<String> {
+        let decisions = &self.facts.decisions;
+        let pair_code = &decisions.pair_code;
+        match (self.kinds.get(from), self.kinds.get(to)) {
+            (Some(Kind::Kernel), Some(Kind::Kernel)) => Some(
+                pair_code
+                    .get(&ordered(from.clone(), to.clone()))
+                    .cloned()
+                    .or_else(|| {
+                        let l = decisions.final_of.get(self.via.get(&v)?)?;
+                        pair_code
+                            .get(&ordered(l.clone(), from.clone()))
+                            .or_else(|| pair_code.get(&ordered(l.clone(), to.clone())))
+                            .map(|c| format!("{c} (via a lifted view)"))
+                    })
+                    .unwrap_or_else(|| "no-decision".into()),
+            ),
+            (Some(_), Some(_)) => {
+                let a = self.end_reason(from, to);
+                let b = self.end_reason(to, from);
+                let coded = |r: &Option<String>| r.as_ref().is_some_and(|r| r.contains("AF-"));
+                if coded(&a) {
+                    a
+                } else if coded(&b) {
+                    b
+                } else {
+                    a.or(b)
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// The reason of one end of an edge: none for a kernel, a boundary op's own code, a
+    /// lifted op's refusal with the other end.
+    fn end_reason(&self, me: &str, other: &str) -> Option<String> {
+        let decisions = &self.facts.decisions;
+        match self.kinds.get(me)? {
+            Kind::Kernel => None,
+            Kind::Boundary(r) => match r.split_once(':') {
+                Some(("lifted", label)) => decisions
+                    .final_of
+                    .get(label)
+                    .and_then(|l| {
+                        decisions
+                            .pair_code
+                            .get(&ordered(l.clone(), other.to_string()))
+                    })
+                    .map(|c| format!("lifted, {c}"))
+                    .or_else(|| Some("lifted".into())),
+                _ => Some(r.clone()),
+            },
+        }
+    }
+
+    /// An edge: dashed, labelled and listed as unfused when it has a reason.
+    fn draw_edge(&mut self, from: &str, to: &str, reason: Option<String>) {
+        match reason {
+            Some(code) => {
+                let _ = writeln!(
+                    self.dot,
+                    "  \"{}\" -> \"{}\" [style=dashed, color=\"#c0392b\", fontcolor=\"#c0392b\", class=\"unfused\", label=\"{}\"];",
+                    dot_escape(from),
+                    dot_escape(to),
+                    dot_escape(&code)
+                );
+                let _ = writeln!(self.summary, "  unfused edge {from} -> {to}: {code}");
+                self.unfused.push((from.to_string(), to.to_string(), code));
+            }
+            None => {
+                let _ = writeln!(
+                    self.dot,
+                    "  \"{}\" -> \"{}\";",
+                    dot_escape(from),
+                    dot_escape(to)
+                );
+            }
+        }
+    }
+}
+
+/// Kernel `i`'s AscGraph: its AscIR ops and their edges.
+fn kernel_dot(i: usize, name: &str, k: &Graph) -> String {
+    let mut dot = String::new();
+    let _ = writeln!(dot, "digraph \"kernel{i}\" {{");
+    let _ = writeln!(
+        dot,
+        "  graph [rankdir=TB, fontname=\"Helvetica\", label=\"kernel {i}: {}\", labelloc=t];",
+        dot_escape(name)
+    );
+    let _ = writeln!(dot, "  node [fontname=\"Helvetica\", fontsize=10, shape=box, style=\"rounded,filled\", fillcolor=\"{}\"];", PALETTE[i % PALETTE.len()]);
+    let mut producer: HashMap<usize, usize> = HashMap::new();
+    for (n, node) in k.nodes.iter().enumerate() {
+        if node.op == "func.return" {
+            continue;
+        }
+        let index = node
+            .attr("index")
+            .and_then(AttrValue::as_int)
+            .map(|v| format!(" {v}"))
+            .unwrap_or_default();
         let _ = writeln!(
             dot,
-            "  graph [rankdir=TB, fontname=\"Helvetica\", label=\"kernel {i}: {}\", labelloc=t];",
-            dot_escape(name)
+            "  n{n} [label=\"{}{index}\"];",
+            dot_escape(short_op(&node.op))
         );
-        let _ = writeln!(dot, "  node [fontname=\"Helvetica\", fontsize=10, shape=box, style=\"rounded,filled\", fillcolor=\"{}\"];", PALETTE[i % PALETTE.len()]);
-        let mut producer: HashMap<usize, usize> = HashMap::new();
-        for (n, node) in k.nodes.iter().enumerate() {
-            if node.op == "func.return" {
-                continue;
-            }
-            let index = node
-                .attr("index")
-                .and_then(AttrValue::as_int)
-                .map(|v| format!(" {v}"))
-                .unwrap_or_default();
-            let _ = writeln!(
-                dot,
-                "  n{n} [label=\"{}{index}\"];",
-                dot_escape(short_op(&node.op))
-            );
-            for &r in &node.results {
-                producer.insert(r, n);
-            }
-            for &v in &node.operands {
-                if let Some(p) = producer.get(&v) {
-                    let _ = writeln!(dot, "  n{p} -> n{n};");
-                }
+        for &r in &node.results {
+            producer.insert(r, n);
+        }
+        for &v in &node.operands {
+            if let Some(p) = producer.get(&v) {
+                let _ = writeln!(dot, "  n{p} -> n{n};");
             }
         }
-        let _ = writeln!(dot, "}}");
-        dots.push((format!("kernel-{i}"), dot));
     }
-    dump.svg = which_dot().is_some();
-    for (file, dot) in &dots {
+    let _ = writeln!(dot, "}}");
+    dot
+}
+
+/// Writes each DOT file, and its SVG when `dump.svg` (Graphviz's `dot` found).
+fn write_drawings(
+    dir: &Path,
+    dots: &[(String, String)],
+    dump: &mut FusionDump,
+) -> Result<(), String> {
+    for (file, dot) in dots {
         let path = dir.join(format!("{file}.dot"));
         std::fs::write(&path, dot).map_err(|e| format!("{}: {e}", path.display()))?;
         dump.files.push(path.clone());
@@ -535,13 +767,7 @@ pub fn dump_fusion(
             dump.files.push(svg);
         }
     }
-    for (name, why) in &dump.interpreted {
-        let _ = writeln!(summary, "interpreted {name}: {why}");
-    }
-    let path = dir.join("summary.txt");
-    std::fs::write(&path, &summary).map_err(|e| format!("{}: {e}", path.display()))?;
-    dump.files.push(path);
-    Ok(dump)
+    Ok(())
 }
 
 static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
@@ -554,7 +780,7 @@ fn ordered(a: String, b: String) -> (String, String) {
     }
 }
 
-fn callee(node: &autofuse_ir::graph::Node) -> Option<&str> {
+fn callee(node: &Node) -> Option<&str> {
     (node.op == "func.call")
         .then(|| node.attr("callee").and_then(AttrValue::as_symbol))
         .flatten()

@@ -71,6 +71,12 @@ fn row_cache_sizes(model: &TilingModel, case: &CaseModel, name: &str) -> String 
 
 /// (header, host source).
 pub fn emit(input: &KernelInput, name: &str) -> Result<(String, String), String> {
+    Ok((tiling_header(input, name), host_source(input, name)))
+}
+
+/// `<kernel>_tiling.h`: the `TilingData` struct, the static tiling when the shapes are
+/// static, and the host function's prototype.
+fn tiling_header(input: &KernelInput, name: &str) -> String {
     let model = input.model;
     let fields = tiling_field_names(model);
     let mut h = String::new();
@@ -112,9 +118,13 @@ pub fn emit(input: &KernelInput, name: &str) -> Result<(String, String), String>
         model.symbols.join(", "),
         pad = " ".repeat(name.len() + 22)
     );
+    h
+}
 
-    // Host source.
-    let chip = input.chip;
+/// `<kernel>_tiling.cpp`: each case's model as functions, the case table, and the host
+/// function that solves and writes the tiling data.
+fn host_source(input: &KernelInput, name: &str) -> String {
+    let model = input.model;
     let mut c = String::new();
     let _ = writeln!(
         c,
@@ -123,63 +133,80 @@ pub fn emit(input: &KernelInput, name: &str) -> Result<(String, String), String>
          #include \"af_tiling_host.h\"\n#include \"{name}_tiling.h\"\n\nnamespace af_{name} {{\nnamespace {{\n"
     );
     for case in &model.cases {
-        let k = case.key;
-        let tv = case.tile_var.as_deref();
-        let _ = writeln!(
-            c,
-            "int64_t Case{k}Split(const int64_t* sym) {{\n    (void)sym;\n{}    return {};\n}}",
-            locals(model, None),
-            cx(model, &case.split_size)
-        );
-        let _ = writeln!(
-            c,
-            "int64_t Case{k}Outer(const int64_t* sym) {{\n    (void)sym;\n{}    return {};\n}}",
-            locals(model, None),
-            cx(model, &case.outer)
-        );
-        let ub = case
-            .buffers
-            .iter()
-            .fold(Expr::constant(0), |acc, b| acc + b.3.clone() * b.2 as i64);
-        let _ = writeln!(
-            c,
-            "int64_t Case{k}Ub(const int64_t* sym, int64_t t) {{\n    (void)sym;\n    (void)t;\n{}    return {};\n}}",
-            locals(model, tv),
-            cx(model, &ub)
-        );
-        let mut works = vec![
-            ("Work", &case.cost),
-            ("Once", &case.once),
-            ("Chunk", &case.chunk),
-        ];
-        if let Some(cc) = &case.cross_core {
-            works.extend([
-                ("CcChunk", &cc.chunk),
-                ("CcPartial", &cc.partial),
-                ("CcCombine", &cc.combine),
-                ("CcBatch", &cc.batch),
-                ("CcFin", &cc.fin),
-            ]);
-        }
-        for (function, w) in works {
-            let _ = writeln!(
-                c,
-                "af_host::Work Case{k}{function}(const int64_t* sym, int64_t t) {{\n    (void)sym;\n    (void)t;\n{}    return af_host::Work{{{}}};\n}}",
-                locals(model, tv),
-                [
-                    &w.mte2_bytes,
-                    &w.mte3_bytes,
-                    &w.vec_bytes,
-                    &w.load_ops,
-                    &w.store_ops,
-                    &w.dma_rows,
-                    &w.vec_ops
-                ]
-                .map(|e| cx(model, e))
-                .join(", ")
-            );
-        }
+        c.push_str(&case_functions(model, case));
     }
+    c.push_str(&case_table(model, name));
+    c.push_str(&solve_and_write_header(input, name));
+    c.push_str(&case_fields(model, name));
+    c
+}
+
+/// A case's model as C++ functions of the symbols (and the tile): split size, outer
+/// extent, UB bytes, and the cost terms (with the cross-core phases' when it has them).
+fn case_functions(model: &TilingModel, case: &CaseModel) -> String {
+    let mut c = String::new();
+    let k = case.key;
+    let tv = case.tile_var.as_deref();
+    let _ = writeln!(
+        c,
+        "int64_t Case{k}Split(const int64_t* sym) {{\n    (void)sym;\n{}    return {};\n}}",
+        locals(model, None),
+        cx(model, &case.split_size)
+    );
+    let _ = writeln!(
+        c,
+        "int64_t Case{k}Outer(const int64_t* sym) {{\n    (void)sym;\n{}    return {};\n}}",
+        locals(model, None),
+        cx(model, &case.outer)
+    );
+    let ub = case
+        .buffers
+        .iter()
+        .fold(Expr::constant(0), |acc, b| acc + b.3.clone() * b.2 as i64);
+    let _ = writeln!(
+        c,
+        "int64_t Case{k}Ub(const int64_t* sym, int64_t t) {{\n    (void)sym;\n    (void)t;\n{}    return {};\n}}",
+        locals(model, tv),
+        cx(model, &ub)
+    );
+    let mut works = vec![
+        ("Work", &case.cost),
+        ("Once", &case.once),
+        ("Chunk", &case.chunk),
+    ];
+    if let Some(cc) = &case.cross_core {
+        works.extend([
+            ("CcChunk", &cc.chunk),
+            ("CcPartial", &cc.partial),
+            ("CcCombine", &cc.combine),
+            ("CcBatch", &cc.batch),
+            ("CcFin", &cc.fin),
+        ]);
+    }
+    for (function, w) in works {
+        let _ = writeln!(
+            c,
+            "af_host::Work Case{k}{function}(const int64_t* sym, int64_t t) {{\n    (void)sym;\n    (void)t;\n{}    return af_host::Work{{{}}};\n}}",
+            locals(model, tv),
+            [
+                &w.mte2_bytes,
+                &w.mte3_bytes,
+                &w.vec_bytes,
+                &w.load_ops,
+                &w.store_ops,
+                &w.dma_rows,
+                &w.vec_ops
+            ]
+            .map(|e| cx(model, e))
+            .join(", ")
+        );
+    }
+    c
+}
+
+/// `kCases`: one `af_host::CaseModel` per case, naming its functions, and the end of
+/// the kernel's namespaces.
+fn case_table(model: &TilingModel, name: &str) -> String {
     let cases: Vec<String> = model
         .cases
         .iter()
@@ -202,11 +229,18 @@ pub fn emit(input: &KernelInput, name: &str) -> Result<(String, String), String>
             )
         })
         .collect();
-    let _ = writeln!(
-        c,
-        "const af_host::CaseModel kCases[] = {{\n{}\n}};\n\n}}  // namespace\n}}  // namespace af_{name}\n",
+    format!(
+        "const af_host::CaseModel kCases[] = {{\n{}\n}};\n\n}}  // namespace\n}}  // namespace af_{name}\n\n",
         cases.join("\n")
-    );
+    )
+}
+
+/// The host function's start: the chip's cost constants, the solve, and the fields
+/// every case shares (block count, key, tiles, symbols, cross-core parts).
+fn solve_and_write_header(input: &KernelInput, name: &str) -> String {
+    let (model, chip) = (input.model, input.chip);
+    let names = CNames::new(&model.symbols);
+    let mut c = String::new();
     let _ = writeln!(
         c,
         "extern \"C\" int {name}_tiling(const int64_t* sym, uint32_t cores, uint32_t ub_bytes, af_{name}::TilingData* out) {{\n\
@@ -233,7 +267,14 @@ pub fn emit(input: &KernelInput, name: &str) -> Result<(String, String), String>
     if model.cases.iter().any(|cs| cs.cross_core.is_some()) {
         c.push_str("    out->rcore_parts = s.parts;\n    out->workspace_bytes = s.workspace;\n");
     }
-    c.push_str("    switch (s.key) {\n");
+    c
+}
+
+/// The host function's rest: per chosen case, its tile, block and buffer sizes and
+/// row caches, evaluated at the solved tile.
+fn case_fields(model: &TilingModel, name: &str) -> String {
+    let names = CNames::new(&model.symbols);
+    let mut c = String::from("    switch (s.key) {\n");
     for case in &model.cases {
         let _ = writeln!(c, "    case {}: {{", case.key);
         let _ = writeln!(c, "        const int64_t t = s.tile;\n        (void)t;");
@@ -260,5 +301,5 @@ pub fn emit(input: &KernelInput, name: &str) -> Result<(String, String), String>
         c.push_str("        break;\n    }\n");
     }
     c.push_str("    default:\n        return 1;\n    }\n    return 0;\n}\n");
-    Ok((h, c))
+    c
 }

@@ -12,14 +12,16 @@
 //! Preconditions: see `super`. Postconditions: only APIs of the sheet are called, with
 //! UB operands at 32-byte aligned offsets (row pitches are multiples of 32 bytes).
 
+mod node;
+
 use super::{gm_type, short_loc, ub_type, CNames, KernelInput};
-use autofuse_ascir::graph::ArangeTerm;
 use autofuse_ascir::kernel::{
-    cast_direct, float_attr, Case, NodeKind, Place, Schedule, ROW_CACHE_SLOT_EXTRA_BYTES,
+    Case, NodeKind, Place, Position, Schedule, ROW_CACHE_SLOT_EXTRA_BYTES,
 };
-use autofuse_ir::graph::{DType, Dim};
+use autofuse_ir::graph::Dim;
 use autofuse_symbolic::Expr;
 use autofuse_tiling::tiling::{row_cache_field, ROW_CACHE_BUFFER};
+use node::{emit_node, scalar};
 use std::fmt::Write;
 
 struct Ctx<'a> {
@@ -354,9 +356,45 @@ fn numel(s: &Schedule, dims: &[Dim]) -> Result<String, String> {
 
 fn emit_case(ctx: &Ctx, params: &[String]) -> Result<String, String> {
     let s = ctx.s;
-    let g = ctx.input.graph;
     let case = ctx.case;
     let mut o = String::new();
+    let _ = writeln!(o, "// Case {}: {}.", case.key, describe_case(ctx));
+    let args: Vec<String> = params.iter().map(|p| format!("GM_ADDR {p}")).collect();
+    let _ = writeln!(
+        o,
+        "__aicore__ inline void Case{}({}, const TilingData& t) {{",
+        case.key,
+        args.join(", ")
+    );
+    let _ = writeln!(o, "    constexpr int64_t kAlign = {};", s.align);
+    if cross_core(s) && !case.cross_core {
+        o.push_str("    (void)workspace;  // only the cross-core case writes partials there\n");
+    }
+    o.push_str(&declare_tiling_values(ctx));
+    o.push_str(&declare_gm_tensors(ctx)?);
+    o.push_str(&declare_buffers(ctx));
+    let chunks = match (case.split, &case.tile_var) {
+        (Some(u), Some(var)) => format!("af_ceildiv(size_{}, {var})", ctx.axis(u)),
+        _ => "1".into(),
+    };
+    let _ = writeln!(
+        o,
+        "    const int64_t chunks = {chunks};\n    (void)chunks;\n    const int64_t first = static_cast<int64_t>(GetBlockIdx()) * t.{bv};\n    const int64_t last = af_min(first + t.{bv}, t.tiles_total);",
+        bv = case.block_var
+    );
+    match s.split_plan(case) {
+        None => emit_all_load(ctx, &mut o)?,
+        Some(plan) if case.cross_core => emit_cross_core(ctx, &plan, &mut o)?,
+        Some(plan) => emit_split_reduction(ctx, &plan, &mut o)?,
+    }
+    o.push_str("}\n");
+    Ok(o)
+}
+
+/// The case's tiling, for its heading comment: the UB split with the looped and
+/// in-tile axes, and the block of the innermost axis when it has one.
+fn describe_case(ctx: &Ctx) -> String {
+    let case = ctx.case;
     let describe = match case.split {
         Some(u) => format!(
             "UB split of {} (tile {}), looped [{}], in tile [{}]",
@@ -375,7 +413,7 @@ fn emit_case(ctx: &Ctx, params: &[String]) -> Result<String, String> {
         ),
         None => "one tile holding every axis".into(),
     };
-    let describe = match &case.inner_block {
+    match &case.inner_block {
         Some((b, extent)) => format!(
             "{describe}; {} in blocks of {} ({})",
             ctx.axis(*b),
@@ -387,19 +425,14 @@ fn emit_case(ctx: &Ctx, params: &[String]) -> Result<String, String> {
             }
         ),
         None => describe,
-    };
-    let _ = writeln!(o, "// Case {}: {describe}.", case.key);
-    let args: Vec<String> = params.iter().map(|p| format!("GM_ADDR {p}")).collect();
-    let _ = writeln!(
-        o,
-        "__aicore__ inline void Case{}({}, const TilingData& t) {{",
-        case.key,
-        args.join(", ")
-    );
-    let _ = writeln!(o, "    constexpr int64_t kAlign = {};", s.align);
-    if cross_core(s) && !case.cross_core {
-        o.push_str("    (void)workspace;  // only the cross-core case writes partials there\n");
     }
+}
+
+/// The symbols and the tile variable as locals read from the tiling data, and the axis
+/// sizes.
+fn declare_tiling_values(ctx: &Ctx) -> String {
+    let s = ctx.s;
+    let mut o = String::new();
     let names = CNames::new(&s.symbols);
     for sym in &s.symbols {
         let _ = writeln!(
@@ -416,10 +449,16 @@ fn emit_case(ctx: &Ctx, params: &[String]) -> Result<String, String> {
             cx(s, &a.size)
         );
     }
-    if let Some(var) = &case.tile_var {
+    if let Some(var) = &ctx.case.tile_var {
         let _ = writeln!(o, "    const int64_t {var} = t.{var};");
     }
-    // GM tensors.
+    o
+}
+
+/// The kernel's inputs and outputs as GM tensors.
+fn declare_gm_tensors(ctx: &Ctx) -> Result<String, String> {
+    let (s, g) = (ctx.s, ctx.input.graph);
+    let mut o = String::new();
     for (i, ty) in g.inputs.iter().enumerate() {
         let t = gm_type(ty.dtype);
         let _ = writeln!(
@@ -436,8 +475,14 @@ fn emit_case(ctx: &Ctx, params: &[String]) -> Result<String, String> {
             numel(s, &ty.dims)?
         );
     }
-    // Buffers.
-    o.push_str("    TPipe pipe;\n");
+    Ok(o)
+}
+
+/// The TPipe with the queues, the slots' TBufs, the extra buffers the schedule uses
+/// and the row caches, sized by the tiling data.
+fn declare_buffers(ctx: &Ctx) -> String {
+    let s = ctx.s;
+    let mut o = String::from("    TPipe pipe;\n");
     for (q, queue) in s.queues.iter().enumerate() {
         let _ = writeln!(
             o,
@@ -469,22 +514,7 @@ fn emit_case(ctx: &Ctx, params: &[String]) -> Result<String, String> {
         }
     }
     o.push_str(&declare_row_caches(ctx));
-    let chunks = match (case.split, &case.tile_var) {
-        (Some(u), Some(var)) => format!("af_ceildiv(size_{}, {var})", ctx.axis(u)),
-        _ => "1".into(),
-    };
-    let _ = writeln!(
-        o,
-        "    const int64_t chunks = {chunks};\n    (void)chunks;\n    const int64_t first = static_cast<int64_t>(GetBlockIdx()) * t.{bv};\n    const int64_t last = af_min(first + t.{bv}, t.tiles_total);",
-        bv = case.block_var
-    );
-    match s.split_plan(case) {
-        None => emit_all_load(ctx, &mut o)?,
-        Some(plan) if case.cross_core => emit_cross_core(ctx, &plan, &mut o)?,
-        Some(plan) => emit_split_reduction(ctx, &plan, &mut o)?,
-    }
-    o.push_str("}\n");
-    Ok(o)
+    o
 }
 
 /// What one stage of a tile computes.
@@ -844,17 +874,35 @@ fn emit_cross_core(
     plan: &autofuse_ascir::kernel::SplitPlan,
     o: &mut String,
 ) -> Result<(), String> {
+    let u = ctx.case.split.ok_or("cross-core case without split axis")?;
+    let axis = ctx.axis(u).to_string();
+    let accs = ctx.s.cross_core_accs(ctx.case);
+    emit_cross_core_shares(ctx, plan, &axis, &accs, o)?;
+    o.push_str("    // Every block's partials are in GM before any block reads them.\n    PipeBarrier<PIPE_ALL>();\n    SyncAll();\n");
+    emit_cross_core_combine(ctx, plan, &accs, o)
+}
+
+/// The slot of accumulator `n`.
+fn acc_slot(s: &Schedule, n: usize) -> Result<usize, String> {
+    match s.nodes[n].value {
+        Place::Slot { slot } => Ok(slot),
+        _ => Err(format!("accumulator {n} has no slot")),
+    }
+}
+
+/// Phase 1 of a cross-core case: each unit reduces its share of the chunks of `axis`
+/// into the accumulators `accs` and copies their partials to its workspace record.
+fn emit_cross_core_shares(
+    ctx: &Ctx,
+    plan: &autofuse_ascir::kernel::SplitPlan,
+    axis: &str,
+    accs: &[usize],
+    o: &mut String,
+) -> Result<(), String> {
     let s = ctx.s;
     let case = ctx.case;
     let r = ctx.rank();
-    let u = case.split.ok_or("cross-core case without split axis")?;
-    let axis = ctx.axis(u).to_string();
     let var = case.tile_var.as_deref().unwrap_or("1");
-    let accs = s.cross_core_accs(case);
-    let slot_of = |n: usize| match s.nodes[n].value {
-        Place::Slot { slot } => Ok(slot),
-        _ => Err(format!("accumulator {n} has no slot")),
-    };
     let _ = writeln!(
         o,
         "    // Cross-core reduction: each row group's chunks of {axis} are shared by t.rcore_parts blocks;\n    \
@@ -886,9 +934,9 @@ fn emit_cross_core(
     };
     o.push_str(&emit_stage(ctx, &stage, "            ")?);
     o.push_str("        }\n        // The partials to this unit's workspace record (after the vector unit wrote them;\n        // the next unit's vector writes wait for the copy).\n        {\n            af::SyncVectorToStore();\n");
-    for &a in &accs {
+    for &a in accs {
         let t = ub_type(s.nodes[a].dtype);
-        let slot = slot_of(a)?;
+        let slot = acc_slot(s, a)?;
         let _ = writeln!(
             o,
             "            {{\n                const int64_t x{a}[{r}] = {{{}}};\n                const int64_t count = af::Elems(x{a}, kAlign);\n                GlobalTensor<{t}> ws;\n                ws.SetGlobalBuffer((__gm__ {t}*)(workspace + unit * record + {}), count);\n                const int64_t wx[1] = {{count}};\n                const int64_t wg[1] = {{1}};\n                af::StoreBox(ws, b{slot}.Get<{t}>(), 0, wx, wg, kAlign);\n            }}",
@@ -897,7 +945,19 @@ fn emit_cross_core(
         );
     }
     o.push_str("            af::SyncStoreToVector();\n        }\n    }\n");
-    o.push_str("    // Every block's partials are in GM before any block reads them.\n    PipeBarrier<PIPE_ALL>();\n    SyncAll();\n");
+    Ok(())
+}
+
+/// Phase 2 of a cross-core case: block b combines the partials of row group b, in
+/// batches of records per DMA, into the accumulators `accs`, then runs the final stage.
+fn emit_cross_core_combine(
+    ctx: &Ctx,
+    plan: &autofuse_ascir::kernel::SplitPlan,
+    accs: &[usize],
+    o: &mut String,
+) -> Result<(), String> {
+    let s = ctx.s;
+    let r = ctx.rank();
     let _ = writeln!(
         o,
         "    // Phase 2: block b combines the partials of row group b and finishes it.\n    for (int64_t group = static_cast<int64_t>(GetBlockIdx()); group < groups; group += static_cast<int64_t>(t.block_dim)) {{\n        int64_t rest = group;\n        (void)rest;"
@@ -908,9 +968,9 @@ fn emit_cross_core(
         "        // The partials, {batch} per DMA (one strided box of records), combined in order.\n        for (int64_t p0 = 0; p0 < parts; p0 += {batch}) {{\n            const int64_t k = af_min({batch}, parts - p0);",
         batch = autofuse_ascir::kernel::CROSS_CORE_BATCH
     );
-    for &a in &accs {
+    for &a in accs {
         let t = ub_type(s.nodes[a].dtype);
-        let slot = slot_of(a)?;
+        let slot = acc_slot(s, a)?;
         let NodeKind::Reduce { op, .. } = &s.nodes[a].kind else {
             return Err(format!("accumulator {a} is not a reduction"));
         };
@@ -918,7 +978,7 @@ fn emit_cross_core(
             o,
             "            {{\n                // %{a}\n                const int64_t x{a}[{r}] = {{{}}};\n                const int64_t count = af::Elems(x{a}, kAlign);\n                const int64_t stride = record / static_cast<int64_t>(sizeof({t}));\n                GlobalTensor<{t}> ws;\n                ws.SetGlobalBuffer((__gm__ {t}*)(workspace + (group * parts + p0) * record + {}), (k - 1) * stride + count);\n                LocalTensor<{t}> acc = b{slot}.Get<{t}>();\n                LocalTensor<{t}> part_v = part.Get<{t}>();\n                const int64_t wx[2] = {{k, count}};\n                const int64_t wg[2] = {{stride, 1}};\n                af::SyncVectorToLoad();\n                af::LoadBox(part_v, ws, 0, wx, wg, kAlign);\n                af::SyncLoadToVector();\n                for (int64_t j = 0; j < k; ++j) {{\n                    PipeBarrier<PIPE_V>();\n                    if (p0 + j == 0) {{\n                        DataCopy(acc, part_v, static_cast<uint32_t>(count));\n                    }} else {{\n                        af::Combine<af::Red::{}>(acc, part_v[static_cast<uint32_t>(j * count)], static_cast<int32_t>(count));\n                    }}\n                }}\n            }}",
             ctx.box_of(a),
-            cx(s, &s.partial_offset(case, a)),
+            cx(s, &s.partial_offset(ctx.case, a)),
             red_kind(op)
         );
     }
@@ -947,308 +1007,434 @@ fn emit_cross_core(
 /// One stage: CopyIn (the stage's loads), Compute (its nodes, accumulator updates and
 /// mean scaling), CopyOut (its stores).
 fn emit_stage(ctx: &Ctx, stage: &Stage, indent: &str) -> Result<String, String> {
-    let s = ctx.s;
-    let g = ctx.input.graph;
-    let case = ctx.case;
-    let r = ctx.rank();
-    let mut o = String::new();
-    let hoisted = s.in_hoist(case);
-    // Hoisted and chunk-resident loads are in the stage but not in their queue (loaded
-    // into the `hoist` buffer).
-    let in_stage =
-        |n: usize| (stage.nodes.contains(&n) || stage.accs.contains(&n)) && !hoisted.contains(&n);
-    // Boxes of the stage's nodes and of the values they read.
-    let mut boxed: Vec<usize> = Vec::new();
-    for &n in stage.nodes.iter().chain(&stage.accs) {
-        boxed.push(n);
-        for &o in &g.nodes[n].operands {
-            boxed.push(o);
-            if s.absorbed_broadcast(o) {
-                // Its readers take the source's box.
-                boxed.extend(g.nodes[o].operands.first().copied());
-            }
-        }
+    let mut e = StageEmitter::new(ctx, stage, indent);
+    e.declare_boxes();
+    if stage.in_chunk && ctx.case.split.is_some() && !ctx.case.reduce_split {
+        e.o.push_str(&emit_chunk_reload(ctx, indent)?);
     }
-    boxed.extend(stage.means.iter().copied());
-    boxed.sort_unstable();
-    boxed.dedup();
-    for &n in &boxed {
-        if matches!(
-            s.nodes[n].kind,
-            NodeKind::Data { .. } | NodeKind::Output { .. }
-        ) {
-            continue;
-        }
-        let _ = writeln!(
-            o,
-            "{indent}[[maybe_unused]] const int64_t x{n}[{r}] = {{{}}};",
-            ctx.box_of(n)
-        );
+    e.copy_in()?;
+    e.compute()?;
+    e.copy_out()?;
+    Ok(e.o)
+}
+
+/// One stage being written: what its CopyIn, Compute and CopyOut share.
+struct StageEmitter<'a> {
+    ctx: &'a Ctx<'a>,
+    stage: &'a Stage,
+    indent: &'a str,
+    /// The indent of the lines inside the stage's blocks.
+    ind: String,
+    /// Hoisted and chunk-resident loads: in the stage but not in their queue (loaded
+    /// into the `hoist` buffer).
+    hoisted: Vec<usize>,
+    /// The VECIN and VECOUT queues with a member in the stage.
+    vin: Vec<usize>,
+    vout: Vec<usize>,
+    o: String,
+}
+
+impl<'a> StageEmitter<'a> {
+    fn new(ctx: &'a Ctx<'a>, stage: &'a Stage, indent: &'a str) -> Self {
+        let mut e = StageEmitter {
+            ctx,
+            stage,
+            indent,
+            ind: format!("{indent}    "),
+            hoisted: ctx.s.in_hoist(ctx.case),
+            vin: Vec::new(),
+            vout: Vec::new(),
+            o: String::new(),
+        };
+        e.vin = e.stage_queues(Position::VecIn);
+        e.vout = e.stage_queues(Position::VecOut);
+        e
     }
-    let member_offset = |q: usize, m: usize| cx(s, &s.queue_offset(case, q, m));
-    // A queue tensor taken with `take` (AllocTensor / DeQue): a queue of one member hands
-    // out that member's tensor; a shared queue hands out one block (`block_decl`), which
-    // holds each member at its offset.
-    let member_decl = |q: usize, m: usize, n: usize, name: &str, take: &str| -> String {
+
+    /// Whether node `n` is computed (or combined) by the stage from its queue tensor.
+    fn in_stage(&self, n: usize) -> bool {
+        (self.stage.nodes.contains(&n) || self.stage.accs.contains(&n))
+            && !self.hoisted.contains(&n)
+    }
+
+    /// The queues at `position` that hold a member of the stage.
+    fn stage_queues(&self, position: Position) -> Vec<usize> {
+        let s = self.ctx.s;
+        (0..s.queues.len())
+            .filter(|&q| {
+                s.queues[q].position == position
+                    && s.queues[q].members.iter().any(|&n| self.in_stage(n))
+            })
+            .collect()
+    }
+
+    /// A queue tensor taken with `take` (AllocTensor / DeQue): a queue of one member hands
+    /// out that member's tensor; a shared queue hands out one block (`block_decl`), which
+    /// holds each member at its offset.
+    fn member_decl(&self, q: usize, m: usize, n: usize, name: &str, take: &str) -> String {
+        let s = self.ctx.s;
         let t = gm_type(s.nodes[n].dtype);
         if s.queues[q].members.len() == 1 {
             format!("LocalTensor<{t}> {name} = q{q}.{take}<{t}>();")
         } else {
             format!(
                 "LocalTensor<{t}> {name} = q{q}_blk[static_cast<uint32_t>({})].ReinterpretCast<{t}>();",
-                member_offset(q, m)
+                cx(s, &s.queue_offset(self.ctx.case, q, m))
             )
         }
-    };
-    let block_decl =
-        |q: usize, take: &str| format!("LocalTensor<uint8_t> q{q}_blk = q{q}.{take}<uint8_t>();");
-    let stage_queues = |position: autofuse_ascir::kernel::Position| -> Vec<usize> {
-        (0..s.queues.len())
-            .filter(|&q| {
-                s.queues[q].position == position && s.queues[q].members.iter().any(|&n| in_stage(n))
-            })
-            .collect()
-    };
-    let vin = stage_queues(autofuse_ascir::kernel::Position::VecIn);
-    let vout = stage_queues(autofuse_ascir::kernel::Position::VecOut);
-    if stage.in_chunk && case.split.is_some() && !case.reduce_split {
-        o.push_str(&emit_chunk_reload(ctx, indent)?);
     }
 
-    // ---- CopyIn
-    if !vin.is_empty() {
-        let _ = writeln!(o, "{indent}// CopyIn: GM -> VECIN\n{indent}{{");
-        for &q in &vin {
-            let queue = &s.queues[q];
-            let single = queue.members.len() == 1;
-            if !single {
-                let _ = writeln!(o, "{indent}    {}", block_decl(q, "AllocTensor"));
-            }
-            for (m, &n) in queue.members.iter().enumerate() {
-                if single || in_stage(n) {
-                    let decl = member_decl(q, m, n, &format!("r{n}"), "AllocTensor");
-                    let _ = writeln!(o, "{indent}    {decl}");
-                }
-                if !in_stage(n) {
-                    continue;
-                }
-                let data = g.nodes[n].operands.first().copied().unwrap_or(0);
-                let NodeKind::Data { input } = s.nodes[data].kind else {
-                    return Err(format!("load {n} does not read a kernel input"));
-                };
-                if s.nodes[n].transpose {
-                    // The source block: the tile's two innermost axes swapped (rows of
-                    // the source are columns of the tile), transposed in Compute.
-                    let _ = writeln!(
-                        o,
-                        "{indent}    {}\n{indent}    {{\n{indent}        const int64_t gs[{r}] = {{{}}};\n{indent}        af::LoadBoxSwapped(r{n}, gm_in{input}, {}, x{n}, gs, kAlign);\n{indent}    }}",
-                        ctx.comment(n),
-                        ctx.strides_of(data),
-                        ctx.load_base(n, data)
-                    );
-                } else {
-                    let _ = writeln!(
-                        o,
-                        "{indent}    {}\n{indent}    {{\n{indent}        const int64_t gs[{r}] = {{{}}};\n{indent}        af::LoadBox(r{n}, gm_in{input}, {}, x{n}, gs, kAlign);\n{indent}    }}",
-                        ctx.comment(n),
-                        ctx.strides_of(data),
-                        ctx.load_base(n, data)
-                    );
-                }
-                if single {
-                    let _ = writeln!(o, "{indent}    q{q}.EnQue(r{n});");
-                }
-            }
-            if !single {
-                let _ = writeln!(o, "{indent}    q{q}.EnQue(q{q}_blk);");
-            }
-        }
-        let _ = writeln!(o, "{indent}}}");
+    /// A shared queue's block, taken whole with `take`.
+    fn block_decl(q: usize, take: &str) -> String {
+        format!("LocalTensor<uint8_t> q{q}_blk = q{q}.{take}<uint8_t>();")
     }
 
-    // ---- Compute
-    let _ = writeln!(o, "{indent}// Compute: vector unit\n{indent}{{");
-    let ind = format!("{indent}    ");
-    // VECIN members this stage reads, and every VECOUT member (a shared block is
-    // allocated whole).
-    for (&q, take, only_read) in vin
-        .iter()
-        .map(|q| (q, "DeQue", true))
-        .chain(vout.iter().map(|q| (q, "AllocTensor", false)))
-    {
-        let queue = &s.queues[q];
-        if queue.members.len() != 1 {
-            let _ = writeln!(o, "{ind}{}", block_decl(q, take));
+    /// Boxes of the stage's nodes and of the values they read (a reader of an absorbed
+    /// broadcast takes the source's box), GM nodes aside.
+    fn declare_boxes(&mut self) {
+        let (s, g) = (self.ctx.s, self.ctx.input.graph);
+        let stage = self.stage;
+        let mut boxed: Vec<usize> = Vec::new();
+        for &n in stage.nodes.iter().chain(&stage.accs) {
+            boxed.push(n);
+            for &o in &g.nodes[n].operands {
+                boxed.push(o);
+                if s.absorbed_broadcast(o) {
+                    boxed.extend(g.nodes[o].operands.first().copied());
+                }
+            }
         }
-        for (m, &n) in queue.members.iter().enumerate() {
-            if queue.members.len() != 1 && only_read && !in_stage(n) {
+        boxed.extend(stage.means.iter().copied());
+        boxed.sort_unstable();
+        boxed.dedup();
+        let (indent, r) = (self.indent, self.ctx.rank());
+        for &n in &boxed {
+            if matches!(
+                s.nodes[n].kind,
+                NodeKind::Data { .. } | NodeKind::Output { .. }
+            ) {
                 continue;
             }
-            let name = if only_read {
-                format!("r{n}")
-            } else {
-                ctx.store_tensor(n)
-            };
-            let _ = writeln!(o, "{ind}{}", member_decl(q, m, n, &name, take));
-        }
-    }
-    // Hoisted and chunk-resident loads: in the `hoist` buffer.
-    for &n in hoisted.iter().filter(|n| stage.nodes.contains(n)) {
-        let t = gm_type(s.nodes[n].dtype);
-        let _ = writeln!(
-            o,
-            "{ind}LocalTensor<{t}> r{n} = hoist.Get<uint8_t>()[static_cast<uint32_t>({})].ReinterpretCast<{t}>();",
-            cx(s, &s.hoist_offset(case, n))
-        );
-    }
-    // Values computed by earlier stages (accumulators, finals) that this stage reads.
-    let mut earlier: Vec<usize> = stage
-        .nodes
-        .iter()
-        .chain(&stage.accs)
-        .flat_map(|&n| g.nodes[n].operands.iter().copied())
-        // A reader of an absorbed broadcast reads the broadcast's source.
-        .flat_map(|x| {
-            let source = s
-                .absorbed_broadcast(x)
-                .then(|| g.nodes[x].operands.first().copied())
-                .flatten();
-            std::iter::once(x).chain(source)
-        })
-        .chain(stage.means.iter().copied())
-        .filter(|&x| s.persistent[x] && !stage.nodes.contains(&x))
-        .collect();
-    earlier.sort_unstable();
-    earlier.dedup();
-    for &x in &earlier {
-        if let Place::Slot { slot } = s.nodes[x].value {
-            let t = ub_type(s.nodes[x].dtype);
-            let _ = writeln!(o, "{ind}LocalTensor<{t}> v{x} = b{slot}.Get<{t}>();");
-        }
-    }
-    // A stage's first vector call needs no PipeBarrier<PIPE_V> when it reads only queue
-    // tensors (DeQue orders MTE2 before V) and hoisted loads (SyncLoadToVector); a value
-    // an earlier stage or the previous tile wrote with the vector unit (an earlier-stage
-    // value, an accumulator) must be ordered after that write.
-    let mut pending = PendingVectorWrites::default();
-    if !earlier.is_empty() || !stage.accs.is_empty() {
-        pending.unknown = true;
-    }
-    // Means are scaled before the stage's nodes, which may read them (e.g. a cast of a
-    // bf16/f16 mean accumulated in f32 is a final of this stage).
-    for &n in &stage.means {
-        let t = ub_type(s.nodes[n].dtype);
-        let NodeKind::Reduce { reduced, .. } = &s.nodes[n].kind else {
-            continue;
-        };
-        let sizes: Vec<String> = reduced
-            .iter()
-            .map(|&k| format!("size_{}", ctx.axis(k)))
-            .collect();
-        let _ = writeln!(
-            o,
-            "{ind}// %{n}: the mean divides the accumulated sum once.\n{ind}PipeBarrier<PIPE_V>();\n{ind}Muls(v{n}, v{n}, {}, static_cast<int32_t>(af::Elems(x{n}, kAlign)));",
-            scalar(t, &format!("1.0f / static_cast<float>({})", sizes.join(" * ")))
-        );
-        pending.clear();
-        pending.record(buffer_of(s, n));
-    }
-    let mut order: Vec<usize> = stage.nodes.iter().chain(&stage.accs).copied().collect();
-    order.sort_unstable();
-    for n in order {
-        let lines = if stage.accs.contains(&n) {
-            accumulate(ctx, n, &mut pending)?
-        } else {
-            emit_node(ctx, n, &mut pending)?
-        };
-        for l in lines {
-            let _ = writeln!(o, "{ind}{l}");
-        }
-    }
-    for &q in &vout {
-        let queue = &s.queues[q];
-        if queue.members.len() == 1 {
             let _ = writeln!(
-                o,
-                "{ind}q{q}.EnQue({});",
-                ctx.store_tensor(queue.members[0])
+                self.o,
+                "{indent}[[maybe_unused]] const int64_t x{n}[{r}] = {{{}}};",
+                self.ctx.box_of(n)
             );
-        } else {
-            let _ = writeln!(o, "{ind}q{q}.EnQue(q{q}_blk);");
         }
     }
-    for &q in &vin {
-        let queue = &s.queues[q];
-        if queue.members.len() == 1 {
-            let _ = writeln!(o, "{ind}q{q}.FreeTensor(r{});", queue.members[0]);
-        } else {
-            let _ = writeln!(o, "{ind}q{q}.FreeTensor(q{q}_blk);");
-        }
-    }
-    let _ = writeln!(o, "{indent}}}");
 
-    // ---- CopyOut
-    if !vout.is_empty() {
-        let _ = writeln!(o, "{indent}// CopyOut: VECOUT -> GM\n{indent}{{");
-        for &q in &vout {
+    /// CopyIn: each VECIN queue's members allocated, the stage's loads copied in
+    /// (DataCopyPad), the queue's tensor or block enqueued.
+    fn copy_in(&mut self) -> Result<(), String> {
+        if self.vin.is_empty() {
+            return Ok(());
+        }
+        let indent = self.indent;
+        let _ = writeln!(self.o, "{indent}// CopyIn: GM -> VECIN\n{indent}{{");
+        for &q in &self.vin.clone() {
+            let queue = &self.ctx.s.queues[q];
+            let single = queue.members.len() == 1;
+            if !single {
+                let _ = writeln!(self.o, "{indent}    {}", Self::block_decl(q, "AllocTensor"));
+            }
+            for (m, &n) in queue.members.iter().enumerate() {
+                if single || self.in_stage(n) {
+                    let decl = self.member_decl(q, m, n, &format!("r{n}"), "AllocTensor");
+                    let _ = writeln!(self.o, "{indent}    {decl}");
+                }
+                if !self.in_stage(n) {
+                    continue;
+                }
+                self.load_box(n)?;
+                if single {
+                    let _ = writeln!(self.o, "{indent}    q{q}.EnQue(r{n});");
+                }
+            }
+            if !single {
+                let _ = writeln!(self.o, "{indent}    q{q}.EnQue(q{q}_blk);");
+            }
+        }
+        let _ = writeln!(self.o, "{indent}}}");
+        Ok(())
+    }
+
+    /// The DMA of load `n` from its kernel input into its VECIN tensor `r<n>`.
+    fn load_box(&mut self, n: usize) -> Result<(), String> {
+        let (ctx, indent, r) = (self.ctx, self.indent, self.ctx.rank());
+        let data = ctx.input.graph.nodes[n]
+            .operands
+            .first()
+            .copied()
+            .unwrap_or(0);
+        let NodeKind::Data { input } = ctx.s.nodes[data].kind else {
+            return Err(format!("load {n} does not read a kernel input"));
+        };
+        // A transposed load copies the source block: the tile's two innermost axes
+        // swapped (rows of the source are columns of the tile), transposed in Compute.
+        let api = if ctx.s.nodes[n].transpose {
+            "LoadBoxSwapped"
+        } else {
+            "LoadBox"
+        };
+        let _ = writeln!(
+            self.o,
+            "{indent}    {}\n{indent}    {{\n{indent}        const int64_t gs[{r}] = {{{}}};\n{indent}        af::{api}(r{n}, gm_in{input}, {}, x{n}, gs, kAlign);\n{indent}    }}",
+            ctx.comment(n),
+            ctx.strides_of(data),
+            ctx.load_base(n, data)
+        );
+        Ok(())
+    }
+
+    /// Compute: the tensors the vector unit reads and writes, the mean scaling, each
+    /// node's (or accumulator's) block in node order, then VECOUT enqueued and VECIN
+    /// freed.
+    fn compute(&mut self) -> Result<(), String> {
+        let indent = self.indent;
+        let _ = writeln!(self.o, "{indent}// Compute: vector unit\n{indent}{{");
+        self.declare_queue_tensors();
+        self.declare_hoisted_loads();
+        let earlier = self.declare_earlier_values();
+        // A stage's first vector call needs no PipeBarrier<PIPE_V> when it reads only
+        // queue tensors (DeQue orders MTE2 before V) and hoisted loads
+        // (SyncLoadToVector); a value an earlier stage or the previous tile wrote with
+        // the vector unit (an earlier-stage value, an accumulator) must be ordered after
+        // that write.
+        let mut pending = PendingVectorWrites::default();
+        if !earlier.is_empty() || !self.stage.accs.is_empty() {
+            pending.unknown = true;
+        }
+        self.scale_means(&mut pending);
+        self.compute_nodes(&mut pending)?;
+        self.release_queue_tensors();
+        let _ = writeln!(self.o, "{indent}}}");
+        Ok(())
+    }
+
+    /// VECIN members this stage reads, and every VECOUT member (a shared block is
+    /// allocated whole).
+    fn declare_queue_tensors(&mut self) {
+        let s = self.ctx.s;
+        let ind = self.ind.clone();
+        let taken: Vec<(usize, &str, bool)> = self
+            .vin
+            .iter()
+            .map(|&q| (q, "DeQue", true))
+            .chain(self.vout.iter().map(|&q| (q, "AllocTensor", false)))
+            .collect();
+        for (q, take, only_read) in taken {
+            let queue = &s.queues[q];
+            if queue.members.len() != 1 {
+                let _ = writeln!(self.o, "{ind}{}", Self::block_decl(q, take));
+            }
+            for (m, &n) in queue.members.iter().enumerate() {
+                if queue.members.len() != 1 && only_read && !self.in_stage(n) {
+                    continue;
+                }
+                let name = if only_read {
+                    format!("r{n}")
+                } else {
+                    self.ctx.store_tensor(n)
+                };
+                let decl = self.member_decl(q, m, n, &name, take);
+                let _ = writeln!(self.o, "{ind}{decl}");
+            }
+        }
+    }
+
+    /// Hoisted and chunk-resident loads of the stage: in the `hoist` buffer.
+    fn declare_hoisted_loads(&mut self) {
+        let (s, case) = (self.ctx.s, self.ctx.case);
+        let ind = &self.ind;
+        for &n in self.hoisted.iter().filter(|n| self.stage.nodes.contains(n)) {
+            let t = gm_type(s.nodes[n].dtype);
+            let _ = writeln!(
+                self.o,
+                "{ind}LocalTensor<{t}> r{n} = hoist.Get<uint8_t>()[static_cast<uint32_t>({})].ReinterpretCast<{t}>();",
+                cx(s, &s.hoist_offset(case, n))
+            );
+        }
+    }
+
+    /// Values computed by earlier stages (accumulators, finals) that this stage reads,
+    /// declared from their slots; returns them.
+    fn declare_earlier_values(&mut self) -> Vec<usize> {
+        let (s, g) = (self.ctx.s, self.ctx.input.graph);
+        let stage = self.stage;
+        let mut earlier: Vec<usize> = stage
+            .nodes
+            .iter()
+            .chain(&stage.accs)
+            .flat_map(|&n| g.nodes[n].operands.iter().copied())
+            // A reader of an absorbed broadcast reads the broadcast's source.
+            .flat_map(|x| {
+                let source = s
+                    .absorbed_broadcast(x)
+                    .then(|| g.nodes[x].operands.first().copied())
+                    .flatten();
+                std::iter::once(x).chain(source)
+            })
+            .chain(stage.means.iter().copied())
+            .filter(|&x| s.persistent[x] && !stage.nodes.contains(&x))
+            .collect();
+        earlier.sort_unstable();
+        earlier.dedup();
+        let ind = &self.ind;
+        for &x in &earlier {
+            if let Place::Slot { slot } = s.nodes[x].value {
+                let t = ub_type(s.nodes[x].dtype);
+                let _ = writeln!(self.o, "{ind}LocalTensor<{t}> v{x} = b{slot}.Get<{t}>();");
+            }
+        }
+        earlier
+    }
+
+    /// Means are scaled before the stage's nodes, which may read them (e.g. a cast of a
+    /// bf16/f16 mean accumulated in f32 is a final of this stage).
+    fn scale_means(&mut self, pending: &mut PendingVectorWrites) {
+        let s = self.ctx.s;
+        let ind = &self.ind;
+        for &n in &self.stage.means {
+            let t = ub_type(s.nodes[n].dtype);
+            let NodeKind::Reduce { reduced, .. } = &s.nodes[n].kind else {
+                continue;
+            };
+            let sizes: Vec<String> = reduced
+                .iter()
+                .map(|&k| format!("size_{}", self.ctx.axis(k)))
+                .collect();
+            let _ = writeln!(
+                self.o,
+                "{ind}// %{n}: the mean divides the accumulated sum once.\n{ind}PipeBarrier<PIPE_V>();\n{ind}Muls(v{n}, v{n}, {}, static_cast<int32_t>(af::Elems(x{n}, kAlign)));",
+                scalar(t, &format!("1.0f / static_cast<float>({})", sizes.join(" * ")))
+            );
+            pending.clear();
+            pending.record(buffer_of(s, n));
+        }
+    }
+
+    /// Each node's block (`emit_node`) or accumulator update (`accumulate`), in node
+    /// order.
+    fn compute_nodes(&mut self, pending: &mut PendingVectorWrites) -> Result<(), String> {
+        let stage = self.stage;
+        let mut order: Vec<usize> = stage.nodes.iter().chain(&stage.accs).copied().collect();
+        order.sort_unstable();
+        for n in order {
+            let lines = if stage.accs.contains(&n) {
+                accumulate(self.ctx, n, pending)?
+            } else {
+                emit_node(self.ctx, n, pending)?
+            };
+            for l in lines {
+                let _ = writeln!(self.o, "{}{l}", self.ind);
+            }
+        }
+        Ok(())
+    }
+
+    /// The VECOUT tensors (or blocks) enqueued for CopyOut, the VECIN ones freed.
+    fn release_queue_tensors(&mut self) {
+        let s = self.ctx.s;
+        let ind = &self.ind;
+        for &q in &self.vout {
+            let queue = &s.queues[q];
+            if queue.members.len() == 1 {
+                let _ = writeln!(
+                    self.o,
+                    "{ind}q{q}.EnQue({});",
+                    self.ctx.store_tensor(queue.members[0])
+                );
+            } else {
+                let _ = writeln!(self.o, "{ind}q{q}.EnQue(q{q}_blk);");
+            }
+        }
+        for &q in &self.vin {
+            let queue = &s.queues[q];
+            if queue.members.len() == 1 {
+                let _ = writeln!(self.o, "{ind}q{q}.FreeTensor(r{});", queue.members[0]);
+            } else {
+                let _ = writeln!(self.o, "{ind}q{q}.FreeTensor(q{q}_blk);");
+            }
+        }
+    }
+
+    /// CopyOut: each VECOUT queue dequeued, the stage's stores copied out (StoreBox),
+    /// the tensor or block freed.
+    fn copy_out(&mut self) -> Result<(), String> {
+        if self.vout.is_empty() {
+            return Ok(());
+        }
+        let (s, indent, ind) = (self.ctx.s, self.indent, self.ind.clone());
+        let _ = writeln!(self.o, "{indent}// CopyOut: VECOUT -> GM\n{indent}{{");
+        for &q in &self.vout.clone() {
             let queue = &s.queues[q];
             let single = queue.members.len() == 1;
             if single {
                 let n = queue.members[0];
-                let decl = member_decl(q, 0, n, &ctx.store_tensor(n), "DeQue");
-                let _ = writeln!(o, "{ind}{decl}");
+                let decl = self.member_decl(q, 0, n, &self.ctx.store_tensor(n), "DeQue");
+                let _ = writeln!(self.o, "{ind}{decl}");
             } else {
-                let _ = writeln!(o, "{ind}{}", block_decl(q, "DeQue"));
+                let _ = writeln!(self.o, "{ind}{}", Self::block_decl(q, "DeQue"));
             }
             for (m, &n) in queue.members.iter().enumerate() {
-                if !in_stage(n) {
+                if !self.in_stage(n) {
                     continue;
                 }
                 if !single {
-                    let decl = member_decl(q, m, n, &ctx.store_tensor(n), "DeQue");
-                    let _ = writeln!(o, "{ind}{decl}");
+                    let decl = self.member_decl(q, m, n, &self.ctx.store_tensor(n), "DeQue");
+                    let _ = writeln!(self.o, "{ind}{decl}");
                 }
-                let output = g
-                    .nodes
-                    .iter()
-                    .find(|x| x.op == "output" && x.operands.first() == Some(&n))
-                    .and_then(|x| x.index)
-                    .ok_or_else(|| format!("store {n} feeds no output"))?;
-                // A store that does not vary along a looped or split axis writes once.
-                let info = &s.nodes[n];
-                let guards: Vec<String> = case
-                    .looped
-                    .iter()
-                    .chain(case.split.iter().filter(|_| stage.in_chunk))
-                    .filter(|&&k| !info.full[k])
-                    .map(|&k| format!("o_{} == 0", ctx.axis(k)))
-                    .collect();
-                let call = format!(
-                    "{{\n{ind}    const int64_t gs[{r}] = {{{}}};\n{ind}    af::StoreBox(gm_out{output}, {}, {}, x{n}, gs, kAlign);\n{ind}}}",
-                    ctx.strides_of(n),
-                    ctx.store_tensor(n),
-                    ctx.base_of(n)
-                );
-                let _ = writeln!(o, "{ind}{}", ctx.comment(n));
-                if guards.is_empty() {
-                    let _ = writeln!(o, "{ind}{call}");
-                } else {
-                    let _ = writeln!(o, "{ind}if ({}) {call}", guards.join(" && "));
-                }
+                self.store_box(n)?;
             }
             if single {
                 let _ = writeln!(
-                    o,
+                    self.o,
                     "{ind}q{q}.FreeTensor({});",
-                    ctx.store_tensor(queue.members[0])
+                    self.ctx.store_tensor(queue.members[0])
                 );
             } else {
-                let _ = writeln!(o, "{ind}q{q}.FreeTensor(q{q}_blk);");
+                let _ = writeln!(self.o, "{ind}q{q}.FreeTensor(q{q}_blk);");
             }
         }
-        let _ = writeln!(o, "{indent}}}");
+        let _ = writeln!(self.o, "{indent}}}");
+        Ok(())
     }
-    Ok(o)
+
+    /// The DMA of store `n` from its VECOUT tensor into its kernel output; a store that
+    /// does not vary along a looped or split axis writes once.
+    fn store_box(&mut self, n: usize) -> Result<(), String> {
+        let (ctx, ind, r) = (self.ctx, &self.ind, self.ctx.rank());
+        let case = ctx.case;
+        let output = ctx
+            .input
+            .graph
+            .nodes
+            .iter()
+            .find(|x| x.op == "output" && x.operands.first() == Some(&n))
+            .and_then(|x| x.index)
+            .ok_or_else(|| format!("store {n} feeds no output"))?;
+        let info = &ctx.s.nodes[n];
+        let guards: Vec<String> = case
+            .looped
+            .iter()
+            .chain(case.split.iter().filter(|_| self.stage.in_chunk))
+            .filter(|&&k| !info.full[k])
+            .map(|&k| format!("o_{} == 0", ctx.axis(k)))
+            .collect();
+        let call = format!(
+            "{{\n{ind}    const int64_t gs[{r}] = {{{}}};\n{ind}    af::StoreBox(gm_out{output}, {}, {}, x{n}, gs, kAlign);\n{ind}}}",
+            ctx.strides_of(n),
+            ctx.store_tensor(n),
+            ctx.base_of(n)
+        );
+        let _ = writeln!(self.o, "{ind}{}", ctx.comment(n));
+        if guards.is_empty() {
+            let _ = writeln!(self.o, "{ind}{call}");
+        } else {
+            let _ = writeln!(self.o, "{ind}if ({}) {call}", guards.join(" && "));
+        }
+        Ok(())
+    }
 }
 
 /// The chunk's partial reduction of accumulator `n`, combined into its slot.
@@ -1377,830 +1563,4 @@ impl PendingVectorWrites {
         self.buffers.clear();
         self.unknown = false;
     }
-}
-
-/// The variable holding node `n`'s value, declaring it when it lives in a slot.
-fn value_decl(ctx: &Ctx, n: usize, lines: &mut Vec<String>) -> String {
-    let info = &ctx.s.nodes[n];
-    let t = ub_type(info.dtype);
-    match info.value {
-        Place::Slot { slot } => {
-            lines.push(format!("LocalTensor<{t}> v{n} = b{slot}.Get<{t}>();"));
-        }
-        Place::Queue { .. } => {
-            // A direct producer writes into its store's staging tensor, and so do the
-            // values the schedule computes there before it (`staging_place`).
-            if let Some(store) = ctx
-                .input
-                .graph
-                .nodes
-                .iter()
-                .enumerate()
-                .find(|(i, x)| {
-                    x.op == "store"
-                        && ctx.s.nodes[*i].direct
-                        && x.operands
-                            .first()
-                            .is_some_and(|&p| ctx.s.nodes[p].value == info.value)
-                })
-                .map(|(i, _)| i)
-            {
-                lines.push(format!(
-                    "LocalTensor<{t}> v{n} = {};",
-                    ctx.store_tensor(store)
-                ));
-            } else if let Some(load) = (0..n).find(|&l| {
-                ctx.s.nodes[l].kind == NodeKind::Load && ctx.s.nodes[l].raw == info.value
-            }) {
-                // Computed over a load's VECIN tensor whose value died (the schedule's
-                // in-place placement).
-                lines.push(format!("LocalTensor<{t}> v{n} = r{load};"));
-            }
-        }
-        Place::None => {}
-    }
-    format!("v{n}")
-}
-
-fn cmp_mode(op: &str) -> &'static str {
-    match op {
-        "lt" => "LT",
-        "le" => "LE",
-        "gt" => "GT",
-        "ge" => "GE",
-        "eq" => "EQ",
-        _ => "NE",
-    }
-}
-
-/// The tensor operand and the value of a binary op one of whose operands is an absorbed
-/// scalar ([`Schedule::absorbed_scalar`]).
-fn scalar_operand(s: &Schedule, operands: &[usize]) -> Option<(usize, f64)> {
-    let [a, b] = operands else {
-        return None;
-    };
-    let value = |n: usize| match s.nodes[n].kind {
-        NodeKind::Scalar { value } if s.absorbed_scalar(n) => Some(value),
-        _ => None,
-    };
-    match (value(*a), value(*b)) {
-        (None, Some(v)) => Some((*a, v)),
-        (Some(v), None) => Some((*b, v)),
-        _ => None,
-    }
-}
-
-/// A select of int32/int64 data (`autofuse_ascir::kernel::int_select`), bitwise:
-/// `v = (x & m) | (y & ~m)` on the int16 view of the values, with `m` the condition
-/// (half 0/1) as an all-ones/all-zeros element: `Cast` to int32 (TRUNC; 0 or 1),
-/// `Muls` by -1, and for int64 a `Cast` int32 -> int64 (sign extension). The scratch
-/// holds three values (four for int64), each starting on a 32-byte block: `A` the mask
-/// (then `x & m`), `B` its complement (then `y & ~m`), `C` the int32 condition or an
-/// absorbed scalar branch (a `Duplicate` of int32; for int64 staged as int32 in `D`
-/// and widened by a Cast). Both branches may be scalars: `C` holds one, then the other.
-/// `v` is written last, so it may share its buffer with `x` or `y`.
-fn int_select_lines(
-    s: &Schedule,
-    n: usize,
-    v: &str,
-    t: &str,
-    count: &str,
-) -> Result<Vec<String>, String> {
-    let operands = s
-        .operands
-        .get(n)
-        .filter(|o| o.len() == 3)
-        .ok_or_else(|| format!("select {n} does not have three operands"))?;
-    let wide = s.nodes[n].dtype == DType::I64;
-    let lanes = if wide { 4 } else { 2 };
-    let mut l = vec![
-        format!("const uint32_t sel_off = af_align({count}, 32 / sizeof({t}));"),
-        format!("LocalTensor<{t}> sel_a = scratch.Get<{t}>();"),
-        format!("LocalTensor<{t}> sel_b = sel_a[sel_off];"),
-        format!("LocalTensor<{t}> sel_c = sel_a[2 * sel_off];"),
-        format!("const int32_t sel_lanes = {lanes} * {count};"),
-    ];
-    if wide {
-        l.push(
-            "LocalTensor<int32_t> sel_d = sel_a[3 * sel_off].ReinterpretCast<int32_t>();".into(),
-        );
-    }
-    let barrier = "PipeBarrier<PIPE_V>();".to_string();
-    // The condition as int32 0/-1: in A itself for int32 data, in C for int64.
-    let c32 = if wide {
-        "sel_c.ReinterpretCast<int32_t>()"
-    } else {
-        "sel_a"
-    };
-    l.push(format!(
-        "Cast({c32}, v{}, RoundMode::CAST_TRUNC, static_cast<uint32_t>({count}));",
-        operands[0]
-    ));
-    l.push(barrier.clone());
-    l.push(format!(
-        "Muls({c32}, {c32}, static_cast<int32_t>(-1), {count});"
-    ));
-    l.push(barrier.clone());
-    if wide {
-        l.push(format!(
-            "Cast(sel_a, {c32}, RoundMode::CAST_NONE, static_cast<uint32_t>({count}));"
-        ));
-        l.push(barrier.clone());
-    }
-    let i16 = |name: &str| format!("{name}.ReinterpretCast<int16_t>()");
-    l.push(format!(
-        "Not({}, {}, sel_lanes);",
-        i16("sel_b"),
-        i16("sel_a")
-    ));
-    l.push(barrier.clone());
-    // Each branch is masked into its area: a tensor is read in place, an absorbed
-    // scalar is materialized in C first.
-    for (o, area) in [(operands[1], "sel_a"), (operands[2], "sel_b")] {
-        let source = match s.nodes[o].kind {
-            NodeKind::Scalar { value } if s.absorbed_scalar(o) => {
-                let value = value as i64;
-                if wide {
-                    l.push(format!(
-                        "Duplicate(sel_d, static_cast<int32_t>({value}), {count});"
-                    ));
-                    l.push(barrier.clone());
-                    l.push(format!(
-                        "Cast(sel_c, sel_d, RoundMode::CAST_NONE, static_cast<uint32_t>({count}));"
-                    ));
-                } else {
-                    l.push(format!(
-                        "Duplicate(sel_c, static_cast<int32_t>({value}), {count});"
-                    ));
-                }
-                l.push(barrier.clone());
-                "sel_c".to_string()
-            }
-            _ => format!("v{o}"),
-        };
-        l.push(format!(
-            "And({}, {}, {}, sel_lanes);",
-            i16(area),
-            i16(&source),
-            i16(area)
-        ));
-        l.push(barrier.clone());
-    }
-    l.push(format!(
-        "Or({}, {}, {}, sel_lanes);",
-        i16(v),
-        i16("sel_a"),
-        i16("sel_b")
-    ));
-    Ok(l)
-}
-
-/// A C++ literal of `value` for an element of `dtype` (integers without a fraction).
-fn scalar_literal(dtype: DType, value: f64) -> String {
-    if dtype.is_int() {
-        format!("{}", value as i64)
-    } else {
-        float_literal(value)
-    }
-}
-
-/// A C++ expression of the float `value`; infinities and NaN (a pad of -inf, a mask
-/// fill) through the compiler builtins both g++ and the device compiler know.
-fn float_literal(value: f64) -> String {
-    if value.is_nan() {
-        "__builtin_nanf(\"\")".to_string()
-    } else if value == f64::INFINITY {
-        "__builtin_inff()".to_string()
-    } else if value == f64::NEG_INFINITY {
-        "(-__builtin_inff())".to_string()
-    } else {
-        format!("{value:?}")
-    }
-}
-
-fn scalar(t: &str, value: &str) -> String {
-    format!("static_cast<{t}>({value})")
-}
-
-/// Lines converting `src` (UB type of `from`) into `dst` (UB type of `to`), `count`
-/// elements; `scratch` names a float staging tensor when the pair is not direct.
-fn cast_lines(from: DType, to: DType, dst: &str, src: &str, count: &str) -> Vec<String> {
-    let (tf, tt) = (ub_type(from), ub_type(to));
-    let mut l = Vec::new();
-    let cast = |mode: &str| {
-        format!("Cast({dst}, {src}, RoundMode::{mode}, static_cast<uint32_t>({count}));")
-    };
-    match (from, to) {
-        _ if ub_type(from) == ub_type(to) && from != DType::Bool && to != DType::Bool
-            || from == to =>
-        {
-            l.push(format!(
-                "DataCopy({dst}, {src}, static_cast<uint32_t>({count}));"
-            ))
-        }
-        (DType::Bool, DType::F16) => l.push(format!(
-            "DataCopy({dst}, {src}, static_cast<uint32_t>({count}));"
-        )),
-        (DType::F16, DType::F32) | (DType::BF16, DType::F32) | (DType::Bool, DType::F32) => {
-            l.push(cast("CAST_NONE"))
-        }
-        (DType::F32, DType::F16) | (DType::F32, DType::BF16) | (DType::I32, DType::F32) => {
-            l.push(cast("CAST_RINT"))
-        }
-        (DType::F32, DType::I32) | (DType::F16, DType::I32) | (DType::Bool, DType::I32) => {
-            l.push(cast("CAST_TRUNC"))
-        }
-        // int32 <-> int64 (vconv_s322s64 / vconv_s642s32) take no round mode.
-        (DType::I64, DType::I32) | (DType::I32, DType::I64) => l.push(cast("CAST_NONE")),
-        (DType::F32, DType::I64) => l.push(cast("CAST_TRUNC")),
-        // Small integers to and from the float type that holds them exactly
-        // (int8/uint8 -> half: NONE only; half -> int8/uint8 and float -> int16 take a
-        // rounding mode; the values are integral, so TRUNC is exact).
-        (DType::I8 | DType::U8, DType::F16) | (DType::I16, DType::F32) => l.push(cast("CAST_NONE")),
-        (DType::F16, DType::I8 | DType::U8) | (DType::F32, DType::I16) => {
-            l.push(cast("CAST_TRUNC"))
-        }
-        // int8/uint8 values between f16 and int16 (the 8-bit bitwise ops).
-        (DType::F16, DType::I16) => l.push(cast("CAST_TRUNC")),
-        (DType::I16, DType::F16) => l.push(cast("CAST_NONE")),
-        (DType::I64, DType::F32) => l.push(cast("CAST_RINT")),
-        (DType::F32 | DType::F16, DType::Bool) => {
-            l.push(format!(
-                "AF_COMPARES(mk, {src}, {}, CMPMODE::NE, static_cast<uint32_t>(af_align({count}, 256 / sizeof({tf}))));",
-                scalar(tf, "0")
-            ));
-            l.push(format!(
-                "Duplicate({dst}, {}, {count});",
-                scalar("half", "1.0f")
-            ));
-            l.push("PipeBarrier<PIPE_V>();".into());
-            l.push(format!(
-                "Select({dst}, mk, {dst}, {}, SELMODE::VSEL_TENSOR_SCALAR_MODE, static_cast<uint32_t>({count}));",
-                scalar("half", "0.0f")
-            ));
-        }
-        (DType::I32, DType::Bool) => {
-            l.push(format!(
-                "AF_COMPARES(mk, {src}, {}, CMPMODE::EQ, static_cast<uint32_t>(af_align({count}, 64)));",
-                scalar("int32_t", "0")
-            ));
-            l.push(format!(
-                "Duplicate({dst}, {}, {count});",
-                scalar("half", "0.0f")
-            ));
-            l.push("PipeBarrier<PIPE_V>();".into());
-            l.push(format!(
-                "Select({dst}, mk, {dst}, {}, SELMODE::VSEL_TENSOR_SCALAR_MODE, static_cast<uint32_t>({count}));",
-                scalar("half", "1.0f")
-            ));
-        }
-        _ => {
-            let _ = tt;
-            l.push(format!("// unsupported cast {from} -> {to}"));
-        }
-    }
-    l
-}
-
-fn emit_node(
-    ctx: &Ctx,
-    n: usize,
-    pending: &mut PendingVectorWrites,
-) -> Result<Vec<String>, String> {
-    let s = ctx.s;
-    let g = ctx.input.graph;
-    let info = &s.nodes[n];
-    let node = &g.nodes[n];
-    let mut l = Vec::new();
-    let t = ub_type(info.dtype);
-    let count = format!("n{n}");
-    let operand = |i: usize| -> Result<usize, String> {
-        node.operands
-            .get(i)
-            .copied()
-            .ok_or_else(|| format!("node {n} misses operand #{i}"))
-    };
-    // Data and output are GM; non-bool loads are used from their queue tensor; direct
-    // stores were written by their producer.
-    let is_vector = !matches!(info.kind, NodeKind::Data { .. } | NodeKind::Output { .. })
-        && (info.kind != NodeKind::Load || info.dtype == DType::Bool || info.transpose)
-        && (info.kind != NodeKind::Store || !info.direct);
-    if !is_vector {
-        if info.kind == NodeKind::Load {
-            // Non-bool loads are used straight from their queue tensor.
-            l.push(format!("LocalTensor<{t}> v{n} = r{n};"));
-        }
-        return Ok(l);
-    }
-    if s.absorbed_scalar(n) {
-        // Its readers use the tensor-scalar API forms with the value.
-        return Ok(l);
-    }
-    if s.absorbed_broadcast(n) {
-        // Its readers read its source through repeat strides.
-        return Ok(l);
-    }
-    l.push(ctx.comment(n));
-    // An absorbed broadcast is read where its source lives.
-    let read_of = |a: usize| {
-        if s.absorbed_broadcast(a) {
-            g.nodes[a]
-                .operands
-                .first()
-                .and_then(|&src| buffer_of(s, src))
-        } else {
-            buffer_of(s, a)
-        }
-    };
-    let reads: Vec<Option<Buffer>> = node
-        .operands
-        .iter()
-        .filter(|&&a| !s.absorbed_scalar(a))
-        .map(|&a| read_of(a))
-        .collect();
-    if pending.orders_read_of(&reads) {
-        l.push("PipeBarrier<PIPE_V>();".into());
-    }
-    pending.record(buffer_of(s, n));
-    l.push(format!(
-        "[[maybe_unused]] const int32_t {count} = static_cast<int32_t>(af::Elems(x{n}, kAlign));"
-    ));
-    match &info.kind {
-        NodeKind::Load if info.transpose => {
-            // The source block [rows = innermost extent, columns = the other] back to
-            // the tile layout: Transpose NCHW2NHWC with n = 1, c = rows, h*w = columns.
-            let v = value_decl(ctx, n, &mut l);
-            l.push(format!(
-                "af::TransposeBlock({v}, r{n}, scratch.Get<uint8_t>(), x{n}, kAlign);"
-            ));
-        }
-        NodeKind::Load => {
-            // Bool: u8 in GM -> half 0/1 in UB.
-            let v = value_decl(ctx, n, &mut l);
-            l.push(format!(
-                "Cast({v}, r{n}, RoundMode::CAST_NONE, static_cast<uint32_t>({count}));"
-            ));
-        }
-        NodeKind::Store => {
-            let src = operand(0)?;
-            let from = s.nodes[src].dtype;
-            if info.dtype == DType::Bool {
-                l.push(format!(
-                    "Cast({}, v{src}, RoundMode::CAST_NONE, static_cast<uint32_t>({count}));",
-                    ctx.store_tensor(n)
-                ));
-            } else {
-                l.extend(cast_lines(
-                    from,
-                    info.dtype,
-                    &ctx.store_tensor(n),
-                    &format!("v{src}"),
-                    &count,
-                ));
-            }
-        }
-        NodeKind::Scalar { value } => {
-            let v = value_decl(ctx, n, &mut l);
-            l.push(format!(
-                "Duplicate({v}, {}, {count});",
-                scalar(t, &float_literal(*value))
-            ));
-        }
-        NodeKind::Arange { start, delta } => {
-            let v = value_decl(ctx, n, &mut l);
-            let acc = if info.dtype == DType::I32 {
-                "int64_t"
-            } else {
-                "float"
-            };
-            let term = |term: &ArangeTerm| match term {
-                ArangeTerm::Number(value) if acc == "int64_t" => {
-                    format!("static_cast<int64_t>({})", *value as i64)
-                }
-                ArangeTerm::Number(value) => format!("{value:?}f"),
-                ArangeTerm::Expr(e) => format!("static_cast<{acc}>({})", cx(s, e)),
-            };
-            l.push(format!(
-                "const int64_t as{n}[{}] = {{{}}};",
-                ctx.rank(),
-                ctx.strides_of(n)
-            ));
-            l.push(format!(
-                "af::ArangeBox<{t}, {acc}>({v}, x{n}, as{n}, {}, {}, {}, kAlign);",
-                ctx.base_of(n),
-                term(start),
-                term(delta)
-            ));
-        }
-        NodeKind::Broadcast => {
-            let a = operand(0)?;
-            let v = value_decl(ctx, n, &mut l);
-            let blocks = if s.extras.scratch {
-                format!("scratch.Get<{t}>(), t.scratch_size")
-            } else {
-                format!("{v}, 0")
-            };
-            l.push(format!(
-                "af::BroadcastBox({v}, v{a}, x{n}, x{a}, kAlign, {blocks});"
-            ));
-        }
-        NodeKind::Gather {
-            bound,
-            index_stride,
-        } => {
-            let (table, indices) = (operand(0)?, operand(1)?);
-            let NodeKind::Data { input } = s.nodes[table].kind else {
-                return Err(format!("gather {n} does not read a kernel input"));
-            };
-            let v = value_decl(ctx, n, &mut l);
-            l.push(format!(
-                "const int64_t gs{n}[{}] = {{{}}};",
-                ctx.rank(),
-                ctx.strides_of(table)
-            ));
-            let source = if ctx.case.ub_tables.contains(&n) {
-                // The table kept in UB by this case (emit_table_loads).
-                format!(
-                    "table.Get<uint8_t>()[static_cast<uint32_t>({})].ReinterpretCast<{}>()",
-                    cx(s, &s.table_offset(ctx.case, input)),
-                    gm_type(s.inputs[input].dtype)
-                )
-            } else {
-                format!("gm_in{input}")
-            };
-            let cache = if s.row_caches(ctx.case).iter().any(|r| r.node == n) {
-                format!(", rc{n}")
-            } else {
-                String::new()
-            };
-            l.push(format!(
-                "af::GatherRows({v}, {source}, v{indices}, {}, x{n}, x{indices}, gs{n}, {}, {}, kAlign{cache});",
-                ctx.base_of(table),
-                cx(s, bound),
-                cx(s, index_stride)
-            ));
-        }
-        NodeKind::ExtractSlice { axis, start } => {
-            let a = operand(0)?;
-            let dim = ctx
-                .case
-                .in_tile
-                .iter()
-                .position(|k| k == axis)
-                .ok_or_else(|| format!("extract_slice node {n}: its axis is split"))?;
-            let v = value_decl(ctx, n, &mut l);
-            l.push(format!(
-                "af::ExtractSliceBox({v}, v{a}, x{n}, x{a}, {dim}, {}, kAlign);",
-                cx(s, start)
-            ));
-        }
-        NodeKind::Concat { axis } => {
-            let (a, b) = (operand(0)?, operand(1)?);
-            let dim = ctx
-                .case
-                .in_tile
-                .iter()
-                .position(|k| k == axis)
-                .ok_or_else(|| format!("concat node {n}: its axis is split"))?;
-            let v = value_decl(ctx, n, &mut l);
-            if ctx.case.split == Some(*axis) {
-                // Each operand's rows in this tile, from where its use starts: a fill
-                // (maybe two parts) holds a whole tile.
-                let (box_a, box_b) = ctx.concat_use_boxes(n, *axis)?;
-                l.push(format!(
-                    "const int64_t xu{n}a[{r}] = {{{box_a}}};\nconst int64_t xu{n}b[{r}] = {{{box_b}}};",
-                    r = ctx.rank()
-                ));
-                l.push(format!(
-                    "af::ConcatBox({v}, v{a}, v{b}, x{n}, xu{n}a, xu{n}b, {dim}, kAlign);"
-                ));
-            } else {
-                l.push(format!(
-                    "af::ConcatBox({v}, v{a}, v{b}, x{n}, x{a}, x{b}, {dim}, kAlign);"
-                ));
-            }
-        }
-        NodeKind::Reduce { op, reduced } => {
-            let a = operand(0)?;
-            let v = value_decl(ctx, n, &mut l);
-            let kind = match op.as_str() {
-                "sum" | "mean" => "Sum",
-                "max" | "any" => "Max",
-                "min" | "all" => "Min",
-                _ => "Prod",
-            };
-            let work = if s.extras.work {
-                format!("work.Get<{t}>(), t.work_size")
-            } else {
-                format!("{v}, 0")
-            };
-            let rows = if s.extras.scratch {
-                format!("scratch.Get<{t}>()")
-            } else {
-                v.clone()
-            };
-            l.push(format!(
-                "af::ReduceBox<af::Red::{kind}, {t}>({v}, v{a}, {work}, {rows}, x{a}, x{n}, kAlign);"
-            ));
-            if op == "mean" {
-                let n_expr: Vec<String> = reduced
-                    .iter()
-                    .map(|&k| format!("size_{}", ctx.axis(k)))
-                    .collect();
-                l.push("PipeBarrier<PIPE_V>();".into());
-                l.push(format!(
-                    "Muls({v}, {v}, {}, {count});",
-                    scalar(
-                        t,
-                        &format!("1.0f / static_cast<float>({})", n_expr.join(" * "))
-                    )
-                ));
-            }
-        }
-        NodeKind::Cast => {
-            let a = operand(0)?;
-            let from = s.nodes[a].dtype;
-            let v = value_decl(ctx, n, &mut l);
-            let to = info.dtype;
-            if from == DType::Bool || to == DType::Bool {
-                l.push("LocalTensor<uint8_t> mk = mask.Get<uint8_t>();".into());
-            }
-            if cast_direct(from, to) {
-                l.extend(cast_lines(from, to, &v, &format!("v{a}"), &count));
-            } else {
-                l.push("LocalTensor<float> staged = scratch.Get<float>();".into());
-                l.extend(cast_lines(
-                    from,
-                    DType::F32,
-                    "staged",
-                    &format!("v{a}"),
-                    &count,
-                ));
-                l.push("PipeBarrier<PIPE_V>();".into());
-                l.extend(cast_lines(DType::F32, to, &v, "staged", &count));
-            }
-        }
-        NodeKind::Elementwise { op } => {
-            let v = value_decl(ctx, n, &mut l);
-            let a = || operand(0).map(|x| format!("v{x}"));
-            let b = || operand(1).map(|x| format!("v{x}"));
-            match op.as_str() {
-                // Abs has no int32 form: |x| = max(-x, x) (wraps at INT32_MIN as the
-                // device's integer arithmetic does).
-                "abs" if info.dtype == DType::I32 => {
-                    let x = a()?;
-                    l.push(format!("Muls({v}, {x}, {}, {count});", scalar(t, "-1")));
-                    l.push("PipeBarrier<PIPE_V>();".into());
-                    l.push(format!("Max({v}, {v}, {x}, {count});"));
-                }
-                "abs" => l.push(format!("Abs({v}, {}, {count});", a()?)),
-                "neg" => l.push(format!(
-                    "Muls({v}, {}, {}, {count});",
-                    a()?,
-                    scalar(t, "-1")
-                )),
-                "exp" => l.push(format!("Exp({v}, {}, {count});", a()?)),
-                "log" => l.push(format!("Ln({v}, {}, {count});", a()?)),
-                "sqrt" => l.push(format!("Sqrt({v}, {}, {count});", a()?)),
-                "relu" => l.push(format!("Relu({v}, {}, {count});", a()?)),
-                "square" => {
-                    let x = a()?;
-                    l.push(format!("Mul({v}, {x}, {x}, {count});"))
-                }
-                "rsqrt" | "reciprocal" => {
-                    // Exact 1/x (Reciprocal/Rsqrt are approximate on the device).
-                    l.push(format!("LocalTensor<{t}> one = scratch.Get<{t}>();"));
-                    l.push(format!("Duplicate(one, {}, {count});", scalar(t, "1")));
-                    if op == "rsqrt" {
-                        l.push(format!("Sqrt({v}, {}, {count});", a()?));
-                        l.push("PipeBarrier<PIPE_V>();".into());
-                        l.push(format!("Div({v}, one, {v}, {count});"));
-                    } else {
-                        l.push("PipeBarrier<PIPE_V>();".into());
-                        l.push(format!("Div({v}, one, {}, {count});", a()?));
-                    }
-                }
-                "floor" | "ceil" | "round" => {
-                    // A float -> float Cast rounds to an integral value with the mode
-                    // (ascendc_api.md 4.4); half has no half -> half Cast, so it rounds
-                    // in f32 (exact: every half value and its rounding are f32 values).
-                    let mode = match op.as_str() {
-                        "floor" => "CAST_FLOOR",
-                        "ceil" => "CAST_CEIL",
-                        _ => "CAST_RINT",
-                    };
-                    let x = a()?;
-                    let cast = |dst: &str, src: &str, mode: &str| {
-                        format!(
-                            "Cast({dst}, {src}, RoundMode::{mode}, static_cast<uint32_t>({count}));"
-                        )
-                    };
-                    if info.dtype == DType::F32 {
-                        l.push(cast(&v, &x, mode));
-                    } else {
-                        l.push("LocalTensor<float> staged = scratch.Get<float>();".into());
-                        l.push(cast("staged", &x, "CAST_NONE"));
-                        l.push("PipeBarrier<PIPE_V>();".into());
-                        l.push(cast("staged", "staged", mode));
-                        l.push("PipeBarrier<PIPE_V>();".into());
-                        l.push(cast(&v, "staged", "CAST_NONE"));
-                    }
-                }
-                "sigmoid" | "tanh" | "erf" | "sin" | "cos" => {
-                    let api = match op.as_str() {
-                        "sigmoid" => "Sigmoid",
-                        "tanh" => "Tanh",
-                        "sin" => "Sin",
-                        "cos" => "Cos",
-                        _ => "Erf",
-                    };
-                    // Sigmoid may borrow a dead input tile as its temporary.
-                    let tmp = match s.sigmoid_tmp(ctx.case, n) {
-                        Some(l) => format!("r{l}.ReinterpretCast<uint8_t>()"),
-                        None => "scratch.Get<uint8_t>()".to_string(),
-                    };
-                    l.push(format!(
-                        "{api}({v}, {}, {tmp}, static_cast<uint32_t>({count}));",
-                        a()?
-                    ));
-                }
-                "logical_not" => {
-                    l.push(format!(
-                        "Muls({v}, {}, {}, {count});",
-                        a()?,
-                        scalar(t, "-1.0f")
-                    ));
-                    l.push("PipeBarrier<PIPE_V>();".into());
-                    l.push(format!("Adds({v}, {v}, {}, {count});", scalar(t, "1.0f")));
-                }
-                "add" | "sub" | "mul" | "div" | "maximum" | "minimum"
-                    if let Some((x, value)) = scalar_operand(s, &node.operands) =>
-                {
-                    let (api, value) = match op.as_str() {
-                        "add" => ("Adds", value),
-                        "sub" => ("Adds", -value),
-                        "div" => ("Muls", 1.0 / value),
-                        "mul" => ("Muls", value),
-                        "maximum" => ("Maxs", value),
-                        _ => ("Mins", value),
-                    };
-                    l.push(format!(
-                        "{api}({v}, v{x}, {}, {count});",
-                        scalar(t, &scalar_literal(info.dtype, value))
-                    ));
-                }
-                "add" | "sub" | "mul" | "div" | "maximum" | "minimum"
-                    if let Some(wide) = s.absorbed_broadcast_operand(n) =>
-                {
-                    let narrow = g.nodes[wide]
-                        .operands
-                        .first()
-                        .copied()
-                        .ok_or_else(|| format!("broadcast {wide} has no operand"))?;
-                    let full = if operand(0)? == wide {
-                        operand(1)?
-                    } else {
-                        operand(0)?
-                    };
-                    let kind = match op.as_str() {
-                        "add" => "Add",
-                        "sub" => "Sub",
-                        "mul" => "Mul",
-                        "div" => "Div",
-                        "maximum" => "Max",
-                        _ => "Min",
-                    };
-                    let blocks = if s.extras.scratch {
-                        format!("scratch.Get<{t}>(), t.scratch_size")
-                    } else {
-                        format!("{v}, 0")
-                    };
-                    l.push(format!(
-                        "af::BinaryBroadcastBox<af::Bin::{kind}>({v}, v{full}, v{narrow}, {}, x{n}, x{narrow}, kAlign, {blocks});",
-                        operand(0)? == wide
-                    ));
-                }
-                "add" | "sub" | "mul" | "div" | "maximum" | "minimum" | "logical_and"
-                | "logical_or" => {
-                    let api = match op.as_str() {
-                        "add" => "Add",
-                        "sub" => "Sub",
-                        "mul" | "logical_and" => "Mul",
-                        "div" => "Div",
-                        "maximum" | "logical_or" => "Max",
-                        _ => "Min",
-                    };
-                    l.push(format!("{api}({v}, {}, {}, {count});", a()?, b()?));
-                }
-                // Bitwise ops on the int16 view (And/Not exist for int16 only).
-                "bitwise_and" | "bitwise_not" => {
-                    let lanes = format!("static_cast<int32_t>({count} * sizeof({t}) / 2)");
-                    let view = |x: &str| format!("{x}.ReinterpretCast<int16_t>()");
-                    if op == "bitwise_not" {
-                        l.push(format!("Not({}, {}, {lanes});", view(&v), view(&a()?)));
-                    } else {
-                        l.push(format!(
-                            "And({}, {}, {}, {lanes});",
-                            view(&v),
-                            view(&a()?),
-                            view(&b()?)
-                        ));
-                    }
-                }
-                "logical_xor" => {
-                    l.push(format!("Sub({v}, {}, {}, {count});", a()?, b()?));
-                    l.push("PipeBarrier<PIPE_V>();".into());
-                    l.push(format!("Abs({v}, {v}, {count});"));
-                }
-                "leaky_relu" => {
-                    let alpha = float_attr(node, "alpha").unwrap_or(0.01);
-                    l.push(format!(
-                        "LeakyRelu({v}, {}, {}, {count});",
-                        a()?,
-                        scalar(t, &format!("{alpha:?}"))
-                    ));
-                }
-                "eq" | "ne" | "lt" | "le" | "gt" | "ge" => {
-                    let x = operand(0)?;
-                    let ta = ub_type(s.nodes[x].dtype);
-                    l.push("LocalTensor<uint8_t> mk = mask.Get<uint8_t>();".into());
-                    let int = s.nodes[x].dtype == DType::I32;
-                    // int32 compares only for equality on 2201: a <= b is max(a, b) == b,
-                    // a >= b is max(a, b) == a, and lt/gt/ne are those inverted.
-                    let (lhs, rhs, inverted) = match op.as_str() {
-                        "le" | "gt" if int => ("larger".to_string(), b()?, op == "gt"),
-                        "ge" | "lt" if int => ("larger".to_string(), a()?, op == "lt"),
-                        _ => (a()?, b()?, int && op == "ne"),
-                    };
-                    if lhs == "larger" {
-                        l.push("LocalTensor<int32_t> larger = scratch.Get<int32_t>();".into());
-                        l.push(format!("Max(larger, {}, {}, {count});", a()?, b()?));
-                        l.push("PipeBarrier<PIPE_V>();".into());
-                    }
-                    let mode = if int { "EQ" } else { cmp_mode(op) };
-                    l.push(format!(
-                        "Compare(mk, {lhs}, {rhs}, CMPMODE::{mode}, static_cast<uint32_t>(af_align({count}, 256 / sizeof({ta}))));"
-                    ));
-                    let int_ne = inverted;
-                    let (on, off) = if int_ne {
-                        ("0.0f", "1.0f")
-                    } else {
-                        ("1.0f", "0.0f")
-                    };
-                    l.push(format!("Duplicate({v}, {}, {count});", scalar("half", on)));
-                    l.push("PipeBarrier<PIPE_V>();".into());
-                    l.push(format!(
-                        "Select({v}, mk, {v}, {}, SELMODE::VSEL_TENSOR_SCALAR_MODE, static_cast<uint32_t>({count}));",
-                        scalar("half", off)
-                    ));
-                }
-                "select" | "where" if matches!(info.dtype, DType::I32 | DType::I64) => {
-                    l.extend(int_select_lines(s, n, &v, t, &count)?);
-                }
-                "select" | "where" => {
-                    let c = operand(0)?;
-                    let x = operand(1)?;
-                    let y = operand(2)?;
-                    l.push("LocalTensor<uint8_t> mk = mask.Get<uint8_t>();".into());
-                    l.push(format!(
-                        "AF_COMPARES(mk, v{c}, {}, CMPMODE::NE, static_cast<uint32_t>(af_align({count}, 128)));",
-                        scalar("half", "0.0f")
-                    ));
-                    l.push("PipeBarrier<PIPE_V>();".into());
-                    match &s.nodes[y].kind {
-                        // An absorbed scalar false branch: the tensor-scalar mode.
-                        NodeKind::Scalar { value } if s.absorbed_scalar(y) => l.push(format!(
-                            "Select({v}, mk, v{x}, {}, SELMODE::VSEL_TENSOR_SCALAR_MODE, static_cast<uint32_t>({count}));",
-                            scalar(t, &scalar_literal(info.dtype, *value))
-                        )),
-                        _ => l.push(format!(
-                            "Select({v}, mk, v{x}, v{y}, SELMODE::VSEL_TENSOR_TENSOR_MODE, static_cast<uint32_t>({count}));"
-                        )),
-                    }
-                }
-                other => return Err(format!("no Ascend C lowering for ascir.{other}")),
-            }
-        }
-        NodeKind::Data { .. } | NodeKind::Output { .. } => {}
-    }
-    // Scoped temporaries (mk, one, staged) must not collide between nodes.
-    let needs_scope = l.iter().any(|x| {
-        x.starts_with("LocalTensor<uint8_t> mk")
-            || x.starts_with("LocalTensor<float> staged")
-            || x.starts_with("LocalTensor<int32_t> larger")
-            || x.starts_with("const uint32_t sel_off")
-            || x.contains(" one = ")
-    });
-    if needs_scope {
-        // Keep the value declaration outside the scope.
-        let (decls, body): (Vec<String>, Vec<String>) = l.into_iter().partition(|x| {
-            x.starts_with(&format!("LocalTensor<{t}> v{n} ")) || x.starts_with("//")
-        });
-        let mut out = decls;
-        out.push("{".into());
-        out.extend(body.into_iter().map(|x| format!("    {x}")));
-        out.push("}".into());
-        return Ok(out);
-    }
-    Ok(l)
 }
