@@ -7,34 +7,37 @@
 //!    other than the one just outside the innermost (a transpose moving the innermost
 //!    axis anywhere) gets that axis moved there (`transposed_loop_order`), so its loads
 //!    are 2-D blocks of the two innermost loops.
-//! 1. **Normalize axes**: drop axes of static size 1 and axes no node iterates on (but a
-//!    unit innermost axis along which a data view is contiguous stays: rows of one
-//!    element); merge adjacent axes that every node sees the same way (both extents full
-//!    and contiguous in every GM view, or both broadcast/reduced). Each result is a
-//!    [`NormAxis`].
-//! 2. **TilingGroup**: per node, axes it reduces go to R, the rest to Y (X, transposes,
-//!    is empty: no op of the hint form transposes); the kernel's group is the union.
-//! 3. **Tiling cases**: one per Y axis `u` (the UB-split axis, GE's `ub_tiling_id_y`).
-//!    A tile is a box: looped axes (Y axes before `u`) have extent 1, `u` has the tile
-//!    size `t` (`<u>t_size`, the `zT`/`zt` split), every later axis and every R axis is
-//!    whole (R axes stay in UB: GE's all-load reduce template). The tiles of all looped
-//!    axes and `zT` are merged and block-split over cores (`<M>TB`/`<M>Tb`).
-//!    A kernel without Y axes has one case without split: one tile, one block. Then one
-//!    split-reduction case per R axis, for rows longer than UB: the tile is a chunk of
-//!    the reduced axis, blocks take row groups, and each row group runs passes over the
-//!    chunks ([`SplitPlan`]): reductions accumulate chunk by chunk, what depends on them
-//!    is recomputed in later passes.
+//! 1. **Normalize axes** (module `axes`, GE's `RemoveAllZeroStrideLoopAxis` and
+//!    `MergeContinuousAxis`): drop axes of static size 1 and axes no node iterates on
+//!    (but a unit innermost axis along which a data view is contiguous stays: rows of
+//!    one element); merge adjacent axes that every node sees the same way (both extents
+//!    full and contiguous in every GM view, or both broadcast/reduced). Each result is
+//!    a [`NormAxis`].
+//! 2. **TilingGroup** (module `nodes`, with the checks of what the schedule expresses):
+//!    per node, axes it reduces go to R, the rest to Y (X, transposes, is empty: no op
+//!    of the hint form transposes); the kernel's group is the union.
+//! 3. **Tiling cases** (module `cases`): one per Y axis `u` (the UB-split axis, GE's
+//!    `ub_tiling_id_y`). A tile is a box: looped axes (Y axes before `u`) have extent
+//!    1, `u` has the tile size `t` (`<u>t_size`, the `zT`/`zt` split), every later axis
+//!    and every R axis is whole (R axes stay in UB: GE's all-load reduce template). The
+//!    tiles of all looped axes and `zT` are merged and block-split over cores
+//!    (`<M>TB`/`<M>Tb`). A kernel without Y axes has one case without split: one tile,
+//!    one block. Then one split-reduction case per R axis, for rows longer than UB: the
+//!    tile is a chunk of the reduced axis, blocks take row groups, and each row group
+//!    runs passes over the chunks ([`SplitPlan`]): reductions accumulate chunk by
+//!    chunk, what depends on them is recomputed in later passes.
 //! 4. **Layout**: a value in UB is the row-major box of its extents (1 where its view is
 //!    broadcast or reduced) with the innermost extent padded to `align` elements, where
 //!    `align = 32 B / smallest element size` of the kernel: every row starts 32-byte
 //!    aligned for every dtype, so casts keep the layout. Buffers are rounded to 256 B so
 //!    `Compare` (count*sizeof(T) % 256 == 0 on 2201) may run over whole buffers.
-//! 5. **Buffers**: each load gets a VECIN queue and each store a VECOUT queue, double
-//!    buffered (queues beyond the chip's per-position budget share one queue block);
-//!    values computed and consumed by the vector unit get VECCALC TBuf slots, reused by
-//!    lifetime (an elementwise op may write over an operand that dies at it); one work
-//!    buffer for reductions, one mask buffer for compares and selects, one scratch buffer
-//!    for ops that need a temporary.
+//! 5. **Buffers** (module `allocate`, GE's `BufQueAllocator`): each load gets a VECIN
+//!    queue and each store a VECOUT queue, double buffered (queues beyond the chip's
+//!    per-position budget share one queue block); values computed and consumed by the
+//!    vector unit get VECCALC TBuf slots, reused by lifetime (an elementwise op may
+//!    write over an operand that dies at it); one work buffer for reductions, one mask
+//!    buffer for compares and selects, one scratch buffer for ops that need a
+//!    temporary.
 //!
 //! Booleans live in UB as half 0.0/1.0 (`Compare` + `Select`), as u8 in GM.
 //!
