@@ -58,9 +58,6 @@ use autofuse_ascir::chip::ChipProfile;
 use autofuse_ascir::graph::{AscGraph, AscNode, View};
 use autofuse_ascir::kernel::*;
 use autofuse_symbolic::Expr;
-// The unit tests below name element types through `super::*`.
-#[cfg(test)]
-use autofuse_ir::graph::DType;
 use axes::{HintViews, NormAxes};
 use cases::{add_cross_core_cases, FitCases};
 use nodes::node_infos;
@@ -312,6 +309,10 @@ fn mark_persistent(schedule: &mut Schedule) {
         }
     }
 }
+
+// The unit tests below name element types through `super::*`.
+#[cfg(test)]
+use autofuse_ir::graph::DType;
 
 #[cfg(test)]
 mod tests {
