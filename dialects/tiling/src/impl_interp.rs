@@ -27,10 +27,11 @@ use autofuse_ascir::graph::AscGraph;
 use autofuse_ascir::interp::{
     arange_tile, bind_kernel_symbols, extract_slice_tile, for_each_index, gather_tile,
 };
-use autofuse_ascir::kernel::{NodeKind, Schedule};
+use autofuse_ascir::kernel::{Case, NodeKind, Schedule, SplitPlan};
 use autofuse_ir::attr::{parse_attr, AttrValue};
 use autofuse_ir::graph::{Dim, TensorType};
 use autofuse_ir::tensor::Tensor;
+use autofuse_symbolic::Expr;
 use std::collections::{BTreeMap, HashMap};
 
 /// What one run did.
@@ -52,78 +53,17 @@ pub fn run(
 ) -> Result<(Vec<Tensor>, ImplStats), String> {
     let symbols = bind_kernel_symbols(graph, inputs, known).map_err(|e| e.to_string())?;
     let name = &graph.name;
-    if tiling.ub_bytes > tiling.ub_capacity {
-        return Err(format!(
-            "@{name}: tiling uses {} UB bytes of {}",
-            tiling.ub_bytes, tiling.ub_capacity
-        ));
-    }
-    if tiling.block_dim < 1 || tiling.block_dim > tiling.cores {
-        return Err(format!(
-            "@{name}: block_dim {} outside [1, {}]",
-            tiling.block_dim, tiling.cores
-        ));
-    }
+    check_tiling_limits(name, tiling)?;
     let case = schedule
         .case(tiling.key)
         .ok_or_else(|| format!("@{name}: no case {}", tiling.key))?;
-    let eval = |e: &autofuse_symbolic::Expr| {
+    let eval = |e: &Expr| {
         e.eval_map(&symbols)
             .map_err(|err| format!("@{name}: cannot evaluate '{e}': {err}"))
     };
-    let sizes: Vec<i64> = schedule
-        .axes
-        .iter()
-        .map(|a| eval(&a.size))
-        .collect::<Result<_, _>>()?;
-    let s_u = case.split.map_or(1, |u| sizes[u]);
-    let t = tiling.tile.max(1);
-    let chunks = if s_u <= 0 { 0 } else { (s_u + t - 1) / t };
-    // Transpose cases: the innermost axis is tiled in fixed blocks, looped like an axis.
-    let inner_block = match &case.inner_block {
-        Some((b, extent)) => Some((*b, eval(extent)?.max(1))),
-        None => None,
-    };
-    let inner_chunks = inner_block.map_or(1, |(b, e)| (sizes[b].max(0) + e - 1) / e);
-    let outer: i64 = case.looped.iter().map(|&k| sizes[k]).product::<i64>() * inner_chunks;
-    let plan = schedule.split_plan(case);
-    // A split-reduction case's tiles are row groups (every pass over every chunk); a
-    // cross-core case's are row group shares (`parts` per row group).
-    let total = if case.cross_core {
-        outer * tiling.parts
-    } else if plan.is_some() {
-        outer
-    } else {
-        outer * chunks
-    };
-    if total != tiling.tiles_total {
-        return Err(format!(
-            "@{name}: tiling has {} tiles, the schedule {total}",
-            tiling.tiles_total
-        ));
-    }
-    if tiling.block_dim * tiling.tiles_per_block < total {
-        return Err(format!(
-            "@{name}: {} blocks x {} tiles do not cover {total} tiles",
-            tiling.block_dim, tiling.tiles_per_block
-        ));
-    }
-    // Output GM tensors and write counters.
-    let mut outputs = Vec::new();
-    let mut writes = Vec::new();
-    for ty in &graph.outputs {
-        let dims: Vec<usize> = ty
-            .dims
-            .iter()
-            .map(|d| match d {
-                Dim::Known(e) => eval(e).map(|v| v.max(0) as usize),
-                Dim::Unknown => Err(format!("@{name}: output dim without symbol")),
-            })
-            .collect::<Result<_, _>>()?;
-        let tensor = Tensor::zeros(ty.dtype, dims).map_err(|e| e.to_string())?;
-        writes.push(vec![0u8; tensor.data.len()]);
-        outputs.push(tensor);
-    }
+    let walk = TileWalk::new(schedule, case, tiling, &eval)?;
+    walk.check_covered(name, tiling)?;
+    let (mut outputs, mut writes) = output_tensors(graph, &eval)?;
     let gm_strides: Vec<Vec<i64>> = schedule
         .nodes
         .iter()
@@ -139,178 +79,77 @@ pub fn run(
         ..ImplStats::default()
     };
     let rank = schedule.axes.len();
-    // Loads hoisted out of the tile loop: read from GM once per block (the first tile
-    // of the block loads them; their box is the same in every tile).
-    // Chunk-resident loads: read again only when the block's (chunk-major) tile walk
-    // enters a new chunk.
-    let hoisted = schedule.hoisted(case);
-    let resident = schedule.chunk_resident(case);
-    // Outer-resident loads: read again only when the (chunk-fastest) walk reaches a new
-    // looped position.
-    let outer_resident = schedule.outer_resident(case);
-    let chunk_major = plan.is_none() && schedule.chunk_major(case);
+    let mut env = Env {
+        graph,
+        schedule,
+        case,
+        symbols: &symbols,
+        origin: vec![0; rank],
+        ext: vec![1; rank],
+        chunk: 0,
+        looped_index: vec![0; rank],
+        gm_strides: &gm_strides,
+        inputs,
+        outputs: &mut outputs,
+        writes: &mut writes,
+        stats: &mut stats,
+    };
     if case.cross_core {
-        let plan = plan
+        let plan = walk
+            .plan
             .as_ref()
             .ok_or("a cross-core case without split plan")?;
-        let mut env = Env {
-            graph,
-            schedule,
-            case,
-            symbols: &symbols,
-            origin: vec![0; rank],
-            ext: vec![1; rank],
-            chunk: 0,
-            looped_index: vec![0; rank],
-            gm_strides: &gm_strides,
-            inputs,
-            outputs: &mut outputs,
-            writes: &mut writes,
-            stats: &mut stats,
-        };
-        cross_core_phases(&mut env, plan, tiling, &sizes, (s_u, chunks, outer))?;
+        cross_core_phases(&mut env, plan, tiling, &walk)?;
+    } else {
+        run_blocks(&mut env, &walk, tiling)?;
     }
-    // (A cross-core case ran above: no tile loop.)
-    let loop_blocks = if case.cross_core { 0 } else { tiling.block_dim };
-    for block in 0..loop_blocks {
-        let first = block * tiling.tiles_per_block;
-        let last = (first + tiling.tiles_per_block).min(total);
-        let mut hoist_cache: Vec<Option<Tensor>> = vec![None; graph.nodes.len()];
-        let mut resident_chunk = None;
-        let mut resident_outer = None;
-        for tile in first..last {
-            stats.tiles += 1;
-            let (chunk, mut rest) = match plan {
-                Some(_) => (0, tile),
-                None if chunk_major => (tile / outer.max(1), tile % outer.max(1)),
-                None => (tile % chunks.max(1), tile / chunks.max(1)),
-            };
-            if resident_chunk != Some(chunk) {
-                for &n in &resident {
-                    hoist_cache[n] = None;
-                }
-                resident_chunk = Some(chunk);
-            }
-            if resident_outer != Some(rest) {
-                for &n in &outer_resident {
-                    hoist_cache[n] = None;
-                }
-                resident_outer = Some(rest);
-            }
-            let mut origin = vec![0i64; rank];
-            let mut looped_index = vec![0i64; rank];
-            let mut inner_extent = None;
-            if let Some((b, e)) = inner_block {
-                origin[b] = (rest % inner_chunks.max(1)) * e;
-                rest /= inner_chunks.max(1);
-                inner_extent = Some((b, e.min(sizes[b] - origin[b])));
-            }
-            for &k in case.looped.iter().rev() {
-                looped_index[k] = rest % sizes[k];
-                origin[k] = looped_index[k];
-                rest /= sizes[k];
-            }
-            let mut ext = vec![1i64; rank];
-            for &k in &case.in_tile {
-                ext[k] = sizes[k];
-            }
-            if let Some((b, e)) = inner_extent {
-                ext[b] = e;
-            }
-            let mut env = Env {
-                graph,
-                schedule,
-                case,
-                symbols: &symbols,
-                origin,
-                ext,
-                chunk,
-                looped_index,
-                gm_strides: &gm_strides,
-                inputs,
-                outputs: &mut outputs,
-                writes: &mut writes,
-                stats: &mut stats,
-            };
-            let mut values: Vec<Option<Tensor>> = vec![None; graph.nodes.len()];
-            match &plan {
-                None => {
-                    if let Some(u) = case.split {
-                        env.origin[u] = chunk * t;
-                        env.ext[u] = t.min(s_u - env.origin[u]);
-                    }
-                    for n in 0..graph.nodes.len() {
-                        if hoisted.contains(&n)
-                            || resident.contains(&n)
-                            || outer_resident.contains(&n)
-                        {
-                            if hoist_cache[n].is_none() {
-                                hoist_cache[n] = env.eval(n, &values, None)?;
-                            }
-                            values[n] = hoist_cache[n].clone();
-                            continue;
-                        }
-                        let v = env.eval(n, &values, None)?;
-                        values[n] = v;
-                    }
-                }
-                Some(plan) => {
-                    let u = case.split.ok_or("split-reduction case without split")?;
-                    for p in 0..plan.passes {
-                        for c in 0..chunks {
-                            env.chunk = c;
-                            env.origin[u] = c * t;
-                            env.ext[u] = t.min(s_u - env.origin[u]);
-                            for &n in &plan.chunk_nodes[p] {
-                                let v = env.eval(n, &values, None)?;
-                                values[n] = v;
-                            }
-                            for &r in &plan.chunk_accs[p] {
-                                // Means accumulate sums; divided after the last chunk.
-                                let as_sum = matches!(&schedule.nodes[r].kind, NodeKind::Reduce { op, .. } if op == "mean");
-                                let partial = env.eval(r, &values, as_sum.then_some("sum"))?;
-                                let combined = match (c, values[r].take(), partial) {
-                                    (0, _, part) | (_, None, part) => part,
-                                    (_, Some(acc), Some(part)) => {
-                                        Some(combine(&schedule.nodes[r].kind, acc, &part)?)
-                                    }
-                                    (_, Some(acc), None) => Some(acc),
-                                };
-                                values[r] = combined;
-                            }
-                            for &st in &plan.chunk_stores[p] {
-                                let v = env.eval(st, &values, None)?;
-                                values[st] = v;
-                            }
-                        }
-                        env.chunk = 0;
-                        env.origin[u] = 0;
-                        env.ext[u] = 1;
-                        for &r in &plan.final_means[p] {
-                            let n_reduced: i64 = match &schedule.nodes[r].kind {
-                                NodeKind::Reduce { reduced, .. } => {
-                                    reduced.iter().map(|&k| sizes[k]).product()
-                                }
-                                _ => 1,
-                            };
-                            if let Some(acc) = values[r].as_mut() {
-                                for v in &mut acc.data {
-                                    *v = autofuse_ir::tensor::round_to_dtype(
-                                        *v / n_reduced.max(1) as f64,
-                                        acc.dtype,
-                                    );
-                                }
-                            }
-                        }
-                        for &n in plan.final_nodes[p].iter().chain(&plan.final_stores[p]) {
-                            let v = env.eval(n, &values, None)?;
-                            values[n] = v;
-                        }
-                    }
-                }
-            }
-        }
+    check_written_once(name, &writes)?;
+    Ok((outputs, stats))
+}
+
+/// Checks the tiling stays within the chip: its UB bytes and its block count.
+fn check_tiling_limits(name: &str, tiling: &Tiling) -> Result<(), String> {
+    if tiling.ub_bytes > tiling.ub_capacity {
+        return Err(format!(
+            "@{name}: tiling uses {} UB bytes of {}",
+            tiling.ub_bytes, tiling.ub_capacity
+        ));
     }
+    if tiling.block_dim < 1 || tiling.block_dim > tiling.cores {
+        return Err(format!(
+            "@{name}: block_dim {} outside [1, {}]",
+            tiling.block_dim, tiling.cores
+        ));
+    }
+    Ok(())
+}
+
+/// The zeroed GM output tensors of `graph` and a write counter per element.
+fn output_tensors(
+    graph: &AscGraph,
+    eval: &impl Fn(&Expr) -> Result<i64, String>,
+) -> Result<(Vec<Tensor>, Vec<Vec<u8>>), String> {
+    let name = &graph.name;
+    let mut outputs = Vec::new();
+    let mut writes = Vec::new();
+    for ty in &graph.outputs {
+        let dims: Vec<usize> = ty
+            .dims
+            .iter()
+            .map(|d| match d {
+                Dim::Known(e) => eval(e).map(|v| v.max(0) as usize),
+                Dim::Unknown => Err(format!("@{name}: output dim without symbol")),
+            })
+            .collect::<Result<_, _>>()?;
+        let tensor = Tensor::zeros(ty.dtype, dims).map_err(|e| e.to_string())?;
+        writes.push(vec![0u8; tensor.data.len()]);
+        outputs.push(tensor);
+    }
+    Ok((outputs, writes))
+}
+
+/// Checks every output element was written exactly once.
+fn check_written_once(name: &str, writes: &[Vec<u8>]) -> Result<(), String> {
     for (i, w) in writes.iter().enumerate() {
         if let Some(pos) = w.iter().position(|&c| c != 1) {
             return Err(format!(
@@ -319,7 +158,296 @@ pub fn run(
             ));
         }
     }
-    Ok((outputs, stats))
+    Ok(())
+}
+
+/// The tiles of a case at the kernel's symbol values: a tile index decomposes into the
+/// chunk of the split axis, the block of the innermost axis (transpose cases) and the
+/// looped-axis positions.
+struct TileWalk {
+    /// Extent of every normalized axis.
+    sizes: Vec<i64>,
+    /// Extent of the split axis (1 without one).
+    s_u: i64,
+    /// The tile along the split axis.
+    t: i64,
+    /// Chunks of the split axis.
+    chunks: i64,
+    /// Transpose cases: the innermost axis and its block, looped like an axis.
+    inner_block: Option<(usize, i64)>,
+    /// Blocks of the innermost axis (1 without `inner_block`).
+    inner_chunks: i64,
+    /// Looped positions (times inner blocks): the row groups.
+    outer: i64,
+    /// Tiles of the kernel.
+    total: i64,
+    plan: Option<SplitPlan>,
+}
+
+impl TileWalk {
+    fn new(
+        schedule: &Schedule,
+        case: &Case,
+        tiling: &Tiling,
+        eval: &impl Fn(&Expr) -> Result<i64, String>,
+    ) -> Result<TileWalk, String> {
+        let sizes: Vec<i64> = schedule
+            .axes
+            .iter()
+            .map(|a| eval(&a.size))
+            .collect::<Result<_, _>>()?;
+        let s_u = case.split.map_or(1, |u| sizes[u]);
+        let t = tiling.tile.max(1);
+        let chunks = if s_u <= 0 { 0 } else { (s_u + t - 1) / t };
+        // Transpose cases: the innermost axis is tiled in fixed blocks, looped like an axis.
+        let inner_block = match &case.inner_block {
+            Some((b, extent)) => Some((*b, eval(extent)?.max(1))),
+            None => None,
+        };
+        let inner_chunks = inner_block.map_or(1, |(b, e)| (sizes[b].max(0) + e - 1) / e);
+        let outer: i64 = case.looped.iter().map(|&k| sizes[k]).product::<i64>() * inner_chunks;
+        let plan = schedule.split_plan(case);
+        // A split-reduction case's tiles are row groups (every pass over every chunk); a
+        // cross-core case's are row group shares (`parts` per row group).
+        let total = if case.cross_core {
+            outer * tiling.parts
+        } else if plan.is_some() {
+            outer
+        } else {
+            outer * chunks
+        };
+        Ok(TileWalk {
+            sizes,
+            s_u,
+            t,
+            chunks,
+            inner_block,
+            inner_chunks,
+            outer,
+            total,
+            plan,
+        })
+    }
+
+    /// Checks the tiling counts the schedule's tiles and its blocks cover them.
+    fn check_covered(&self, name: &str, tiling: &Tiling) -> Result<(), String> {
+        let total = self.total;
+        if total != tiling.tiles_total {
+            return Err(format!(
+                "@{name}: tiling has {} tiles, the schedule {total}",
+                tiling.tiles_total
+            ));
+        }
+        if tiling.block_dim * tiling.tiles_per_block < total {
+            return Err(format!(
+                "@{name}: {} blocks x {} tiles do not cover {total} tiles",
+                tiling.block_dim, tiling.tiles_per_block
+            ));
+        }
+        Ok(())
+    }
+
+    /// The chunk of tile `tile` and its position among the looped positions (`outer`),
+    /// walking chunk by chunk when `chunk_major`, else looped position by position.
+    fn chunk_and_rest(&self, tile: i64, chunk_major: bool) -> (i64, i64) {
+        let (outer, chunks) = (self.outer, self.chunks);
+        match self.plan {
+            Some(_) => (0, tile),
+            None if chunk_major => (tile / outer.max(1), tile % outer.max(1)),
+            None => (tile % chunks.max(1), tile / chunks.max(1)),
+        }
+    }
+
+    /// Sets `env` to the tile at looped position `rest` in chunk `chunk` (the split
+    /// axis stays whole: the caller places its chunk).
+    fn place_tile(&self, env: &mut Env<'_>, chunk: i64, mut rest: i64) {
+        let sizes = &self.sizes;
+        let rank = sizes.len();
+        let mut origin = vec![0i64; rank];
+        let mut looped_index = vec![0i64; rank];
+        let mut inner_extent = None;
+        if let Some((b, e)) = self.inner_block {
+            origin[b] = (rest % self.inner_chunks.max(1)) * e;
+            rest /= self.inner_chunks.max(1);
+            inner_extent = Some((b, e.min(sizes[b] - origin[b])));
+        }
+        for &k in env.case.looped.iter().rev() {
+            looped_index[k] = rest % sizes[k];
+            origin[k] = looped_index[k];
+            rest /= sizes[k];
+        }
+        let mut ext = vec![1i64; rank];
+        for &k in &env.case.in_tile {
+            ext[k] = sizes[k];
+        }
+        if let Some((b, e)) = inner_extent {
+            ext[b] = e;
+        }
+        env.origin = origin;
+        env.ext = ext;
+        env.chunk = chunk;
+        env.looped_index = looped_index;
+    }
+
+    /// Sets `env` to chunk `c` of the split axis `u`.
+    fn place_chunk(&self, env: &mut Env<'_>, u: usize, c: i64) {
+        env.chunk = c;
+        env.origin[u] = c * self.t;
+        env.ext[u] = self.t.min(self.s_u - env.origin[u]);
+    }
+}
+
+/// Loads whose values a block keeps across its tiles: hoisted loads (read by the
+/// block's first tile: their box is the same in every tile), chunk-resident loads (read
+/// again only when the block's chunk-major walk enters a new chunk) and outer-resident
+/// loads (read again only when the chunk-fastest walk reaches a new looped position).
+struct KeptLoads {
+    hoisted: Vec<usize>,
+    resident: Vec<usize>,
+    outer_resident: Vec<usize>,
+    values: Vec<Option<Tensor>>,
+    chunk: Option<i64>,
+    outer: Option<i64>,
+}
+
+impl KeptLoads {
+    fn new(schedule: &Schedule, case: &Case) -> KeptLoads {
+        KeptLoads {
+            hoisted: schedule.hoisted(case),
+            resident: schedule.chunk_resident(case),
+            outer_resident: schedule.outer_resident(case),
+            values: Vec::new(),
+            chunk: None,
+            outer: None,
+        }
+    }
+
+    /// Forgets every kept value: a new block starts.
+    fn start_block(&mut self, count: usize) {
+        self.values = vec![None; count];
+        self.chunk = None;
+        self.outer = None;
+    }
+
+    /// Forgets the resident values a tile in `chunk` at looped position `outer` reads
+    /// again.
+    fn enter(&mut self, chunk: i64, outer: i64) {
+        if self.chunk != Some(chunk) {
+            for &n in &self.resident {
+                self.values[n] = None;
+            }
+            self.chunk = Some(chunk);
+        }
+        if self.outer != Some(outer) {
+            for &n in &self.outer_resident {
+                self.values[n] = None;
+            }
+            self.outer = Some(outer);
+        }
+    }
+
+    fn keeps(&self, n: usize) -> bool {
+        self.hoisted.contains(&n) || self.resident.contains(&n) || self.outer_resident.contains(&n)
+    }
+}
+
+/// Runs the tiles of every block (a case that is not cross-core).
+fn run_blocks(env: &mut Env<'_>, walk: &TileWalk, tiling: &Tiling) -> Result<(), String> {
+    let (schedule, case) = (env.schedule, env.case);
+    let count = env.graph.nodes.len();
+    let mut kept = KeptLoads::new(schedule, case);
+    let chunk_major = walk.plan.is_none() && schedule.chunk_major(case);
+    for block in 0..tiling.block_dim {
+        let first = block * tiling.tiles_per_block;
+        let last = (first + tiling.tiles_per_block).min(walk.total);
+        kept.start_block(count);
+        for tile in first..last {
+            env.stats.tiles += 1;
+            let (chunk, rest) = walk.chunk_and_rest(tile, chunk_major);
+            kept.enter(chunk, rest);
+            walk.place_tile(env, chunk, rest);
+            match &walk.plan {
+                None => run_tile(env, walk, &mut kept, chunk)?,
+                Some(plan) => run_row_group(env, walk, plan)?,
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Computes every node of one tile in chunk `chunk`, kept loads from `kept`.
+fn run_tile(
+    env: &mut Env<'_>,
+    walk: &TileWalk,
+    kept: &mut KeptLoads,
+    chunk: i64,
+) -> Result<(), String> {
+    let count = env.graph.nodes.len();
+    if let Some(u) = env.case.split {
+        walk.place_chunk(env, u, chunk);
+    }
+    let mut values: Vec<Option<Tensor>> = vec![None; count];
+    for n in 0..count {
+        if kept.keeps(n) {
+            if kept.values[n].is_none() {
+                kept.values[n] = env.eval(n, &values, None)?;
+            }
+            values[n] = kept.values[n].clone();
+            continue;
+        }
+        values[n] = env.eval(n, &values, None)?;
+    }
+    Ok(())
+}
+
+/// Runs a split-reduction case's row group: every pass over every chunk of the split
+/// axis, accumulators combined chunk by chunk, then the pass's finals and stores.
+fn run_row_group(env: &mut Env<'_>, walk: &TileWalk, plan: &SplitPlan) -> Result<(), String> {
+    let u = env.case.split.ok_or("split-reduction case without split")?;
+    let mut values: Vec<Option<Tensor>> = vec![None; env.graph.nodes.len()];
+    for p in 0..plan.passes {
+        for c in 0..walk.chunks {
+            walk.place_chunk(env, u, c);
+            for &n in &plan.chunk_nodes[p] {
+                values[n] = env.eval(n, &values, None)?;
+            }
+            for &r in &plan.chunk_accs[p] {
+                env.accumulate(r, &mut values, c == 0)?;
+            }
+            for &st in &plan.chunk_stores[p] {
+                values[st] = env.eval(st, &values, None)?;
+            }
+        }
+        env.chunk = 0;
+        env.origin[u] = 0;
+        env.ext[u] = 1;
+        divide_means(env.schedule, &plan.final_means[p], &walk.sizes, &mut values);
+        for &n in plan.final_nodes[p].iter().chain(&plan.final_stores[p]) {
+            values[n] = env.eval(n, &values, None)?;
+        }
+    }
+    Ok(())
+}
+
+/// Divides the accumulated sums of the means `means` by the number of elements each
+/// reduces (axis extents `sizes`).
+fn divide_means(
+    schedule: &Schedule,
+    means: &[usize],
+    sizes: &[i64],
+    values: &mut [Option<Tensor>],
+) {
+    for &r in means {
+        let n_reduced: i64 = match &schedule.nodes[r].kind {
+            NodeKind::Reduce { reduced, .. } => reduced.iter().map(|&k| sizes[k]).product(),
+            _ => 1,
+        };
+        if let Some(acc) = values[r].as_mut() {
+            for v in &mut acc.data {
+                *v = autofuse_ir::tensor::round_to_dtype(*v / n_reduced.max(1) as f64, acc.dtype);
+            }
+        }
+    }
 }
 
 /// A cross-core case (`Case::cross_core`), as the generated kernel runs it. Phase 1:
@@ -332,14 +460,14 @@ pub fn run(
 /// kernel's `DataCopy` moves them).
 fn cross_core_phases(
     env: &mut Env<'_>,
-    plan: &autofuse_ascir::kernel::SplitPlan,
+    plan: &SplitPlan,
     tiling: &Tiling,
-    sizes: &[i64],
-    (s_u, chunks, outer): (i64, i64, i64),
+    walk: &TileWalk,
 ) -> Result<(), String> {
     let schedule = env.schedule;
     let case = env.case;
     let name = &env.graph.name;
+    let (chunks, outer) = (walk.chunks, walk.outer);
     let u = case.split.ok_or("cross-core case without split")?;
     let t = tiling.tile.max(1);
     let parts = tiling.parts;
@@ -350,8 +478,6 @@ fn cross_core_phases(
             tiling.cores
         ));
     };
-    let total = outer * parts;
-    let count = env.graph.nodes.len();
     let accs = plan.chunk_accs.first().cloned().unwrap_or_default();
     // Padded elements of each accumulator's partial.
     let mut with_tile = env.symbols.clone();
@@ -368,92 +494,122 @@ fn cross_core_phases(
                 .map_err(|e| format!("@{name}: partial of %{a}: {e}"))
         })
         .collect::<Result<_, _>>()?;
-    let place_group = |env: &mut Env<'_>, group: i64| {
-        let mut rest = group;
-        env.origin = vec![0; sizes.len()];
-        env.looped_index = vec![0; sizes.len()];
-        env.ext = vec![1; sizes.len()];
-        for &k in case.looped.iter().rev() {
-            env.looped_index[k] = rest % sizes[k];
-            env.origin[k] = env.looped_index[k];
-            rest /= sizes[k];
-        }
-        for &k in &case.in_tile {
-            env.ext[k] = sizes[k];
-        }
+    let shares = Shares {
+        plan,
+        walk,
+        u,
+        parts,
+        per_part,
+        accs,
+        padded,
     };
-    // Phase 1.
-    let mut workspace: Vec<Vec<Option<Tensor>>> = vec![Vec::new(); total.max(0) as usize];
-    for block in 0..tiling.block_dim {
-        let first = block * tiling.tiles_per_block;
-        let last = (first + tiling.tiles_per_block).min(total);
-        for unit in first..last {
-            env.stats.tiles += 1;
-            place_group(env, unit / parts);
-            let first_chunk = (unit % parts) * per_part;
-            let mut values: Vec<Option<Tensor>> = vec![None; count];
-            for c in first_chunk..(first_chunk + per_part).min(chunks) {
-                env.chunk = c;
-                env.origin[u] = c * t;
-                env.ext[u] = t.min(s_u - env.origin[u]);
-                for &n in &plan.chunk_nodes[0] {
-                    values[n] = env.eval(n, &values, None)?;
+    let workspace = shares.reduce(env, tiling)?;
+    shares.combine(env, &workspace)
+}
+
+/// The row group shares of a cross-core case: each of `parts` units per row group
+/// reduces `per_part` chunks of the split axis `u`.
+struct Shares<'p> {
+    plan: &'p SplitPlan,
+    walk: &'p TileWalk,
+    u: usize,
+    parts: i64,
+    per_part: i64,
+    /// The accumulators of the (only) pass.
+    accs: Vec<usize>,
+    /// Padded elements of each accumulator's partial.
+    padded: Vec<u64>,
+}
+
+impl Shares<'_> {
+    /// Phase 1: every block's units reduce their chunks; the partials of each unit, as
+    /// the workspace holds them.
+    fn reduce(
+        &self,
+        env: &mut Env<'_>,
+        tiling: &Tiling,
+    ) -> Result<Vec<Vec<Option<Tensor>>>, String> {
+        let (plan, walk, u, parts) = (self.plan, self.walk, self.u, self.parts);
+        let total = walk.outer * parts;
+        let count = env.graph.nodes.len();
+        let mut workspace: Vec<Vec<Option<Tensor>>> = vec![Vec::new(); total.max(0) as usize];
+        for block in 0..tiling.block_dim {
+            let first = block * tiling.tiles_per_block;
+            let last = (first + tiling.tiles_per_block).min(total);
+            for unit in first..last {
+                env.stats.tiles += 1;
+                place_row_group(env, &walk.sizes, unit / parts);
+                let first_chunk = (unit % parts) * self.per_part;
+                let mut values: Vec<Option<Tensor>> = vec![None; count];
+                for c in first_chunk..(first_chunk + self.per_part).min(walk.chunks) {
+                    walk.place_chunk(env, u, c);
+                    for &n in &plan.chunk_nodes[0] {
+                        values[n] = env.eval(n, &values, None)?;
+                    }
+                    for &r in &self.accs {
+                        env.accumulate(r, &mut values, c == first_chunk)?;
+                    }
                 }
-                for &r in &accs {
-                    let as_sum = matches!(&schedule.nodes[r].kind, NodeKind::Reduce { op, .. } if op == "mean");
-                    let partial = env.eval(r, &values, as_sum.then_some("sum"))?;
-                    values[r] = match (c == first_chunk, values[r].take(), partial) {
-                        (true, _, part) | (_, None, part) => part,
-                        (_, Some(acc), Some(part)) => {
-                            Some(combine(&schedule.nodes[r].kind, acc, &part)?)
+                workspace[unit as usize] = self.accs.iter().map(|&r| values[r].clone()).collect();
+                env.stats.gm_elements_written += self.padded.iter().sum::<u64>();
+            }
+        }
+        Ok(workspace)
+    }
+
+    /// Phase 2: per row group, its units' partials from `workspace` combine in part
+    /// order, then the means divide and the finals and stores follow.
+    fn combine(&self, env: &mut Env<'_>, workspace: &[Vec<Option<Tensor>>]) -> Result<(), String> {
+        let (plan, walk, u, parts) = (self.plan, self.walk, self.u, self.parts);
+        let schedule = env.schedule;
+        let name = &env.graph.name;
+        let count = env.graph.nodes.len();
+        for group in 0..walk.outer {
+            place_row_group(env, &walk.sizes, group);
+            let mut values: Vec<Option<Tensor>> = vec![None; count];
+            for p in 0..parts {
+                let record = &workspace[(group * parts + p) as usize];
+                for (i, &r) in self.accs.iter().enumerate() {
+                    let partial = record.get(i).cloned().flatten().ok_or_else(|| {
+                        format!("@{name}: no partial of %{r} for unit {}", group * parts + p)
+                    })?;
+                    env.stats.gm_elements_read += self.padded[i];
+                    values[r] = match values[r].take() {
+                        Some(acc) if p > 0 => {
+                            Some(combine(&schedule.nodes[r].kind, acc, &partial)?)
                         }
-                        (_, Some(acc), None) => Some(acc),
+                        _ => Some(partial),
                     };
                 }
             }
-            workspace[unit as usize] = accs.iter().map(|&r| values[r].clone()).collect();
-            env.stats.gm_elements_written += padded.iter().sum::<u64>();
-        }
-    }
-    // Phase 2.
-    for group in 0..outer {
-        place_group(env, group);
-        let mut values: Vec<Option<Tensor>> = vec![None; count];
-        for p in 0..parts {
-            let record = &workspace[(group * parts + p) as usize];
-            for (i, &r) in accs.iter().enumerate() {
-                let partial = record.get(i).cloned().flatten().ok_or_else(|| {
-                    format!("@{name}: no partial of %{r} for unit {}", group * parts + p)
-                })?;
-                env.stats.gm_elements_read += padded[i];
-                values[r] = match values[r].take() {
-                    Some(acc) if p > 0 => Some(combine(&schedule.nodes[r].kind, acc, &partial)?),
-                    _ => Some(partial),
-                };
+            env.chunk = 0;
+            env.origin[u] = 0;
+            env.ext[u] = 1;
+            divide_means(schedule, &plan.final_means[0], &walk.sizes, &mut values);
+            for &n in plan.final_nodes[0].iter().chain(&plan.final_stores[0]) {
+                values[n] = env.eval(n, &values, None)?;
             }
         }
-        env.chunk = 0;
-        env.origin[u] = 0;
-        env.ext[u] = 1;
-        for &r in &plan.final_means[0] {
-            let n_reduced: i64 = match &schedule.nodes[r].kind {
-                NodeKind::Reduce { reduced, .. } => reduced.iter().map(|&k| sizes[k]).product(),
-                _ => 1,
-            };
-            if let Some(acc) = values[r].as_mut() {
-                for v in &mut acc.data {
-                    *v = autofuse_ir::tensor::round_to_dtype(
-                        *v / n_reduced.max(1) as f64,
-                        acc.dtype,
-                    );
-                }
-            }
-        }
-        for &n in plan.final_nodes[0].iter().chain(&plan.final_stores[0]) {
-            values[n] = env.eval(n, &values, None)?;
-        }
+        Ok(())
     }
-    Ok(())
+}
+
+/// Sets `env` to row group `group` of a cross-core case: its looped positions, the
+/// in-tile axes whole (axis extents `sizes`).
+fn place_row_group(env: &mut Env<'_>, sizes: &[i64], group: i64) {
+    let case = env.case;
+    let mut rest = group;
+    env.origin = vec![0; sizes.len()];
+    env.looped_index = vec![0; sizes.len()];
+    env.ext = vec![1; sizes.len()];
+    for &k in case.looped.iter().rev() {
+        env.looped_index[k] = rest % sizes[k];
+        env.origin[k] = env.looped_index[k];
+        rest /= sizes[k];
+    }
+    for &k in &case.in_tile {
+        env.ext[k] = sizes[k];
+    }
 }
 
 /// Combines an accumulator with the partial reduction of one chunk.
@@ -481,7 +637,7 @@ fn combine(kind: &NodeKind, mut acc: Tensor, part: &Tensor) -> Result<Tensor, St
 struct Env<'a> {
     graph: &'a AscGraph,
     schedule: &'a Schedule,
-    case: &'a autofuse_ascir::kernel::Case,
+    case: &'a Case,
     symbols: &'a HashMap<String, i64>,
     origin: Vec<i64>,
     ext: Vec<i64>,
@@ -494,6 +650,53 @@ struct Env<'a> {
     stats: &'a mut ImplStats,
 }
 
+/// A node of the current tile being computed.
+struct TileNode<'v> {
+    n: usize,
+    /// The node's box over all normalized axes (1 outside the tile).
+    shape: Vec<usize>,
+    /// Part starts of the nodes a GM view can belong to (data nodes), evaluated once.
+    starts: Vec<i64>,
+    /// The values of the tile's nodes so far.
+    values: &'v [Option<Tensor>],
+}
+
+/// GM element offsets of the current tile.
+struct GmOffsets<'t> {
+    schedule: &'t Schedule,
+    case: &'t Case,
+    origin: &'t [i64],
+    gm_strides: &'t [Vec<i64>],
+    starts: &'t [i64],
+}
+
+impl GmOffsets<'_> {
+    /// The GM offset of element `idx` of the tile in the view of node `source`.
+    fn at(&self, source: usize, idx: &[usize]) -> i64 {
+        let (schedule, case, origin) = (self.schedule, self.case, self.origin);
+        (0..origin.len())
+            .map(|k| {
+                let split_part =
+                    case.split == Some(k) && schedule.nodes[source].partial[k].is_some();
+                let at = if split_part {
+                    // Rows of the part in this tile, counted from the part's start.
+                    let start = self.starts[source];
+                    origin[k].max(start) - start + idx[k] as i64
+                } else if case.in_tile.contains(&k) {
+                    origin[k] + idx[k] as i64
+                } else {
+                    origin[k]
+                };
+                if schedule.nodes[source].full[k] {
+                    at * self.gm_strides[source][k]
+                } else {
+                    0
+                }
+            })
+            .sum()
+    }
+}
+
 impl Env<'_> {
     /// Computes node `n` of the current tile from `values` (`reduce_as` overrides the
     /// reduction op: chunk partials of means are sums).
@@ -503,23 +706,77 @@ impl Env<'_> {
         values: &[Option<Tensor>],
         reduce_as: Option<&str>,
     ) -> Result<Option<Tensor>, String> {
-        let graph = self.graph;
         let schedule = self.schedule;
-        let case = self.case;
-        let name = &graph.name;
-        let ext = &self.ext;
-        let origin = &self.origin;
-        let node = &graph.nodes[n];
-        let info = &schedule.nodes[n];
-        // The node's box over all normalized axes (1 outside the tile).
-        let mut shape: Vec<usize> = Vec::with_capacity(ext.len());
-        let part_start = |source: usize| -> Result<i64, String> {
-            schedule.nodes[source]
-                .part_start
-                .eval_map(self.symbols)
-                .map_err(|e| format!("@{name}: node {source}: {e}"))
+        let name = &self.graph.name;
+        let shape = self.node_box(n)?;
+        let starts: Vec<i64> = (0..schedule.nodes.len())
+            .map(|source| self.part_start(source))
+            .collect::<Result<_, _>>()?;
+        let at = TileNode {
+            n,
+            shape,
+            starts,
+            values,
         };
-        for (k, &e) in ext.iter().enumerate() {
+        let dtype = self.graph.nodes[n].dtype;
+        match &schedule.nodes[n].kind {
+            NodeKind::Data { .. } | NodeKind::Output { .. } => Ok(None),
+            NodeKind::Load => self.load(&at).map(Some),
+            NodeKind::Broadcast => self.broadcast(&at).map(Some),
+            NodeKind::Gather {
+                bound,
+                index_stride,
+            } => self.gather(&at, bound, index_stride).map(Some),
+            NodeKind::ExtractSlice { axis, start } => {
+                self.extract_slice(&at, *axis, start).map(Some)
+            }
+            NodeKind::Scalar { value } => Ok(Some(
+                Tensor::full(dtype, at.shape, *value).map_err(|e| e.to_string())?,
+            )),
+            NodeKind::Arange { .. } => {
+                let offsets = self.offsets(&at.starts);
+                arange_tile(&self.graph.nodes[n], self.symbols, &at.shape, |idx| {
+                    offsets.at(n, idx)
+                })
+                .map(Some)
+                .map_err(|e| format!("@{name}: {e}"))
+            }
+            NodeKind::Store => self.store(&at).map(Some),
+            NodeKind::Elementwise { .. }
+            | NodeKind::Cast
+            | NodeKind::Reduce { .. }
+            | NodeKind::Concat { .. } => self.compute(&at, reduce_as),
+        }
+    }
+
+    /// The GM offsets of the current tile, with the nodes' part starts `starts`.
+    fn offsets<'t>(&'t self, starts: &'t [i64]) -> GmOffsets<'t> {
+        GmOffsets {
+            schedule: self.schedule,
+            case: self.case,
+            origin: &self.origin,
+            gm_strides: self.gm_strides,
+            starts,
+        }
+    }
+
+    /// Where the part of a concat axis that node `source` covers starts.
+    fn part_start(&self, source: usize) -> Result<i64, String> {
+        let name = &self.graph.name;
+        self.schedule.nodes[source]
+            .part_start
+            .eval_map(self.symbols)
+            .map_err(|e| format!("@{name}: node {source}: {e}"))
+    }
+
+    /// The box of node `n` in the current tile over all normalized axes (1 outside the
+    /// tile, where its view is broadcast or reduced, and its rows of a concat part).
+    fn node_box(&self, n: usize) -> Result<Vec<usize>, String> {
+        let (case, origin) = (self.case, &self.origin);
+        let name = &self.graph.name;
+        let info = &self.schedule.nodes[n];
+        let mut shape: Vec<usize> = Vec::with_capacity(self.ext.len());
+        for (k, &e) in self.ext.iter().enumerate() {
             shape.push(match &info.partial[k] {
                 // A fill of a split concat axis fills the tile (it may be two parts).
                 Some(_)
@@ -532,7 +789,7 @@ impl Env<'_> {
                     let len = part
                         .eval_map(self.symbols)
                         .map_err(|e| format!("@{name}: node {n}: {e}"))?;
-                    let start = part_start(n)?;
+                    let start = self.part_start(n)?;
                     ((origin[k] + e).min(start + len) - origin[k].max(start)).max(0) as usize
                 }
                 // A part of a concat axis that is whole in the tile.
@@ -544,271 +801,300 @@ impl Env<'_> {
                 None => 1,
             });
         }
-        let operand = |i: usize| -> Result<&Tensor, String> {
-            node.operands
-                .get(i)
-                .and_then(|&o| values.get(o))
-                .and_then(|v| v.as_ref())
-                .ok_or_else(|| format!("@{name}: node {n} misses operand #{i}"))
+        Ok(shape)
+    }
+
+    /// Operand `i` of the node `at` computes.
+    fn operand<'v>(&self, at: &TileNode<'v>, i: usize) -> Result<&'v Tensor, String> {
+        let (n, name) = (at.n, &self.graph.name);
+        let values = at.values;
+        self.graph.nodes[n]
+            .operands
+            .get(i)
+            .and_then(|&o| values.get(o))
+            .and_then(|v| v.as_ref())
+            .ok_or_else(|| format!("@{name}: node {n} misses operand #{i}"))
+    }
+
+    /// The input number of the data node `source` (`what` names the reader in the
+    /// error when `source` is not a data node).
+    fn data_input(&self, source: usize, what: &str) -> Result<usize, String> {
+        let name = &self.graph.name;
+        match self.schedule.nodes.get(source).map(|s| s.kind.clone()) {
+            Some(NodeKind::Data { input }) => Ok(input),
+            _ => Err(format!("@{name}: {what} does not read a data node")),
+        }
+    }
+
+    /// A load: the tile's elements of its data node's view, from GM.
+    fn load(&mut self, at: &TileNode) -> Result<Tensor, String> {
+        let (graph, n) = (self.graph, at.n);
+        let name = &graph.name;
+        let node = &graph.nodes[n];
+        let source = node.operands.first().copied().unwrap_or(usize::MAX);
+        let input = self.data_input(source, &format!("load {n}"))?;
+        let gm = self
+            .inputs
+            .get(input)
+            .ok_or_else(|| format!("@{name}: no input #{input}"))?;
+        let mut tile = Tensor::zeros(node.dtype, at.shape.clone()).map_err(|e| e.to_string())?;
+        let mut error = None;
+        let start = self.schedule.nodes[n]
+            .gm_offset
+            .eval_map(self.symbols)
+            .map_err(|e| format!("@{name}: load {n} offset: {e}"))?;
+        let offsets = self.offsets(&at.starts);
+        for_each_index(&at.shape, |idx| {
+            let at = start + offsets.at(source, idx);
+            match usize::try_from(at).ok().and_then(|a| gm.data.get(a)) {
+                Some(&v) => {
+                    tile.set(idx, v);
+                }
+                None => {
+                    error = Some(format!(
+                        "load {n} reads GM element {at} of {}",
+                        gm.data.len()
+                    ))
+                }
+            }
+        });
+        if let Some(e) = error {
+            return Err(format!("@{name}: {e}"));
+        }
+        self.stats.gm_elements_read += tile.data.len() as u64;
+        Ok(tile)
+    }
+
+    /// A broadcast: its operand repeated along the axes where the operand has extent 1.
+    fn broadcast(&self, at: &TileNode) -> Result<Tensor, String> {
+        let input = self.operand(at, 0)?;
+        let dtype = self.graph.nodes[at.n].dtype;
+        let mut out = Tensor::zeros(dtype, at.shape.clone()).map_err(|e| e.to_string())?;
+        for_each_index(&at.shape, |idx| {
+            let src: Vec<usize> = idx
+                .iter()
+                .zip(&input.shape)
+                .map(|(&i, &s)| if s == 1 { 0 } else { i })
+                .collect();
+            if let Some(v) = input.get(&src) {
+                out.set(idx, v);
+            }
+        });
+        Ok(out)
+    }
+
+    /// A gather: rows of its table (a data node, in GM) picked by its index operand.
+    fn gather(
+        &mut self,
+        at: &TileNode,
+        bound: &Expr,
+        index_stride: &Expr,
+    ) -> Result<Tensor, String> {
+        let (graph, n) = (self.graph, at.n);
+        let name = &graph.name;
+        let node = &graph.nodes[n];
+        let table_node = node.operands.first().copied().unwrap_or(usize::MAX);
+        let input = self.data_input(table_node, &format!("gather {n}"))?;
+        let table = self
+            .inputs
+            .get(input)
+            .ok_or_else(|| format!("@{name}: no input #{input}"))?;
+        let indices = self.operand(at, 1)?;
+        let eval = |e: &Expr| {
+            e.eval_map(self.symbols)
+                .map_err(|e| format!("@{name}: gather {n}: {e}"))
         };
-        let gm_strides = self.gm_strides;
-        // Part starts of the nodes a GM view can belong to (data nodes), evaluated once.
-        let starts: Vec<i64> = (0..schedule.nodes.len())
-            .map(part_start)
+        let (bound, index_stride) = (eval(bound)?, eval(index_stride)?);
+        let offsets = self.offsets(&at.starts);
+        let out = gather_tile(
+            node.dtype,
+            &at.shape,
+            table,
+            indices,
+            (bound, index_stride),
+            |idx| offsets.at(table_node, idx),
+        )
+        .map_err(|e| format!("@{name}: gather {n}: {e}"))?;
+        self.stats.gm_elements_read += out.data.len() as u64;
+        Ok(out)
+    }
+
+    /// An extract_slice: its operand's rows from `start` along `axis`.
+    fn extract_slice(&self, at: &TileNode, axis: usize, start: &Expr) -> Result<Tensor, String> {
+        let (n, name) = (at.n, &self.graph.name);
+        let input = self.operand(at, 0)?;
+        let start = start
+            .eval_map(self.symbols)
+            .map_err(|e| format!("@{name}: node {n} start: {e}"))?;
+        let start =
+            usize::try_from(start).map_err(|_| format!("@{name}: node {n} starts at {start}"))?;
+        extract_slice_tile(self.graph.nodes[n].dtype, &at.shape, input, axis, start)
+            .map_err(|e| format!("@{name}: node {n}: {e}"))
+    }
+
+    /// A store: its operand, written to the GM output it feeds unless an earlier tile
+    /// wrote the same elements (the kernel's guards: a store that does not vary with a
+    /// looped axis, or the split axis, writes only from the first tile along it).
+    fn store(&mut self, at: &TileNode) -> Result<Tensor, String> {
+        let (graph, schedule, case, n) = (self.graph, self.schedule, self.case, at.n);
+        let name = &graph.name;
+        let info = &schedule.nodes[n];
+        let stored = self.operand(at, 0)?.clone();
+        let repeats = case
+            .looped
+            .iter()
+            .any(|&k| !info.full[k] && self.looped_index[k] != 0)
+            || case.split.is_some_and(|u| !info.full[u] && self.chunk != 0);
+        if repeats {
+            return Ok(stored);
+        }
+        let out_node = graph
+            .nodes
+            .iter()
+            .position(|o| o.op == "output" && o.operands.first() == Some(&n))
+            .ok_or_else(|| format!("@{name}: store {n} feeds no output"))?;
+        let index = graph.nodes[out_node].index.unwrap_or(0);
+        // Field by field: the offsets read the tile while the outputs are written.
+        let offsets = GmOffsets {
+            schedule,
+            case,
+            origin: &self.origin,
+            gm_strides: self.gm_strides,
+            starts: &at.starts,
+        };
+        let gm = self
+            .outputs
+            .get_mut(index)
+            .ok_or_else(|| format!("@{name}: no output #{index}"))?;
+        let counts = &mut self.writes[index];
+        let mut error = None;
+        for_each_index(&at.shape, |idx| {
+            let at = offsets.at(n, idx);
+            match usize::try_from(at).ok().filter(|&a| a < gm.data.len()) {
+                Some(a) => {
+                    gm.data[a] = stored.get(idx).unwrap_or(0.0);
+                    counts[a] = counts[a].saturating_add(1);
+                }
+                None => {
+                    error = Some(format!(
+                        "store {n} writes GM element {at} of {}",
+                        gm.data.len()
+                    ))
+                }
+            }
+        });
+        if let Some(e) = error {
+            return Err(format!("@{name}: {e}"));
+        }
+        self.stats.gm_elements_written += stored.data.len() as u64;
+        Ok(stored)
+    }
+
+    /// An op of the Ascend IR interpreter (elementwise, cast, reduction, concat) over
+    /// the node's box (`reduce_as` overrides the reduction op).
+    fn compute(&self, at: &TileNode, reduce_as: Option<&str>) -> Result<Option<Tensor>, String> {
+        let (n, name) = (at.n, &self.graph.name);
+        let node = &self.graph.nodes[n];
+        let info = &self.schedule.nodes[n];
+        let mut operands: Vec<&Tensor> = (0..node.operands.len())
+            .map(|i| self.operand(at, i))
             .collect::<Result<_, _>>()?;
-        let source_start = |source: usize| starts[source];
-        let offset_of = |source: usize, idx: &[usize]| -> i64 {
-            (0..ext.len())
-                .map(|k| {
-                    let split_part =
-                        case.split == Some(k) && schedule.nodes[source].partial[k].is_some();
-                    let at = if split_part {
-                        // Rows of the part in this tile, counted from the part's start.
-                        let start = source_start(source);
-                        origin[k].max(start) - start + idx[k] as i64
-                    } else if case.in_tile.contains(&k) {
-                        origin[k] + idx[k] as i64
-                    } else {
-                        origin[k]
-                    };
-                    if schedule.nodes[source].full[k] {
-                        at * gm_strides[source][k]
-                    } else {
-                        0
-                    }
-                })
-                .sum()
-        };
-        let value = match &info.kind {
-            NodeKind::Data { .. } | NodeKind::Output { .. } => None,
-            NodeKind::Load => {
-                let source = node.operands.first().copied().unwrap_or(usize::MAX);
-                let Some(NodeKind::Data { input }) =
-                    schedule.nodes.get(source).map(|s| s.kind.clone())
-                else {
-                    return Err(format!("@{name}: load {n} does not read a data node"));
-                };
-                let gm = self
-                    .inputs
-                    .get(input)
-                    .ok_or_else(|| format!("@{name}: no input #{input}"))?;
-                let mut tile =
-                    Tensor::zeros(node.dtype, shape.clone()).map_err(|e| e.to_string())?;
-                let mut error = None;
-                let start = info
-                    .gm_offset
-                    .eval_map(self.symbols)
-                    .map_err(|e| format!("@{name}: load {n} offset: {e}"))?;
-                for_each_index(&shape, |idx| {
-                    let at = start + offset_of(source, idx);
-                    match usize::try_from(at).ok().and_then(|a| gm.data.get(a)) {
-                        Some(&v) => {
-                            tile.set(idx, v);
-                        }
-                        None => {
-                            error = Some(format!(
-                                "load {n} reads GM element {at} of {}",
-                                gm.data.len()
-                            ))
-                        }
-                    }
-                });
-                if let Some(e) = error {
-                    return Err(format!("@{name}: {e}"));
-                }
-                self.stats.gm_elements_read += tile.data.len() as u64;
-                Some(tile)
-            }
-            NodeKind::Broadcast => {
-                let input = operand(0)?;
-                let mut out =
-                    Tensor::zeros(node.dtype, shape.clone()).map_err(|e| e.to_string())?;
-                for_each_index(&shape, |idx| {
-                    let src: Vec<usize> = idx
-                        .iter()
-                        .zip(&input.shape)
-                        .map(|(&i, &s)| if s == 1 { 0 } else { i })
-                        .collect();
-                    if let Some(v) = input.get(&src) {
-                        out.set(idx, v);
-                    }
-                });
-                Some(out)
-            }
-            NodeKind::Gather {
-                bound,
-                index_stride,
-            } => {
-                let table_node = node.operands.first().copied().unwrap_or(usize::MAX);
-                let Some(NodeKind::Data { input }) =
-                    schedule.nodes.get(table_node).map(|s| s.kind.clone())
-                else {
-                    return Err(format!("@{name}: gather {n} does not read a data node"));
-                };
-                let table = self
-                    .inputs
-                    .get(input)
-                    .ok_or_else(|| format!("@{name}: no input #{input}"))?;
-                let indices = operand(1)?;
-                let eval = |e: &autofuse_symbolic::Expr| {
-                    e.eval_map(self.symbols)
-                        .map_err(|e| format!("@{name}: gather {n}: {e}"))
-                };
-                let (bound, index_stride) = (eval(bound)?, eval(index_stride)?);
-                let out = gather_tile(
-                    node.dtype,
-                    &shape,
-                    table,
-                    indices,
-                    (bound, index_stride),
-                    |idx| offset_of(table_node, idx),
-                )
-                .map_err(|e| format!("@{name}: gather {n}: {e}"))?;
-                self.stats.gm_elements_read += out.data.len() as u64;
-                Some(out)
-            }
-            NodeKind::ExtractSlice { axis, start } => {
-                let input = operand(0)?;
-                let start = start
-                    .eval_map(self.symbols)
-                    .map_err(|e| format!("@{name}: node {n} start: {e}"))?;
-                let start = usize::try_from(start)
-                    .map_err(|_| format!("@{name}: node {n} starts at {start}"))?;
-                let out = extract_slice_tile(node.dtype, &shape, input, *axis, start)
-                    .map_err(|e| format!("@{name}: node {n}: {e}"))?;
-                Some(out)
-            }
-            NodeKind::Scalar { value } => {
-                Some(Tensor::full(node.dtype, shape.clone(), *value).map_err(|e| e.to_string())?)
-            }
-            NodeKind::Arange { .. } => Some(
-                arange_tile(node, self.symbols, &shape, |idx| offset_of(n, idx))
-                    .map_err(|e| format!("@{name}: {e}"))?,
-            ),
-            NodeKind::Store => {
-                let stored = operand(0)?.clone();
-                // Guards: a store that does not vary with a looped axis (or the split
-                // axis) writes only from the first tile along it.
-                let repeats = case
-                    .looped
+        let taken = self.concat_rows(at, &operands)?;
+        if !taken.is_empty() {
+            operands = taken.iter().collect();
+        }
+        let result_ty = TensorType::new(
+            node.dtype,
+            at.shape.iter().map(|&d| Dim::constant(d as i64)).collect(),
+        );
+        let mut attrs: BTreeMap<String, AttrValue> = node
+            .attrs
+            .iter()
+            .filter_map(|(k, v)| parse_attr(v).ok().map(|a| (k.clone(), a)))
+            .collect();
+        let op = match &info.kind {
+            NodeKind::Reduce { op, .. } => {
+                let input = operands.first().copied().ok_or("reduction without input")?;
+                let axes: Vec<AttrValue> = at
+                    .shape
                     .iter()
-                    .any(|&k| !info.full[k] && self.looped_index[k] != 0)
-                    || case.split.is_some_and(|u| !info.full[u] && self.chunk != 0);
-                if !repeats {
-                    let out_node = graph
-                        .nodes
-                        .iter()
-                        .position(|o| o.op == "output" && o.operands.first() == Some(&n))
-                        .ok_or_else(|| format!("@{name}: store {n} feeds no output"))?;
-                    let index = graph.nodes[out_node].index.unwrap_or(0);
-                    let gm = self
-                        .outputs
-                        .get_mut(index)
-                        .ok_or_else(|| format!("@{name}: no output #{index}"))?;
-                    let counts = &mut self.writes[index];
-                    let mut error = None;
-                    for_each_index(&shape, |idx| {
-                        let at = offset_of(n, idx);
-                        match usize::try_from(at).ok().filter(|&a| a < gm.data.len()) {
-                            Some(a) => {
-                                gm.data[a] = stored.get(idx).unwrap_or(0.0);
-                                counts[a] = counts[a].saturating_add(1);
-                            }
-                            None => {
-                                error = Some(format!(
-                                    "store {n} writes GM element {at} of {}",
-                                    gm.data.len()
-                                ))
-                            }
-                        }
-                    });
-                    if let Some(e) = error {
-                        return Err(format!("@{name}: {e}"));
-                    }
-                    self.stats.gm_elements_written += stored.data.len() as u64;
-                }
-                Some(stored)
-            }
-            NodeKind::Elementwise { .. }
-            | NodeKind::Cast
-            | NodeKind::Reduce { .. }
-            | NodeKind::Concat { .. } => {
-                let mut operands: Vec<&Tensor> = (0..node.operands.len())
-                    .map(operand)
-                    .collect::<Result<_, _>>()?;
-                // A tile splitting the concat axis takes each operand's rows from where
-                // its use starts (a fill holds a whole tile and may be two parts).
-                let mut taken: Vec<Tensor> = Vec::new();
-                if let NodeKind::Concat { axis } = &info.kind {
-                    if case.split == Some(*axis) {
-                        let mut at = part_start(n)?;
-                        for (i, &o) in node.operands.iter().enumerate() {
-                            let len = schedule.nodes[o].partial[*axis]
-                                .as_ref()
-                                .ok_or_else(|| {
-                                    format!("@{name}: concat {n}: operand #{i} is no part")
-                                })?
-                                .eval_map(self.symbols)
-                                .map_err(|e| format!("@{name}: node {n}: {e}"))?;
-                            let rows = ((origin[*axis] + ext[*axis]).min(at + len)
-                                - origin[*axis].max(at))
-                            .max(0) as usize;
-                            let mut used = operands[i].shape.clone();
-                            used[*axis] = rows;
-                            taken.push(
-                                extract_slice_tile(node.dtype, &used, operands[i], *axis, 0)
-                                    .map_err(|e| format!("@{name}: node {n}: {e}"))?,
-                            );
-                            at += len;
-                        }
-                    }
-                }
-                if !taken.is_empty() {
-                    operands = taken.iter().collect();
-                }
-                let result_ty = TensorType::new(
-                    node.dtype,
-                    shape.iter().map(|&d| Dim::constant(d as i64)).collect(),
-                );
-                let mut attrs: BTreeMap<String, AttrValue> = node
-                    .attrs
-                    .iter()
-                    .filter_map(|(k, v)| parse_attr(v).ok().map(|a| (k.clone(), a)))
+                    .zip(&input.shape)
+                    .enumerate()
+                    .filter(|(_, (&o, &i))| o == 1 && i != 1)
+                    .map(|(a, _)| AttrValue::Int(a as i64))
                     .collect();
-                let op = match &info.kind {
-                    NodeKind::Reduce { op, .. } => {
-                        let input = operands.first().copied().ok_or("reduction without input")?;
-                        let axes: Vec<AttrValue> = shape
-                            .iter()
-                            .zip(&input.shape)
-                            .enumerate()
-                            .filter(|(_, (&o, &i))| o == 1 && i != 1)
-                            .map(|(a, _)| AttrValue::Int(a as i64))
-                            .collect();
-                        if axes.is_empty() {
-                            return Ok(Some(input.clone()));
-                        }
-                        attrs.insert("axes".into(), AttrValue::Array(axes));
-                        attrs.insert("keep_dims".into(), AttrValue::Bool(true));
-                        format!("ascend.reduce_{}", reduce_as.unwrap_or(op))
-                    }
-                    NodeKind::Cast => "ascend.cast".to_string(),
-                    NodeKind::Concat { axis } => {
-                        attrs.insert("axis".into(), AttrValue::Int(*axis as i64));
-                        "ascend.concat".to_string()
-                    }
-                    NodeKind::Elementwise { op } if op == "where" => "ascend.select".to_string(),
-                    NodeKind::Elementwise { op } => format!("ascend.{op}"),
-                    _ => return Err(format!("@{name}: node {n} is not computed")),
-                };
-                let mut results = run_node(&op, &attrs, &operands, &[result_ty], self.symbols)
-                    .map_err(|e| format!("@{name}: node {n}: {e}"))?;
-                if results.is_empty() {
-                    return Err(format!("@{name}: node {n} produced no value"));
+                if axes.is_empty() {
+                    return Ok(Some(input.clone()));
                 }
-                Some(results.swap_remove(0))
+                attrs.insert("axes".into(), AttrValue::Array(axes));
+                attrs.insert("keep_dims".into(), AttrValue::Bool(true));
+                format!("ascend.reduce_{}", reduce_as.unwrap_or(op))
             }
+            NodeKind::Cast => "ascend.cast".to_string(),
+            NodeKind::Concat { axis } => {
+                attrs.insert("axis".into(), AttrValue::Int(*axis as i64));
+                "ascend.concat".to_string()
+            }
+            NodeKind::Elementwise { op } if op == "where" => "ascend.select".to_string(),
+            NodeKind::Elementwise { op } => format!("ascend.{op}"),
+            _ => return Err(format!("@{name}: node {n} is not computed")),
         };
-        Ok(value)
+        let mut results = run_node(&op, &attrs, &operands, &[result_ty], self.symbols)
+            .map_err(|e| format!("@{name}: node {n}: {e}"))?;
+        if results.is_empty() {
+            return Err(format!("@{name}: node {n} produced no value"));
+        }
+        Ok(Some(results.swap_remove(0)))
+    }
+
+    /// For a concat in a tile that splits its axis: each operand's rows from where its
+    /// use starts (a fill holds a whole tile and may be two parts). Empty otherwise.
+    fn concat_rows(&self, at: &TileNode, operands: &[&Tensor]) -> Result<Vec<Tensor>, String> {
+        let (n, name) = (at.n, &self.graph.name);
+        let node = &self.graph.nodes[n];
+        let (origin, ext) = (&self.origin, &self.ext);
+        let mut taken: Vec<Tensor> = Vec::new();
+        if let NodeKind::Concat { axis } = &self.schedule.nodes[n].kind {
+            if self.case.split == Some(*axis) {
+                let mut at = self.part_start(n)?;
+                for (i, &o) in node.operands.iter().enumerate() {
+                    let len = self.schedule.nodes[o].partial[*axis]
+                        .as_ref()
+                        .ok_or_else(|| format!("@{name}: concat {n}: operand #{i} is no part"))?
+                        .eval_map(self.symbols)
+                        .map_err(|e| format!("@{name}: node {n}: {e}"))?;
+                    let rows = ((origin[*axis] + ext[*axis]).min(at + len) - origin[*axis].max(at))
+                        .max(0) as usize;
+                    let mut used = operands[i].shape.clone();
+                    used[*axis] = rows;
+                    taken.push(
+                        extract_slice_tile(node.dtype, &used, operands[i], *axis, 0)
+                            .map_err(|e| format!("@{name}: node {n}: {e}"))?,
+                    );
+                    at += len;
+                }
+            }
+        }
+        Ok(taken)
+    }
+
+    /// Adds the partial of accumulator `r` over the current chunk to `values[r]` (the
+    /// `first` chunk's partial starts it); means accumulate sums.
+    fn accumulate(
+        &mut self,
+        r: usize,
+        values: &mut [Option<Tensor>],
+        first: bool,
+    ) -> Result<(), String> {
+        let schedule = self.schedule;
+        let kind = &schedule.nodes[r].kind;
+        let as_sum = matches!(kind, NodeKind::Reduce { op, .. } if op == "mean");
+        let partial = self.eval(r, values, as_sum.then_some("sum"))?;
+        values[r] = match (first, values[r].take(), partial) {
+            (true, _, part) | (_, None, part) => part,
+            (_, Some(acc), Some(part)) => Some(combine(kind, acc, &part)?),
+            (_, Some(acc), None) => Some(acc),
+        };
+        Ok(())
     }
 }

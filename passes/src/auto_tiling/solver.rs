@@ -313,154 +313,16 @@ pub fn solve(
             case,
             env: env.clone(),
         };
-        let s = eval(&case.split_size, &ev.env)?;
-        let o = eval(&case.outer, &ev.env)?;
-        let a = case.tile_align.max(1);
-        let t_min = a.min(s).max(1);
-        let need = ev.ub(t_min)?;
-        if need > cap {
-            smallest_need = Some(smallest_need.map_or(need, |m: i64| m.min(need)));
-            continue;
-        }
-        if case.cross_core.is_some() && (s <= 0 || o <= 0) {
-            // Nothing to share across cores.
-            continue;
-        }
-        let candidate = if s <= 0 || o <= 0 {
-            // Empty kernel: nothing to tile, one idle block.
-            Candidate {
-                t: t_min,
-                tiles: 0,
-                per: 0,
-                block_dim: 1,
-                cost: PipeCost::default(),
-                total: 0,
-                parts: 0,
+        let candidate = match cheapest_candidate(&mut ev, cap, cores, chip)? {
+            CaseFit::TooLarge(need) => {
+                smallest_need = Some(smallest_need.map_or(need, |m: i64| m.min(need)));
+                continue;
             }
-        } else {
-            let t_max = largest_tile(&mut ev, s, a, cap)?;
-            let mut ts = vec![t_max];
-            let mut t = t_max;
-            while t > t_min {
-                t = align_up(ceil_div(t, 2), a).min(s).max(t_min);
-                if ts.last() != Some(&t) {
-                    ts.push(t);
-                }
-                if t == t_min {
-                    break;
-                }
-            }
-            let spread = ceil_div(cores, o).max(1);
-            let t_bal = align_up(ceil_div(s, spread), a).min(t_max).max(t_min);
-            if !ts.contains(&t_bal) {
-                ts.push(t_bal);
-            }
-            // The smallest tile that keeps `p` tiles per block (every block then gets
-            // as much work, each tile as little as that many tiles allow), for the
-            // tiles-per-block count of every candidate so far and for 1..=4.
-            let mut levels: Vec<i64> = ts
-                .iter()
-                .map(|&t| ceil_div(o.saturating_mul(ceil_div(s, t)), cores))
-                .collect();
-            levels.extend(1..=4);
-            for p in levels {
-                let t = balanced_tile(s, o, a, p, cores).min(t_max).max(t_min);
-                if !ts.contains(&t) {
-                    ts.push(t);
-                }
-            }
-            if case.cross_core.is_some() {
-                // Fewer blocks per row group with more chunks each: phase 2 combines one
-                // partial per block, so all of a group's cores are not always cheapest.
-                for t in cross_core_tiles(s, o, a, cores) {
-                    let t = t.min(t_max).max(t_min);
-                    if !ts.contains(&t) {
-                        ts.push(t);
-                    }
-                }
-            }
-            ts.sort_unstable_by(|x, y| y.cmp(x));
-            let mut chosen: Option<Candidate> = None;
-            for t in ts {
-                if let Some(cc) = &case.cross_core {
-                    ev.with_t(t);
-                    let Some((parts, tiles, cost, total)) =
-                        cross_core_candidate(cc, &ev.env, (s, t, o), cores, chip)?
-                    else {
-                        continue;
-                    };
-                    if chosen.as_ref().is_none_or(|c| total < c.total) {
-                        chosen = Some(Candidate {
-                            t,
-                            tiles,
-                            per: 1,
-                            block_dim: tiles,
-                            cost,
-                            total,
-                            parts,
-                        });
-                    }
-                    continue;
-                }
-                let tiles = if case.reduce_split {
-                    o
-                } else {
-                    o.saturating_mul(ceil_div(s, t))
-                };
-                let bd = cores.min(tiles).max(1);
-                let per = ceil_div(tiles, bd);
-                let bd = ceil_div(tiles, per).max(1);
-                let cost = ev.cost(t, chip)?;
-                // Hoisted loads: once per block, before its tiles; resident loads:
-                // once per chunk (or looped position) the block enters.
-                let reloads = case.reloads_per_block(per, o, ceil_div(s, t));
-                let total = block_cycles(case.reduce_split, per, ceil_div(s, t), &cost, chip)
-                    .saturating_add(ev.once(t, chip)?)
-                    .saturating_add(reloads.saturating_mul(ev.chunk(t, chip)?));
-                if chosen.as_ref().is_none_or(|c| total < c.total) {
-                    chosen = Some(Candidate {
-                        t,
-                        tiles,
-                        per,
-                        block_dim: bd,
-                        cost,
-                        total,
-                        parts: 0,
-                    });
-                }
-            }
-            match chosen {
-                Some(c) => c,
-                None => continue,
-            }
+            CaseFit::Unusable => continue,
+            CaseFit::Cheapest(candidate) => candidate,
         };
-        ev.with_t(candidate.t);
-        let workspace = match &case.cross_core {
-            Some(cc) => eval(&cc.partial.mte3_bytes, &ev.env)?.saturating_mul(candidate.tiles),
-            None => 0,
-        };
-        let mut buffers = Vec::new();
-        for (name, pos, count, bytes) in &case.buffers {
-            buffers.push((name.clone(), *pos, *count, eval(bytes, &ev.env)?));
-        }
-        let mut ub = ev.ub(candidate.t)?;
-        // The row caches take what UB the case's buffers leave (after the tile is chosen:
-        // they never make a tile smaller), their smallest buffer included.
-        let mut row_caches = Vec::new();
-        if let Some(cache) = buffers.iter_mut().find(|b| b.0 == ROW_CACHE_BUFFER) {
-            let (slots, bytes) =
-                case.row_cache_slots(&ev.env, candidate.per, cap - ub + cache.3)?;
-            ub += bytes - cache.3;
-            cache.3 = bytes;
-            row_caches = slots;
-        }
+        let solved = solve_buffers(&mut ev, &candidate, cap)?;
         if best.as_ref().is_none_or(|b| candidate.total < b.1.total) {
-            let solved = Solved {
-                buffers,
-                ub,
-                workspace,
-                row_caches,
-            };
             best = Some((case.key, candidate, solved));
         }
     }
@@ -496,6 +358,222 @@ pub fn solve(
         parts: cand.parts,
         workspace_bytes: solved.workspace,
         row_caches: solved.row_caches,
+    })
+}
+
+/// What one case offers the solver.
+enum CaseFit {
+    /// Not even the smallest tile fits UB: the UB bytes it needs.
+    TooLarge(i64),
+    /// No candidate: a cross-core case with nothing to share, or no candidate tile
+    /// leaves room to share a row group.
+    Unusable,
+    /// The case's cheapest candidate.
+    Cheapest(Candidate),
+}
+
+/// The cheapest candidate of the case `ev` evaluates (steps 1 to 4 of the module
+/// documentation), with UB capacity `cap` bytes on `cores` cores.
+fn cheapest_candidate(
+    ev: &mut Eval,
+    cap: i64,
+    cores: i64,
+    chip: &ChipProfile,
+) -> Result<CaseFit, String> {
+    let case = ev.case;
+    let s = eval(&case.split_size, &ev.env)?;
+    let o = eval(&case.outer, &ev.env)?;
+    let a = case.tile_align.max(1);
+    let t_min = a.min(s).max(1);
+    let need = ev.ub(t_min)?;
+    if need > cap {
+        return Ok(CaseFit::TooLarge(need));
+    }
+    if case.cross_core.is_some() && (s <= 0 || o <= 0) {
+        // Nothing to share across cores.
+        return Ok(CaseFit::Unusable);
+    }
+    if s <= 0 || o <= 0 {
+        // Empty kernel: nothing to tile, one idle block.
+        return Ok(CaseFit::Cheapest(Candidate {
+            t: t_min,
+            tiles: 0,
+            per: 0,
+            block_dim: 1,
+            cost: PipeCost::default(),
+            total: 0,
+            parts: 0,
+        }));
+    }
+    let t_max = largest_tile(ev, s, a, cap)?;
+    let shape = SplitShape { s, o, a, cores };
+    let ts = candidate_tiles(&shape, (t_min, t_max), case.cross_core.is_some());
+    let mut chosen: Option<Candidate> = None;
+    for t in ts {
+        let candidate = match &case.cross_core {
+            Some(cc) => {
+                ev.with_t(t);
+                cross_core_tile(cc, &ev.env, &shape, t, chip)?
+            }
+            None => Some(tile_candidate(ev, &shape, t, chip)?),
+        };
+        let Some(candidate) = candidate else {
+            continue;
+        };
+        if chosen.as_ref().is_none_or(|c| candidate.total < c.total) {
+            chosen = Some(candidate);
+        }
+    }
+    Ok(chosen.map_or(CaseFit::Unusable, CaseFit::Cheapest))
+}
+
+/// The split axis of a case at the bound symbol values: extent `s`, `o` looped
+/// positions, tile alignment `a`, on `cores` cores.
+struct SplitShape {
+    s: i64,
+    o: i64,
+    a: i64,
+    cores: i64,
+}
+
+/// The candidate tiles between `t_min` and `t_max` (step 3 of the module
+/// documentation), largest first.
+fn candidate_tiles(shape: &SplitShape, (t_min, t_max): (i64, i64), cross_core: bool) -> Vec<i64> {
+    let SplitShape { s, o, a, cores } = *shape;
+    let mut ts = vec![t_max];
+    let mut t = t_max;
+    while t > t_min {
+        t = align_up(ceil_div(t, 2), a).min(s).max(t_min);
+        if ts.last() != Some(&t) {
+            ts.push(t);
+        }
+        if t == t_min {
+            break;
+        }
+    }
+    let spread = ceil_div(cores, o).max(1);
+    let t_bal = align_up(ceil_div(s, spread), a).min(t_max).max(t_min);
+    if !ts.contains(&t_bal) {
+        ts.push(t_bal);
+    }
+    // The smallest tile that keeps `p` tiles per block (every block then gets
+    // as much work, each tile as little as that many tiles allow), for the
+    // tiles-per-block count of every candidate so far and for 1..=4.
+    let mut levels: Vec<i64> = ts
+        .iter()
+        .map(|&t| ceil_div(o.saturating_mul(ceil_div(s, t)), cores))
+        .collect();
+    levels.extend(1..=4);
+    for p in levels {
+        let t = balanced_tile(s, o, a, p, cores).min(t_max).max(t_min);
+        if !ts.contains(&t) {
+            ts.push(t);
+        }
+    }
+    if cross_core {
+        // Fewer blocks per row group with more chunks each: phase 2 combines one
+        // partial per block, so all of a group's cores are not always cheapest.
+        for t in cross_core_tiles(s, o, a, cores) {
+            let t = t.min(t_max).max(t_min);
+            if !ts.contains(&t) {
+                ts.push(t);
+            }
+        }
+    }
+    ts.sort_unstable_by(|x, y| y.cmp(x));
+    ts
+}
+
+/// The candidate of a cross-core case with chunk size `t` (bound in `env`); `None` when
+/// the row groups leave no room to share ([`cross_core_candidate`]).
+fn cross_core_tile(
+    cc: &autofuse_ascir::kernel::CrossCoreCost,
+    env: &HashMap<String, i64>,
+    shape: &SplitShape,
+    t: i64,
+    chip: &ChipProfile,
+) -> Result<Option<Candidate>, String> {
+    let SplitShape { s, o, cores, .. } = *shape;
+    let Some((parts, tiles, cost, total)) = cross_core_candidate(cc, env, (s, t, o), cores, chip)?
+    else {
+        return Ok(None);
+    };
+    Ok(Some(Candidate {
+        t,
+        tiles,
+        per: 1,
+        block_dim: tiles,
+        cost,
+        total,
+        parts,
+    }))
+}
+
+/// The candidate of tile `t` (step 4 of the module documentation): tiles spread over
+/// the fewest blocks that keep the tiles per block, costed with the hoisted and
+/// chunk-resident loads.
+fn tile_candidate(
+    ev: &mut Eval,
+    shape: &SplitShape,
+    t: i64,
+    chip: &ChipProfile,
+) -> Result<Candidate, String> {
+    let case = ev.case;
+    let SplitShape { s, o, cores, .. } = *shape;
+    let tiles = if case.reduce_split {
+        o
+    } else {
+        o.saturating_mul(ceil_div(s, t))
+    };
+    let bd = cores.min(tiles).max(1);
+    let per = ceil_div(tiles, bd);
+    let bd = ceil_div(tiles, per).max(1);
+    let cost = ev.cost(t, chip)?;
+    // Hoisted loads: once per block, before its tiles; resident loads:
+    // once per chunk (or looped position) the block enters.
+    let reloads = case.reloads_per_block(per, o, ceil_div(s, t));
+    let total = block_cycles(case.reduce_split, per, ceil_div(s, t), &cost, chip)
+        .saturating_add(ev.once(t, chip)?)
+        .saturating_add(reloads.saturating_mul(ev.chunk(t, chip)?));
+    Ok(Candidate {
+        t,
+        tiles,
+        per,
+        block_dim: bd,
+        cost,
+        total,
+        parts: 0,
+    })
+}
+
+/// The buffer sizes, UB bytes, workspace and row cache slots of the case `ev`
+/// evaluates with `candidate`'s tile, in UB of `cap` bytes.
+fn solve_buffers(ev: &mut Eval, candidate: &Candidate, cap: i64) -> Result<Solved, String> {
+    let case = ev.case;
+    ev.with_t(candidate.t);
+    let workspace = match &case.cross_core {
+        Some(cc) => eval(&cc.partial.mte3_bytes, &ev.env)?.saturating_mul(candidate.tiles),
+        None => 0,
+    };
+    let mut buffers = Vec::new();
+    for (name, pos, count, bytes) in &case.buffers {
+        buffers.push((name.clone(), *pos, *count, eval(bytes, &ev.env)?));
+    }
+    let mut ub = ev.ub(candidate.t)?;
+    // The row caches take what UB the case's buffers leave (after the tile is chosen:
+    // they never make a tile smaller), their smallest buffer included.
+    let mut row_caches = Vec::new();
+    if let Some(cache) = buffers.iter_mut().find(|b| b.0 == ROW_CACHE_BUFFER) {
+        let (slots, bytes) = case.row_cache_slots(&ev.env, candidate.per, cap - ub + cache.3)?;
+        ub += bytes - cache.3;
+        cache.3 = bytes;
+        row_caches = slots;
+    }
+    Ok(Solved {
+        buffers,
+        ub,
+        workspace,
+        row_caches,
     })
 }
 
