@@ -518,3 +518,91 @@ impl ModelReport<'_> {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use autofuse_ir::graph::DType;
+
+    fn record(kind: &'static str, blocks: Option<u64>) -> KernelRecord {
+        KernelRecord {
+            name: "k\"0".into(),
+            kind,
+            ops: vec!["ascend.add".into(), "ascend.exp".into()],
+            blocks,
+            gm_read: 100,
+            gm_written: 50,
+            ub_peak: blocks.map(|_| 4096),
+            minimum: 120,
+            groups: 1,
+            per_core_minimum: 140,
+        }
+    }
+
+    #[test]
+    fn runs_and_the_model_report_keep_their_layout() {
+        let symbols = HashMap::from([("s1".to_string(), 5), ("s0".to_string(), 3)]);
+        let inputs = [Tensor::new(DType::F32, vec![3, 5], vec![0.0; 15]).unwrap()];
+        let kernels = [record("emulated", Some(8)), record("boundary", None)];
+        let traffic = Traffic {
+            measured: 150,
+            unfused: 400,
+            minimum: 90,
+            interpreted_calls: 0,
+        };
+        let notes = ["a\tnote".to_string()];
+        let run = RunReport {
+            symbols: &symbols,
+            inputs: &inputs,
+            kernels: &kernels,
+            traffic: Some(&traffic),
+            max_error: Some(0.5),
+            notes: &notes,
+            error: None,
+            vendor: &vendor_json(1, f64::NAN, 0.0, true),
+            pass: true,
+        }
+        .json();
+        let kernel = |kind: &str, blocks: &str, ub: &str| {
+            format!("        {{\"name\": \"k\\\"0\", \"kind\": \"{kind}\", \"ops\": [\"ascend.add\", \"ascend.exp\"], \"blocks\": {blocks}, \"gm_read\": 100, \"gm_written\": 50, \"minimum\": 120, \"per_core_minimum\": 140, \"ub_peak\": {ub}}}")
+        };
+        let expected = format!(
+            "    {{\n      \"symbols\": {{\"s0\": 3, \"s1\": 5}},\n      \"inputs\": [[3, 5]],\n      \"input_dtypes\": [\"f32\"],\n      \"kernels\": [\n{},\n{}\n      ],\n      \"kernel_count\": 2,\n      \"gm_bytes\": {{\"measured\": 150, \"not_measured\": 150, \"total\": 300, \"unfused\": 400, \"minimum\": 90, \"kernels_minimum\": 120, \"kernels_per_core_minimum\": 140}},\n      \"max_error\": 5e-1,\n      \"vendor\": {{\"kernels_run\": 1, \"max_error\": null, \"vs_sim\": 0e0, \"error\": null, \"pass\": true}},\n      \"notes\": [\"a\\u0009note\"],\n      \"error\": null,\n      \"pass\": true\n    }}",
+            kernel("emulated", "8", "4096"),
+            kernel("boundary", "null", "null")
+        );
+        assert_eq!(run, expected);
+
+        let failed = RunReport {
+            symbols: &HashMap::new(),
+            inputs: &[],
+            kernels: &[],
+            traffic: None,
+            max_error: None,
+            notes: &[],
+            error: Some("no\nkernel"),
+            vendor: &vendor_failure_json("x"),
+            pass: false,
+        }
+        .json();
+        assert_eq!(
+            failed,
+            "    {\n      \"symbols\": {},\n      \"inputs\": [],\n      \"input_dtypes\": [],\n      \"kernels\": [\n\n      ],\n      \"kernel_count\": 0,\n      \"gm_bytes\": null,\n      \"max_error\": null,\n      \"vendor\": {\"kernels_run\": 0, \"max_error\": null, \"vs_sim\": null, \"error\": \"x\", \"pass\": false},\n      \"notes\": [],\n      \"error\": \"no\\nkernel\",\n      \"pass\": false\n    }"
+        );
+
+        let model = ModelReport {
+            input: "a.onnx",
+            onnx_nodes: Some(7),
+            entry: "main",
+            target: "ascend910b",
+            pipeline: "p",
+            runs: &["    {}".to_string(), "    {}".to_string()],
+            pass: false,
+        }
+        .json();
+        assert_eq!(
+            model,
+            "{\n  \"input\": \"a.onnx\",\n  \"onnx_nodes\": 7,\n  \"entry\": \"main\",\n  \"target\": \"ascend910b\",\n  \"pipeline\": \"p\",\n  \"runs\": [\n    {},\n    {}\n  ],\n  \"pass\": false\n}\n"
+        );
+    }
+}
