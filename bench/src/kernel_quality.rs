@@ -786,16 +786,7 @@ fn bench_graph(
     kernel_rows: &mut Vec<KernelRow>,
     timing_rows: &mut Vec<TimingRow>,
 ) -> Result<(), String> {
-    let name = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().to_string())
-        .unwrap_or_default();
-    let dir = path
-        .parent()
-        .and_then(|p| p.file_name())
-        .map(|s| s.to_string_lossy().to_string())
-        .unwrap_or_default();
-    let label = format!("{dir}/{name}");
+    let label = graph_label(path);
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let source = path.display().to_string();
     let mut run_options = RunOptions::new(&run::repo_root());
@@ -817,20 +808,16 @@ fn bench_graph(
         .graphs
         .get(&entry)
         .ok_or_else(|| format!("no graph function @{entry}"))?;
-    let mut used: Vec<String> = graph
-        .arguments
-        .iter()
-        .filter_map(|&a| graph.ty(a))
-        .flat_map(|t| {
-            t.dims
-                .iter()
-                .filter_map(Dim::expr)
-                .flat_map(|e| e.symbols())
-        })
-        .collect();
-    used.sort();
-    used.dedup();
-    let overhead = launch_overhead(&fused.build);
+    let used = argument_symbols(graph);
+    let bench = GraphBench {
+        options,
+        label,
+        entry: &entry,
+        graph,
+        overhead: launch_overhead(&fused.build),
+        fused: &fused,
+        unfused: &unfused,
+    };
     let shapes: Vec<&HashMap<String, i64>> = if used.is_empty() {
         options.shapes.iter().take(1).collect()
     } else {
@@ -850,59 +837,80 @@ fn bench_graph(
             continue;
         }
         seen.push(shape.clone());
-        // Gather ids spread over their table's rows, as `autofuse-run` draws them
-        // (`random_inputs`): `Tensor::random`'s 16 small integers would make every block
-        // re-read the same few rows. Other inputs as `Tensor::random` with seed = index.
-        let spread = autofuse::runner::execute::random_inputs(graph, &symbols, 0).ok();
-        let inputs: Vec<Tensor> = graph
-            .arguments
-            .iter()
-            .enumerate()
-            .map(|(i, &arg)| {
-                let ty = graph.ty(arg).ok_or("argument without a tensor type")?;
-                if let Some(t) = spread.as_ref().and_then(|v| v.get(i)) {
-                    return Ok(t.clone());
-                }
-                Tensor::random(
-                    ty.dtype,
-                    shape_of(ty, &symbols, options.default_symbol)?,
-                    i as u64,
-                )
-                .map_err(|e| e.to_string())
-            })
-            .collect::<Result<_, String>>()?;
-        let mut fused_times = Vec::new();
-        let mut unfused_times = Vec::new();
-        let mut first: Option<(ProgramRun, ProgramRun)> = None;
-        for rep in 0..options.reps {
-            // Alternate the order so that neither side always runs on a warm cache.
-            let run = |side: &Prepared, collect: bool| {
-                run_program(
-                    &side.module,
-                    &side.build,
-                    &entry,
-                    &inputs,
-                    &label,
-                    &shape,
-                    collect,
-                )
-            };
-            let (f, u) = if rep % 2 == 0 {
-                let f = run(&fused, rep == 0)?;
-                (f, run(&unfused, false)?)
-            } else {
-                let u = run(&unfused, false)?;
-                (run(&fused, false)?, u)
-            };
-            fused_times.push(f.launch_seconds);
-            unfused_times.push(u.launch_seconds);
-            if first.is_none() {
-                first = Some((f, u));
-            }
+        if let Some((timing, rows)) = bench.bench_shape(&symbols, shape)? {
+            timing_rows.push(timing);
+            kernel_rows.extend(rows);
         }
-        let Some((f, u)) = first else {
-            continue;
+    }
+    Ok(())
+}
+
+/// `<directory>/<file stem>` of a graph file, as the tables name it.
+fn graph_label(path: &Path) -> String {
+    let name = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let dir = path
+        .parent()
+        .and_then(|p| p.file_name())
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default();
+    format!("{dir}/{name}")
+}
+
+/// The symbols of the entry graph's argument shapes, sorted, each once.
+fn argument_symbols(graph: &autofuse_ir::graph::Graph) -> Vec<String> {
+    let mut used: Vec<String> = graph
+        .arguments
+        .iter()
+        .filter_map(|&a| graph.ty(a))
+        .flat_map(|t| {
+            t.dims
+                .iter()
+                .filter_map(Dim::expr)
+                .flat_map(|e| e.symbols())
+        })
+        .collect();
+    used.sort();
+    used.dedup();
+    used
+}
+
+/// One graph compiled with and without `fuse`, and what its shapes share.
+struct GraphBench<'a> {
+    options: &'a Options,
+    label: String,
+    entry: &'a str,
+    /// The entry graph of the reference program.
+    graph: &'a autofuse_ir::graph::Graph,
+    /// Median cost of starting the emulation driver once.
+    overhead: f64,
+    fused: &'a Prepared,
+    unfused: &'a Prepared,
+}
+
+/// The first repetition's runs of both programs and the median launch times over all.
+struct Repetitions {
+    fused: ProgramRun,
+    unfused: ProgramRun,
+    fused_s: f64,
+    unfused_s: f64,
+}
+
+impl GraphBench<'_> {
+    /// Runs one shape fused and unfused: its timing row and the fused program's kernel
+    /// rows; `None` without repetitions.
+    fn bench_shape(
+        &self,
+        symbols: &HashMap<String, i64>,
+        shape: String,
+    ) -> Result<Option<(TimingRow, Vec<KernelRow>)>, String> {
+        let inputs = self.inputs(symbols)?;
+        let Some(reps) = self.repeat(&inputs, &shape)? else {
+            return Ok(None);
         };
+        let (f, u) = (reps.fused, reps.unfused);
         let agree = if f.outputs.len() != u.outputs.len() {
             Err("different output counts".to_string())
         } else {
@@ -914,29 +922,90 @@ fn bench_graph(
                 })
         };
         eprintln!(
-            "{label:<40} {shape:<10} fused {:>3} launches {:>8.3} s | unfused {:>3} launches {:>8.3} s",
-            f.launches,
-            median(&fused_times),
-            u.launches,
-            median(&unfused_times)
+            "{:<40} {shape:<10} fused {:>3} launches {:>8.3} s | unfused {:>3} launches {:>8.3} s",
+            self.label, f.launches, reps.fused_s, u.launches, reps.unfused_s
         );
-        timing_rows.push(TimingRow {
-            graph: label.clone(),
+        let timing = TimingRow {
+            graph: self.label.clone(),
             shape,
             fused_launches: f.launches,
             unfused_launches: u.launches,
             fused_interpreted: f.interpreted,
             unfused_interpreted: u.interpreted,
-            fused_s: median(&fused_times),
-            unfused_s: median(&unfused_times),
-            overhead_s: overhead,
+            fused_s: reps.fused_s,
+            unfused_s: reps.unfused_s,
+            overhead_s: self.overhead,
             fused_estimate: f.estimate,
             unfused_estimate: u.estimate,
             agree,
-        });
-        kernel_rows.extend(f.rows);
+        };
+        Ok(Some((timing, f.rows)))
     }
-    Ok(())
+
+    /// The entry graph's inputs at `symbols`. Gather ids spread over their table's
+    /// rows, as `autofuse-run` draws them (`random_inputs`): `Tensor::random`'s 16 small
+    /// integers would make every block re-read the same few rows. Other inputs as
+    /// `Tensor::random` with seed = index.
+    fn inputs(&self, symbols: &HashMap<String, i64>) -> Result<Vec<Tensor>, String> {
+        let graph = self.graph;
+        let spread = autofuse::runner::execute::random_inputs(graph, symbols, 0).ok();
+        graph
+            .arguments
+            .iter()
+            .enumerate()
+            .map(|(i, &arg)| {
+                let ty = graph.ty(arg).ok_or("argument without a tensor type")?;
+                if let Some(t) = spread.as_ref().and_then(|v| v.get(i)) {
+                    return Ok(t.clone());
+                }
+                Tensor::random(
+                    ty.dtype,
+                    shape_of(ty, symbols, self.options.default_symbol)?,
+                    i as u64,
+                )
+                .map_err(|e| e.to_string())
+            })
+            .collect()
+    }
+
+    /// Runs both programs `--reps` times, alternating which goes first so that neither
+    /// side always runs on a warm cache; the first fused run collects the kernel rows.
+    fn repeat(&self, inputs: &[Tensor], shape: &str) -> Result<Option<Repetitions>, String> {
+        let mut fused_times = Vec::new();
+        let mut unfused_times = Vec::new();
+        let mut first: Option<(ProgramRun, ProgramRun)> = None;
+        for rep in 0..self.options.reps {
+            let run = |side: &Prepared, collect: bool| {
+                run_program(
+                    &side.module,
+                    &side.build,
+                    self.entry,
+                    inputs,
+                    &self.label,
+                    shape,
+                    collect,
+                )
+            };
+            let (f, u) = if rep % 2 == 0 {
+                let f = run(self.fused, rep == 0)?;
+                (f, run(self.unfused, false)?)
+            } else {
+                let u = run(self.unfused, false)?;
+                (run(self.fused, false)?, u)
+            };
+            fused_times.push(f.launch_seconds);
+            unfused_times.push(u.launch_seconds);
+            if first.is_none() {
+                first = Some((f, u));
+            }
+        }
+        Ok(first.map(|(fused, unfused)| Repetitions {
+            fused,
+            unfused,
+            fused_s: median(&fused_times),
+            unfused_s: median(&unfused_times),
+        }))
+    }
 }
 
 /// A short computed summary of both tables.
@@ -1019,6 +1088,9 @@ fn fmt_ratio(r: f64) -> String {
     }
 }
 
+/// The report `kernel_quality.md`: the chip constants, the per-kernel and the
+/// fused-versus-unfused tables with their findings, graphs that did not run, and what
+/// the columns mean.
 fn markdown(
     options: &Options,
     chip: &ChipProfile,
@@ -1026,6 +1098,26 @@ fn markdown(
     timings: &[TimingRow],
     failures: &[(String, String)],
 ) -> String {
+    let mut md = intro(options, chip);
+    md.push_str(&chip_constants(chip));
+    md.push_str(&kernel_table(kernels));
+    md.push_str(&bound_counts(kernels));
+    md.push_str(&findings(kernels, timings));
+    md.push_str(&timing_table(timings));
+    if !failures.is_empty() {
+        let _ = writeln!(md, "\n## Graphs that did not run\n");
+        for (g, why) in failures {
+            let first = why.lines().next().unwrap_or("");
+            let _ = writeln!(md, "- `{g}`: {first}");
+        }
+    }
+    md.push_str(COLUMNS);
+    md
+}
+
+/// The title, what the run covered (graphs, shapes, target, repetitions) and how to
+/// reproduce it.
+fn intro(options: &Options, chip: &ChipProfile) -> String {
     let mut md = String::new();
     let _ = writeln!(md, "# Kernel quality under the chip model\n");
     let _ = writeln!(
@@ -1049,6 +1141,12 @@ fn markdown(
         options.reps
     );
     let _ = writeln!(md, "Reproduce: `cargo build --release -p autofuse-bench && target/release/autofuse-bench kernel-quality`.\n");
+    md
+}
+
+/// The chip profile's constants the figures depend on, with how far each is verified.
+fn chip_constants(chip: &ChipProfile) -> String {
+    let mut md = String::new();
     let _ = writeln!(md, "## Chip constants ({})\n", chip.name);
     let _ = writeln!(md, "| constant | value | status |\n|---|---:|---|");
     let _ = writeln!(
@@ -1092,6 +1190,12 @@ fn markdown(
         "| clock (cycles -> µs in this report only) | {:.2} GHz | **unverified** |\n",
         CLOCK_HZ / 1e9
     );
+    md
+}
+
+/// The per-kernel table: one row per kernel call of the fused programs.
+fn kernel_table(kernels: &[KernelRow]) -> String {
+    let mut md = String::new();
     let _ = writeln!(md, "## Per kernel\n");
     let _ = writeln!(
         md,
@@ -1132,6 +1236,12 @@ fn markdown(
             r.explain()
         );
     }
+    md
+}
+
+/// How many kernel rows exceed issue 18's bounds on estimate / roofline (1.6 at
+/// `s0=256`, 1.25 elsewhere), fall below 1, or move more GM bytes than their minimum.
+fn bound_counts(kernels: &[KernelRow]) -> String {
     let over = |limit: f64, shape: &str| {
         let rows: Vec<&KernelRow> = kernels
             .iter()
@@ -1147,6 +1257,7 @@ fn markdown(
         .iter()
         .filter(|r| !r.shape.contains("s0=") && r.estimate_ratio() > 1.25)
         .count();
+    let mut md = String::new();
     let _ = writeln!(
         md,
         "\nRows at `s0=4096` above 1.25: {}; rows at `s0=256` above 1.6: {}; other rows (static \
@@ -1157,7 +1268,13 @@ fn markdown(
         kernels.iter().filter(|r| r.estimate_ratio() < 1.0).count(),
         kernels.iter().filter(|r| r.gm_ratio() > 1.005).count()
     );
-    md.push_str(&findings(kernels, timings));
+    md
+}
+
+/// The fused-versus-unfused table of launch times on the emulation, and what starting
+/// the driver costs.
+fn timing_table(timings: &[TimingRow]) -> String {
+    let mut md = String::new();
     let _ = writeln!(
         md,
         "## Fused versus unfused on the CPU emulation (this machine)\n"
@@ -1203,14 +1320,6 @@ fn markdown(
             t.overhead_s * 1e3
         );
     }
-    if !failures.is_empty() {
-        let _ = writeln!(md, "\n## Graphs that did not run\n");
-        for (g, why) in failures {
-            let first = why.lines().next().unwrap_or("");
-            let _ = writeln!(md, "- `{g}`: {first}");
-        }
-    }
-    md.push_str(COLUMNS);
     md
 }
 

@@ -534,9 +534,29 @@ fn counts(map: &BTreeMap<String, usize>, strip: &str) -> String {
         .join(", ")
 }
 
+/// The real-models section of `fusion_quality.md`, between [`BEGIN`] and [`END`]: what
+/// was run, the launch and GM byte tables of both sides, where autofuse's launches and
+/// bytes go, Inductor's graph breaks and library calls, and `findings`.
 fn section(rows: &[(Model, Inductor)], doc: &Json, note: &str, findings: &str) -> String {
     let mut md = String::new();
     let _ = writeln!(md, "{BEGIN}\n");
+    md.push_str(&intro(doc, note));
+    md.push_str(&launch_table(rows));
+    md.push_str(&gm_table(rows));
+    md.push_str(&breakdown_table(rows));
+    md.push_str(&inductor_notes(rows));
+    let files: Vec<&str> = rows.iter().map(|(m, _)| m.file.as_str()).collect();
+    let _ = writeln!(md, "\nFiles: {}.", files.join(", "));
+    if !findings.trim().is_empty() {
+        let _ = writeln!(md, "\n{}", findings.trim_end());
+    }
+    let _ = writeln!(md, "\n{END}");
+    md
+}
+
+/// The section's title and what both sides ran: models, shape, versions, and `note`.
+fn intro(doc: &Json, note: &str) -> String {
+    let mut md = String::new();
     let _ = writeln!(md, "## Real models: ONNX exports against Inductor\n");
     let (b, s) = (
         doc.path_num(&["shape", "batch"]).unwrap_or(0.0),
@@ -562,6 +582,13 @@ fn section(rows: &[(Model, Inductor)], doc: &Json, note: &str, findings: &str) -
         v("torch"),
         v("transformers")
     );
+    md
+}
+
+/// Launches per model on both sides, by kind, against the target of no more launches
+/// than Inductor.
+fn launch_table(rows: &[(Model, Inductor)]) -> String {
+    let mut md = String::new();
     let _ = writeln!(
         md,
         "Launches count every kernel a run starts, matmuls included on both sides (each \
@@ -605,6 +632,13 @@ fn section(rows: &[(Model, Inductor)], doc: &Json, note: &str, findings: &str) -
             }
         );
     }
+    md
+}
+
+/// GM bytes per model on both sides against each side's minimum, and the outputs'
+/// comparison with onnxruntime.
+fn gm_table(rows: &[(Model, Inductor)]) -> String {
+    let mut md = String::new();
     let _ = writeln!(
         md,
         "\nGM bytes: autofuse's are `--report-json`'s `gm_bytes.total`: the bytes the emulation \
@@ -644,6 +678,13 @@ fn section(rows: &[(Model, Inductor)], doc: &Json, note: &str, findings: &str) -
             if m.pass { "PASS" } else { "**FAIL**" }
         );
     }
+    md
+}
+
+/// Where autofuse's launches and bytes go per model: its other boundary ops, the
+/// kernels left to the interpreter and why, and GM bytes by kind of launch.
+fn breakdown_table(rows: &[(Model, Inductor)]) -> String {
+    let mut md = String::new();
     let _ = writeln!(
         md,
         "\nWhere autofuse's launches and bytes go (from the same runs): the boundary ops other \
@@ -690,6 +731,13 @@ fn section(rows: &[(Model, Inductor)], doc: &Json, note: &str, findings: &str) -
             human(m.gm_interpreted)
         );
     }
+    md
+}
+
+/// The models Inductor compiled as several graphs (graph breaks), and its library
+/// calls other than matmuls, per model.
+fn inductor_notes(rows: &[(Model, Inductor)]) -> String {
+    let mut md = String::new();
     let breaks: Vec<String> = rows
         .iter()
         .filter(|(_, i)| i.graphs != 1)
@@ -715,12 +763,6 @@ fn section(rows: &[(Model, Inductor)], doc: &Json, note: &str, findings: &str) -
             other.join("; ")
         );
     }
-    let files: Vec<&str> = rows.iter().map(|(m, _)| m.file.as_str()).collect();
-    let _ = writeln!(md, "\nFiles: {}.", files.join(", "));
-    if !findings.trim().is_empty() {
-        let _ = writeln!(md, "\n{}", findings.trim_end());
-    }
-    let _ = writeln!(md, "\n{END}");
     md
 }
 

@@ -20,6 +20,7 @@ pub mod child;
 pub mod comparison;
 pub mod dump_fusion;
 pub mod execute;
+pub mod report;
 pub mod symbols;
 pub mod trace;
 pub mod vendor;

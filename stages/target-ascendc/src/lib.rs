@@ -21,6 +21,7 @@
 pub mod host;
 pub mod kernel;
 pub mod launch;
+pub mod module;
 
 use autofuse_ascir::chip::ChipProfile;
 use autofuse_ascir::graph::AscGraph;

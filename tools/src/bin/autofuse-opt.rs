@@ -421,35 +421,12 @@ fn main() -> ExitCode {
         .get_one::<String>("output")
         .cloned()
         .unwrap_or_else(|| "-".into());
-    let emitted = if matches.get_flag("list-passes") {
-        Some(list_passes())
-    } else if let Some(name) = matches.get_one::<String>("emit-irdl") {
-        match Dialect::ALL.into_iter().find(|d| d.name() == name) {
-            Some(dialect) => Some(autofuse_mlir::irdl::dialect_irdl(dialect)),
-            None => Some(autofuse_mlir::context::irdl_source().to_string()),
-        }
-    } else if matches.get_flag("emit-pass-docs") {
-        Some(docs::passes_doc())
-    } else if let Some(name) = matches.get_one::<String>("emit-dialect-docs") {
-        Dialect::ALL
-            .into_iter()
-            .find(|d| d.name() == name)
-            .map(docs::dialect_doc)
-    } else if matches.get_flag("show-dialects") {
-        Some("Available dialects: all upstream MLIR dialects, ascend, ascir, tiling\n".to_string())
-    } else {
-        None
-    };
-    if let Some(text) = emitted {
-        return match write_output(&output_path, text.as_bytes()) {
+    if let Some(text) = emitted_text(&matches) {
+        return match write_result(&output_path, text.as_bytes()) {
             Ok(()) => ExitCode::SUCCESS,
-            Err(message) => {
-                eprintln!("autofuse-opt: error: {message}");
-                ExitCode::FAILURE
-            }
+            Err(code) => code,
         };
     }
-
     let input_path = matches
         .get_one::<String>("input")
         .cloned()
@@ -461,72 +438,13 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    if let Some(dir) = matches.get_one::<String>("dump-fusion") {
-        let context = create_context();
-        let mut options = autofuse::runner::RunOptions::new(&autofuse::runner::repo_root());
-        if let Some(t) = matches.get_one::<String>("dump-fusion-target") {
-            options.target = t.clone();
-        }
-        match autofuse::runner::dump_fusion::dump_fusion(
-            &context,
-            &source,
-            &input_path,
-            &options,
-            std::path::Path::new(dir),
-        ) {
-            Ok(dump) if !dump.svg => eprintln!(
-                "autofuse-opt: warning: --dump-fusion wrote DOT only: Graphviz's dot is not on PATH (scripts/setup.sh installs graphviz)"
-            ),
-            Ok(_) => {}
-            Err(message) => {
-                eprintln!("autofuse-opt: error: --dump-fusion: {message}");
-                return ExitCode::FAILURE;
-            }
-        }
+    if let Err(code) = dump_fusion(&matches, &source, &input_path) {
+        return code;
     }
-    let flags = flag_pipeline(&matches);
-    let pipeline_text = match matches.get_one::<String>("pass-pipeline") {
-        // As mlir-opt: a textual pipeline and pass flags do not mix (which would run
-        // first is not what either says).
-        Some(_) if !flags.is_empty() => {
-            let names: Vec<String> = flags
-                .iter()
-                .map(|(_, e)| format!("--{}", e.split('{').next().unwrap_or(e)))
-                .collect();
-            return Failure::Usage(format!(
-                "--pass-pipeline cannot be used with individual pass flags ({}): put every pass in the pipeline",
-                names.join(", ")
-            ))
-            .report("autofuse-opt");
-        }
-        Some(p) => p.clone(),
-        None => flags
-            .iter()
-            .map(|(_, e)| e.clone())
-            .collect::<Vec<_>>()
-            .join(","),
+    let pipeline_text = match checked_pipeline(&matches) {
+        Ok(text) => text,
+        Err(failure) => return failure.report("autofuse-opt"),
     };
-    // Check the pipeline and our pass options (names and values) once, before any chunk
-    // runs: a typo is one command-line error, not a diagnostic at a made-up location.
-    for (_, element) in &flags {
-        if let Some((name, opts)) = element.split_once('{') {
-            if let Some(info) = registry::lookup(name) {
-                if let Err(message) = PassOptions::parse(info, opts.trim_end_matches('}')) {
-                    return Failure::Usage(message).report("autofuse-opt");
-                }
-            }
-        }
-    }
-    if matches.contains_id("pass-pipeline") {
-        if let Err(message) = pipeline::check(&pipeline_text) {
-            return Failure::Usage(format!("--pass-pipeline: {message}")).report("autofuse-opt");
-        }
-    }
-    if let Some(text) = matches.get_one::<String>("symbols") {
-        if let Err(message) = symbols::parse_assignments(text) {
-            return Failure::Usage(message).report("autofuse-opt");
-        }
-    }
     let settings = Settings {
         matches: &matches,
         pipeline: pipeline_text,
@@ -545,16 +463,141 @@ fn main() -> ExitCode {
             first_line: 1,
         }],
     };
+    let (joined, all_ok) = process_chunks(&settings, &chunks);
+    // Like mlir-opt, keep an output file only on success.
+    if all_ok || output_path == "-" {
+        if let Err(code) = write_result(&output_path, &joined) {
+            return code;
+        }
+    }
+    if settings.usage_error.get() {
+        ExitCode::from(2)
+    } else if all_ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+/// What the command line asks to print instead of processing input: the pass list,
+/// the IRDL of a dialect (or of all), the generated docs, the dialect list.
+fn emitted_text(matches: &ArgMatches) -> Option<String> {
+    if matches.get_flag("list-passes") {
+        Some(list_passes())
+    } else if let Some(name) = matches.get_one::<String>("emit-irdl") {
+        match Dialect::ALL.into_iter().find(|d| d.name() == name) {
+            Some(dialect) => Some(autofuse_mlir::irdl::dialect_irdl(dialect)),
+            None => Some(autofuse_mlir::context::irdl_source().to_string()),
+        }
+    } else if matches.get_flag("emit-pass-docs") {
+        Some(docs::passes_doc())
+    } else if let Some(name) = matches.get_one::<String>("emit-dialect-docs") {
+        Dialect::ALL
+            .into_iter()
+            .find(|d| d.name() == name)
+            .map(docs::dialect_doc)
+    } else if matches.get_flag("show-dialects") {
+        Some("Available dialects: all upstream MLIR dialects, ascend, ascir, tiling\n".to_string())
+    } else {
+        None
+    }
+}
+
+/// Writes the output; a failure is printed and becomes exit code 1.
+fn write_result(path: &str, bytes: &[u8]) -> Result<(), ExitCode> {
+    write_output(path, bytes).map_err(|message| {
+        eprintln!("autofuse-opt: error: {message}");
+        ExitCode::FAILURE
+    })
+}
+
+/// `--dump-fusion DIR`: draws the fusion of the input in DIR before any pass runs; a
+/// failure is printed and becomes exit code 1.
+fn dump_fusion(matches: &ArgMatches, source: &[u8], input_path: &str) -> Result<(), ExitCode> {
+    let Some(dir) = matches.get_one::<String>("dump-fusion") else {
+        return Ok(());
+    };
+    let context = create_context();
+    let mut options = autofuse::runner::RunOptions::new(&autofuse::runner::repo_root());
+    if let Some(t) = matches.get_one::<String>("dump-fusion-target") {
+        options.target = t.clone();
+    }
+    match autofuse::runner::dump_fusion::dump_fusion(
+        &context,
+        source,
+        input_path,
+        &options,
+        std::path::Path::new(dir),
+    ) {
+        Ok(dump) if !dump.svg => eprintln!(
+            "autofuse-opt: warning: --dump-fusion wrote DOT only: Graphviz's dot is not on PATH (scripts/setup.sh installs graphviz)"
+        ),
+        Ok(_) => {}
+        Err(message) => {
+            eprintln!("autofuse-opt: error: --dump-fusion: {message}");
+            return Err(ExitCode::FAILURE);
+        }
+    }
+    Ok(())
+}
+
+/// The pipeline to run (`--pass-pipeline`, or the pass flags in command-line order),
+/// checked once before any chunk runs with our pass options (names and values) and
+/// `--symbols`: a typo is one command-line error, not a diagnostic at a made-up
+/// location.
+fn checked_pipeline(matches: &ArgMatches) -> Result<String, Failure> {
+    let flags = flag_pipeline(matches);
+    let pipeline_text = match matches.get_one::<String>("pass-pipeline") {
+        // As mlir-opt: a textual pipeline and pass flags do not mix (which would run
+        // first is not what either says).
+        Some(_) if !flags.is_empty() => {
+            let names: Vec<String> = flags
+                .iter()
+                .map(|(_, e)| format!("--{}", e.split('{').next().unwrap_or(e)))
+                .collect();
+            return Err(Failure::Usage(format!(
+                "--pass-pipeline cannot be used with individual pass flags ({}): put every pass in the pipeline",
+                names.join(", ")
+            )));
+        }
+        Some(p) => p.clone(),
+        None => flags
+            .iter()
+            .map(|(_, e)| e.clone())
+            .collect::<Vec<_>>()
+            .join(","),
+    };
+    for (_, element) in &flags {
+        if let Some((name, opts)) = element.split_once('{') {
+            if let Some(info) = registry::lookup(name) {
+                PassOptions::parse(info, opts.trim_end_matches('}')).map_err(Failure::Usage)?;
+            }
+        }
+    }
+    if matches.contains_id("pass-pipeline") {
+        pipeline::check(&pipeline_text)
+            .map_err(|message| Failure::Usage(format!("--pass-pipeline: {message}")))?;
+    }
+    if let Some(text) = matches.get_one::<String>("symbols") {
+        symbols::parse_assignments(text).map_err(Failure::Usage)?;
+    }
+    Ok(pipeline_text)
+}
+
+/// Processes every chunk in turn; returns the outputs of those that printed one, joined
+/// by `--output-split-marker`, and whether every chunk succeeded.
+fn process_chunks(settings: &Settings, chunks: &[input::Chunk]) -> (Vec<u8>, bool) {
     let mut all_ok = true;
     let mut outputs: Vec<Vec<u8>> = Vec::new();
-    for chunk in &chunks {
-        let (out, ok) = process_chunk(&settings, chunk);
+    for chunk in chunks {
+        let (out, ok) = process_chunk(settings, chunk);
         all_ok &= ok;
         if let Some(out) = out {
             outputs.push(out);
         }
     }
-    let marker = matches
+    let marker = settings
+        .matches
         .get_one::<String>("output-split-marker")
         .cloned()
         .unwrap_or_default();
@@ -565,18 +608,5 @@ fn main() -> ExitCode {
         }
         joined.extend_from_slice(out);
     }
-    // Like mlir-opt, keep an output file only on success.
-    if all_ok || output_path == "-" {
-        if let Err(message) = write_output(&output_path, &joined) {
-            eprintln!("autofuse-opt: error: {message}");
-            return ExitCode::FAILURE;
-        }
-    }
-    if settings.usage_error.get() {
-        ExitCode::from(2)
-    } else if all_ok {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+    (joined, all_ok)
 }

@@ -24,11 +24,10 @@
 
 use autofuse::ascendc::{self, KernelInput};
 use autofuse::comparison;
+use autofuse::runner::report::{self, KernelRecord};
 use autofuse::runner::symbols;
 use autofuse::runner::vendor::{self, VendorHeaders};
 use autofuse::runner::{self as run, RunOptions};
-use autofuse_ir::attr::AttrValue;
-use autofuse_ir::graph::{Dim, TensorType};
 use autofuse_ir::tensor::Tensor;
 use autofuse_mlir::context::create_context;
 use autofuse_tools::input;
@@ -168,18 +167,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// Bytes of a value of type `ty` under `symbols` (0 when a dim is unknown).
-fn bytes_of(ty: &TensorType, symbols: &HashMap<String, i64>) -> u64 {
-    let mut n: u64 = 1;
-    for d in &ty.dims {
-        match d {
-            Dim::Known(e) => n = n.saturating_mul(e.eval_map(symbols).unwrap_or(0).max(0) as u64),
-            Dim::Unknown => return 0,
-        }
-    }
-    n.saturating_mul(ty.dtype.bytes() as u64)
-}
-
 /// The largest difference of `actual` from `expected` over every output (finite pairs),
 /// whether all of them match (see `autofuse::comparison`), and why not.
 fn max_error(expected: &[Tensor], actual: &[Tensor]) -> (f64, bool, Vec<String>) {
@@ -195,366 +182,6 @@ fn verdict(worst: f64, ok: bool, failures: usize) -> String {
         failures: vec![String::new(); if ok { 0 } else { failures.max(1) }],
     }
     .verdict()
-}
-
-/// A JSON string literal.
-fn json_str(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-fn json_opt(v: Option<u64>) -> String {
-    v.map(|v| v.to_string()).unwrap_or_else(|| "null".into())
-}
-
-/// One kernel a graph run executes, for `--report-json`.
-struct KernelRecord {
-    name: String,
-    /// "emulated" (GM traffic measured by the emulation), "interpreted" (a kernel the
-    /// interpreter ran: no feasible tiling or not scheduled) or "boundary" (an `ascend`
-    /// op left outside every kernel, including one-op kernels lifted back, which runs as
-    /// a library kernel on the device).
-    kind: &'static str,
-    ops: Vec<String>,
-    blocks: Option<u64>,
-    gm_read: u64,
-    gm_written: u64,
-    ub_peak: Option<u64>,
-    /// The kernel's own minimum: its distinct operands and its results, each once.
-    minimum: u64,
-    /// Loop kernels the record runs: the groups of a multi-group launch, else 1.
-    groups: usize,
-    /// The same with every core's copy of what it reads: the distinct bytes each block
-    /// read (summed over the blocks of the launch) and the results once. Operands that
-    /// every block needs (broadcast tables, biases) count once per block, as the chip
-    /// must fetch them; re-reads within a block do not count.
-    per_core_minimum: u64,
-}
-
-/// Ops that only reinterpret a buffer (no data moves on the device), and constants,
-/// which are not launched.
-fn is_free(op: &str) -> bool {
-    matches!(
-        op,
-        "ascend.constant"
-            | "ascend.parameter"
-            | "ascend.symbolic_constant"
-            | "ascend.reshape"
-            | "ascend.squeeze"
-            | "ascend.unsqueeze"
-            | "func.return"
-    )
-}
-
-/// Every kernel a run of `entry` launched, in program order. Emulated kernel calls are
-/// matched with the launches in order; anything else that computes (boundary ops, lifted
-/// ops, kernels the interpreter ran, calls of other graph functions) is counted with the
-/// bytes of its distinct operands and its results, which is what such a kernel moves at
-/// least, since the emulation cannot measure it.
-fn run_kernels(
-    module: &run::PreparedModule,
-    entry: &str,
-    inputs: &[Tensor],
-    launches: &[run::Launch],
-) -> Result<Vec<KernelRecord>, String> {
-    let graph = module
-        .program
-        .graphs
-        .get(entry)
-        .ok_or_else(|| format!("no graph function @{entry}"))?;
-    let symbols =
-        autofuse_ascend::interp::bind_symbols(graph, inputs).map_err(|e| e.to_string())?;
-    let mut pending = launches.iter().peekable();
-    let mut records = Vec::new();
-    for node in &graph.nodes {
-        if is_free(&node.op) {
-            continue;
-        }
-        let callee = (node.op == "func.call")
-            .then(|| node.attr("callee").and_then(AttrValue::as_symbol))
-            .flatten();
-        let mut operands: Vec<usize> = node.operands.clone();
-        operands.sort_unstable();
-        operands.dedup();
-        let size = |values: &[usize]| -> u64 {
-            values
-                .iter()
-                .filter_map(|&v| graph.ty(v))
-                .map(|t| bytes_of(t, &symbols))
-                .sum()
-        };
-        let mut minimum = size(&operands) + size(&node.results);
-        if let Some(k) = callee.and_then(|c| module.kernels.get(c)) {
-            for (j, &value) in node.operands.iter().enumerate() {
-                if let Some(rows) = read_bytes(&k.graph, j, &symbols) {
-                    let whole = graph.ty(value).map(|t| bytes_of(t, &symbols)).unwrap_or(0);
-                    if operands.contains(&value) && rows < whole {
-                        minimum -= whole - rows;
-                    }
-                }
-            }
-        }
-        if let Some(launch) = callee.and_then(|c| module.launches.get(c)) {
-            if let Some(l) = pending.next_if(|l| l.kernel == launch.name) {
-                // Each group moves its own distinct operands and results once; a value
-                // one group writes and a later one reads makes its GM round trip.
-                use autofuse::ascendc::launch::Buffer;
-                let w = &launch.wiring;
-                let bytes = |b: &Buffer| -> u64 {
-                    let ty = match *b {
-                        Buffer::Input(i) => w.inputs.get(i),
-                        Buffer::Output(i) => w.outputs.get(i),
-                        Buffer::Workspace(i) => w.workspace.get(i),
-                    };
-                    ty.map(|t| bytes_of(t, &symbols)).unwrap_or(0)
-                };
-                let mut group_minimum = 0;
-                let mut written = 0;
-                for (kernel, reads, writes) in &w.groups {
-                    let mut distinct: Vec<&Buffer> = Vec::new();
-                    for (j, b) in reads.iter().enumerate() {
-                        if distinct.contains(&b) {
-                            continue;
-                        }
-                        distinct.push(b);
-                        let whole = bytes(b);
-                        let needed = module
-                            .kernels
-                            .get(kernel)
-                            .and_then(|k| read_bytes(&k.graph, j, &symbols))
-                            .map_or(whole, |rows| rows.min(whole));
-                        group_minimum += needed;
-                    }
-                    let out: u64 = writes.iter().map(bytes).sum();
-                    group_minimum += out;
-                    written += out;
-                }
-                records.push(KernelRecord {
-                    name: launch.name.clone(),
-                    kind: "emulated",
-                    ops: launch
-                        .groups
-                        .iter()
-                        .filter_map(|k| module.kernels.get(k))
-                        .flat_map(|k| k.graph.source_ops.clone())
-                        .collect(),
-                    blocks: Some(l.blocks),
-                    gm_read: l.gm_read,
-                    gm_written: l.gm_written,
-                    ub_peak: Some(l.ub_peak),
-                    minimum: group_minimum,
-                    groups: launch.groups.len(),
-                    per_core_minimum: l.gm_read_per_core + written,
-                });
-                continue;
-            }
-        }
-        if let Some(k) = callee.and_then(|c| module.kernels.get(c)) {
-            if let Some(l) = pending.next_if(|l| l.kernel == k.name) {
-                records.push(KernelRecord {
-                    name: k.name.clone(),
-                    kind: "emulated",
-                    ops: k.graph.source_ops.clone(),
-                    blocks: Some(l.blocks),
-                    gm_read: l.gm_read,
-                    gm_written: l.gm_written,
-                    ub_peak: Some(l.ub_peak),
-                    minimum,
-                    groups: 1,
-                    per_core_minimum: l.gm_read_per_core + size(&node.results),
-                });
-                continue;
-            }
-        }
-        // A launch the emulation declined runs its groups on the interpreter.
-        let groups = callee
-            .and_then(|c| module.launches.get(c))
-            .map_or(1, |l| l.groups.len());
-        let (name, kind, ops) = match callee {
-            Some(c) if module.launches.contains_key(c) => {
-                let ops = module.launches[c]
-                    .groups
-                    .iter()
-                    .filter_map(|k| module.kernels.get(k))
-                    .flat_map(|k| k.graph.source_ops.clone())
-                    .collect();
-                (c.to_string(), "interpreted", ops)
-            }
-            Some(c) if module.program.kernels.contains_key(c) => {
-                let ops = module
-                    .kernels
-                    .get(c)
-                    .map(|k| k.graph.source_ops.clone())
-                    .unwrap_or_default();
-                (c.to_string(), "interpreted", ops)
-            }
-            Some(c) => (c.to_string(), "boundary", vec![format!("call @{c}")]),
-            None => (node.op.clone(), "boundary", vec![node.op.clone()]),
-        };
-        records.push(KernelRecord {
-            name,
-            kind,
-            ops,
-            blocks: None,
-            gm_read: size(&operands),
-            gm_written: size(&node.results),
-            ub_peak: None,
-            minimum,
-            groups,
-            per_core_minimum: minimum,
-        });
-    }
-    Ok(records)
-}
-
-/// The bytes of kernel input `input` a kernel must read at least: a table only gathers
-/// read needs no more than the rows they pick; an input read only through views (a
-/// slice: offsets and strides) needs only the elements its loads take (the repeats of
-/// the axes a load does not broadcast; several loads are summed). `None` when the kernel reads the input otherwise; callers cap the result at
-/// the whole tensor.
-fn read_bytes(
-    graph: &autofuse_ascir::graph::AscGraph,
-    input: usize,
-    symbols: &HashMap<String, i64>,
-) -> Option<u64> {
-    let tables: Vec<usize> = (0..graph.nodes.len())
-        .filter(|&n| graph.nodes[n].op == "data" && graph.nodes[n].index == Some(input))
-        .collect();
-    let readers: Vec<&autofuse_ascir::graph::AscNode> = graph
-        .nodes
-        .iter()
-        .filter(|x| x.operands.iter().any(|o| tables.contains(o)))
-        .collect();
-    if tables.is_empty() || readers.is_empty() {
-        return None;
-    }
-    let elements = |view: &autofuse_ascir::graph::View, broadcast_too: bool| -> Option<u64> {
-        let mut n = 1u64;
-        for (r, stride) in view.repeats.iter().zip(&view.strides) {
-            if broadcast_too || stride.as_const() != Some(0) {
-                n = n.saturating_mul(r.eval_map(symbols).ok()?.max(0) as u64);
-            }
-        }
-        Some(n)
-    };
-    let mut total = 0u64;
-    if readers.iter().all(|x| x.op == "gather") {
-        for gather in readers {
-            total += elements(&gather.view, true)? * gather.dtype.bytes() as u64;
-        }
-    } else if readers.iter().all(|x| x.op == "load") {
-        for load in readers {
-            total += elements(&load.view, false)? * load.dtype.bytes() as u64;
-        }
-    } else {
-        return None;
-    }
-    Some(total)
-}
-
-/// The JSON object of one shape run.
-#[allow(clippy::too_many_arguments)]
-fn run_json(
-    symbols: &HashMap<String, i64>,
-    inputs: &[Tensor],
-    kernels: &[KernelRecord],
-    traffic: Option<&run::Traffic>,
-    max_error: Option<f64>,
-    notes: &[String],
-    error: Option<&str>,
-    vendor: &str,
-    pass: bool,
-) -> String {
-    let mut syms: Vec<(&String, &i64)> = symbols.iter().collect();
-    syms.sort();
-    let syms: Vec<String> = syms
-        .iter()
-        .map(|(k, v)| format!("{}: {v}", json_str(k)))
-        .collect();
-    let shapes: Vec<String> = inputs
-        .iter()
-        .map(|t| {
-            let dims: Vec<String> = t.shape.iter().map(usize::to_string).collect();
-            format!("[{}]", dims.join(", "))
-        })
-        .collect();
-    let dtypes: Vec<String> = inputs
-        .iter()
-        .map(|t| json_str(t.dtype.mlir_name()))
-        .collect();
-    let list: Vec<String> = kernels
-        .iter()
-        .map(|k| {
-            let ops: Vec<String> = k.ops.iter().map(|o| json_str(o)).collect();
-            format!(
-                "        {{\"name\": {}, \"kind\": \"{}\", \"ops\": [{}], \"blocks\": {}, \"gm_read\": {}, \"gm_written\": {}, \"minimum\": {}, \"per_core_minimum\": {}, \"ub_peak\": {}}}",
-                json_str(&k.name),
-                k.kind,
-                ops.join(", "),
-                json_opt(k.blocks),
-                k.gm_read,
-                k.gm_written,
-                k.minimum,
-                k.per_core_minimum,
-                json_opt(k.ub_peak)
-            )
-        })
-        .collect();
-    let not_measured: u64 = kernels
-        .iter()
-        .filter(|k| k.kind != "emulated")
-        .map(|k| k.gm_read + k.gm_written)
-        .sum();
-    let (kernels_minimum, per_core_minimum) = emulated_minimums(kernels);
-    let gm = match traffic {
-        Some(t) => format!(
-            "{{\"measured\": {}, \"not_measured\": {not_measured}, \"total\": {}, \"unfused\": {}, \"minimum\": {}, \"kernels_minimum\": {kernels_minimum}, \"kernels_per_core_minimum\": {per_core_minimum}}}",
-            t.measured,
-            t.measured + not_measured,
-            t.unfused,
-            t.minimum
-        ),
-        None => "null".into(),
-    };
-    let notes: Vec<String> = notes.iter().map(|n| json_str(n)).collect();
-    format!(
-        "    {{\n      \"symbols\": {{{}}},\n      \"inputs\": [{}],\n      \"input_dtypes\": [{}],\n      \"kernels\": [\n{}\n      ],\n      \"kernel_count\": {},\n      \"gm_bytes\": {gm},\n      \"max_error\": {},\n      \"vendor\": {vendor},\n      \"notes\": [{}],\n      \"error\": {},\n      \"pass\": {pass}\n    }}",
-        syms.join(", "),
-        shapes.join(", "),
-        dtypes.join(", "),
-        list.join(",\n"),
-        kernels.len(),
-        max_error
-            .filter(|e| e.is_finite())
-            .map(|e| format!("{e:e}"))
-            .unwrap_or_else(|| "null".into()),
-        notes.join(", "),
-        error.map(json_str).unwrap_or_else(|| "null".into()),
-    )
-}
-
-/// The emulated kernels' own minimum and the same with per-core copies (the figures
-/// their measured GM bytes compare with).
-fn emulated_minimums(kernels: &[KernelRecord]) -> (u64, u64) {
-    kernels
-        .iter()
-        .filter(|k| k.kind == "emulated")
-        .fold((0, 0), |(own, per_core), k| {
-            (own + k.minimum, per_core + k.per_core_minimum)
-        })
 }
 
 /// One shape run: its symbols, its input files and its expected outputs.
@@ -681,33 +308,69 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, Failure> {
         .get_one::<String>("input")
         .cloned()
         .unwrap_or_default();
-    let verbose = matches.get_flag("verbose");
     let quiet = matches.get_flag("quiet");
     let progress = Progress::new("autofuse-run", quiet || matches.get_flag("list-symbols"));
-    let onnx_nodes;
-    let text = if path.ends_with(".onnx") {
-        let imported = progress
-            .step(&format!("importing {path}"), || {
-                autofuse::onnx::import_file(Path::new(&path))
-            })
-            .map_err(|e| format!("{path}: {e}"))?;
-        onnx_nodes = Some(imported.summary.nodes);
-        imported.mlir.into_bytes()
-    } else {
-        onnx_nodes = None;
-        // Bytes as they are: MLIR's parser decides (as in autofuse-opt).
-        input::read_input(&path)?
-    };
+    let (text, onnx_nodes) = read_model(&path, &progress)?;
     if matches.get_flag("list-symbols") {
-        let mut listing = String::new();
-        for name in list_symbols(matches, &text, &path)? {
-            let _ = writeln!(listing, "{name}");
-        }
-        output::write_stdout(listing.as_bytes())?;
-        return Ok(true);
+        return print_symbols(matches, &text, &path);
     }
     let repo = run::repo_root();
-    let mut options = RunOptions::new(&repo);
+    let options = run_options(matches, &path, &repo);
+    let context = create_context();
+    let module = compile(matches, &progress, &context, &text, &path, &options)?;
+    let entry = entry_of(matches, &module)?;
+    let mut session = Session {
+        matches,
+        path: &path,
+        repo: &repo,
+        progress: &progress,
+        options: &options,
+        module: &module,
+        entry,
+        out: String::new(),
+        pass: true,
+        reports: Vec::new(),
+        summary: ModelSummary::default(),
+        rows: Vec::new(),
+        traces: Vec::new(),
+    };
+    session.log_header();
+    let runs = session.shape_runs()?;
+    let staged_out = session.write_sources()?;
+    let builds = session.build()?;
+    session.describe_kernels();
+    session.run_shapes(&runs, &builds)?;
+    session.finish(onnx_nodes, staged_out)
+}
+
+/// The `ascend` graph to compile: an ONNX model imported, or the input's bytes as they
+/// are (MLIR's parser decides, as in autofuse-opt); with the ONNX model's node count.
+fn read_model(path: &str, progress: &Progress) -> Result<(Vec<u8>, Option<usize>), Failure> {
+    if path.ends_with(".onnx") {
+        let imported = progress
+            .step(&format!("importing {path}"), || {
+                autofuse::onnx::import_file(Path::new(path))
+            })
+            .map_err(|e| format!("{path}: {e}"))?;
+        Ok((imported.mlir.into_bytes(), Some(imported.summary.nodes)))
+    } else {
+        Ok((input::read_input(path)?, None))
+    }
+}
+
+/// `--list-symbols`: prints the entry graph's symbols, one per line.
+fn print_symbols(matches: &clap::ArgMatches, text: &[u8], path: &str) -> Result<bool, Failure> {
+    let mut listing = String::new();
+    for name in list_symbols(matches, text, path)? {
+        let _ = writeln!(listing, "{name}");
+    }
+    output::write_stdout(listing.as_bytes())?;
+    Ok(true)
+}
+
+/// The pipeline and build options the command line chooses.
+fn run_options(matches: &clap::ArgMatches, path: &str, repo: &Path) -> RunOptions {
+    let mut options = RunOptions::new(repo);
     options.target = matches
         .get_one::<String>("target")
         .cloned()
@@ -721,46 +384,54 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, Failure> {
     }
     // Weight paths in the IR are relative to the IR file's (or the model's) directory.
     options.weights_dir = (path != "-")
-        .then(|| Path::new(&path).parent().map(Path::to_path_buf))
+        .then(|| Path::new(path).parent().map(Path::to_path_buf))
         .flatten()
         .filter(|p| !p.as_os_str().is_empty());
-    let context = create_context();
+    options
+}
+
+/// Compiles and translates the graph, and draws the fusion for `--dump-fusion`.
+fn compile(
+    matches: &clap::ArgMatches,
+    progress: &Progress,
+    context: &melior::Context,
+    text: &[u8],
+    path: &str,
+    options: &RunOptions,
+) -> Result<run::PreparedModule, Failure> {
     let module = progress.step(
         "compiling (symbolic shapes, decompose, lower-to-ascir, fuse, schedule, tiling)",
-        || run::prepare_module(&context, &text, &path, &options),
+        || run::prepare_module(context, text, path, options),
     )?;
     if let Some(dir) = matches.get_one::<String>("dump-fusion") {
         let dump = progress.step(&format!("drawing the fusion in {dir}"), || {
-            autofuse::runner::dump_fusion::dump_fusion(
-                &context,
-                &text,
-                &path,
-                &options,
-                Path::new(dir),
-            )
+            autofuse::runner::dump_fusion::dump_fusion(context, text, path, options, Path::new(dir))
         })?;
         if !dump.svg {
             eprintln!("autofuse-run: warning: --dump-fusion wrote DOT only: Graphviz's dot is not on PATH (scripts/setup.sh installs graphviz)");
         }
     }
-    let entry = match matches.get_one::<String>("entry") {
+    Ok(module)
+}
+
+/// The graph function to run: `--entry`, else the module's first.
+fn entry_of(matches: &clap::ArgMatches, module: &run::PreparedModule) -> Result<String, Failure> {
+    Ok(match matches.get_one::<String>("entry") {
         Some(e) => e.clone(),
         None => module
             .reference
             .default_entry()
             .ok_or("the module has no graph function")?
             .to_string(),
-    };
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "== autofuse-run {path} (@{entry}, target {}, pipeline {})",
-        module.chip.name,
-        options.pipeline()
-    );
+    })
+}
 
-    // Shapes to run, checked before anything is built (command-line misuse: exit 2).
-    let graph = module.reference.graph(&entry)?;
+/// Files given per run (`--inputs A.npy,B.npy`, `--expect O.npy`), one list each.
+type FileSets = Vec<Vec<String>>;
+
+/// `--input`/`--inputs` as one list of files per run, and `--expect` likewise; mixing
+/// both input flags, or expectations for a different number of runs, is misuse.
+fn file_sets(matches: &clap::ArgMatches) -> Result<(FileSets, FileSets), Failure> {
     let single: Vec<String> = matches
         .get_many::<String>("input-npy")
         .map(|v| v.cloned().collect())
@@ -794,39 +465,157 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, Failure> {
             input_sets.len()
         )));
     }
-    // Each run: its symbols (none when inputs are files: their shapes bind the
-    // symbols), its input files and its expected outputs.
-    // `--symbols` goes through the shared layer: every symbol of the entry graph once
-    // (or derived by its guards from given ones), nothing else.
-    let known = symbols::graph_symbols(graph);
-    let complete = |values: &mut HashMap<String, i64>| module.complete_symbols(&entry, values);
-    let runs: Vec<RunSpec> = if input_sets.is_empty() {
-        match matches.get_many::<String>("symbols") {
-            Some(list) => list
-                .map(|s| symbols::bind(s, &known, &complete).map(|v| (v, Vec::new(), Vec::new())))
-                .collect::<Result<_, _>>()
-                .map_err(Failure::Usage)?,
-            None => vec![(HashMap::new(), Vec::new(), Vec::new())],
+    Ok((input_sets, expect_sets))
+}
+
+/// The sim builds of every kernel and, with vendor headers, the vendor path's.
+struct Builds {
+    sim: HashMap<String, run::SimBuild>,
+    vendor: Option<HashMap<String, run::SimBuild>>,
+}
+
+/// The result of one shape run on the vendor path: its log lines, whether it passed,
+/// and its figures for `--report-json` (`null` without the vendor path).
+struct VendorCheck {
+    out: String,
+    ok: bool,
+    json: String,
+}
+
+/// A compiled model and what the steps of its runs share: the command line, the full
+/// log (`-v`) and what the shape runs produced so far.
+struct Session<'a> {
+    matches: &'a clap::ArgMatches,
+    path: &'a str,
+    repo: &'a Path,
+    progress: &'a Progress,
+    options: &'a RunOptions,
+    module: &'a run::PreparedModule,
+    entry: String,
+    /// The full log, printed with `-v`.
+    out: String,
+    pass: bool,
+    /// Each run's `--report-json` object.
+    reports: Vec<String>,
+    summary: ModelSummary,
+    rows: Vec<Row>,
+    traces: Vec<run::trace::LaunchTrace>,
+}
+
+impl Session<'_> {
+    /// The log's first line: input, entry, target and the pipeline that compiled it.
+    fn log_header(&mut self) {
+        let _ = writeln!(
+            self.out,
+            "== autofuse-run {} (@{}, target {}, pipeline {})",
+            self.path,
+            self.entry,
+            self.module.chip.name,
+            self.options.pipeline()
+        );
+    }
+
+    /// The shapes to run, checked before anything is built (command-line misuse: exit
+    /// 2). Each run: its symbols (none when inputs are files: their shapes bind the
+    /// symbols), its input files and its expected outputs. `--symbols` goes through the
+    /// shared layer: every symbol of the entry graph once (or derived by its guards from
+    /// given ones), nothing else.
+    fn shape_runs(&self) -> Result<Vec<RunSpec>, Failure> {
+        let graph = self.module.reference.graph(&self.entry)?;
+        let (input_sets, expect_sets) = file_sets(self.matches)?;
+        let known = symbols::graph_symbols(graph);
+        let complete =
+            |values: &mut HashMap<String, i64>| self.module.complete_symbols(&self.entry, values);
+        if input_sets.is_empty() {
+            return match self.matches.get_many::<String>("symbols") {
+                Some(list) => list
+                    .map(|s| {
+                        symbols::bind(s, &known, &complete).map(|v| (v, Vec::new(), Vec::new()))
+                    })
+                    .collect::<Result<_, _>>()
+                    .map_err(Failure::Usage),
+                None => Ok(vec![(HashMap::new(), Vec::new(), Vec::new())]),
+            };
         }
-    } else {
-        if matches.contains_id("symbols") {
+        if self.matches.contains_id("symbols") {
             return Err(Failure::Usage(
                 "--symbols and input files do not mix: the inputs' shapes bind the symbols".into(),
             ));
         }
-        input_sets
+        Ok(input_sets
             .into_iter()
             .enumerate()
             .map(|(i, files)| {
                 let expect = expect_sets.get(i).cloned().unwrap_or_default();
                 (HashMap::new(), files, expect)
             })
-            .collect()
-    };
-    // Sources for the user.
-    let mut staged_out: Option<output::StagedDir> = None;
-    if let Some(dir) = matches.get_one::<String>("out") {
+            .collect())
+    }
+
+    /// `--out`: the sources for the user, staged in a temporary directory and renamed
+    /// into place once the run completes, so that an error on the way leaves no partial
+    /// source tree.
+    fn write_sources(&mut self) -> Result<Option<output::StagedDir>, Failure> {
+        let Some(dir) = self.matches.get_one::<String>("out") else {
+            return Ok(None);
+        };
         let mut files = ascendc::shared_files();
+        let launch_dirs = self.launch_sources(&mut files)?;
+        let names = self.kernel_sources(&mut files)?;
+        let all: Vec<String> = launch_dirs.iter().chain(&names).cloned().collect();
+        files.push(("CMakeLists.txt".into(), ascendc::top_cmake(&all)));
+        let staged = output::StagedDir::write(Path::new(dir), &files)?;
+        let _ = writeln!(
+            self.out,
+            "sources: {dir}/ ({} kernels, {} launches of several loop groups, CMake for CANN in {dir}/CMakeLists.txt)",
+            names.len(),
+            launch_dirs.len()
+        );
+        Ok(Some(staged))
+    }
+
+    /// The kernel input of the prepared kernel `k` for the translation.
+    fn kernel_input<'k>(&'k self, k: &'k run::PreparedKernel) -> KernelInput<'k> {
+        KernelInput {
+            graph: &k.graph,
+            schedule: &k.schedule,
+            model: &k.model,
+            chip: &k.chip,
+            static_tiling: k.static_tiling.as_ref(),
+            source: self.path,
+        }
+    }
+
+    /// Adds the sources of every launch of several loop groups, in name order, to
+    /// `files`; returns their directories.
+    fn launch_sources(&self, files: &mut Vec<(String, String)>) -> Result<Vec<String>, String> {
+        let module = self.module;
+        let mut launch_names: Vec<&String> = module.launches.keys().collect();
+        launch_names.sort();
+        for name in launch_names {
+            let l = &module.launches[name];
+            let groups: Vec<ascendc::launch::LaunchGroup> = l
+                .groups
+                .iter()
+                .map(|g| ascendc::launch::LaunchGroup {
+                    kernel: g.clone(),
+                    input: self.kernel_input(&module.kernels[g]),
+                })
+                .collect();
+            let sources = ascendc::launch::translate_launch(&groups, &l.wiring, name, self.path)?;
+            for (f, c) in sources.files {
+                files.push((format!("{name}/{f}"), c));
+            }
+        }
+        let mut launch_dirs: Vec<String> = module.launches.keys().cloned().collect();
+        launch_dirs.sort();
+        Ok(launch_dirs)
+    }
+
+    /// Adds the sources of every kernel that is not a group of a launch, in name order,
+    /// to `files`; returns their names.
+    fn kernel_sources(&self, files: &mut Vec<(String, String)>) -> Result<Vec<String>, String> {
+        let module = self.module;
         let grouped: std::collections::HashSet<&String> =
             module.launches.values().flat_map(|l| &l.groups).collect();
         let mut names: Vec<String> = module
@@ -836,515 +625,599 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, Failure> {
             .cloned()
             .collect();
         names.sort();
-        let mut launch_names: Vec<&String> = module.launches.keys().collect();
-        launch_names.sort();
-        for name in launch_names {
-            let l = &module.launches[name];
-            let groups: Vec<ascendc::launch::LaunchGroup> = l
-                .groups
-                .iter()
-                .map(|g| {
-                    let k = &module.kernels[g];
-                    ascendc::launch::LaunchGroup {
-                        kernel: g.clone(),
-                        input: KernelInput {
-                            graph: &k.graph,
-                            schedule: &k.schedule,
-                            model: &k.model,
-                            chip: &k.chip,
-                            static_tiling: k.static_tiling.as_ref(),
-                            source: &path,
-                        },
-                    }
-                })
-                .collect();
-            let sources = ascendc::launch::translate_launch(&groups, &l.wiring, name, &path)?;
-            for (f, c) in sources.files {
-                files.push((format!("{name}/{f}"), c));
-            }
-        }
-        let launch_dirs: Vec<String> = {
-            let mut v: Vec<String> = module.launches.keys().cloned().collect();
-            v.sort();
-            v
-        };
         for name in &names {
-            let k = &module.kernels[name];
-            let sources = ascendc::translate_kernel(
-                &KernelInput {
-                    graph: &k.graph,
-                    schedule: &k.schedule,
-                    model: &k.model,
-                    chip: &k.chip,
-                    static_tiling: k.static_tiling.as_ref(),
-                    source: &path,
-                },
-                name,
-            )?;
+            let sources =
+                ascendc::translate_kernel(&self.kernel_input(&module.kernels[name]), name)?;
             for (f, c) in sources.files {
                 files.push((format!("{name}/{f}"), c));
             }
         }
-        let all: Vec<String> = launch_dirs.iter().chain(&names).cloned().collect();
-        files.push(("CMakeLists.txt".into(), ascendc::top_cmake(&all)));
-        // Staged in a temporary directory, renamed into place once the run completes:
-        // an error on the way leaves no partial source tree.
-        staged_out = Some(output::StagedDir::write(Path::new(dir), &files)?);
-        let _ = writeln!(
-            out,
-            "sources: {dir}/ ({} kernels, {} launches of several loop groups, CMake for CANN in {dir}/CMakeLists.txt)",
-            names.len(),
-            launch_dirs.len()
-        );
+        Ok(names)
     }
 
-    // Build once.
-    let kernels: Vec<&run::PreparedKernel> = module.kernels.values().collect();
-    let started = std::time::Instant::now();
-    let build = progress.step(
-        &format!("building {} kernel(s) with {}", kernels.len(), options.cxx),
-        || run::build_module(&module, &options, &run::Toolchain::sim(&options)),
-    )?;
-    let _ = writeln!(
-        out,
-        "build: {} kernel(s) {} ({:.1} s)",
-        kernels.len(),
-        if build.compiled {
-            "compiled with g++ against sim/include"
-        } else {
-            "from the cache"
-        },
-        started.elapsed().as_secs_f64()
-    );
-    let builds = run::builds_for(&module, &build);
-    let vendor_root = matches
-        .get_one::<String>("vendor-headers")
-        .cloned()
-        .or_else(|| std::env::var(vendor::ENV).ok().filter(|s| !s.is_empty()));
-    let vendor_builds = match vendor_root {
-        None => None,
-        Some(root) => {
-            let headers = VendorHeaders::locate(Path::new(&root), &repo)?;
-            let started = std::time::Instant::now();
-            // One build compiles every kernel; only when it fails is each kernel compiled
-            // on its own, to name the kernel, line and API of the first error.
-            let vbuild = match run::build_module(&module, &options, &vendor::toolchain(&headers)) {
+    /// Builds every kernel once against the emulation and, with `--vendor-headers` (or
+    /// its variable), against the vendor's headers.
+    fn build(&mut self) -> Result<Builds, Failure> {
+        let (module, options) = (self.module, self.options);
+        let kernels: Vec<&run::PreparedKernel> = module.kernels.values().collect();
+        let started = std::time::Instant::now();
+        let build = self.progress.step(
+            &format!("building {} kernel(s) with {}", kernels.len(), options.cxx),
+            || run::build_module(module, options, &run::Toolchain::sim(options)),
+        )?;
+        let _ = writeln!(
+            self.out,
+            "build: {} kernel(s) {} ({:.1} s)",
+            kernels.len(),
+            if build.compiled {
+                "compiled with g++ against sim/include"
+            } else {
+                "from the cache"
+            },
+            started.elapsed().as_secs_f64()
+        );
+        let sim = run::builds_for(module, &build);
+        let vendor_root = self
+            .matches
+            .get_one::<String>("vendor-headers")
+            .cloned()
+            .or_else(|| std::env::var(vendor::ENV).ok().filter(|s| !s.is_empty()));
+        let vendor = match vendor_root {
+            None => None,
+            Some(root) => Some(self.build_vendor(&root, &kernels)?),
+        };
+        Ok(Builds { sim, vendor })
+    }
+
+    /// Builds every kernel against the vendor's headers under `root`. One build compiles
+    /// every kernel; only when it fails is each kernel compiled on its own, to name the
+    /// kernel, line and API of the first error.
+    fn build_vendor(
+        &mut self,
+        root: &str,
+        kernels: &[&run::PreparedKernel],
+    ) -> Result<HashMap<String, run::SimBuild>, Failure> {
+        let headers = VendorHeaders::locate(Path::new(root), self.repo)?;
+        let started = std::time::Instant::now();
+        let vbuild =
+            match run::build_module(self.module, self.options, &vendor::toolchain(&headers)) {
                 Ok(b) => b,
                 Err(e) => {
-                    vendor::check_kernels(&kernels, &options, &headers).map_err(|c| {
+                    vendor::check_kernels(kernels, self.options, &headers).map_err(|c| {
                         format!("vendor headers ({}): {c}", headers.include.display())
                     })?;
                     return Err(format!("vendor path: {e}").into());
                 }
             };
-            let _ = writeln!(
-                out,
-                "vendor build: {} kernel(s) {} against {} ({:.1} s)",
-                kernels.len(),
-                if vbuild.compiled {
-                    "compiled with g++ (CPU-debug, dav_c220)"
-                } else {
-                    "from the cache"
-                },
-                headers.include.display(),
-                started.elapsed().as_secs_f64()
-            );
-            Some((run::builds_for(&module, &vbuild), vbuild))
-        }
-    };
-    let mut names: Vec<&String> = module.kernels.keys().collect();
-    names.sort();
-    for name in names {
-        let k = &module.kernels[name];
         let _ = writeln!(
-            out,
-            "  kernel {name}: ops {} | {} case(s) | {}",
-            k.graph.source_ops.join(","),
-            k.schedule.cases.len(),
-            if k.static_tiling.is_some() {
-                "static tiling"
+            self.out,
+            "vendor build: {} kernel(s) {} against {} ({:.1} s)",
+            kernels.len(),
+            if vbuild.compiled {
+                "compiled with g++ (CPU-debug, dav_c220)"
             } else {
-                "dynamic tiling"
-            }
+                "from the cache"
+            },
+            headers.include.display(),
+            started.elapsed().as_secs_f64()
         );
-    }
-    let mut launch_names: Vec<&String> = module.launches.keys().collect();
-    launch_names.sort();
-    for name in launch_names {
-        let l = &module.launches[name];
-        let _ = writeln!(
-            out,
-            "  launch {name}: {} loop groups ({}) | {} cross-core barrier(s) | {} workspace value(s)",
-            l.groups.len(),
-            l.groups.join(", "),
-            l.wiring.waits.iter().filter(|&&w| w).count(),
-            l.wiring.workspace.len()
-        );
-    }
-    for (name, why) in &module.interpreted {
-        let _ = writeln!(out, "  kernel {name}: interpreted ({why})");
+        Ok(run::builds_for(self.module, &vbuild))
     }
 
-    let seed = *matches.get_one::<u64>("seed").unwrap_or(&0);
-    let trace_dir = (matches.contains_id("trace") || matches.contains_id("trace-svg"))
+    /// One log line per kernel, per launch of several loop groups and per kernel left
+    /// to the interpreter (with why).
+    fn describe_kernels(&mut self) {
+        let module = self.module;
+        let mut names: Vec<&String> = module.kernels.keys().collect();
+        names.sort();
+        for name in names {
+            let k = &module.kernels[name];
+            let _ = writeln!(
+                self.out,
+                "  kernel {name}: ops {} | {} case(s) | {}",
+                k.graph.source_ops.join(","),
+                k.schedule.cases.len(),
+                if k.static_tiling.is_some() {
+                    "static tiling"
+                } else {
+                    "dynamic tiling"
+                }
+            );
+        }
+        let mut launch_names: Vec<&String> = module.launches.keys().collect();
+        launch_names.sort();
+        for name in launch_names {
+            let l = &module.launches[name];
+            let _ = writeln!(
+                self.out,
+                "  launch {name}: {} loop groups ({}) | {} cross-core barrier(s) | {} workspace value(s)",
+                l.groups.len(),
+                l.groups.join(", "),
+                l.wiring.waits.iter().filter(|&&w| w).count(),
+                l.wiring.workspace.len()
+            );
+        }
+        for (name, why) in &module.interpreted {
+            let _ = writeln!(self.out, "  kernel {name}: interpreted ({why})");
+        }
+    }
+
+    /// Runs every shape, then writes the pipe timelines of `--trace`/`--trace-svg`
+    /// (collected in a temporary directory while the runs go).
+    fn run_shapes(&mut self, runs: &[RunSpec], builds: &Builds) -> Result<(), Failure> {
+        let trace_dir = (self.matches.contains_id("trace")
+            || self.matches.contains_id("trace-svg"))
         .then(|| std::env::temp_dir().join(format!("autofuse-trace-{}", std::process::id())));
-    if let Some(dir) = &trace_dir {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        if let Some(dir) = &trace_dir {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+        if self.matches.get_flag("no-sync-check") {
+            run::set_sync_check(false);
+        }
+        for (run_index, spec) in runs.iter().enumerate() {
+            let step = (run_index + 1, runs.len());
+            self.run_shape(step, spec, builds, trace_dir.as_deref())?;
+        }
+        match &trace_dir {
+            Some(dir) => self.write_traces(dir),
+            None => Ok(()),
+        }
     }
-    let mut traces: Vec<run::trace::LaunchTrace> = Vec::new();
-    if matches.get_flag("no-sync-check") {
-        run::set_sync_check(false);
-    }
-    let mut pass = true;
-    let mut reports: Vec<String> = Vec::new();
-    let mut summary = ModelSummary::default();
-    let mut rows: Vec<Row> = Vec::new();
-    let run_count = runs.len();
-    for (run_index, (given, files, expect)) in runs.iter().enumerate() {
-        let mut row = Row::default();
-        let mut completed = given.clone();
-        module.complete_symbols(&entry, &mut completed);
-        let symbols = &completed;
-        let inputs: Vec<Tensor> = if !files.is_empty() {
+
+    /// The inputs of one run: its `.npy` files, else seeded random values.
+    fn shape_inputs(
+        &self,
+        files: &[String],
+        symbols: &HashMap<String, i64>,
+    ) -> Result<Vec<Tensor>, Failure> {
+        let graph = self.module.reference.graph(&self.entry)?;
+        let seed = *self.matches.get_one::<u64>("seed").unwrap_or(&0);
+        Ok(if !files.is_empty() {
             let files: Vec<&String> = files.iter().collect();
             autofuse::runner::execute::read_inputs(graph, &files)?
         } else {
             autofuse::runner::execute::random_inputs(graph, symbols, seed)?
-        };
+        })
+    }
+
+    /// Runs shape run `step.0` of `step.1`: the reference interpreter, then the kernels
+    /// on the emulation (and the vendor path), compared and logged.
+    fn run_shape(
+        &mut self,
+        step: (usize, usize),
+        (given, files, expect): &RunSpec,
+        builds: &Builds,
+        trace_dir: Option<&Path>,
+    ) -> Result<(), Failure> {
+        let mut row = Row::default();
+        let mut completed = given.clone();
+        self.module.complete_symbols(&self.entry, &mut completed);
+        let symbols = &completed;
+        let inputs = self.shape_inputs(files, symbols)?;
         let shapes: Vec<String> = inputs.iter().map(|t| format!("{:?}", t.shape)).collect();
         row.shape = shape_label(symbols, &shapes);
-        let step = format!("run {} of {run_count} ({})", run_index + 1, row.shape);
+        let step = format!("run {} of {} ({})", step.0, step.1, row.shape);
+        let (module, entry) = (self.module, self.entry.as_str());
         // The reference interpreter and the kernels on the emulation, one step.
-        let (expected, result) = progress.step(&step, || {
-            let expected = module.reference.run(&entry, &inputs);
+        let (expected, result) = self.progress.step(&step, || {
+            let expected = module.reference.run(entry, &inputs);
             if expected.is_err() {
                 return (expected, Err(String::new()));
             }
-            if let Some(dir) = &trace_dir {
-                run::set_trace_dir(Some(dir.clone()));
+            if let Some(dir) = trace_dir {
+                run::set_trace_dir(Some(dir.to_path_buf()));
             }
-            let result = run::execute(&module, &builds, &entry, &inputs);
+            let result = run::execute(module, &builds.sim, entry, &inputs);
             run::set_trace_dir(None);
             (expected, result)
         });
         let expected = expected?;
-
         if let Ok(r) = &result {
-            for l in &r.launches {
-                if let (Some(file), Some(p)) = (&l.trace, &l.pipes) {
-                    traces.push(run::trace::LaunchTrace {
-                        kernel: l.kernel.clone(),
-                        file: file.clone(),
-                        micros: p.cycles / (run::trace::CLOCK_GHZ * 1000.0),
-                    });
-                }
-            }
+            self.collect_traces(r);
         }
-        let _ = writeln!(out, "-- inputs {}", shapes.join(" "));
+        let _ = writeln!(self.out, "-- inputs {}", shapes.join(" "));
         match result {
             Err(e) => {
-                pass = false;
-                let _ = writeln!(out, "   FAIL: {e}");
-                row.result = "FAIL".into();
-                row.details.push(format!("FAIL: {e}"));
-                rows.push(row);
-                reports.push(run_json(
-                    symbols,
-                    &inputs,
-                    &[],
-                    None,
-                    None,
-                    &[],
-                    Some(&e),
-                    "null",
-                    false,
-                ));
+                self.record_failure(row, symbols, &inputs, &e);
+                Ok(())
             }
-            Ok(run) => {
-                for l in &run.launches {
-                    let tile = l
-                        .fields
-                        .iter()
-                        // Tile sizes are named after their axis (`z0t_size`), which
-                        // buffer sizes such as `part_size` are not.
-                        .filter(|(n, _)| {
-                            n.strip_suffix("t_size")
-                                .is_some_and(|axis| axis.ends_with(|c: char| c.is_ascii_digit()))
-                        })
-                        .find(|(_, v)| *v != 0)
-                        .map(|(n, v)| format!(" {n}={v}"))
-                        .unwrap_or_default();
-                    // A cross-core reduction: the blocks sharing each row group.
-                    let tile = l
-                        .fields
-                        .iter()
-                        .filter(|(n, _)| n.ends_with("rcore_parts"))
-                        .find(|(_, v)| *v != 0)
-                        .map(|(n, v)| format!("{tile} {n}={v}"))
-                        .unwrap_or(tile);
-                    // The tiling key the host function chose (the kernel source's `Case N`).
-                    let key = l
-                        .fields
-                        .iter()
-                        .find(|(n, _)| n == "tiling_key")
-                        .map(|(_, v)| format!(", case {v}"))
-                        .unwrap_or_default();
-                    let _ = writeln!(
-                        out,
-                        "   {}: blocks {}{tile}, GM read {} written {}, UB peak {} B, distinct reads per core {}{key}",
-                        l.kernel,
-                        l.blocks,
-                        run::human_bytes(l.gm_read),
-                        run::human_bytes(l.gm_written),
-                        l.ub_peak,
-                        run::human_bytes(l.gm_read_per_core)
-                    );
-                    if let Some(p) = &l.pipes {
-                        let _ = writeln!(out, "   {}", run::trace::pipes_line(p));
-                        row.micros += p.cycles / (run::trace::CLOCK_GHZ * 1000.0);
-                        row.timed = true;
-                    }
-                }
-                for n in &run.notes {
-                    let _ = writeln!(out, "   note: {n}");
-                }
-                let (worst, ok, why) = max_error(&expected, &run.outputs);
-                for w in &why {
-                    let _ = writeln!(out, "   {w}");
-                    row.details.push(w.clone());
-                }
-                let mut vendor_out = String::new();
-                let mut vendor_ok = true;
-                // The vendor path's figures for --report-json (null without it).
-                let mut vendor_json = String::from("null");
-                if let Some((vbuilds, _)) = &vendor_builds {
-                    match run::execute(&module, vbuilds, &entry, &inputs) {
-                        Err(e) => {
-                            vendor_ok = false;
-                            let _ = writeln!(vendor_out, "   vendor path: FAIL: {e}");
-                            vendor_json = format!(
-                                "{{\"kernels_run\": 0, \"max_error\": null, \"vs_sim\": null, \"error\": {}, \"pass\": false}}",
-                                json_str(&e)
-                            );
-                        }
-                        Ok(vrun) => {
-                            let (verr, vok, vwhy) = max_error(&expected, &vrun.outputs);
-                            let (vsim, sok, swhy) = max_error(&run.outputs, &vrun.outputs);
-                            let mut launched: Vec<&str> =
-                                vrun.launches.iter().map(|l| l.kernel.as_str()).collect();
-                            launched.sort_unstable();
-                            launched.dedup();
-                            for w in &vwhy {
-                                let _ = writeln!(vendor_out, "   vendor path: {w}");
-                            }
-                            for w in &swhy {
-                                let _ = writeln!(vendor_out, "   vendor path vs sim: {w}");
-                            }
-                            let _ = writeln!(
-                                vendor_out,
-                                "   vendor path: {} kernel(s) run, max error {verr:.3e} (vs sim {vsim:.3e}): {}",
-                                launched.len(),
-                                if vok && sok { "PASS" } else { "FAIL" }
-                            );
-                            vendor_ok = vok && sok;
-                            let num = |x: f64| {
-                                if x.is_finite() {
-                                    format!("{x:e}")
-                                } else {
-                                    "null".to_string()
-                                }
-                            };
-                            vendor_json = format!(
-                                "{{\"kernels_run\": {}, \"max_error\": {}, \"vs_sim\": {}, \"error\": null, \"pass\": {vendor_ok}}}",
-                                launched.len(),
-                                num(verr),
-                                num(vsim)
-                            );
-                        }
-                    }
-                }
-                let t = &run.traffic;
-                let kernels = run_kernels(&module, &entry, &inputs, &run.launches)?;
-                let (own, per_core) = emulated_minimums(&kernels);
-                let _ = writeln!(
-                    out,
-                    "   GM bytes: measured {} | unfused {} | minimum {} | kernels' minimum {}, with per-core copies {}{}",
-                    run::human_bytes(t.measured),
-                    run::human_bytes(t.unfused),
-                    run::human_bytes(t.minimum),
-                    run::human_bytes(own),
-                    run::human_bytes(per_core),
-                    if t.interpreted_calls > 0 {
-                        format!(
-                            " ({} interpreted kernel call(s) not measured)",
-                            t.interpreted_calls
-                        )
-                    } else {
-                        String::new()
-                    }
-                );
-                let _ = writeln!(out, "   {}", verdict(worst, ok, why.len()));
-                out.push_str(&vendor_out);
-                pass &= ok && vendor_ok;
-                let mut matched = true;
-                if !expect.is_empty() {
-                    let (line, c) = compare_expected(expect, &run.outputs)?;
-                    let _ = writeln!(out, "{line}");
-                    let m = c.passed();
-                    pass &= m;
-                    matched = m;
-                    row.expected = Some(c.error_figure());
-                    if !m {
-                        row.details
-                            .extend(line.lines().map(|l| l.trim().to_string()));
-                    }
-                }
-                if !vendor_ok || (vendor_builds.is_some() && verbose) {
-                    row.details
-                        .extend(vendor_out.lines().map(|l| l.trim().to_string()));
-                } else if vendor_builds.is_some() {
-                    row.vendor = Some("PASS".into());
-                }
-                row.kernels = kernels
-                    .iter()
-                    .filter(|k| k.kind != "boundary")
-                    .map(|k| k.groups)
-                    .sum();
-                row.launches = kernels.iter().filter(|k| k.kind != "boundary").count();
-                row.boundary = kernels.iter().filter(|k| k.kind == "boundary").count();
-                row.gm = format!(
-                    "{} / {}{}",
-                    run::human_bytes(t.measured),
-                    run::human_bytes(t.minimum),
-                    if t.minimum > 0 {
-                        format!(" ({:.2}x)", t.measured as f64 / t.minimum as f64)
-                    } else {
-                        String::new()
-                    }
-                );
-                row.error = if worst.is_finite() {
-                    format!("{worst:.1e}")
-                } else {
-                    "-".into()
+            Ok(graph_run) => {
+                let shape = ShapeRun {
+                    symbols,
+                    inputs: &inputs,
+                    expect,
+                    expected: &expected,
+                    run: &graph_run,
                 };
-                row.result = if ok && vendor_ok && matched {
-                    "PASS"
-                } else {
-                    "FAIL"
-                }
-                .into();
-                rows.push(row);
-                summary.add(&kernels);
-                if matches.get_one::<String>("report-json").is_some() {
-                    reports.push(run_json(
-                        symbols,
-                        &inputs,
-                        &kernels,
-                        Some(t),
-                        Some(worst),
-                        &run.notes,
-                        None,
-                        &vendor_json,
-                        ok && vendor_ok,
-                    ));
-                }
-                if let Some(dir) = matches.get_one::<String>("output-dir") {
-                    std::fs::create_dir_all(dir).map_err(|e| format!("{dir}: {e}"))?;
-                    for (i, t) in run.outputs.iter().enumerate() {
-                        let p = Path::new(dir).join(format!("out{i}.npy"));
-                        let temp =
-                            Path::new(dir).join(format!(".out{i}.npy.tmp-{}", std::process::id()));
-                        let written = t
-                            .write_npy(&temp)
-                            .map_err(|e| e.to_string())
-                            .and_then(|()| std::fs::rename(&temp, &p).map_err(|e| e.to_string()));
-                        if let Err(e) = written {
-                            let _ = std::fs::remove_file(&temp);
-                            return Err(format!("{}: {e}", p.display()).into());
-                        }
-                    }
-                }
+                self.record_run(row, &shape, builds)
             }
         }
     }
-    if let Some(dir) = &trace_dir {
-        if traces.is_empty() {
+
+    /// Keeps the pipe timeline of every launch that wrote one.
+    fn collect_traces(&mut self, r: &run::GraphRun) {
+        for l in &r.launches {
+            if let (Some(file), Some(p)) = (&l.trace, &l.pipes) {
+                self.traces.push(run::trace::LaunchTrace {
+                    kernel: l.kernel.clone(),
+                    file: file.clone(),
+                    micros: p.cycles / (run::trace::CLOCK_GHZ * 1000.0),
+                });
+            }
+        }
+    }
+
+    /// A run the emulation could not complete: FAIL with why.
+    fn record_failure(
+        &mut self,
+        mut row: Row,
+        symbols: &HashMap<String, i64>,
+        inputs: &[Tensor],
+        e: &str,
+    ) {
+        self.pass = false;
+        let _ = writeln!(self.out, "   FAIL: {e}");
+        row.result = "FAIL".into();
+        row.details.push(format!("FAIL: {e}"));
+        self.rows.push(row);
+        self.reports.push(
+            report::RunReport {
+                symbols,
+                inputs,
+                kernels: &[],
+                traffic: None,
+                max_error: None,
+                notes: &[],
+                error: Some(e),
+                vendor: "null",
+                pass: false,
+            }
+            .json(),
+        );
+    }
+
+    /// A completed run: its launches, its comparisons with the interpreter, the vendor
+    /// path and `--expect`, its GM bytes, its row, its report and `--output-dir`.
+    fn record_run(
+        &mut self,
+        mut row: Row,
+        shape: &ShapeRun,
+        builds: &Builds,
+    ) -> Result<(), Failure> {
+        let run = shape.run;
+        self.log_launches(run, &mut row);
+        for n in &run.notes {
+            let _ = writeln!(self.out, "   note: {n}");
+        }
+        let (worst, ok, why) = max_error(shape.expected, &run.outputs);
+        for w in &why {
+            let _ = writeln!(self.out, "   {w}");
+            row.details.push(w.clone());
+        }
+        let vendor = self.vendor_check(shape, builds);
+        let kernels = report::run_kernels(self.module, &self.entry, shape.inputs, &run.launches)?;
+        self.log_gm_bytes(&run.traffic, &kernels);
+        let _ = writeln!(self.out, "   {}", verdict(worst, ok, why.len()));
+        self.out.push_str(&vendor.out);
+        self.pass &= ok && vendor.ok;
+        let mut matched = true;
+        if !shape.expect.is_empty() {
+            let (line, c) = compare_expected(shape.expect, &run.outputs)?;
+            let _ = writeln!(self.out, "{line}");
+            let m = c.passed();
+            self.pass &= m;
+            matched = m;
+            row.expected = Some(c.error_figure());
+            if !m {
+                row.details
+                    .extend(line.lines().map(|l| l.trim().to_string()));
+            }
+        }
+        if !vendor.ok || (builds.vendor.is_some() && self.matches.get_flag("verbose")) {
+            row.details
+                .extend(vendor.out.lines().map(|l| l.trim().to_string()));
+        } else if builds.vendor.is_some() {
+            row.vendor = Some("PASS".into());
+        }
+        fill_row(&mut row, &kernels, &run.traffic, worst);
+        row.result = if ok && vendor.ok && matched {
+            "PASS"
+        } else {
+            "FAIL"
+        }
+        .into();
+        self.rows.push(row);
+        self.summary.add(&kernels);
+        if self.matches.get_one::<String>("report-json").is_some() {
+            self.reports.push(
+                report::RunReport {
+                    symbols: shape.symbols,
+                    inputs: shape.inputs,
+                    kernels: &kernels,
+                    traffic: Some(&run.traffic),
+                    max_error: Some(worst),
+                    notes: &run.notes,
+                    error: None,
+                    vendor: &vendor.json,
+                    pass: ok && vendor.ok,
+                }
+                .json(),
+            );
+        }
+        if let Some(dir) = self.matches.get_one::<String>("output-dir") {
+            write_outputs(dir, &run.outputs)?;
+        }
+        Ok(())
+    }
+
+    /// Per launch: its blocks, tile size, case and GM bytes, and its pipe line (whose
+    /// chip time adds to the row's).
+    fn log_launches(&mut self, run: &run::GraphRun, row: &mut Row) {
+        for l in &run.launches {
+            let tile = l
+                .fields
+                .iter()
+                // Tile sizes are named after their axis (`z0t_size`), which buffer sizes
+                // such as `part_size` are not.
+                .filter(|(n, _)| {
+                    n.strip_suffix("t_size")
+                        .is_some_and(|axis| axis.ends_with(|c: char| c.is_ascii_digit()))
+                })
+                .find(|(_, v)| *v != 0)
+                .map(|(n, v)| format!(" {n}={v}"))
+                .unwrap_or_default();
+            // A cross-core reduction: the blocks sharing each row group.
+            let tile = l
+                .fields
+                .iter()
+                .filter(|(n, _)| n.ends_with("rcore_parts"))
+                .find(|(_, v)| *v != 0)
+                .map(|(n, v)| format!("{tile} {n}={v}"))
+                .unwrap_or(tile);
+            // The tiling key the host function chose (the kernel source's `Case N`).
+            let key = l
+                .fields
+                .iter()
+                .find(|(n, _)| n == "tiling_key")
+                .map(|(_, v)| format!(", case {v}"))
+                .unwrap_or_default();
+            let _ = writeln!(
+                self.out,
+                "   {}: blocks {}{tile}, GM read {} written {}, UB peak {} B, distinct reads per core {}{key}",
+                l.kernel,
+                l.blocks,
+                run::human_bytes(l.gm_read),
+                run::human_bytes(l.gm_written),
+                l.ub_peak,
+                run::human_bytes(l.gm_read_per_core)
+            );
+            if let Some(p) = &l.pipes {
+                let _ = writeln!(self.out, "   {}", run::trace::pipes_line(p));
+                row.micros += p.cycles / (run::trace::CLOCK_GHZ * 1000.0);
+                row.timed = true;
+            }
+        }
+    }
+
+    /// Runs the shape on the vendor path (when built) and compares its outputs with the
+    /// interpreter's and the emulation's.
+    fn vendor_check(&self, shape: &ShapeRun, builds: &Builds) -> VendorCheck {
+        let mut check = VendorCheck {
+            out: String::new(),
+            ok: true,
+            json: String::from("null"),
+        };
+        let Some(vbuilds) = &builds.vendor else {
+            return check;
+        };
+        match run::execute(self.module, vbuilds, &self.entry, shape.inputs) {
+            Err(e) => {
+                check.ok = false;
+                let _ = writeln!(check.out, "   vendor path: FAIL: {e}");
+                check.json = report::vendor_failure_json(&e);
+            }
+            Ok(vrun) => {
+                let (verr, vok, vwhy) = max_error(shape.expected, &vrun.outputs);
+                let (vsim, sok, swhy) = max_error(&shape.run.outputs, &vrun.outputs);
+                let mut launched: Vec<&str> =
+                    vrun.launches.iter().map(|l| l.kernel.as_str()).collect();
+                launched.sort_unstable();
+                launched.dedup();
+                for w in &vwhy {
+                    let _ = writeln!(check.out, "   vendor path: {w}");
+                }
+                for w in &swhy {
+                    let _ = writeln!(check.out, "   vendor path vs sim: {w}");
+                }
+                let _ = writeln!(
+                    check.out,
+                    "   vendor path: {} kernel(s) run, max error {verr:.3e} (vs sim {vsim:.3e}): {}",
+                    launched.len(),
+                    if vok && sok { "PASS" } else { "FAIL" }
+                );
+                check.ok = vok && sok;
+                check.json = report::vendor_json(launched.len(), verr, vsim, check.ok);
+            }
+        }
+        check
+    }
+
+    /// The run's GM bytes against the unfused graph, the minimum and the kernels' own
+    /// minimums.
+    fn log_gm_bytes(&mut self, t: &run::Traffic, kernels: &[KernelRecord]) {
+        let (own, per_core) = report::emulated_minimums(kernels);
+        let _ = writeln!(
+            self.out,
+            "   GM bytes: measured {} | unfused {} | minimum {} | kernels' minimum {}, with per-core copies {}{}",
+            run::human_bytes(t.measured),
+            run::human_bytes(t.unfused),
+            run::human_bytes(t.minimum),
+            run::human_bytes(own),
+            run::human_bytes(per_core),
+            if t.interpreted_calls > 0 {
+                format!(
+                    " ({} interpreted kernel call(s) not measured)",
+                    t.interpreted_calls
+                )
+            } else {
+                String::new()
+            }
+        );
+    }
+
+    /// Merges the launches' pipe timelines into `--trace` and draws `--trace-svg`; the
+    /// temporary directory `dir` is removed either way.
+    fn write_traces(&self, dir: &Path) -> Result<(), Failure> {
+        if self.traces.is_empty() {
             let _ = std::fs::remove_dir_all(dir);
             return Err(Failure::Error(
                 "--trace: no kernel ran on the emulation, so there is no pipe timeline".into(),
             ));
         }
-        let merged = run::trace::merge(&traces)?;
+        let merged = run::trace::merge(&self.traces)?;
         let _ = std::fs::remove_dir_all(dir);
-        if let Some(file) = matches.get_one::<String>("trace") {
+        if let Some(file) = self.matches.get_one::<String>("trace") {
             output::write_file_atomic(Path::new(file), merged.as_bytes())?;
         }
-        if let Some(file) = matches.get_one::<String>("trace-svg") {
+        if let Some(file) = self.matches.get_one::<String>("trace-svg") {
             let title = format!(
                 "{} pipe timeline",
-                Path::new(&path)
+                Path::new(self.path)
                     .file_name()
-                    .map_or(path.clone(), |f| f.to_string_lossy().into_owned())
+                    .map_or(self.path.to_string(), |f| f.to_string_lossy().into_owned())
             );
             let picture = run::trace::svg(&merged, &title, 4)?;
             output::write_file_atomic(Path::new(file), picture.as_bytes())?;
         }
+        Ok(())
     }
-    if let Some(line) = summary.render(onnx_nodes) {
-        let _ = writeln!(out, "{line}");
-    }
-    // Without -v: the header, one row per shape, failures and the model line.
-    let mut short = String::new();
-    let _ = writeln!(
-        short,
-        "== autofuse-run {path} (@{entry}, target {})",
-        module.chip.name
-    );
-    if !module.interpreted.is_empty() {
-        let names: Vec<&str> = module.interpreted.iter().map(|(n, _)| n.as_str()).collect();
+
+    /// Without -v: the header, one row per shape, failures and the model line.
+    fn short_log(&self, model_line: Option<&str>) -> String {
+        let mut short = String::new();
         let _ = writeln!(
             short,
-            "   left to the interpreter: {} (-v for why)",
-            names.join(", ")
+            "== autofuse-run {} (@{}, target {})",
+            self.path, self.entry, self.module.chip.name
         );
-    }
-    short.push_str(&table(&rows));
-    if let Some(line) = summary.render(onnx_nodes) {
-        let _ = writeln!(short, "{line}");
-    }
-    let mut out = if quiet {
-        String::new()
-    } else if verbose {
-        out
-    } else {
+        let module = self.module;
+        if !module.interpreted.is_empty() {
+            let names: Vec<&str> = module.interpreted.iter().map(|(n, _)| n.as_str()).collect();
+            let _ = writeln!(
+                short,
+                "   left to the interpreter: {} (-v for why)",
+                names.join(", ")
+            );
+        }
+        short.push_str(&table(&self.rows));
+        if let Some(line) = model_line {
+            let _ = writeln!(short, "{line}");
+        }
         short
+    }
+
+    /// Prints the log `-v`, `-q` or neither asks for, after every output is complete:
+    /// the JSON report (a failure to write it is an error, exit 1, with no verdict
+    /// printed) and the sources of `--out`; then the verdict.
+    fn finish(
+        mut self,
+        onnx_nodes: Option<usize>,
+        staged_out: Option<output::StagedDir>,
+    ) -> Result<bool, Failure> {
+        let model_line = self.summary.render(onnx_nodes);
+        if let Some(line) = &model_line {
+            let _ = writeln!(self.out, "{line}");
+        }
+        let short = self.short_log(model_line.as_deref());
+        let mut out = if self.matches.get_flag("quiet") {
+            String::new()
+        } else if self.matches.get_flag("verbose") {
+            std::mem::take(&mut self.out)
+        } else {
+            short
+        };
+        if let Some(file) = self.matches.get_one::<String>("report-json") {
+            let json = report::ModelReport {
+                input: self.path,
+                onnx_nodes,
+                entry: &self.entry,
+                target: self.module.chip.name,
+                pipeline: &self.options.pipeline(),
+                runs: &self.reports,
+                pass: self.pass,
+            }
+            .json();
+            if let Err(e) = output::write_file_atomic(Path::new(file), json.as_bytes()) {
+                output::write_stdout(out.as_bytes())?;
+                return Err(Failure::Error(e));
+            }
+        }
+        if let Some(staged) = staged_out {
+            if let Err(e) = staged.commit() {
+                output::write_stdout(out.as_bytes())?;
+                return Err(Failure::Error(e));
+            }
+        }
+        let _ = writeln!(out, "== {}", if self.pass { "PASS" } else { "FAIL" });
+        output::write_stdout(out.as_bytes())?;
+        Ok(self.pass)
+    }
+}
+
+/// One completed shape run and what it is compared with.
+struct ShapeRun<'r> {
+    symbols: &'r HashMap<String, i64>,
+    inputs: &'r [Tensor],
+    /// `--expect` files of the run.
+    expect: &'r [String],
+    /// The reference interpreter's outputs.
+    expected: &'r [Tensor],
+    run: &'r run::GraphRun,
+}
+
+/// The row's launch counts, GM bytes and largest error.
+fn fill_row(row: &mut Row, kernels: &[KernelRecord], t: &run::Traffic, worst: f64) {
+    row.kernels = kernels
+        .iter()
+        .filter(|k| k.kind != "boundary")
+        .map(|k| k.groups)
+        .sum();
+    row.launches = kernels.iter().filter(|k| k.kind != "boundary").count();
+    row.boundary = kernels.iter().filter(|k| k.kind == "boundary").count();
+    row.gm = format!(
+        "{} / {}{}",
+        run::human_bytes(t.measured),
+        run::human_bytes(t.minimum),
+        if t.minimum > 0 {
+            format!(" ({:.2}x)", t.measured as f64 / t.minimum as f64)
+        } else {
+            String::new()
+        }
+    );
+    row.error = if worst.is_finite() {
+        format!("{worst:.1e}")
+    } else {
+        "-".into()
     };
-    // Every output is complete before the verdict: the JSON report (a failure to write
-    // it is an error, exit 1, with no verdict printed) and the sources of --out.
-    if let Some(file) = matches.get_one::<String>("report-json") {
-        let json = format!(
-            "{{\n  \"input\": {},\n  \"onnx_nodes\": {},\n  \"entry\": {},\n  \"target\": {},\n  \"pipeline\": {},\n  \"runs\": [\n{}\n  ],\n  \"pass\": {pass}\n}}\n",
-            json_str(&path),
-            json_opt(onnx_nodes.map(|n| n as u64)),
-            json_str(&entry),
-            json_str(module.chip.name),
-            json_str(&options.pipeline()),
-            reports.join(",\n")
-        );
-        if let Err(e) = output::write_file_atomic(Path::new(file), json.as_bytes()) {
-            output::write_stdout(out.as_bytes())?;
-            return Err(Failure::Error(e));
+}
+
+/// `--output-dir`: the run's outputs as `out<N>.npy`, each written under a temporary
+/// name and renamed into place.
+fn write_outputs(dir: &str, outputs: &[Tensor]) -> Result<(), Failure> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{dir}: {e}"))?;
+    for (i, t) in outputs.iter().enumerate() {
+        let p = Path::new(dir).join(format!("out{i}.npy"));
+        let temp = Path::new(dir).join(format!(".out{i}.npy.tmp-{}", std::process::id()));
+        let written = t
+            .write_npy(&temp)
+            .map_err(|e| e.to_string())
+            .and_then(|()| std::fs::rename(&temp, &p).map_err(|e| e.to_string()));
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&temp);
+            return Err(format!("{}: {e}", p.display()).into());
         }
     }
-    if let Some(staged) = staged_out {
-        if let Err(e) = staged.commit() {
-            output::write_stdout(out.as_bytes())?;
-            return Err(Failure::Error(e));
-        }
-    }
-    let _ = writeln!(out, "== {}", if pass { "PASS" } else { "FAIL" });
-    output::write_stdout(out.as_bytes())?;
-    Ok(pass)
+    Ok(())
 }
 
 /// One shape run's row of the summary table.

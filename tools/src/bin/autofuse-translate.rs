@@ -17,15 +17,9 @@
 //! Kernels left in hint form or marked infeasible are reported on stderr and skipped.
 //! Exit codes: 0 success, 1 errors (parse, missing schedule, solver failure), 2 misuse.
 
-use autofuse::ascendc::{self, launch, KernelInput};
+use autofuse::ascendc::{self, module::Selection};
 use autofuse::runner::symbols;
-use autofuse_ascir::kernel::Schedule;
-use autofuse_ir::attr::AttrValue;
-use autofuse_mlir::{context::create_context, extract};
-use autofuse_passes::auto_tiling::solver::solve;
-use autofuse_passes::schedule::build::BuildSchedule;
-use autofuse_passes::schedule::{chip_of, form_of, read_hint_graph, RecordIndex};
-use autofuse_tiling::tiling::TilingModel;
+use autofuse_mlir::context::create_context;
 use autofuse_tools::input;
 use autofuse_tools::output::{self, Failure};
 use clap::{Arg, ArgAction, Command};
@@ -72,16 +66,6 @@ fn command() -> Command {
                 .default_missing_value("// -----")
                 .help("Split the input at this marker (default '// -----') and translate chunks independently"),
         )
-}
-
-/// `--symbols` values (none given: no symbols); negative sizes are refused.
-/// A scheduled kernel ready to translate.
-struct Prepared {
-    graph: autofuse_ascir::graph::AscGraph,
-    schedule: Schedule,
-    model: TilingModel,
-    static_tiling: Option<autofuse_tiling::tiling::Tiling>,
-    chip: autofuse_ascir::chip::ChipProfile,
 }
 
 /// `--symbols` through the shared layer's syntax checks (malformed entries, values that
@@ -208,7 +192,7 @@ fn run(matches: &clap::ArgMatches, translate: bool) -> Result<(), String> {
     }
 }
 
-/// Translates (or evaluates) one module; `out` is the output directory, `-` for stdout.
+/// Translates (or evaluates) one chunk of the input, named `name` in diagnostics.
 fn translate_chunk(
     matches: &clap::ArgMatches,
     translate: bool,
@@ -219,172 +203,15 @@ fn translate_chunk(
     // The tools' one input path: parsed and verified before anything reads it.
     let module = input::load_module(&context, source, name)?;
     let symbols = parse_symbols(matches.get_one::<String>("symbols"))?;
-    let only = matches.get_one::<String>("kernel");
-    let body = module.body();
-    let mut files: Vec<(String, String)> = Vec::new();
-    let mut kernel_dirs = Vec::new();
-    let mut report = String::new();
-    let mut errors = Vec::new();
-    let mut found = 0;
-    let index = RecordIndex::build(body);
-    let mut prepared: HashMap<String, Prepared> = HashMap::new();
-    let mut order: Vec<String> = Vec::new();
-    for func in extract::functions(body) {
-        if !extract::read_attributes(&func).contains_key("ascir.axes") {
-            continue;
-        }
-        let kernel = extract::function_name(&func);
-        if only.is_some_and(|o| o != &kernel) {
-            continue;
-        }
-        found += 1;
-        if form_of(&func) != "impl" {
-            eprintln!("autofuse-translate: note: @{kernel} is not scheduled (hint form); skipped");
-            continue;
-        }
-        let records = index.records(&kernel);
-        let Some((_, function)) = records.iter().find(|(op, _)| op == "tiling.function") else {
-            errors.push(format!(
-                "@{kernel} has no tiling.function: run --auto-tiling first"
-            ));
-            continue;
-        };
-        if function.get("feasible").and_then(AttrValue::as_bool) == Some(false) {
-            eprintln!("autofuse-translate: note: @{kernel}: no tiling case fits UB; skipped");
-            continue;
-        }
-        let result = (|| -> Result<(), String> {
-            let chip = chip_of(&func).unwrap_or_else(|| Err("no recorded chip".into()))?;
-            let graph = read_hint_graph(&func)?;
-            let schedule = Schedule::build(&graph, &chip)?;
-            let model = TilingModel::new(&schedule, &Schedule::operands_of(&graph));
-            let static_tiling = if schedule.symbols.is_empty() {
-                Some(solve(&model, &HashMap::new(), &chip)?)
-            } else {
-                None
-            };
-            if !translate {
-                let tiling = match &static_tiling {
-                    Some(t) => t.clone(),
-                    None => solve(&model, &symbols, &chip)?,
-                };
-                report.push_str(&tiling.report(&model));
-            }
-            order.push(kernel.clone());
-            prepared.insert(
-                kernel.clone(),
-                Prepared {
-                    graph,
-                    schedule,
-                    model,
-                    static_tiling,
-                    chip,
-                },
-            );
-            Ok(())
-        })();
-        if let Err(e) = result {
-            errors.push(format!("@{kernel}: {e}"));
-        }
-    }
-    // Launches of several loop groups (--group-launches): their kernels are translated
-    // as groups of the launch, not alone.
-    let mut in_launch: std::collections::HashSet<String> = Default::default();
+    let selection = Selection {
+        only: matches.get_one::<String>("kernel").map(String::as_str),
+        source: name,
+    };
+    let mut note = |n: &str| eprintln!("autofuse-translate: note: {n}");
     if translate {
-        for func in extract::functions(body) {
-            let attrs = extract::read_attributes(&func);
-            if !attrs.contains_key("ascir.launch") {
-                continue;
-            }
-            let launch = extract::function_name(&func);
-            let result = (|| -> Result<(), String> {
-                let extracted = extract::extract_function(func).ok_or("a launch without a body")?;
-                let wiring = launch::wiring(&extracted.graph, &attrs)?;
-                let mut groups = Vec::new();
-                for (kernel, _, _) in &wiring.groups {
-                    let p = prepared.get(kernel).ok_or_else(|| {
-                        format!("group @{kernel} is not a scheduled kernel with a feasible tiling")
-                    })?;
-                    groups.push(launch::LaunchGroup {
-                        kernel: kernel.clone(),
-                        input: KernelInput {
-                            graph: &p.graph,
-                            schedule: &p.schedule,
-                            model: &p.model,
-                            chip: &p.chip,
-                            static_tiling: p.static_tiling.as_ref(),
-                            source: name,
-                        },
-                    });
-                }
-                let sources = launch::translate_launch(&groups, &wiring, &launch, name)?;
-                for (f, c) in sources.files {
-                    files.push((format!("{launch}/{f}"), c));
-                }
-                kernel_dirs.push(launch.clone());
-                for (kernel, _, _) in &wiring.groups {
-                    in_launch.insert(kernel.clone());
-                }
-                Ok(())
-            })();
-            if let Err(e) = result {
-                errors.push(format!("@{launch}: {e}"));
-            }
-        }
-        for kernel in &order {
-            if in_launch.contains(kernel) {
-                continue;
-            }
-            let p = &prepared[kernel];
-            let result = ascendc::translate_kernel(
-                &KernelInput {
-                    graph: &p.graph,
-                    schedule: &p.schedule,
-                    model: &p.model,
-                    chip: &p.chip,
-                    static_tiling: p.static_tiling.as_ref(),
-                    source: name,
-                },
-                kernel,
-            );
-            match result {
-                Ok(sources) => {
-                    for (f, c) in sources.files {
-                        files.push((format!("{kernel}/{f}"), c));
-                    }
-                    kernel_dirs.push(kernel.clone());
-                }
-                Err(e) => errors.push(format!("@{kernel}: {e}")),
-            }
-        }
+        ascendc::module::translate_module(&module, &selection, &mut note).map(Produced::Files)
+    } else {
+        ascendc::module::evaluate_tiling(&module, &selection, &symbols, &mut note)
+            .map(Produced::Report)
     }
-    if let Some(kernel) = only.filter(|_| found == 0) {
-        let mut available: Vec<String> = extract::functions(body)
-            .into_iter()
-            .filter(|f| extract::read_attributes(f).contains_key("ascir.axes"))
-            .map(|f| format!("@{}", extract::function_name(&f)))
-            .collect();
-        available.sort();
-        return Err(format!(
-            "--kernel {kernel}: the module has no AscGraph @{kernel} (available: {})",
-            if available.is_empty() {
-                "none".to_string()
-            } else {
-                available.join(", ")
-            }
-        ));
-    }
-    if found == 0 {
-        eprintln!("autofuse-translate: note: the module has no AscGraph");
-    }
-    if !errors.is_empty() {
-        return Err(errors.join("\n"));
-    }
-    if !translate {
-        return Ok(Produced::Report(report));
-    }
-    files.extend(ascendc::shared_files());
-    files.push(("CMakeLists.txt".into(), ascendc::top_cmake(&kernel_dirs)));
-    files.push(("graph.mlir".into(), module.as_operation().to_string()));
-    Ok(Produced::Files(files))
 }
