@@ -16,3 +16,8 @@ cargo test --workspace
 # when a target panics, aborts, hangs or exceeds its memory limit.
 echo "test: fuzz smoke run (scripts/fuzz.sh smoke)"
 scripts/fuzz.sh smoke
+# Where the time went: the ten slowest lit tests of this run (lit records each test's
+# time in target/lit/.lit_test_times.txt), and the whole command's wall time.
+echo "test: the ten slowest lit tests"
+sort -g -r target/lit/.lit_test_times.txt | head -10 | awk '{ printf "  %7.1f s  %s\n", $1, $2 }'
+echo "test: all passed in $((SECONDS / 60)) min $((SECONDS % 60)) s"

@@ -7,7 +7,8 @@
 # ../shared/vendor/cann-8.1.RC1 next to the repository, where CI has them), with
 # %vendor_headers their root and %vendor_env an `AUTOFUSE_VENDOR_HEADERS=<root>`
 # prefix that makes autofuse-run check every kernel on the vendor path too (empty
-# without the headers); `long-tests` when AUTOFUSE_LONG_TESTS=1 (the longer variants,
+# without the headers) and %vendor_env_long the same for the rest of the vendor matrix
+# (empty unless AUTOFUSE_LONG_TESTS=1); `long-tests` when AUTOFUSE_LONG_TESTS=1 (the longer variants,
 # which the benchmarks command runs).
 
 import os
@@ -39,7 +40,13 @@ config.substitutions.append(("%autofuse-run", os.path.join(bin_dir, "autofuse-ru
 config.substitutions.append(("%repo", repo_root))
 sim_include = os.path.join(repo_root, "sim", "include")
 cxx = os.environ.get("CXX", "g++")
-config.substitutions.append(("%sim_cxx", f"{cxx} -std=c++20 -O1 -Wall -Wextra -I{sim_include}"))
+# The tests check values, not emulation speed: their C++ (the Sim tests' programs and
+# every driver autofuse-run builds, AUTOFUSE_CXX_OPT) compiles at -O0, which halves
+# each compile. A test that emulates large shapes sets -O1 itself; an AUTOFUSE_CXX_OPT
+# of the caller's wins.
+cxx_opt = os.environ.get("AUTOFUSE_CXX_OPT") or "-O0"
+config.environment["AUTOFUSE_CXX_OPT"] = cxx_opt
+config.substitutions.append(("%sim_cxx", f"{cxx} -std=c++20 {cxx_opt} -Wall -Wextra -I{sim_include}"))
 
 # The project's Python environment (scripts/python-env.sh: onnx, numpy, onnxruntime) for
 # tests that write models and take onnxruntime as their reference: feature
@@ -58,7 +65,8 @@ for var in ["AUTOFUSE_PYTHON", "AUTOFUSE_REQUIRE_PYTHON_ENV"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
 
-if os.environ.get("AUTOFUSE_LONG_TESTS") == "1":
+long_tests = os.environ.get("AUTOFUSE_LONG_TESTS") == "1"
+if long_tests:
     config.available_features.add("long-tests")
 
 ascend_home = os.environ.get("ASCEND_HOME_PATH")
@@ -81,6 +89,7 @@ if os.environ.get("AUTOFUSE_VENDOR_HEADERS") and not vendor_found:
 if vendor_found:
     config.available_features.add("vendor-headers")
     config.substitutions.append(("%vendor_headers", vendor_root))
+    config.substitutions.append(("%vendor_env_long", f"AUTOFUSE_VENDOR_HEADERS={vendor_root}" if long_tests else ""))
     config.substitutions.append(("%vendor_env", f"AUTOFUSE_VENDOR_HEADERS={vendor_root}"))
     # g++ in the vendor headers' CPU-debug configuration over sim/vendor (what
     # autofuse-run's vendor path uses, stages/runner/src/vendor.rs).
@@ -88,9 +97,10 @@ if vendor_found:
     b, h = os.path.join(inc, "basic_api"), os.path.join(inc, "highlevel_api")
     dirs = [os.path.join(repo_root, "sim", "vendor", "include"), b, os.path.join(b, "impl"), os.path.join(b, "interface"),
             os.path.join(b, "impl", "dav_c220"), h, os.path.join(h, "impl"), os.path.join(h, "lib")]
-    config.substitutions.append(("%vendor_cxx", f"{cxx} -std=c++17 -O1 -w -DASCENDC_CPU_DEBUG=1 -D__CCE_AICORE__=220 "
+    config.substitutions.append(("%vendor_cxx", f"{cxx} -std=c++17 {cxx_opt} -w -DASCENDC_CPU_DEBUG=1 -D__CCE_AICORE__=220 "
                                  f"-D__DAV_C220_VEC__=1 -DAF_VENDOR_PATH=1 " + " ".join("-I" + d for d in dirs)
                                  + " -include af_vendor_launch.h"))
 else:
     config.substitutions.append(("%vendor_headers", "/nonexistent-vendor-headers"))
+    config.substitutions.append(("%vendor_env_long", ""))
     config.substitutions.append(("%vendor_env", ""))
