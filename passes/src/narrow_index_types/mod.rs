@@ -24,8 +24,9 @@
 //!    unbounded.
 //! 2. An i64 op result whose range fits in i32 is retyped to i32 when the op computes
 //!    the same in i32, all its same-typed operands fit too, and a 32-bit reader follows
-//!    (a narrowed op, a compare of fitting operands, a cast to another type): a value
-//!    read only at 64 bits keeps its type. Constants are rewritten.
+//!    (a narrowed op, a compare of fitting operands, a cast to another type, a gather
+//!    reading it as indices): a value read only at 64 bits keeps its type. Constants are
+//!    rewritten.
 //! 3. Uses that need the other type get an `ascend.cast`: an i32 value read where i64 is
 //!    needed (a graph result, a boundary call, an op that stays 64-bit) is widened; an
 //!    i64 value whose range fits but whose producer stays 64-bit is narrowed where a
@@ -53,7 +54,8 @@ pub const PASS: PassInfo = PassInfo {
     summary: "Compute int64 index arithmetic (positions, masks, segment ids) in int32 where the values provably fit",
     description: "A forward interval analysis bounds every integer value (constants, shape expressions with \
                   dims below 2^31, ranges, casts, arithmetic, data movement, cumsum); i64 results that fit \
-                  in i32 are retyped to i32 when their op computes the same in 32 bits, with exact casts \
+                  in i32 are retyped to i32 when their op computes the same in 32 bits and a 32-bit reader \
+                  (an op, a compare, a gather's indices) follows, with exact casts \
                   where a use needs the other width (a narrowed constant read at 64 bits gets an \
                   i64 copy instead). An unbounded i64 input that is only shifted by \
                   bounded amounts, moved and compared with bounded values (a sequence length in a \
@@ -674,8 +676,9 @@ impl Widths<'_> {
     }
 
     /// Narrowing pays only where a 32-bit reader follows (a narrowed op that pays, a
-    /// compare of fitting operands, a cast to another type); a value read only at
-    /// 64 bits would just gain a widening cast. Decided backwards from the readers.
+    /// compare of fitting operands, a cast to another type, a gather's indices); a
+    /// value read only at 64 bits would just gain a widening cast. Decided backwards
+    /// from the readers.
     fn keep_paying(&self, retyped: &mut [bool]) {
         let graph = self.graph;
         let mut readers: Vec<Vec<(usize, usize)>> = vec![Vec::new(); graph.values.len()];
@@ -689,8 +692,12 @@ impl Widths<'_> {
                 if !retyped[result] {
                     continue;
                 }
-                let pays = readers[result].iter().any(|&(n, _)| {
+                let pays = readers[result].iter().any(|&(n, operand)| {
                     let reader = &graph.nodes[n];
+                    // A gather takes indices of either width; at 32 bits they no longer
+                    // keep its kernel off the vector unit (BLOOM's fused-QKV split is a
+                    // gather by a 0-d int64 constant).
+                    let gather_index = reader.op != "ascend.cast" && either_width(reader, operand);
                     let narrowed_reader = reader.results.first().is_some_and(|&r| retyped[r]);
                     let compare = is_compare(reader)
                         && reader
@@ -700,7 +707,7 @@ impl Widths<'_> {
                             .all(|&v| self.fits(v));
                     let cast_away = reader.op == "ascend.cast"
                         && reader.results.first().is_some_and(|&r| !self.is_i64(r));
-                    narrowed_reader || compare || cast_away
+                    narrowed_reader || compare || cast_away || gather_index
                 });
                 retyped[result] = pays;
             }
