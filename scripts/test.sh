@@ -8,6 +8,9 @@ scripts/setup.sh
 # (the real-size case): the project-local .venv, installed from PyPI when missing.
 AUTOFUSE_PYTHON=$(scripts/python-env.sh)
 export AUTOFUSE_PYTHON AUTOFUSE_REQUIRE_PYTHON_ENV=1
+# The tests check values on small shapes: every emulation driver they build compiles at
+# -O0, which halves each compile (tests that emulate large shapes ask for -O1 themselves).
+export AUTOFUSE_CXX_OPT=${AUTOFUSE_CXX_OPT:--O0}
 echo "test: building the tools (cargo build)"
 cargo build --quiet --workspace --bins
 echo "test: unit tests and the lit suite (cargo test)"
