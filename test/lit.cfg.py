@@ -40,10 +40,11 @@ config.substitutions.append(("%autofuse-run", os.path.join(bin_dir, "autofuse-ru
 config.substitutions.append(("%repo", repo_root))
 sim_include = os.path.join(repo_root, "sim", "include")
 cxx = os.environ.get("CXX", "g++")
-# The tests check values, not emulation speed: their C++ (the Sim tests' programs and
-# every driver autofuse-run builds, AUTOFUSE_CXX_OPT) compiles at -O0, which halves
-# each compile. A test that emulates large shapes sets -O1 itself; an AUTOFUSE_CXX_OPT
-# of the caller's wins.
+# The tests check values, not emulation speed: their emulation C++ (the Sim tests'
+# programs and every sim driver autofuse-run builds, AUTOFUSE_CXX_OPT) compiles at -O0,
+# which halves each compile. A test that emulates large shapes sets -O1 itself; an
+# AUTOFUSE_CXX_OPT of the caller's wins. The vendor path stays at -O1 (its API code over
+# the ISA model runs many times slower unoptimised; AUTOFUSE_VENDOR_CXX_OPT).
 cxx_opt = os.environ.get("AUTOFUSE_CXX_OPT") or "-O0"
 config.environment["AUTOFUSE_CXX_OPT"] = cxx_opt
 config.substitutions.append(("%sim_cxx", f"{cxx} -std=c++20 {cxx_opt} -Wall -Wextra -I{sim_include}"))
@@ -97,7 +98,7 @@ if vendor_found:
     b, h = os.path.join(inc, "basic_api"), os.path.join(inc, "highlevel_api")
     dirs = [os.path.join(repo_root, "sim", "vendor", "include"), b, os.path.join(b, "impl"), os.path.join(b, "interface"),
             os.path.join(b, "impl", "dav_c220"), h, os.path.join(h, "impl"), os.path.join(h, "lib")]
-    config.substitutions.append(("%vendor_cxx", f"{cxx} -std=c++17 {cxx_opt} -w -DASCENDC_CPU_DEBUG=1 -D__CCE_AICORE__=220 "
+    config.substitutions.append(("%vendor_cxx", f"{cxx} -std=c++17 -O1 -w -DASCENDC_CPU_DEBUG=1 -D__CCE_AICORE__=220 "
                                  f"-D__DAV_C220_VEC__=1 -DAF_VENDOR_PATH=1 " + " ".join("-I" + d for d in dirs)
                                  + " -include af_vendor_launch.h"))
 else:

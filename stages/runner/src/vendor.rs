@@ -90,9 +90,20 @@ pub const DEFINES: [&str; 4] = [
     "-DAF_VENDOR_PATH=1",
 ];
 
+/// The optimisation flag of the vendor-path drivers: `$AUTOFUSE_VENDOR_CXX_OPT`, else
+/// `-O1`. Not `$AUTOFUSE_CXX_OPT`: the vendor's API code runs unoptimised many times
+/// slower over the ISA model (a real export's kernels take minutes at `-O0`), so a
+/// test command that builds the emulation's drivers at `-O0` keeps this one at `-O1`.
+pub fn optimisation_flag() -> String {
+    std::env::var("AUTOFUSE_VENDOR_CXX_OPT")
+        .ok()
+        .filter(|flag| !flag.trim().is_empty())
+        .unwrap_or_else(|| "-O1".into())
+}
+
 /// The toolchain of the vendor path (C++17: the vendor headers are not C++20 code).
 pub fn toolchain(headers: &VendorHeaders) -> Toolchain {
-    let mut flags: Vec<String> = vec!["-std=c++17".into(), super::optimisation_flag(), "-w".into()];
+    let mut flags: Vec<String> = vec!["-std=c++17".into(), optimisation_flag(), "-w".into()];
     flags.extend(DEFINES.iter().map(|s| s.to_string()));
     flags.extend(super::extra_cxx_flags());
     Toolchain {
