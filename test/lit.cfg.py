@@ -8,8 +8,8 @@
 # %vendor_headers their root and %vendor_env an `AUTOFUSE_VENDOR_HEADERS=<root>`
 # prefix that makes autofuse-run check every kernel on the vendor path too (empty
 # without the headers) and %vendor_env_long the same for the rest of the vendor matrix
-# (empty unless AUTOFUSE_LONG_TESTS=1); `long-tests` when AUTOFUSE_LONG_TESTS=1 (the longer variants,
-# which the benchmarks command runs).
+# (empty unless AUTOFUSE_LONG_TESTS=1); `long-tests` when AUTOFUSE_LONG_TESTS=1 (the
+# longer variants, which the benchmarks command runs).
 
 import os
 import shutil
