@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test: installs what is missing, then the unit tests and the lit suite
-# (the lit suite runs inside `cargo test`, see tools/tests/lit.rs).
+# (the lit suite runs inside `cargo test`, see tools/tests/integration.rs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -9,7 +9,8 @@ scripts/setup.sh
 AUTOFUSE_PYTHON=$(scripts/python-env.sh)
 export AUTOFUSE_PYTHON AUTOFUSE_REQUIRE_PYTHON_ENV=1
 # The tests check values on small shapes: every emulation driver they build compiles at
-# -O0, which halves each compile (tests that emulate large shapes ask for -O1 themselves).
+# -O0, which halves each compile (tests that emulate large shapes ask for -O1 themselves;
+# the vendor path keeps -O1, see stages/runner/src/vendor.rs).
 export AUTOFUSE_CXX_OPT=${AUTOFUSE_CXX_OPT:--O0}
 echo "test: building the tools (cargo build)"
 cargo build --quiet --workspace --bins
