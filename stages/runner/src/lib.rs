@@ -47,6 +47,7 @@ use autofuse_tiling::tiling::{Tiling, TilingModel};
 use execute::Program;
 use melior::ir::{operation::OperationLike, Module};
 use melior::pass::PassManager;
+use report::bytes_of;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -1630,17 +1631,6 @@ pub struct Traffic {
     pub minimum: u64,
     /// Kernels run by the interpreter (their traffic is not measured).
     pub interpreted_calls: usize,
-}
-
-fn bytes_of(ty: &TensorType, symbols: &HashMap<String, i64>) -> u64 {
-    let mut n: i64 = 1;
-    for d in &ty.dims {
-        match d {
-            Dim::Known(e) => n = n.saturating_mul(e.eval_map(symbols).unwrap_or(0).max(0)),
-            Dim::Unknown => return 0,
-        }
-    }
-    n as u64 * ty.dtype.bytes() as u64
 }
 
 /// Bytes moved by the kernel calls of `graph` (operands + results), given symbol values.

@@ -44,8 +44,9 @@ pub struct KernelRecord {
     pub per_core_minimum: u64,
 }
 
-/// Bytes of a value of type `ty` under `symbols` (0 when a dim is unknown).
-fn bytes_of(ty: &TensorType, symbols: &HashMap<String, i64>) -> u64 {
+/// Bytes of a value of type `ty` under `symbols` (0 when a dim is unknown; saturates
+/// rather than overflows).
+pub(crate) fn bytes_of(ty: &TensorType, symbols: &HashMap<String, i64>) -> u64 {
     let mut n: u64 = 1;
     for d in &ty.dims {
         match d {
