@@ -24,7 +24,7 @@ for example in "${examples[@]}"; do
   name=$(basename "$example" .mlir)
   echo
   echo "=================================================================="
-  sed -n '/^\/\//p' "$example" | head -4
+  awk '/^\/\// && shown++ < 4' "$example"
   # Two shapes of one compiled kernel set: a small one with unaligned tails (every
   # symbol 3), and a larger one whose first symbol (the batch or row count: b, s0) is
   # 301, spread over every core, the others 5 (all at 301 would make the attention-sized
