@@ -859,13 +859,22 @@ pub fn driver_files_with(
     kernels: &[&PreparedKernel],
     launches: &[&PreparedLaunch],
 ) -> Result<Vec<(String, String)>, String> {
-    let mut seen = std::collections::BTreeMap::new();
+    // Kernels of equal content share a symbol; the one whose module name sorts first
+    // stands for them all, whatever order the caller's (hash) map gave: the driver's
+    // text, and so its cache key, must not change between runs of the same module.
+    let mut seen: std::collections::BTreeMap<&str, &PreparedKernel> = Default::default();
     for k in kernels {
-        seen.entry(k.symbol.clone()).or_insert(*k);
+        let kept = seen.entry(&k.symbol).or_insert(*k);
+        if k.name < kept.name {
+            *kept = *k;
+        }
     }
-    let mut seen_launches = std::collections::BTreeMap::new();
+    let mut seen_launches: std::collections::BTreeMap<&str, &PreparedLaunch> = Default::default();
     for l in launches {
-        seen_launches.entry(l.symbol.clone()).or_insert(*l);
+        let kept = seen_launches.entry(&l.symbol).or_insert(*l);
+        if l.name < kept.name {
+            *kept = *l;
+        }
     }
     let mut driver = String::from(DRIVER_PRELUDE);
     let mut files: Vec<(String, String)> = autofuse_target_ascendc::shared_files()
