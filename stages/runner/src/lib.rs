@@ -432,6 +432,13 @@ pub fn prepare_module(
             .collect();
         guards.insert(extract::function_name(&func), list);
     }
+    // The generated sources name their input by file name only: the directory a module
+    // sits in must not change the driver's text, and with it the build cache's key (a
+    // test suite's per-run work folders otherwise rebuild every kernel on every run).
+    let source_file = Path::new(source_name)
+        .file_name()
+        .map_or(source_name.into(), |n| n.to_string_lossy());
+    let source_file = source_file.as_ref();
     let mut unfused = parse()?;
     run_pipeline_keep(&mut unfused, FRONT_PIPELINE)?;
     let mut compiled = parse()?;
@@ -465,7 +472,7 @@ pub fn prepare_module(
         }
         let kchip = chip_of(&func).unwrap_or_else(|| Ok(chip.clone()))?;
         let graph = read_hint_graph(&func)?;
-        match prepare_kernel(&name, graph, &kchip, source_name) {
+        match prepare_kernel(&name, graph, &kchip, source_file) {
             Ok(k) => {
                 kernels.insert(name, k);
             }
@@ -482,7 +489,7 @@ pub fn prepare_module(
         let prepared = extract::extract_function(func)
             .ok_or_else(|| "a launch without a body".to_string())
             .and_then(|e| wiring(&e.graph, &attrs))
-            .and_then(|w| prepare_launch(&name, w, &kernels, source_name));
+            .and_then(|w| prepare_launch(&name, w, &kernels, source_file));
         match prepared {
             Ok(l) => {
                 launches.insert(name, l);
