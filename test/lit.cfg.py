@@ -66,6 +66,23 @@ for var in ["AUTOFUSE_PYTHON", "AUTOFUSE_REQUIRE_PYTHON_ENV"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
 
+# The PyTorch environment (scripts/torch-env.sh: torch, transformers) for the tests of the
+# PyTorch package (python/): feature `torch`, substitution %torch_python (with the
+# package on PYTHONPATH and this build's tools in AUTOFUSE_BIN_DIR). scripts/test.sh
+# creates it and sets AUTOFUSE_REQUIRE_TORCH_ENV=1, so those tests never skip silently.
+torch_python = os.environ.get("AUTOFUSE_TORCH_PYTHON") or os.path.join(repo_root, ".venv-torch", "bin", "python")
+torch_ok = os.path.exists(torch_python) and subprocess.run(
+    [torch_python, "-c", "import torch, transformers"], capture_output=True).returncode == 0
+if torch_ok:
+    config.available_features.add("torch")
+    config.substitutions.append(("%torch_python", f"env PYTHONPATH={os.path.join(repo_root, 'python')} "
+                                 f"AUTOFUSE_BIN_DIR={bin_dir} {torch_python}"))
+elif os.environ.get("AUTOFUSE_REQUIRE_TORCH_ENV") == "1":
+    lit_config.fatal(f"{torch_python} cannot import torch and transformers (run scripts/torch-env.sh)")
+for var in ["AUTOFUSE_TORCH_PYTHON", "AUTOFUSE_REQUIRE_TORCH_ENV"]:
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+
 long_tests = os.environ.get("AUTOFUSE_LONG_TESTS") == "1"
 if long_tests:
     config.available_features.add("long-tests")

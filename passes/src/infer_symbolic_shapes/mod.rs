@@ -285,6 +285,23 @@ fn infer_results(
 
 /// Writes the types back (arguments, results, then the function type); false when
 /// one cannot be built.
+/// The MLIR type of `value` as printed.
+fn current_type_text(
+    block: &melior::ir::BlockRef<'_, '_>,
+    extracted: &ExtractedGraph,
+    value: &autofuse_ir::graph::Value,
+) -> Option<String> {
+    match value.def {
+        ValueDef::Argument(index) => block.argument(index).ok().map(|a| a.r#type().to_string()),
+        ValueDef::Result { node, index } => extracted
+            .ops
+            .get(node)?
+            .result(index)
+            .ok()
+            .map(|r| r.r#type().to_string()),
+    }
+}
+
 fn write_types(
     func: OperationRef,
     extracted: &ExtractedGraph,
@@ -296,10 +313,14 @@ fn write_types(
     };
     for (value_id, value) in graph.values.iter().enumerate() {
         let Some(ty) = &types[value_id] else { continue };
-        if Some(ty) == value.ty.as_ref() {
+        let text = ty.to_mlir();
+        // Equal types can differ in their text (`(s0*s1)` and `s0*s1`): the canonical
+        // text is written, since MLIR compares the encodings as strings (a kernel's
+        // signature, printed canonically, must match its call's types).
+        if Some(ty) == value.ty.as_ref() && current_type_text(&block, extracted, value) == Some(text.clone()) {
             continue;
         }
-        let Some(new_type) = raw::parse_type_near(&func, &ty.to_mlir()) else {
+        let Some(new_type) = raw::parse_type_near(&func, &text) else {
             diagnostics::error(
                 func.location(),
                 format!("internal error: cannot build type {ty}"),

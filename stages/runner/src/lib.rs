@@ -20,6 +20,7 @@ pub mod child;
 pub mod comparison;
 pub mod dump_fusion;
 pub mod execute;
+pub mod library;
 pub mod report;
 pub mod symbols;
 pub mod trace;
@@ -74,7 +75,7 @@ pub struct RunOptions {
 
 impl RunOptions {
     /// Defaults: 910B, fusion on, cache in `$AUTOFUSE_CACHE_DIR` or
-    /// `<repo>/target/autofuse-cache`, the repo's `sim/include`.
+    /// `<repo>/target/autofuse-cache`, `$AUTOFUSE_SIM_INCLUDE` or the repo's `sim/include`.
     pub fn new(repo: &Path) -> RunOptions {
         let cache_dir = std::env::var_os("AUTOFUSE_CACHE_DIR")
             .map(PathBuf::from)
@@ -86,7 +87,10 @@ impl RunOptions {
             fuse: true,
             group_launches: true,
             cache_dir,
-            sim_include: repo.join("sim").join("include"),
+            // An installed PyTorch package carries the headers (python/, docs/pytorch.md).
+            sim_include: std::env::var_os("AUTOFUSE_SIM_INCLUDE")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| repo.join("sim").join("include")),
             cxx: std::env::var("CXX").unwrap_or_else(|_| "g++".into()),
             weights_dir: None,
         }
@@ -567,7 +571,7 @@ fn launcher(k: &PreparedKernel) -> Result<String, String> {
         .iter()
         .map(|(f, _)| {
             format!(
-                "std::printf(\"field {f} %lld\\n\", static_cast<long long>(t.{}));",
+                "af_field(rq, \"{f}\", static_cast<long long>(t.{}));",
                 names.name(f)
             )
         })
@@ -616,7 +620,7 @@ fn launcher(k: &PreparedKernel) -> Result<String, String> {
     }
     let _ = writeln!(
         o,
-        "    std::printf(\"stats gm_read %llu gm_read_per_core %llu gm_written %llu blocks %u ub_peak %u\\n\", static_cast<unsigned long long>(st.gm_bytes_read), static_cast<unsigned long long>(st.gm_bytes_read_per_core), static_cast<unsigned long long>(st.gm_bytes_written), st.blocks, st.ub_peak_bytes);\n    af_print_pipes(st);\n    return 0;\n}}\n"
+        "    af_stats(rq, st);\n    return 0;\n}}\n"
     );
     Ok(o)
 }
@@ -643,7 +647,7 @@ fn launch_launcher(l: &PreparedLaunch) -> Result<String, String> {
         for (f, c) in fields {
             let _ = writeln!(
                 o,
-                "    std::printf(\"field g{g}.{f} %lld\\n\", static_cast<long long>(t.g{g}.{c}));"
+                "    af_field(rq, \"g{g}.{f}\", static_cast<long long>(t.g{g}.{c}));"
             );
         }
     }
@@ -684,7 +688,7 @@ fn launch_launcher(l: &PreparedLaunch) -> Result<String, String> {
     }
     let _ = writeln!(
         o,
-        "    std::printf(\"stats gm_read %llu gm_read_per_core %llu gm_written %llu blocks %u ub_peak %u\\n\", static_cast<unsigned long long>(st.gm_bytes_read), static_cast<unsigned long long>(st.gm_bytes_read_per_core), static_cast<unsigned long long>(st.gm_bytes_written), st.blocks, st.ub_peak_bytes);\n    af_print_pipes(st);\n    return 0;\n}}\n"
+        "    af_stats(rq, st);\n    return 0;\n}}\n"
     );
     Ok(o)
 }
@@ -721,6 +725,17 @@ static void af_print_pipes(const Stats& st) {
 #else
     (void)st;
 #endif
+}
+
+// The tiling fields and the launch's counts, on standard output for the runner.
+static void af_field(const Request&, const char* name, long long value) {
+    std::printf("field %s %lld\n", name, value);
+}
+
+template <class Stats>
+static void af_stats(const Request&, const Stats& st) {
+    std::printf("stats gm_read %llu gm_read_per_core %llu gm_written %llu blocks %u ub_peak %u\n", static_cast<unsigned long long>(st.gm_bytes_read), static_cast<unsigned long long>(st.gm_bytes_read_per_core), static_cast<unsigned long long>(st.gm_bytes_written), st.blocks, st.ub_peak_bytes);
+    af_print_pipes(st);
 }
 
 // GM buffers of at least one byte (empty tensors still get an address).
@@ -818,6 +833,8 @@ pub struct Toolchain {
     pub pch: bool,
     /// Cache sub-folder prefix, so that the two paths never share a binary.
     pub tag: &'static str,
+    /// Link a shared object (`-shared`) instead of an executable (see [`library`]).
+    pub shared: bool,
 }
 
 /// The optimisation flag of the driver compiles: `$AUTOFUSE_CXX_OPT` (e.g. `-O0`), else
@@ -852,6 +869,7 @@ impl Toolchain {
             hashed: vec![options.sim_include.clone()],
             pch: true,
             tag: "",
+            shared: false,
         }
     }
 }
@@ -861,11 +879,22 @@ pub fn driver_files(kernels: &[&PreparedKernel]) -> Result<Vec<(String, String)>
     driver_files_with(kernels, &[])
 }
 
-/// The driver's files for `kernels` and `launches` (a launch brings its groups' files).
-pub fn driver_files_with(
-    kernels: &[&PreparedKernel],
-    launches: &[&PreparedLaunch],
-) -> Result<Vec<(String, String)>, String> {
+/// What the driver and the library share: the kernels and launches kept (one per
+/// content symbol), their source files, the `#include` lines of their sources and the
+/// launcher functions.
+pub(crate) struct DriverSources<'a> {
+    pub kernels: Vec<&'a PreparedKernel>,
+    pub launches: Vec<&'a PreparedLaunch>,
+    pub files: Vec<(String, String)>,
+    pub includes: String,
+    pub launchers: String,
+}
+
+/// The sources of `kernels` and `launches` (a launch brings its groups' files).
+pub(crate) fn driver_kernel_sources<'a>(
+    kernels: &[&'a PreparedKernel],
+    launches: &[&'a PreparedLaunch],
+) -> Result<DriverSources<'a>, String> {
     // Kernels of equal content share a symbol; the one whose module name sorts first
     // stands for them all, whatever order the caller's (hash) map gave: the driver's
     // text, and so its cache key, must not change between runs of the same module.
@@ -883,7 +912,7 @@ pub fn driver_files_with(
             *kept = *l;
         }
     }
-    let mut driver = String::from(DRIVER_PRELUDE);
+    let mut includes = String::new();
     let mut files: Vec<(String, String)> = autofuse_target_ascendc::shared_files()
         .into_iter()
         .filter(|(n, _)| n.starts_with("include/"))
@@ -896,7 +925,7 @@ pub fn driver_files_with(
             }
         }
         let _ = writeln!(
-            driver,
+            includes,
             "#include \"{s}.cpp\"\n#include \"{s}_tiling.cpp\"",
             s = k.symbol
         );
@@ -912,20 +941,41 @@ pub fn driver_files_with(
             }
             files.push((name.clone(), contents.clone()));
             if name.ends_with(".cpp") {
-                let _ = writeln!(driver, "#include \"{name}\"");
+                let _ = writeln!(includes, "#include \"{name}\"");
             }
         }
     }
-    driver.push_str("\nstruct Entry { const char* name; int (*run)(const Request&); };\n");
+    let mut launchers = String::new();
     for k in seen.values() {
-        driver.push_str(&launcher(k)?);
+        launchers.push_str(&launcher(k)?);
     }
     for l in seen_launches.values() {
-        driver.push_str(&launch_launcher(l)?);
+        launchers.push_str(&launch_launcher(l)?);
     }
-    let entries: Vec<String> = seen
-        .keys()
-        .chain(seen_launches.keys())
+    Ok(DriverSources {
+        kernels: seen.into_values().collect(),
+        launches: seen_launches.into_values().collect(),
+        files,
+        includes,
+        launchers,
+    })
+}
+
+/// The driver's files for `kernels` and `launches` (a launch brings its groups' files).
+pub fn driver_files_with(
+    kernels: &[&PreparedKernel],
+    launches: &[&PreparedLaunch],
+) -> Result<Vec<(String, String)>, String> {
+    let sources = driver_kernel_sources(kernels, launches)?;
+    let mut driver = String::from(DRIVER_PRELUDE);
+    driver.push_str(&sources.includes);
+    driver.push_str("\nstruct Entry { const char* name; int (*run)(const Request&); };\n");
+    driver.push_str(&sources.launchers);
+    let entries: Vec<String> = sources
+        .kernels
+        .iter()
+        .map(|k| &k.symbol)
+        .chain(sources.launches.iter().map(|l| &l.symbol))
         .map(|s| format!("    {{\"{s}\", run_{s}}},"))
         .collect();
     let _ = writeln!(
@@ -934,6 +984,7 @@ pub fn driver_files_with(
         entries.join("\n")
     );
     driver.push_str(DRIVER_MAIN);
+    let mut files = sources.files;
     files.push(("driver.cpp".into(), driver));
     files.sort();
     Ok(files)
@@ -1125,9 +1176,13 @@ fn compile_driver(
     for inc in &toolchain.includes {
         cmd.arg("-I").arg(inc);
     }
+    if toolchain.shared {
+        cmd.arg("-shared");
+    }
+    let main_file = if toolchain.shared { "library.cpp" } else { "driver.cpp" };
     cmd.arg("-I")
         .arg(&src)
-        .arg(src.join("driver.cpp"))
+        .arg(src.join(main_file))
         .arg("-o")
         .arg(&binary);
     let out = child::run(&mut cmd, child::build_timeout()?)

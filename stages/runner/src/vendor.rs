@@ -118,6 +118,7 @@ pub fn toolchain(headers: &VendorHeaders) -> Toolchain {
         ],
         pch: true,
         tag: "vendor-",
+        shared: false,
     }
 }
 

@@ -148,6 +148,13 @@ fn command() -> Command {
                 .help("Draw the graph after --fuse in DIR as DOT and SVG (one colour per kernel, boundary ops and interpreted kernels marked, every unfused edge labelled with its reason code), each kernel's AscGraph, and summary.txt"),
         )
         .arg(
+            Arg::new("emit-library")
+                .long("emit-library")
+                .value_name("DIR")
+                .conflicts_with_all(["symbols", "inputs", "input-npy", "expect", "output-dir", "vendor-headers"])
+                .help("Run nothing: build every kernel of the compiled module as one shared library with a C entry (DIR/kernels.so) and write the entry graph's launch plan (DIR/plan.json), for in-process callers such as the PyTorch package (docs/pytorch.md)"),
+        )
+        .arg(
             Arg::new("report-json")
                 .long("report-json")
                 .value_name("FILE")
@@ -319,6 +326,9 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, Failure> {
     let context = create_context();
     let module = compile(matches, &progress, &context, &text, &path, &options)?;
     let entry = entry_of(matches, &module)?;
+    if let Some(dir) = matches.get_one::<String>("emit-library") {
+        return emit_library(&progress, &module, &options, &entry, Path::new(dir));
+    }
     let mut session = Session {
         matches,
         path: &path,
@@ -341,6 +351,34 @@ fn run_main(matches: &clap::ArgMatches) -> Result<bool, Failure> {
     session.describe_kernels();
     session.run_shapes(&runs, &builds)?;
     session.finish(onnx_nodes, staged_out)
+}
+
+/// `--emit-library`: the kernels as a shared library and the launch plan, in `dir`.
+fn emit_library(
+    progress: &Progress,
+    module: &run::PreparedModule,
+    options: &RunOptions,
+    entry: &str,
+    dir: &Path,
+) -> Result<bool, Failure> {
+    let kernels = module.kernels.len() + module.launches.len();
+    let library = progress.step(
+        &format!("building {kernels} kernels as a shared library"),
+        || autofuse::runner::library::emit_library(module, options, entry, dir),
+    )?;
+    for (name, why) in &module.interpreted {
+        eprintln!("autofuse-run: warning: @{name} is not in the library: {why}");
+    }
+    let verb = if library.compiled { "built" } else { "found in the cache" };
+    output::write_stdout(
+        format!(
+            "library {} ({kernels} kernels, {verb}), plan {}\n",
+            library.path.display(),
+            dir.join("plan.json").display()
+        )
+        .as_bytes(),
+    )?;
+    Ok(true)
 }
 
 /// The `ascend` graph to compile: an ONNX model imported, or the input's bytes as they
