@@ -8,6 +8,10 @@ scripts/setup.sh
 # (the real-size case): the project-local .venv, installed from PyPI when missing.
 AUTOFUSE_PYTHON=$(scripts/python-env.sh)
 export AUTOFUSE_PYTHON AUTOFUSE_REQUIRE_PYTHON_ENV=1
+# torch and transformers for the tests of the PyTorch package (python/, test/PyTorch):
+# the project-local .venv-torch, installed from PyPI when missing.
+AUTOFUSE_TORCH_PYTHON=$(scripts/torch-env.sh)
+export AUTOFUSE_TORCH_PYTHON AUTOFUSE_REQUIRE_TORCH_ENV=1
 # The tests check values on small shapes: every emulation driver they build compiles at
 # -O0, which halves each compile (tests that emulate large shapes ask for -O1 themselves;
 # the vendor path keeps -O1, see stages/runner/src/vendor.rs).

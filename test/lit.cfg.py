@@ -75,8 +75,10 @@ torch_ok = os.path.exists(torch_python) and subprocess.run(
     [torch_python, "-c", "import torch, transformers"], capture_output=True).returncode == 0
 if torch_ok:
     config.available_features.add("torch")
+    config.substitutions.append(("%torch_python_bare", torch_python))
     config.substitutions.append(("%torch_python", f"env PYTHONPATH={os.path.join(repo_root, 'python')} "
                                  f"AUTOFUSE_BIN_DIR={bin_dir} {torch_python}"))
+    config.substitutions.append(("%bin_dir", bin_dir))
 elif os.environ.get("AUTOFUSE_REQUIRE_TORCH_ENV") == "1":
     lit_config.fatal(f"{torch_python} cannot import torch and transformers (run scripts/torch-env.sh)")
 for var in ["AUTOFUSE_TORCH_PYTHON", "AUTOFUSE_REQUIRE_TORCH_ENV"]:

@@ -5,7 +5,8 @@
     compiled = torch.compile(model, backend="autofuse", dynamic=True)
 
 ``report()`` says what each compiled graph became (kernels, boundary ops, ops left to
-torch with their reasons, GM bytes and chip-model cycles of the kernels run).
+torch with their reasons, GM bytes and chip-model cycles of the kernels run);
+``compare(model, *inputs)`` puts autofuse's fusion beside Inductor's on the same model.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from torch._dynamo import register_backend
 
 from .backend import REPORTS, GraphReport, autofuse_backend
+from .compare import compare
 
 register_backend(name="autofuse")(autofuse_backend)
 

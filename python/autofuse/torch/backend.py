@@ -54,6 +54,9 @@ class GraphReport:
 
 REPORTS: list[GraphReport] = []
 
+# Ops outside kernels that change only a contiguous tensor's shape, never its bytes.
+VIEW_OPS = ("ascend.reshape", "ascend.squeeze", "ascend.unsqueeze")
+
 
 def _work_dir() -> Path:
     base = os.environ.get("AUTOFUSE_TORCH_DIR")
@@ -176,7 +179,10 @@ def compile_fx(gm: torch.fx.GraphModule, example_inputs, name: str = "graph"):
                 report.boundary_ops[key] = report.boundary_ops.get(key, 0) + 1
         elif node["op"] not in ("ascend.constant", "ascend.parameter", "ascend.symbolic_constant"):
             report.boundary_ops[node["op"]] = report.boundary_ops.get(node["op"], 0) + 1
-    report.launches = report.kernels + sum(report.boundary_ops.values())
+    # Reshapes and squeezes are views of contiguous tensors: no launch on a device.
+    report.launches = report.kernels + sum(
+        n for op, n in report.boundary_ops.items() if op not in VIEW_OPS
+    )
     return CompiledGraph(gm, converted, plan, report)
 
 

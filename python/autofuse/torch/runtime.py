@@ -135,6 +135,9 @@ class Plan:
     def call(self, callee: str, operands, node, types, symbols):
         kernel = self.plan["kernels"].get(callee)
         if kernel is not None:
+            missing = [s for s in kernel["symbols"] if s not in symbols]
+            if missing:
+                raise KernelError(f"@{callee}: no value for its symbols {', '.join(missing)} from the graph's inputs")
             sym_values = [symbols[s] for s in kernel["symbols"]]
             dtypes = [TORCH_DTYPES[types[v]["dtype"]] for v in node["results"]]
             contiguous = [t.contiguous() for t in operands]
