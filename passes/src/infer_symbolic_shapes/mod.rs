@@ -317,7 +317,9 @@ fn write_types(
         // Equal types can differ in their text (`(s0*s1)` and `s0*s1`): the canonical
         // text is written, since MLIR compares the encodings as strings (a kernel's
         // signature, printed canonically, must match its call's types).
-        if Some(ty) == value.ty.as_ref() && current_type_text(&block, extracted, value) == Some(text.clone()) {
+        if Some(ty) == value.ty.as_ref()
+            && current_type_text(&block, extracted, value) == Some(text.clone())
+        {
             continue;
         }
         let Some(new_type) = raw::parse_type_near(&func, &text) else {

@@ -618,10 +618,7 @@ fn launcher(k: &PreparedKernel) -> Result<String, String> {
             "    if (!write_file(rq.outputs.at({i}), out{i}, out{i}_bytes)) return 5;"
         );
     }
-    let _ = writeln!(
-        o,
-        "    af_stats(rq, st);\n    return 0;\n}}\n"
-    );
+    let _ = writeln!(o, "    af_stats(rq, st);\n    return 0;\n}}\n");
     Ok(o)
 }
 
@@ -686,10 +683,7 @@ fn launch_launcher(l: &PreparedLaunch) -> Result<String, String> {
             "    if (!write_file(rq.outputs.at({i}), out{i}, out{i}_bytes)) return 5;"
         );
     }
-    let _ = writeln!(
-        o,
-        "    af_stats(rq, st);\n    return 0;\n}}\n"
-    );
+    let _ = writeln!(o, "    af_stats(rq, st);\n    return 0;\n}}\n");
     Ok(o)
 }
 
@@ -1179,7 +1173,11 @@ fn compile_driver(
     if toolchain.shared {
         cmd.arg("-shared");
     }
-    let main_file = if toolchain.shared { "library.cpp" } else { "driver.cpp" };
+    let main_file = if toolchain.shared {
+        "library.cpp"
+    } else {
+        "driver.cpp"
+    };
     cmd.arg("-I")
         .arg(&src)
         .arg(src.join(main_file))

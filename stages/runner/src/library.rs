@@ -28,8 +28,8 @@
 //! caller's to run (the boundary ops: matmul, convolution, and ops left unfused).
 
 use crate::{
-    build_files, driver_kernel_sources, PreparedKernel, PreparedLaunch, PreparedModule,
-    RunOptions, Toolchain,
+    build_files, driver_kernel_sources, PreparedKernel, PreparedLaunch, PreparedModule, RunOptions,
+    Toolchain,
 };
 use autofuse_ir::attr::AttrValue;
 use autofuse_ir::graph::{Dim, Graph, TensorType};
@@ -144,7 +144,11 @@ pub fn toolchain(options: &RunOptions) -> Toolchain {
 
 /// The output-dims function of one kernel or launch: its symbols bound from `sym` in
 /// order, one branch per output.
-fn dims_function(c_symbol: &str, symbols: &[String], outputs: &[TensorType]) -> Result<String, String> {
+fn dims_function(
+    c_symbol: &str,
+    symbols: &[String],
+    outputs: &[TensorType],
+) -> Result<String, String> {
     let names = CNames::new(symbols);
     let mut o = String::new();
     let _ = writeln!(
@@ -152,7 +156,11 @@ fn dims_function(c_symbol: &str, symbols: &[String], outputs: &[TensorType]) -> 
         "static int dims_{c_symbol}([[maybe_unused]] const int64_t* sym, int output, [[maybe_unused]] int64_t* dims) {{"
     );
     for (i, s) in symbols.iter().enumerate() {
-        let _ = writeln!(o, "    [[maybe_unused]] const int64_t {} = sym[{i}];", names.name(s));
+        let _ = writeln!(
+            o,
+            "    [[maybe_unused]] const int64_t {} = sym[{i}];",
+            names.name(s)
+        );
     }
     for (i, ty) in outputs.iter().enumerate() {
         let _ = writeln!(o, "    if (output == {i}) {{");
@@ -183,7 +191,11 @@ pub fn library_files(
     text.push_str(&sources.launchers);
     let mut entries = Vec::new();
     for k in &sources.kernels {
-        text.push_str(&dims_function(&k.symbol, &k.schedule.symbols, &k.graph.outputs)?);
+        text.push_str(&dims_function(
+            &k.symbol,
+            &k.schedule.symbols,
+            &k.graph.outputs,
+        )?);
         entries.push(format!(
             "    {{\"{s}\", run_{s}, {}, {}, dims_{s}}},",
             k.graph.inputs.len(),
@@ -251,7 +263,13 @@ fn attr_json(value: &AttrValue) -> Value {
         AttrValue::Dense { values, splat, ty } => {
             let values: Vec<Value> = values
                 .iter()
-                .map(|v| if v.is_finite() { json!(v) } else { json!(v.to_string()) })
+                .map(|v| {
+                    if v.is_finite() {
+                        json!(v)
+                    } else {
+                        json!(v.to_string())
+                    }
+                })
                 .collect();
             json!({ "dense": values, "splat": splat, "type": ty })
         }
@@ -278,8 +296,11 @@ fn graph_json(graph: &Graph) -> Value {
         .nodes
         .iter()
         .map(|n| {
-            let attrs: Map<String, Value> =
-                n.attrs.iter().map(|(k, v)| (k.clone(), attr_json(v))).collect();
+            let attrs: Map<String, Value> = n
+                .attrs
+                .iter()
+                .map(|(k, v)| (k.clone(), attr_json(v)))
+                .collect();
             json!({
                 "op": n.op,
                 "operands": n.operands,
@@ -299,7 +320,11 @@ fn graph_json(graph: &Graph) -> Value {
     })
 }
 
-fn kernel_json(symbol: &str, symbols: &[String], chip: &autofuse_ascir::chip::ChipProfile) -> Value {
+fn kernel_json(
+    symbol: &str,
+    symbols: &[String],
+    chip: &autofuse_ascir::chip::ChipProfile,
+) -> Value {
     json!({
         "symbol": symbol,
         "symbols": symbols,
@@ -331,7 +356,10 @@ pub fn plan_json(module: &PreparedModule, entry: &str, library: &Path) -> Result
     }
     let mut kernels = Map::new();
     for (name, k) in &module.kernels {
-        kernels.insert(name.clone(), kernel_json(&k.symbol, &k.schedule.symbols, &k.chip));
+        kernels.insert(
+            name.clone(),
+            kernel_json(&k.symbol, &k.schedule.symbols, &k.chip),
+        );
     }
     for (name, l) in &module.launches {
         let chip = l

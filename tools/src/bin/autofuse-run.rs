@@ -369,7 +369,11 @@ fn emit_library(
     for (name, why) in &module.interpreted {
         eprintln!("autofuse-run: warning: @{name} is not in the library: {why}");
     }
-    let verb = if library.compiled { "built" } else { "found in the cache" };
+    let verb = if library.compiled {
+        "built"
+    } else {
+        "found in the cache"
+    };
     output::write_stdout(
         format!(
             "library {} ({kernels} kernels, {verb}), plan {}\n",
