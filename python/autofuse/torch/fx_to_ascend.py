@@ -822,7 +822,35 @@ def _index(c: Converter, node, x, indices):
     return c.emit("ascend.gather", [c.value(x), idx], out.dtype, c.dims_of(out), f"axis = {axis}")
 
 
+def _full_like(c: Converter, node, x, value, **kwargs):
+    out = _result(node)
+    return _splat(c, value, out.dtype, c.dims_of(out))
+
+
+def _convolution(c: Converter, node, x, w, bias, stride, padding, dilation, transposed, output_padding, groups):
+    """aten.convolution (not transposed) as `ascend.conv` (a cube boundary op) plus the
+    bias broadcast over the spatial axes."""
+    if transposed:
+        raise Unsupported("transposed convolution")
+    out = _result(node)
+    xv, wv = c.operand(x, out.dtype), c.operand(w, out.dtype)
+    spatial = len(out.shape) - 2
+    pads = [_attr_size(expr_text(p)) for p in padding] * 2
+    attrs = (f"strides = [{', '.join(str(int(s)) for s in stride)}], "
+             f"dilations = [{', '.join(str(int(d)) for d in dilation)}], "
+             f"pads = [{', '.join(pads)}], groups = {int(groups)}")
+    y = c.emit("ascend.conv", [xv, wv], out.dtype, c.dims_of(out), attrs)
+    if bias is None:
+        return y
+    b = c.operand(bias, out.dtype)
+    channels = b.dims[0]
+    b = c.emit("ascend.reshape", [b], out.dtype, [channels] + ["1"] * spatial, encode=True)
+    return c.emit("ascend.add", [y, b], out.dtype, c.dims_of(out))
+
+
 LOWERINGS = {
+    aten.full_like.default: _full_like,
+    aten.convolution.default: _convolution,
     aten.bitwise_and.Tensor: _bitwise("ascend.logical_and", "ascend.bitwise_and"),
     aten.bitwise_or.Tensor: _bitwise("ascend.logical_or", None),
     aten.split_with_sizes.default: _split,

@@ -292,6 +292,20 @@ def run_op(node: dict, xs: list[torch.Tensor], types: list, symbols: dict[str, i
     if op == "symbolic_constant":
         values = [v if isinstance(v, int) else evaluate(v, symbols) for v in a["values"]]
         return torch.tensor(values, dtype=out_dtype).reshape(dims_of(out_ty, symbols))
+    if op == "conv":
+        spatial = xs[0].dim() - 2
+        conv = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}.get(spatial)
+        if conv is None:
+            raise KernelError(f"a {spatial}-D convolution")
+        pads = _sizes(a["pads"], symbols)
+        begin, end = pads[:spatial], pads[spatial:]
+        x = xs[0]
+        if begin != end:
+            flat = []
+            for axis in reversed(range(spatial)):
+                flat += [begin[axis], end[axis]]
+            x, begin = F.pad(x, flat), [0] * spatial
+        return conv(x, xs[1], None, _ints(a["strides"]), begin, _ints(a["dilations"]), int(a["groups"])).to(out_dtype)
     if op == "pad":
         return _pad(xs[0], a, symbols)
     raise KernelError(f"the torch executor has no rule for {node['op']}")
