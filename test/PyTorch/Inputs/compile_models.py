@@ -1,8 +1,8 @@
 """Compiles models with torch.compile(backend="autofuse", dynamic=True), runs each at two
 shapes against eager, and prints one line per model and shape plus autofuse's report.
 
-Models: small blocks written here (mlp, attention) and the committed transformer
-families' configs (examples/onnx/export_real_models.py: bert, gpt2, llama, qwen2,
+Models: small blocks written here (mlp, attention), a vision transformer (vit: a conv
+patch embedding; batch dynamic) and the committed transformer families' configs (examples/onnx/export_real_models.py: bert, gpt2, llama, qwen2,
 gptneox). A model passes when every output matches eager (IEEE comparison: an inf or NaN
 matches only the same inf or NaN), its graphs compiled exactly once for both shapes, and
 its kernels ran on the emulation (no call fell back to torch). Exit status 1 otherwise.
@@ -76,6 +76,31 @@ def block_model(name):
     return model, inputs
 
 
+def vit_model():
+    """A vision transformer (a conv patch embedding): the batch is dynamic, the image
+    size fixed by the config."""
+    import transformers
+
+    torch.manual_seed(0)
+    config = transformers.ViTConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                                    intermediate_size=64, image_size=32, patch_size=8)
+    inner = transformers.ViTModel(config, add_pooling_layer=False).eval()
+
+    class Wrapper(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, pixels):
+            return self.inner(pixel_values=pixels).last_hidden_state
+
+    def inputs(b, s):
+        g = torch.Generator().manual_seed(b * 100 + s)
+        return (torch.randn(b, 3, 32, 32, generator=g),)
+
+    return Wrapper().eval(), inputs
+
+
 def family_model(name):
     import export_real_models as erm
 
@@ -107,7 +132,12 @@ def max_error(got, want):
 
 
 def run(name, shapes):
-    model, inputs = block_model(name) if name in ("mlp", "attention") else family_model(name)
+    if name in ("mlp", "attention"):
+        model, inputs = block_model(name)
+    elif name == "vit":
+        model, inputs = vit_model()
+    else:
+        model, inputs = family_model(name)
     torch._dynamo.reset()
     aft.reset()
     compiled = torch.compile(model, backend="autofuse", dynamic=True)
