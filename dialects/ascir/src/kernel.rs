@@ -1017,6 +1017,32 @@ impl Schedule {
         once
     }
 
+    /// GM traffic of the tables `case` keeps in UB against picking their rows from GM
+    /// (`None` when it keeps none): every table whole, and the bytes its gathers pick in
+    /// one full tile, which the GM case reads row by row. The tiling solver keeps the
+    /// tables in UB only where a block picks at least their bytes (`TableTraffic`), so a
+    /// small table copied to every block never moves more than its picks would.
+    pub fn table_traffic(&self, case: &Case) -> Option<TableTraffic> {
+        if case.ub_tables.is_empty() {
+            return None;
+        }
+        let ext = self.tile_extents(case, &Self::tile_expr(case));
+        let pick_bytes = case.ub_tables.iter().fold(c(0), |acc, &g| {
+            let picked = self
+                .node_box(case, g, &ext)
+                .iter()
+                .fold(c(1), |acc, e| acc * e.clone());
+            acc + picked * gm_size(self.nodes[g].dtype)
+        });
+        let table_bytes = self.table_inputs(case).iter().fold(c(0), |acc, &i| {
+            acc + self.table_elems(i) * gm_size(self.inputs[i].dtype)
+        });
+        Some(TableTraffic {
+            table_bytes,
+            pick_bytes,
+        })
+    }
+
     /// The kernel input a gather node reads its table from.
     pub fn gather_table_input(&self, gather: usize) -> Option<usize> {
         let table = *self.operands.get(gather)?.first()?;
@@ -2001,6 +2027,15 @@ pub fn row_cache_rows(left: i64, caches: &[(i64, i64, i64)]) -> (Vec<i64>, i64) 
         })
         .collect();
     (rows, bytes.max(ROW_CACHE_MIN_BYTES))
+}
+
+/// The GM bytes of a case that keeps gather tables in UB ([`Schedule::table_traffic`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableTraffic {
+    /// The tables, each read whole once per block.
+    pub table_bytes: Expr,
+    /// What the case's gathers pick in one full tile (the GM case's row reads).
+    pub pick_bytes: Expr,
 }
 
 /// Per-tile work of a case (cost model inputs).

@@ -6,7 +6,8 @@
 //! of `--auto-tiling` (`passes/src/auto_tiling/solver.rs`); the host tiling function
 //! generated in C++ runs the same steps.
 use autofuse_ascir::kernel::{
-    chunk_reloads_per_block, row_cache_rows, Case, CostExprs, CrossCoreCost, RowCacheSpec, Schedule,
+    chunk_reloads_per_block, row_cache_rows, Case, CostExprs, CrossCoreCost, RowCacheSpec,
+    Schedule, TableTraffic,
 };
 pub use autofuse_ascir::kernel::{ROW_CACHE_BUFFER, ROW_CACHE_MIN_BYTES};
 use autofuse_symbolic::Expr;
@@ -42,9 +43,24 @@ pub struct CaseModel {
     /// The gathers that keep the rows they picked in the `rowcache` buffer (what UB the
     /// other buffers leave; sized after the tile is chosen, `row_cache_slots`).
     pub row_caches: Vec<RowCacheSpec>,
+    /// A case keeping gather tables in UB: the tables' bytes and the bytes its gathers
+    /// pick per tile. A tile size qualifies only when a block picks at least the tables'
+    /// bytes (`keeps_tables_for`).
+    pub tables: Option<TableTraffic>,
 }
 
 impl CaseModel {
+    /// Whether a block of `per` tiles (tile bound in `env`) may copy the case's gather
+    /// tables whole: only when picking its rows from GM would read at least as many
+    /// bytes, so the tables in UB never cost more GM traffic than the rows they serve.
+    /// Cases without tables in UB always qualify.
+    pub fn keeps_tables_for(&self, env: &HashMap<String, i64>, per: i64) -> Result<bool, String> {
+        let Some(t) = &self.tables else {
+            return Ok(true);
+        };
+        Ok(eval(&t.table_bytes, env)? <= eval(&t.pick_bytes, env)?.saturating_mul(per))
+    }
+
     /// Slots of every row cache of the case (node, slots) and the bytes of the
     /// `rowcache` buffer, for a block of `per` tiles and `left` UB bytes the other
     /// buffers leave (its `ROW_CACHE_MIN_BYTES` included); `env` binds the symbols and
@@ -116,6 +132,7 @@ impl TilingModel {
                 outer_resident: !schedule.outer_resident(case).is_empty(),
                 cross_core: schedule.cross_core_cost(case),
                 row_caches: schedule.row_caches(case),
+                tables: schedule.table_traffic(case),
             })
             .collect();
         TilingModel {
@@ -526,6 +543,7 @@ mod tests {
                 fin: work(zero.clone(), kb),
             }),
             row_caches: Vec::new(),
+            tables: None,
         };
         let model = TilingModel {
             kernel: "k".into(),

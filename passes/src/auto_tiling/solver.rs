@@ -20,7 +20,10 @@
 //!    times are `ChipProfile::{mte2,vec,mte3}_cycles`) plus the MTE2 cycles of the
 //!    loads hoisted out of the tile loop (once per block) and of the chunk-resident
 //!    loads times the chunks a block enters (`chunk_reloads_per_block`). The cheapest
-//!    wins; ties keep the larger tile, then the lower case key.
+//!    wins; ties keep the larger tile, then the lower case key. A case keeping gather
+//!    tables in UB (`Case::ub_tables`) skips a tile whose block picks fewer bytes from
+//!    them than the tables hold (`CaseModel::keeps_tables_for`): copying a table whole
+//!    to every block must not move more GM bytes than picking its rows.
 //!
 //! Cross-core cases (`Case::cross_core`) share each row group's chunks among
 //! `cross_core_split` blocks and cost phase 1 + `SyncAll` + phase 2
@@ -415,7 +418,7 @@ fn cheapest_candidate(
                 ev.with_t(t);
                 cross_core_tile(cc, &ev.env, &shape, t, chip)?
             }
-            None => Some(tile_candidate(ev, &shape, t, chip)?),
+            None => tile_candidate(ev, &shape, t, chip)?,
         };
         let Some(candidate) = candidate else {
             continue;
@@ -511,13 +514,14 @@ fn cross_core_tile(
 
 /// The candidate of tile `t` (step 4 of the module documentation): tiles spread over
 /// the fewest blocks that keep the tiles per block, costed with the hoisted and
-/// chunk-resident loads.
+/// chunk-resident loads; `None` when the case keeps gather tables in UB and a block
+/// would pick fewer bytes than the tables hold (`CaseModel::keeps_tables_for`).
 fn tile_candidate(
     ev: &mut Eval,
     shape: &SplitShape,
     t: i64,
     chip: &ChipProfile,
-) -> Result<Candidate, String> {
+) -> Result<Option<Candidate>, String> {
     let case = ev.case;
     let SplitShape { s, o, cores, .. } = *shape;
     let tiles = if case.reduce_split {
@@ -528,6 +532,10 @@ fn tile_candidate(
     let bd = cores.min(tiles).max(1);
     let per = ceil_div(tiles, bd);
     let bd = ceil_div(tiles, per).max(1);
+    ev.with_t(t);
+    if !case.keeps_tables_for(&ev.env, per)? {
+        return Ok(None);
+    }
     let cost = ev.cost(t, chip)?;
     // Hoisted loads: once per block, before its tiles; resident loads:
     // once per chunk (or looped position) the block enters.
@@ -535,7 +543,7 @@ fn tile_candidate(
     let total = block_cycles(case.reduce_split, per, ceil_div(s, t), &cost, chip)
         .saturating_add(ev.once(t, chip)?)
         .saturating_add(reloads.saturating_mul(ev.chunk(t, chip)?));
-    Ok(Candidate {
+    Ok(Some(Candidate {
         t,
         tiles,
         per,
@@ -543,7 +551,7 @@ fn tile_candidate(
         cost,
         total,
         parts: 0,
-    })
+    }))
 }
 
 /// The buffer sizes, UB bytes, workspace and row cache slots of the case `ev`
@@ -873,5 +881,47 @@ mod tests {
         )
         .unwrap();
         assert_eq!((rows.key, rows.tiles_total, rows.parts), (1, 48, 0));
+    }
+
+    /// A gather from a 4 KiB table (`[16, 64]` f32 picked by `[s0]` ids) has a twin that
+    /// copies the table into UB once per block. The solver takes it only where a block
+    /// picks at least the table's bytes: with 48 rows (one per core) every block would
+    /// copy 4 KiB to use 256 bytes, so the GM case runs; with 10^5 rows the twin does.
+    /// Wherever the twin runs, the model's GM bytes stay within what picking every row
+    /// from GM moves.
+    #[test]
+    fn gather_tables_stay_in_gm_unless_a_block_picks_their_bytes() {
+        let mut attrs = BTreeMap::new();
+        attrs.insert("axis".into(), autofuse_ir::attr::AttrValue::Int(0));
+        let m = model(
+            "ascend.gather",
+            &[t(DType::F32, &["16", "64"]), t(DType::I32, &["s0"])],
+            t(DType::F32, &["s0", "64"]),
+            attrs,
+        );
+        let chip = ChipProfile::lookup("ascend910b").unwrap();
+        let keeps_table = |key: u32| {
+            m.cases
+                .iter()
+                .find(|c| c.key == key)
+                .is_some_and(|c| c.tables.is_some())
+        };
+        assert!(m.cases.iter().any(|c| c.tables.is_some()), "no twin");
+        for rows in [1i64, 7, 48, 100, 1000, 100_000] {
+            let values = HashMap::from([("s0".to_string(), rows)]);
+            let tiling = solve(&m, &values, &chip).unwrap();
+            if keeps_table(tiling.key) {
+                // The table once per block, the ids and the result once: no more than
+                // picking every row from GM.
+                let picking = rows * (64 * 4 + 4 + 64 * 4);
+                let moved = m.gm_bytes(&tiling).unwrap();
+                assert!(moved <= picking, "{rows}: {moved} > {picking}: {tiling:?}");
+            }
+            match rows {
+                48 => assert!(!keeps_table(tiling.key), "{tiling:?}"),
+                100_000 => assert!(keeps_table(tiling.key), "{tiling:?}"),
+                _ => {}
+            }
+        }
     }
 }

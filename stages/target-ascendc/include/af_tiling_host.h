@@ -17,6 +17,8 @@
 //   + MTE2 cycles of the loads hoisted out of the tile loop (once per block)
 //   + MTE2 cycles of the resident loads times ChunkReloads (per chunk in chunk-major
 //     cases, per looped position in outer-resident ones);
+//   a case keeping gather tables in UB skips a tile whose block picks fewer bytes from
+//   them (per x pick_bytes) than the tables hold (table_bytes);
 //   least cost wins, ties keep the larger tile and then the lower case key.
 //   A cross-core case (cc_chunk set) instead shares each row group's ceil(S/t) chunks
 //   among CrossCoreSplit parts (one block each): cost = BlockCycles(1, 1, chunks per
@@ -88,6 +90,10 @@ struct CaseModel {
     Work (*cc_combine)(const int64_t* sym, int64_t t);
     Work (*cc_batch)(const int64_t* sym, int64_t t);  // the DMAs of one batch of kCrossCoreBatch partials
     Work (*cc_fin)(const int64_t* sym, int64_t t);
+    // Cases keeping gather tables in UB (null otherwise): the tables' bytes and the bytes
+    // the gathers pick per tile; a tile qualifies when a block picks at least the tables.
+    int64_t (*table_bytes)(const int64_t* sym, int64_t t);
+    int64_t (*pick_bytes)(const int64_t* sym, int64_t t);
 };
 
 struct Solution {
@@ -294,6 +300,9 @@ inline Solution Solve(const CaseModel* cases, int count, const int64_t* sym, con
                 const int64_t per = ceil_div(tiles, bd);
                 bd = ceil_div(tiles, per);
                 if (bd < 1) bd = 1;
+                // Tables in UB only where a block picks at least their bytes
+                // (autofuse_tiling::tiling::CaseModel::keeps_tables_for).
+                if (c.table_bytes != nullptr && c.table_bytes(sym, tt) > per * c.pick_bytes(sym, tt)) continue;
                 const Work w = c.work(sym, tt);
                 const int64_t mte2 = Mte2Cycles(w, chip);
                 const int64_t vec = VecCycles(w, chip);

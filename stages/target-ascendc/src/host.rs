@@ -142,7 +142,8 @@ fn host_source(input: &KernelInput, name: &str) -> String {
 }
 
 /// A case's model as C++ functions of the symbols (and the tile): split size, outer
-/// extent, UB bytes, and the cost terms (with the cross-core phases' when it has them).
+/// extent, UB bytes, the GM bytes of its gather tables in UB and of their picks when it
+/// keeps some, and the cost terms (with the cross-core phases' when it has them).
 fn case_functions(model: &TilingModel, case: &CaseModel) -> String {
     let mut c = String::new();
     let k = case.key;
@@ -183,6 +184,19 @@ fn case_functions(model: &TilingModel, case: &CaseModel) -> String {
             ("CcFin", &cc.fin),
         ]);
     }
+    if let Some(tables) = &case.tables {
+        for (function, e) in [
+            ("TableBytes", &tables.table_bytes),
+            ("PickBytes", &tables.pick_bytes),
+        ] {
+            let _ = writeln!(
+                c,
+                "int64_t Case{k}{function}(const int64_t* sym, int64_t t) {{\n    (void)sym;\n    (void)t;\n{}    return {};\n}}",
+                locals(model, tv),
+                cx(model, e)
+            );
+        }
+    }
     for (function, w) in works {
         let _ = writeln!(
             c,
@@ -216,8 +230,18 @@ fn case_table(model: &TilingModel, name: &str) -> String {
             } else {
                 String::new()
             };
+            // Last in the struct, so cases without tables in UB list neither them nor
+            // (when not cross-core) the cross-core phases.
+            let tables = match (&cs.tables, &cs.cross_core) {
+                (None, _) => String::new(),
+                (Some(_), Some(_)) => format!(", Case{k}TableBytes, Case{k}PickBytes", k = cs.key),
+                (Some(_), None) => format!(
+                    ", nullptr, nullptr, nullptr, nullptr, nullptr, Case{k}TableBytes, Case{k}PickBytes",
+                    k = cs.key
+                ),
+            };
             format!(
-                "    {{{k}, {a}, {r}, Case{k}Split, Case{k}Outer, Case{k}Ub, Case{k}Work, Case{k}Once, {m}, Case{k}Chunk{cc}}},",
+                "    {{{k}, {a}, {r}, Case{k}Split, Case{k}Outer, Case{k}Ub, Case{k}Work, Case{k}Once, {m}, Case{k}Chunk{cc}{tables}}},",
                 k = cs.key,
                 a = cs.tile_align,
                 r = i32::from(cs.reduce_split),
