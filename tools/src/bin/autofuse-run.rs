@@ -408,19 +408,21 @@ fn compile(
         || run::prepare_module_with(context, text, path, options, dump_dir.is_some()),
     )?;
     if let Some(dir) = dump_dir {
-        let dump = progress.step(
-            &format!("drawing the fusion in {dir}"),
-            || match &snapshot {
-                Some(snapshot) => dump_fusion::draw(snapshot, path, Path::new(dir)),
-                None => dump_fusion::dump_fusion(
-                    context,
-                    text,
-                    path,
-                    &dump_fusion::DumpPipeline::standard(&options.target),
-                    Path::new(dir),
-                ),
-            },
-        )?;
+        // With passes: its plain line names none unless the dump compiles on its own.
+        let dump =
+            progress.step_with_passes(
+                &format!("drawing the fusion in {dir}"),
+                || match &snapshot {
+                    Some(snapshot) => dump_fusion::draw(snapshot, path, Path::new(dir)),
+                    None => dump_fusion::dump_fusion(
+                        context,
+                        text,
+                        path,
+                        &dump_fusion::DumpPipeline::standard(&options.target),
+                        Path::new(dir),
+                    ),
+                },
+            )?;
         if !dump.svg {
             eprintln!("autofuse-run: warning: --dump-fusion wrote DOT only: Graphviz's dot is not on PATH (scripts/setup.sh installs graphviz)");
         }
