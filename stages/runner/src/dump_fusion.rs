@@ -938,4 +938,36 @@ mod tests {
         assert_eq!(code_of("AF-NF0 x"), None);
         assert_eq!(code_of("note"), None);
     }
+
+    #[test]
+    fn the_dump_takes_the_users_passes_and_fuse_options() {
+        let text = "builtin.module(infer-symbolic-shapes,lower-to-ascir{remarks=false},fuse{max-inputs=2},schedule)";
+        let p = DumpPipeline::of_pipeline(text, "ascend910b")
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            p.before_fuse,
+            "infer-symbolic-shapes,lower-to-ascir{remarks=false}"
+        );
+        assert_eq!(p.fuse_options, "max-inputs=2 target=ascend910b");
+        assert_eq!(p.target, "ascend910b");
+        // fuse's own target wins over the default.
+        let p = DumpPipeline::of_pipeline("fuse{target=ascend950}", "ascend910b")
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (p.before_fuse.as_str(), p.target.as_str()),
+            ("", "ascend950")
+        );
+        assert_eq!(p.fuse_options, "target=ascend950");
+        // No fuse: the caller takes the standard pipeline.
+        assert_eq!(
+            DumpPipeline::of_pipeline("infer-symbolic-shapes", "x"),
+            Ok(None)
+        );
+        assert_eq!(
+            DumpPipeline::standard("ascend910b").before_fuse,
+            crate::FRONT_PIPELINE
+        );
+    }
 }
