@@ -39,6 +39,19 @@ pub fn parse_operation<'c>(
     }
 }
 
+/// A deep copy of `module` in the same context (MLIR's operation clone): a snapshot of
+/// a compile between two pipeline runs.
+pub fn clone_module<'c>(module: &melior::ir::Module<'c>) -> Option<melior::ir::Module<'c>> {
+    // SAFETY: the clone is a new operation owned by the returned module, in the context
+    // of the original.
+    let copy = unsafe {
+        melior::ir::Operation::from_raw(mlir_sys::mlirOperationClone(
+            module.as_operation().to_raw(),
+        ))
+    };
+    melior::ir::Module::from_operation(copy)
+}
+
 /// Redirects every use of `old` to `new`.
 pub fn replace_all_uses(old: Value, new: Value) {
     // SAFETY: both values are live (borrowed) IR values of the same context.

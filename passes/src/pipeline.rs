@@ -13,7 +13,9 @@ use melior::{
     pass::{create_external, ExternalPass, OperationPassManager, RunExternalPass},
     ContextRef,
 };
+use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// One parsed element of a pipeline.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -26,6 +28,70 @@ pub enum Element {
         anchor: String,
         elements: Vec<Element>,
     },
+}
+
+impl fmt::Display for Element {
+    /// The element as pipeline text: `name{options}` or `anchor(element,...)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Element::Pass { name, options } if options.is_empty() => write!(f, "{name}"),
+            Element::Pass { name, options } => write!(f, "{name}{{{options}}}"),
+            Element::Nested { anchor, elements } => {
+                write!(f, "{anchor}(")?;
+                for (i, e) in elements.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, ",")?;
+                    }
+                    write!(f, "{e}")?;
+                }
+                write!(f, ")")
+            }
+        }
+    }
+}
+
+/// The elements of a pipeline's module level: inside `builtin.module(...)` (or
+/// `any(...)`) when the text is anchored, else the elements themselves.
+pub fn module_elements(elements: Vec<Element>) -> Vec<Element> {
+    match elements.as_slice() {
+        [Element::Nested { anchor, .. }] if anchor == "builtin.module" || anchor == "any" => {
+            match elements.into_iter().next() {
+                Some(Element::Nested { elements, .. }) => elements,
+                _ => Vec::new(),
+            }
+        }
+        _ => elements,
+    }
+}
+
+/// Told the name of each autofuse pass as it starts (a tool's progress display).
+type PassObserver = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// The observer of the running pipelines, if any.
+static PASS_OBSERVER: Mutex<Option<PassObserver>> = Mutex::new(None);
+
+/// Runs `work` with `observer` told the name of every autofuse pass that starts
+/// meanwhile (upstream passes run inside MLIR and are not seen). The previous observer
+/// is restored afterwards.
+pub fn with_pass_observer<T>(observer: PassObserver, work: impl FnOnce() -> T) -> T {
+    let previous = PASS_OBSERVER
+        .lock()
+        .map(|mut slot| slot.replace(observer))
+        .unwrap_or(None);
+    let result = work();
+    if let Ok(mut slot) = PASS_OBSERVER.lock() {
+        *slot = previous;
+    }
+    result
+}
+
+/// Tells the observer that pass `name` starts.
+fn notify_pass_start(name: &str) {
+    // Cloned out of the lock: the observer may take its time (it draws).
+    let observer = PASS_OBSERVER.lock().ok().and_then(|slot| slot.clone());
+    if let Some(observer) = observer {
+        observer(name);
+    }
 }
 
 /// Whether our passes run the Rust verifier after themselves (`--verify-each`).
@@ -158,6 +224,7 @@ impl<'c> RunExternalPass<'c> for Adapter {
     fn initialize(&mut self, _context: ContextRef<'c>) {}
 
     fn run(&mut self, operation: OperationRef<'c, '_>, pass: ExternalPass<'_>) {
+        notify_pass_start(self.info.argument);
         // One cache of printed attributes serves the pass and the verification after it.
         let ok = autofuse_mlir::extract::with_print_cache(|| {
             let mut ok = (self.info.run)(operation, &self.options).is_ok();
@@ -249,13 +316,7 @@ pub fn check(text: &str) -> Result<(), String> {
 /// Adds a whole `--pass-pipeline` string (with or without the `builtin.module(...)`
 /// anchor) to the root pass manager.
 pub fn add_pipeline(root: &OperationPassManager, text: &str) -> Result<(), String> {
-    let elements = parse(text)?;
-    match elements.as_slice() {
-        [Element::Nested { anchor, elements }] if anchor == "builtin.module" || anchor == "any" => {
-            add_elements(root, "builtin.module", elements)
-        }
-        _ => add_elements(root, "builtin.module", &elements),
-    }
+    add_elements(root, "builtin.module", &module_elements(parse(text)?))
 }
 
 #[cfg(test)]
@@ -292,6 +353,16 @@ mod tests {
                 ]
             }]
         );
+    }
+
+    #[test]
+    fn elements_print_back_as_pipeline_text() {
+        let text = "fuse{max-rounds=3 a='x,y'},func.func(cse,canonicalize),symbol-dce";
+        let elements = module_elements(parse(&format!("builtin.module({text})")).unwrap());
+        let printed: Vec<String> = elements.iter().map(ToString::to_string).collect();
+        assert_eq!(printed.join(","), text);
+        // Unanchored text is its own module level.
+        assert_eq!(module_elements(parse(text).unwrap()), elements);
     }
 
     #[test]

@@ -52,8 +52,10 @@ func.func @concat_concat(%x: tensor<4x3xf32>, %y: tensor<4x5xf32>, %z: tensor<4x
 // CHECK: "ascend.concat"(%arg0, %arg1) {axis = 1 : i64}
 // CHECK: "ascend.concat"
 func.func @two_axes(%x: tensor<4x3x8xf32>, %y: tensor<4x5x8xf32>, %z: tensor<4x8x2xf32>) -> tensor<4x8x10xf32> {
+  // expected-remark@+2 {{AF-NF012 lifted: autofuse_pointwise_0_Concat lifted back to ascend.concat}}
   // expected-remark@+1 {{AF-NF009 concat-pattern: autofuse_pointwise_0_Concat and autofuse_pointwise_1_Concat not fused: the fused kernel would concatenate along two axes}}
   %0 = "ascend.concat"(%x, %y) {axis = 1 : i64} : (tensor<4x3x8xf32>, tensor<4x5x8xf32>) -> tensor<4x8x8xf32>
+  // expected-remark@+2 {{AF-NF012 lifted: autofuse_pointwise_1_Concat lifted back to ascend.concat}}
   // expected-remark@+1 {{AF-NF009 concat-pattern}}
   %1 = "ascend.concat"(%0, %z) {axis = 2 : i64} : (tensor<4x8x8xf32>, tensor<4x8x2xf32>) -> tensor<4x8x10xf32>
   return %1 : tensor<4x8x10xf32>
@@ -70,8 +72,10 @@ func.func @two_axes(%x: tensor<4x3x8xf32>, %y: tensor<4x5x8xf32>, %z: tensor<4x8
 func.func @concat_reduce(%x: tensor<4x3xf32>, %y: tensor<4x5xf32>, %z: tensor<4x6xf32>, %w: tensor<4x5xf32>) -> (tensor<4x1xf32>, tensor<4x6xf32>) {
   %0 = "ascend.concat"(%x, %y) {axis = 1 : i64} : (tensor<4x3xf32>, tensor<4x5xf32>) -> tensor<4x8xf32>
   %1 = "ascend.reduce_sum"(%0) {axes = [1], keep_dims = true} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+  // expected-remark@+2 {{AF-NF012 lifted: autofuse_reduce_2_ReduceMax lifted back to ascend.reduce_max}}
   // expected-remark@+1 {{AF-NF009 concat-pattern: autofuse_reduce_2_ReduceMax and autofuse_pointwise_3_Concat not fused: autofuse_reduce_2_ReduceMax holds a reduction (a concat fuses only with reducing consumers)}}
   %2 = "ascend.reduce_max"(%z) {axes = [1], keep_dims = true} : (tensor<4x6xf32>) -> tensor<4x1xf32>
+  // expected-remark@+2 {{AF-NF012 lifted: autofuse_pointwise_3_Concat lifted back to ascend.concat}}
   // expected-remark@+1 {{AF-NF009 concat-pattern}}
   %3 = "ascend.concat"(%2, %w) {axis = 1 : i64} : (tensor<4x1xf32>, tensor<4x5xf32>) -> tensor<4x6xf32>
   return %1, %3 : tensor<4x1xf32>, tensor<4x6xf32>
@@ -116,8 +120,10 @@ func.func @producer_broadcast(%x: tensor<4x3xf32>, %b: tensor<3xf32>, %y: tensor
 // CHECK: "ascend.concat"
 // CHECK: "ascend.exp"
 func.func @siblings(%x: tensor<4x3xf32>, %y: tensor<4x5xf32>) -> (tensor<4x8xf32>, tensor<4x3xf32>) {
+  // expected-remark@+2 {{AF-NF012 lifted: autofuse_pointwise_0_Concat lifted back to ascend.concat}}
   // expected-remark@+1 {{AF-NF009 concat-pattern: autofuse_pointwise_0_Concat and autofuse_pointwise_1_Exp not fused: a concat fuses only vertically (producer to consumer)}}
   %0 = "ascend.concat"(%x, %y) {axis = 1 : i64} : (tensor<4x3xf32>, tensor<4x5xf32>) -> tensor<4x8xf32>
+  // expected-remark@+2 {{AF-NF012 lifted: autofuse_pointwise_1_Exp lifted back to ascend.exp}}
   // expected-remark@+1 {{AF-NF009 concat-pattern}}
   %1 = "ascend.exp"(%x) : (tensor<4x3xf32>) -> tensor<4x3xf32>
   return %0, %1 : tensor<4x8xf32>, tensor<4x3xf32>

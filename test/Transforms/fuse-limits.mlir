@@ -9,6 +9,7 @@ func.func @size_cap(%x: tensor<8xf32>) -> tensor<8xf32> {
   // expected-remark@+1 {{AF-NF003 size-cap: autofuse_pointwise_0_Exp_Abs and autofuse_pointwise_2_Neg not fused: 3 ops together (max-fusion-size is 2)}}
   %0 = "ascend.exp"(%x) : (tensor<8xf32>) -> tensor<8xf32>
   %1 = "ascend.abs"(%0) : (tensor<8xf32>) -> tensor<8xf32>
+  // expected-remark@+2 {{AF-NF012 lifted: autofuse_pointwise_2_Neg lifted back to ascend.neg}}
   // expected-remark@+1 {{AF-NF003 size-cap}}
   %2 = "ascend.neg"(%1) : (tensor<8xf32>) -> tensor<8xf32>
   return %2 : tensor<8xf32>
@@ -21,8 +22,10 @@ func.func @size_cap(%x: tensor<8xf32>) -> tensor<8xf32> {
 // CHECK: "ascend.add"
 // CHECK: "ascend.mul"
 func.func @input_cap(%x: tensor<8xf32>, %y: tensor<8xf32>, %z: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-remark@+2 {{AF-NF012 lifted: autofuse_pointwise_0_Add lifted back to ascend.add}}
   // expected-remark@+1 {{AF-NF004 input-cap: autofuse_pointwise_0_Add and autofuse_pointwise_1_Mul not fused: 3 inputs together (max-inputs is 2)}}
   %0 = "ascend.add"(%x, %y) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  // expected-remark@+2 {{AF-NF012 lifted: autofuse_pointwise_1_Mul lifted back to ascend.mul}}
   // expected-remark@+1 {{AF-NF004 input-cap}}
   %1 = "ascend.mul"(%0, %z) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
   return %1 : tensor<8xf32>
@@ -37,9 +40,12 @@ func.func @input_cap(%x: tensor<8xf32>, %y: tensor<8xf32>, %z: tensor<8xf32>) ->
 // CHECK: "ascend.sqrt"
 // CHECK: "ascend.abs"
 func.func @peak_memory(%x: tensor<8xf32>, %y: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {
+  // expected-remark@+2 {{AF-NF012 lifted: autofuse_pointwise_0_Exp lifted back to ascend.exp}}
   // expected-remark@+1 {{AF-NF007 peak-memory: autofuse_pointwise_0_Exp and autofuse_pointwise_2_Abs not fused: siblings 2 ops apart (max-proximity is 1)}}
   %0 = "ascend.exp"(%x) : (tensor<8xf32>) -> tensor<8xf32>
+  // expected-remark@+1 {{AF-NF012 lifted: autofuse_pointwise_1_Sqrt lifted back to ascend.sqrt}}
   %1 = "ascend.sqrt"(%y) : (tensor<8xf32>) -> tensor<8xf32>
+  // expected-remark@+2 {{AF-NF012 lifted: autofuse_pointwise_2_Abs lifted back to ascend.abs}}
   // expected-remark@+1 {{AF-NF007 peak-memory}}
   %2 = "ascend.abs"(%x) : (tensor<8xf32>) -> tensor<8xf32>
   return %0, %1, %2 : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>

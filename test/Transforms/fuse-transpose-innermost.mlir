@@ -43,6 +43,7 @@ func.func @exp_transpose_add(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>) -> tensor
 // CHECK: "ascend.exp"
 // CHECK: call @autofuse_pointwise_1_Abs_Transpose_Add
 func.func @producer_returned(%x: tensor<?x40xf32>, %y: tensor<40x?xf32>) -> (tensor<?x40xf32>, tensor<40x?xf32>) {
+  // expected-remark@+2 {{AF-NF012 lifted: autofuse_pointwise_0_Exp lifted back to ascend.exp}}
   // expected-remark@+1 {{AF-NF008 transpose-pattern: autofuse_pointwise_0_Exp and autofuse_pointwise_1_Abs_Transpose_Add not fused: the fused kernel would store value %3 with a transposed GM view (only loads transpose)}}
   %0 = "ascend.exp"(%x) : (tensor<?x40xf32>) -> tensor<?x40xf32>
   // expected-remark@+1 {{AF-NF008 transpose-pattern: autofuse_pointwise_0_Exp and autofuse_pointwise_1_Abs_Transpose_Add not fused: the fused kernel would store value %3 with a transposed GM view (only loads transpose)}}
@@ -59,8 +60,10 @@ func.func @producer_returned(%x: tensor<?x40xf32>, %y: tensor<40x?xf32>) -> (ten
 // CHECK: "ascend.transpose"(%arg0) {perm = [0, 2, 1]}
 // CHECK: "ascend.reduce_sum"
 func.func @transpose_reduce(%x: tensor<4x6x24xf16>) -> tensor<4x24x1xf16> {
+  // expected-remark@+2 {{AF-NF012 lifted: autofuse_pointwise_0_Transpose lifted back to ascend.transpose}}
   // expected-remark@+1 {{AF-NF008 transpose-pattern: autofuse_pointwise_0_Transpose and autofuse_reduce_1_ReduceSum not fused: autofuse_reduce_1_ReduceSum holds a reduction (a transpose fuses only with pointwise ops)}}
   %0 = "ascend.transpose"(%x) {perm = [0, 2, 1]} : (tensor<4x6x24xf16>) -> tensor<4x24x6xf16>
+  // expected-remark@+2 {{AF-NF012 lifted: autofuse_reduce_1_ReduceSum lifted back to ascend.reduce_sum}}
   // expected-remark@+1 {{AF-NF008 transpose-pattern: autofuse_pointwise_0_Transpose and autofuse_reduce_1_ReduceSum not fused: autofuse_reduce_1_ReduceSum holds a reduction (a transpose fuses only with pointwise ops)}}
   %1 = "ascend.reduce_sum"(%0) {axes = [2], keep_dims = true} : (tensor<4x24x6xf16>) -> tensor<4x24x1xf16>
   return %1 : tensor<4x24x1xf16>

@@ -50,8 +50,10 @@ func.func @strided_transpose_reduce(%x: tensor<4x6x20xf32>, %b: tensor<20xf32>) 
 // CHECK: "ascend.transpose"(%arg0) {perm = [1, 0]}
 // CHECK: "ascend.reduce_sum"
 func.func @transpose_reduce(%x: tensor<16x24xf32>) -> tensor<24x1xf32> {
+  // expected-remark@+2 {{AF-NF012 lifted: autofuse_pointwise_0_Transpose lifted back to ascend.transpose}}
   // expected-remark@+1 {{AF-NF008 transpose-pattern: autofuse_pointwise_0_Transpose and autofuse_reduce_1_ReduceSum not fused: autofuse_reduce_1_ReduceSum holds a reduction (a transpose fuses only with pointwise ops)}}
   %0 = "ascend.transpose"(%x) {perm = [1, 0]} : (tensor<16x24xf32>) -> tensor<24x16xf32>
+  // expected-remark@+2 {{AF-NF012 lifted: autofuse_reduce_1_ReduceSum lifted back to ascend.reduce_sum}}
   // expected-remark@+1 {{AF-NF008 transpose-pattern}}
   %1 = "ascend.reduce_sum"(%0) {axes = [1], keep_dims = true} : (tensor<24x16xf32>) -> tensor<24x1xf32>
   return %1 : tensor<24x1xf32>
@@ -64,8 +66,10 @@ func.func @transpose_reduce(%x: tensor<16x24xf32>) -> tensor<24x1xf32> {
 // CHECK: "ascend.transpose"(%arg0) {perm = [1, 0]}
 // CHECK: "ascend.add"
 func.func @transpose_broadcast(%x: tensor<16x24xf32>, %b: tensor<16xf32>) -> tensor<24x16xf32> {
+  // expected-remark@+2 {{AF-NF012 lifted: autofuse_pointwise_0_Transpose lifted back to ascend.transpose}}
   // expected-remark@+1 {{AF-NF008 transpose-pattern: autofuse_pointwise_0_Transpose and autofuse_pointwise_1_Add not fused: autofuse_pointwise_1_Add broadcasts (a transpose does not fuse with broadcasts)}}
   %0 = "ascend.transpose"(%x) {perm = [1, 0]} : (tensor<16x24xf32>) -> tensor<24x16xf32>
+  // expected-remark@+2 {{AF-NF012 lifted: autofuse_pointwise_1_Add lifted back to ascend.add}}
   // expected-remark@+1 {{AF-NF008 transpose-pattern}}
   %1 = "ascend.add"(%0, %b) : (tensor<24x16xf32>, tensor<16xf32>) -> tensor<24x16xf32>
   return %1 : tensor<24x16xf32>
@@ -78,8 +82,10 @@ func.func @transpose_broadcast(%x: tensor<16x24xf32>, %b: tensor<16xf32>) -> ten
 // CHECK: "ascend.transpose"
 // CHECK: "ascend.exp"
 func.func @siblings(%x: tensor<16x24xf32>) -> (tensor<24x16xf32>, tensor<16x24xf32>) {
+  // expected-remark@+2 {{AF-NF012 lifted: autofuse_pointwise_0_Transpose lifted back to ascend.transpose}}
   // expected-remark@+1 {{AF-NF008 transpose-pattern: autofuse_pointwise_0_Transpose and autofuse_pointwise_1_Exp not fused: a transpose fuses only vertically (producer to consumer)}}
   %0 = "ascend.transpose"(%x) {perm = [1, 0]} : (tensor<16x24xf32>) -> tensor<24x16xf32>
+  // expected-remark@+2 {{AF-NF012 lifted: autofuse_pointwise_1_Exp lifted back to ascend.exp}}
   // expected-remark@+1 {{AF-NF008 transpose-pattern}}
   %1 = "ascend.exp"(%x) : (tensor<16x24xf32>) -> tensor<16x24xf32>
   return %0, %1 : tensor<24x16xf32>, tensor<16x24xf32>

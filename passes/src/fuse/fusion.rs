@@ -43,7 +43,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
-/// The rules a candidate pair must pass, one stable reason code each.
+/// The rules a candidate pair must pass, one stable reason code each; and `Lifted`, the
+/// code of a kernel lifting turned back into its op (not a refused pair: it explains the
+/// GM edges of the lifted op, which no pair's refusal may cover).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Rule {
     NoSharedBuffer,
@@ -57,10 +59,11 @@ pub enum Rule {
     ConcatPattern,
     KindDisabled,
     Unschedulable,
+    Lifted,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 11] = [
+    pub const ALL: [Rule; 12] = [
         Rule::NoSharedBuffer,
         Rule::Cycle,
         Rule::SizeCap,
@@ -72,6 +75,7 @@ impl Rule {
         Rule::ConcatPattern,
         Rule::KindDisabled,
         Rule::Unschedulable,
+        Rule::Lifted,
     ];
 
     pub fn code(self) -> &'static str {
@@ -87,6 +91,7 @@ impl Rule {
             Rule::ConcatPattern => "AF-NF009",
             Rule::KindDisabled => "AF-NF010",
             Rule::Unschedulable => "AF-NF011",
+            Rule::Lifted => "AF-NF012",
         }
     }
 
@@ -103,6 +108,7 @@ impl Rule {
             Rule::ConcatPattern => "concat-pattern",
             Rule::KindDisabled => "kind-disabled",
             Rule::Unschedulable => "unschedulable",
+            Rule::Lifted => "lifted",
         }
     }
 
@@ -151,6 +157,12 @@ impl Rule {
                  chip (the detail is the schedule's own reason, which it would otherwise give \
                  as remark AF-SC001 and leave the kernel to the interpreter); two kernels the \
                  schedule expresses alone stay two kernels rather than become one it cannot"
+            }
+            Rule::Lifted => {
+                "a kernel left with fewer than 2 compute ops (GE's kMinComputeNodes; views do \
+                 not count) goes back to its `ascend` op (option `lifting`): a view moves no \
+                 data as an op, and one compute op gains no GM round trip from a loop nest of \
+                 its own; its edges go through GM as the op's"
             }
             Rule::ConcatPattern => {
                 "a kernel holding a concat fuses only vertically with pointwise producers and \

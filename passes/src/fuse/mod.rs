@@ -15,7 +15,8 @@
 //!    reordered topologically where a fused call must move).
 //! 4. Lifting (option `lifting`): a kernel with fewer than 2 compute ops (view ops such
 //!    as reshape do not count) goes back to its original `ascend` ops, as GE rolls back
-//!    AscBackends with fewer than `kMinComputeNodes` = 2 compute nodes.
+//!    AscBackends with fewer than `kMinComputeNodes` = 2 compute nodes; each lifted op
+//!    gets the remark `AF-NF012 lifted` saying why (the code of its GM edges).
 //! 5. Emits a remark `AF-NF0xx <slug>` at both kernels of every refused pair that did
 //!    not end up in one kernel anyway; records size equalities decided on hints as
 //!    `expect` guards in `ascend.guards`; adds statistics; writes the JSON report
@@ -64,7 +65,7 @@ pub const PASS: PassInfo = PassInfo {
                   their loop axes by symbolic size, merge their TilingGroups and give a kernel the schedule \
                   can express on the target chip. Refused pairs get remarks \
                   AF-NF001..AF-NF011 (docs/fusion.md). \
-                  Kernels left with one op are lifted back to the ascend op.",
+                  Kernels left with one op are lifted back to the ascend op (remark AF-NF012).",
     options: &[
         OptionInfo {
             name: "max-fusion-size",
@@ -114,7 +115,7 @@ pub const PASS: PassInfo = PassInfo {
             name: "remarks",
             kind: "bool",
             default: "true",
-            help: "emit a remark for every refused pair",
+            help: "emit a remark for every refused pair and every lifted kernel",
         },
         OptionInfo {
             name: "report",
@@ -200,7 +201,6 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
     let mut fusion = ModuleFusion {
         kernels: HashMap::new(),
         calls: HashMap::new(),
-        names: BTreeSet::new(),
         fresh: 0,
         totals: Totals {
             gm_known: true,
@@ -212,6 +212,7 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
         sink: KernelSink {
             body,
             cache: build::SpecCache::new(&module),
+            names: BTreeSet::new(),
         },
         ok: true,
         settings,
@@ -242,8 +243,6 @@ struct ModuleFusion<'c, 'a> {
     /// Calls of each AscGraph from graph functions (the only callers of kernels) not
     /// yet modelled.
     calls: HashMap<String, usize>,
-    /// Every function name of the module, fused kernels' included.
-    names: BTreeSet<String>,
     /// The next kernel number not taken.
     fresh: usize,
     totals: Totals,
@@ -264,7 +263,7 @@ impl<'c, 'a> ModuleFusion<'c, 'a> {
             if let Some(n) = fusion::kernel_number(&name) {
                 self.fresh = self.fresh.max(n + 1);
             }
-            self.names.insert(name.clone());
+            self.sink.names.insert(name.clone());
             if func.has_attribute("ascir.axes") {
                 let graph = diagnostics::or_error(func.location(), read_ascgraph(&func))?;
                 self.kernels.insert(name, graph);
@@ -310,11 +309,16 @@ impl<'c, 'a> ModuleFusion<'c, 'a> {
         let mut env = shape_env(&func, &model);
         let guards_before = env.guards().len();
         let mut plan = fusion::plan(&model, &self.settings.limits, &mut env, &mut self.fresh);
-        let unfused = if self.settings.lifting {
+        let split = if self.settings.lifting {
             unfuse_for_lifting(&mut plan, &model)
         } else {
             Vec::new()
         };
+        let split_from: HashMap<usize, String> = split
+            .iter()
+            .flat_map(|(name, units)| units.iter().map(move |&u| (u, name.clone())))
+            .collect();
+        let unfused: Vec<String> = split.into_iter().map(|(name, _)| name).collect();
         let traffic = fusion::traffic(&model, &plan);
         if self.settings.remarks {
             emit_remarks(&plan, &extracted);
@@ -325,8 +329,8 @@ impl<'c, 'a> ModuleFusion<'c, 'a> {
             &extracted,
             &model,
             &plan,
-            &mut self.names,
             &self.settings,
+            &split_from,
         ) {
             Ok(outcome) => Outcome { unfused, ..outcome },
             Err(message) => {
@@ -388,8 +392,8 @@ impl<'c, 'a> ModuleFusion<'c, 'a> {
 
 /// Splits again the fused kernels GE would lift (fewer than 2 compute nodes: view ops
 /// and one compute op) when each member can be lifted: they go back to their original
-/// ops. The names of the kernels split.
-fn unfuse_for_lifting(plan: &mut Plan, model: &FuncModel) -> Vec<String> {
+/// ops. The names of the kernels split, each with its member units.
+fn unfuse_for_lifting(plan: &mut Plan, model: &FuncModel) -> Vec<(String, Vec<usize>)> {
     let mut unfused = Vec::new();
     for index in (0..plan.kernels.len()).rev() {
         let kernel = &plan.kernels[index];
@@ -403,7 +407,7 @@ fn unfuse_for_lifting(plan: &mut Plan, model: &FuncModel) -> Vec<String> {
             && fusion::compute_op_count(&kernel.kernel.graph) < fusion::MIN_COMPUTE_OPS
             && liftable
         {
-            unfused.push(kernel.kernel.graph.name.clone());
+            unfused.push((kernel.kernel.graph.name.clone(), kernel.members.clone()));
             plan.unfuse(index, model);
         }
     }
@@ -618,14 +622,45 @@ fn emit_remarks(plan: &Plan, extracted: &ExtractedGraph) {
 struct Outcome {
     /// Names of the kernels in the result (fused ones renamed if needed), by plan index.
     names: Vec<String>,
-    /// Plan indices of kernels lifted back to graph ops, with the op.
-    lifted: BTreeMap<usize, String>,
+    /// Plan indices of kernels lifted back to graph ops, with the op and why.
+    lifted: BTreeMap<usize, LiftedKernel>,
     /// Plan indices of kernels that could not be lifted, with why.
     kept: BTreeMap<usize, String>,
     /// AscGraphs whose calls this pass removed.
     retired: Vec<String>,
     /// Fused kernels split again to be lifted (too few compute ops).
     unfused: Vec<String>,
+}
+
+/// A kernel lifting turned back into its op.
+struct LiftedKernel {
+    /// The `ascend` op it became.
+    op: String,
+    /// Why (the detail of its `AF-NF012` remark).
+    detail: String,
+}
+
+/// Why kernel `graph` is lifted back to its op (`split_from`: the fused kernel it was a
+/// member of, split again because that one held fewer than 2 compute ops).
+fn lift_detail(graph: &AscGraph, split_from: Option<&String>) -> String {
+    let what = if fusion::compute_op_count(graph) == 0 {
+        "no compute op: a view moves no data as a graph op, while a kernel of its own \
+         would copy it through UB"
+            .to_string()
+    } else {
+        format!(
+            "one compute op, fewer than the {} of a kernel (GE's kMinComputeNodes): \
+             as its op it runs as a library kernel",
+            fusion::MIN_COMPUTE_OPS
+        )
+    };
+    match split_from {
+        Some(fused) => format!(
+            "{what}; split again from {fused}, which had fewer than {} compute ops",
+            fusion::MIN_COMPUTE_OPS
+        ),
+        None => what,
+    }
 }
 
 /// An SSA value of the extracted function.
@@ -642,10 +677,13 @@ fn value_of<'c, 'a>(
     }
 }
 
-/// Where fused kernels go: the module body, with the texts already parsed for it.
+/// Where fused kernels go: the module body, with the texts already parsed for it and
+/// the names taken.
 struct KernelSink<'c, 'a> {
     body: BlockRef<'c, 'a>,
     cache: build::SpecCache<'c>,
+    /// Every function name of the module, fused kernels' included.
+    names: BTreeSet<String>,
 }
 
 /// Rewrites one function to its plan: appends the fused AscGraphs, replaces their
@@ -656,8 +694,8 @@ fn rewrite<'c, 'a>(
     extracted: &ExtractedGraph<'c, 'a>,
     model: &FuncModel,
     plan: &Plan,
-    names: &mut BTreeSet<String>,
     settings: &Settings,
+    split_from: &HashMap<usize, String>,
 ) -> Result<Outcome, String> {
     let mut outcome = Outcome::default();
     let block = func
@@ -677,11 +715,13 @@ fn rewrite<'c, 'a>(
         extracted,
         model,
         plan,
+        split_from,
+        remarks: settings.remarks,
     };
     let fused: Vec<usize> = (0..plan.kernels.len())
         .filter(|&k| plan.kernels[k].members.len() > 1)
         .collect();
-    let locations = site.append_fused_kernels(sink, names, &mut outcome)?;
+    let locations = site.append_fused_kernels(sink, &mut outcome)?;
     if !fused.is_empty() {
         let items = site.program_items(&fused);
         let order = site.item_order(&items)?;
@@ -703,6 +743,10 @@ struct Rewrite<'x, 'c, 'a> {
     extracted: &'x ExtractedGraph<'c, 'a>,
     model: &'x FuncModel,
     plan: &'x Plan,
+    /// Units split from a fused kernel for lifting: that kernel's name.
+    split_from: &'x HashMap<usize, String>,
+    /// Whether a lifted kernel gets its `AF-NF012` remark.
+    remarks: bool,
 }
 
 /// What the ops of a function are reordered as: every unit alone, and every fused
@@ -717,13 +761,12 @@ struct Items {
 }
 
 impl<'c: 'a, 'a> Rewrite<'_, 'c, 'a> {
-    /// Names every kernel of the plan (a fused one after its ops, made unique among
-    /// `names`) and appends each fused AscGraph to the module, located at the fused
+    /// Names every kernel of the plan (a fused one after its ops, made unique among the
+    /// module's names) and appends each fused AscGraph to the module, located at the fused
     /// location of its members. The locations of the fused kernels, by plan index.
     fn append_fused_kernels(
         &self,
         sink: &mut KernelSink<'c, 'a>,
-        names: &mut BTreeSet<String>,
         outcome: &mut Outcome,
     ) -> Result<HashMap<usize, Location<'c>>, String> {
         let mut locations: HashMap<usize, Location> = HashMap::new();
@@ -732,11 +775,11 @@ impl<'c: 'a, 'a> Rewrite<'_, 'c, 'a> {
             if kernel.members.len() > 1 {
                 let base = name.clone();
                 let mut suffix = 1;
-                while names.contains(&name) {
+                while sink.names.contains(&name) {
                     name = format!("{base}_v{suffix}");
                     suffix += 1;
                 }
-                names.insert(name.clone());
+                sink.names.insert(name.clone());
                 for &u in &kernel.members {
                     outcome.retired.push(self.model.units[u].label.clone());
                 }
@@ -989,10 +1032,30 @@ impl<'c: 'a, 'a> Rewrite<'_, 'c, 'a> {
             .build(&lifted.op, &refs, &attrs, &result_ty)
             .map_err(|e| e.0)?;
         let old = op.result(0).map_err(|e| e.to_string())?;
+        let detail = lift_detail(&kernel.kernel.graph, self.split_from.get(&unit));
+        if self.remarks {
+            let rule = fusion::Rule::Lifted;
+            diagnostics::remark(
+                op.location(),
+                format!(
+                    "{} {}: {} lifted back to {}: {detail}",
+                    rule.code(),
+                    rule.slug(),
+                    self.model.units[unit].label,
+                    lifted.op
+                ),
+            );
+        }
         raw::replace_all_uses(old.into(), value);
         raw::erase_op(op);
         outcome.retired.push(self.model.units[unit].label.clone());
-        outcome.lifted.insert(index, lifted.op);
+        outcome.lifted.insert(
+            index,
+            LiftedKernel {
+                op: lifted.op,
+                detail,
+            },
+        );
         Ok(())
     }
 }
@@ -1150,8 +1213,10 @@ fn function_report(
                 "outputs": k.kernel.outputs.len(),
                 "gm_bytes": k.kernel.gm_bytes().map(|b| bytes_json(&b, env)),
             });
-            if let Some(op) = outcome.lifted.get(&i) {
-                entry["lifted_to"] = json!(op);
+            if let Some(lifted) = outcome.lifted.get(&i) {
+                entry["lifted_to"] = json!(lifted.op);
+                entry["lift_code"] = json!(fusion::Rule::Lifted.code());
+                entry["lift_detail"] = json!(lifted.detail);
             }
             if let Some(why) = outcome.kept.get(&i) {
                 entry["not_lifted"] = json!(why);

@@ -1,7 +1,10 @@
 //! `--dump-fusion=DIR`: what `--fuse` did, as pictures.
 //!
-//! Compiles the `ascend` graph through `lower-to-ascir` and `fuse` (with its JSON report)
-//! and writes to DIR:
+//! What `--fuse` did is read from one compile ([`FuseSnapshot`]): the lowering's
+//! remarks, the kernel calls before `fuse`, its JSON report and the module right after
+//! it. `autofuse-run` takes it from its own compile ([`crate::prepare_module_with`]);
+//! `autofuse-opt` compiles for it ([`dump_fusion`]) with the user's pipeline up to its
+//! `fuse` and that pass's options ([`DumpPipeline`]). [`draw`] writes to DIR:
 //! - `<function>.dot` / `.svg`: every graph function after `--fuse`, one colour per
 //!   kernel (the node's title is the kernel's name), boundary ops (ops left outside every
 //!   kernel, drawn as grey boxes) and kernels the schedule cannot express (left to the
@@ -9,15 +12,15 @@
 //!   between a kernel and a boundary op is "unfused" (dashed, `class="unfused"`) and
 //!   labelled with its reason code: the `AF-NF###` refusal of `--fuse` between the two
 //!   kernels, or the boundary op's own code (`AF-LW###` / `AF-DC###`: why lowering left
-//!   it a graph op), `lifted` for a one-op kernel `--fuse` turned back into its op, and
-//!   `view` for a reshape-like op that moves no data;
+//!   it a graph op), or for a one-op kernel `--fuse` turned back into its op, `lifted,`
+//!   and the refusal with the other end, else the code of the lifting (`AF-NF012`);
 //! - `kernel-<n>.dot` / `.svg`: each kernel's AscGraph (its AscIR ops and their edges);
 //! - `summary.txt`: kernels with their ops, boundary ops, and the unfused edges.
 //!
 //! SVG comes from Graphviz's `dot` (Debian package graphviz, installed by
 //! scripts/setup.sh); without it only the DOT files are written and the result says so.
 
-use crate::{run_pipeline_diags, RunOptions};
+use crate::run_pipeline_diags;
 use autofuse_ir::attr::AttrValue;
 use autofuse_ir::graph::{Graph, Node};
 use autofuse_mlir::diagnostics::{self, Diag};
@@ -97,36 +100,187 @@ fn short_op(op: &str) -> &str {
     op.split_once('.').map_or(op, |(_, o)| o)
 }
 
-/// Compiles `text` through `lower-to-ascir` and `fuse` and writes the pictures to `dir`.
+/// The passes a dump of its own runs (`autofuse-opt --dump-fusion`): those before
+/// `fuse`, and `fuse` with its options.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DumpPipeline {
+    /// The pipeline elements before `fuse`, as pipeline text (may be empty).
+    pub before_fuse: String,
+    /// `fuse`'s options as written (without braces); the dump sets `report` itself.
+    pub fuse_options: String,
+    /// The chip whose schedule decides which kernels the interpreter runs (`fuse`'s
+    /// `target`).
+    pub target: String,
+}
+
+impl DumpPipeline {
+    /// The runner's: [`crate::FRONT_PIPELINE`], then `fuse{target=<target>}`.
+    pub fn standard(target: &str) -> DumpPipeline {
+        DumpPipeline {
+            before_fuse: crate::FRONT_PIPELINE.to_string(),
+            fuse_options: format!("target={target}"),
+            target: target.to_string(),
+        }
+    }
+
+    /// The user's pipeline `text` up to its first `fuse` (at module level), with that
+    /// pass's options; `default_target` when they name none. `None` when the pipeline
+    /// has no `fuse`.
+    pub fn of_pipeline(text: &str, default_target: &str) -> Result<Option<DumpPipeline>, String> {
+        use autofuse_passes::pipeline::{module_elements, parse, Element};
+        let elements = module_elements(parse(text)?);
+        let Some(at) = elements
+            .iter()
+            .position(|e| matches!(e, Element::Pass { name, .. } if name == "fuse"))
+        else {
+            return Ok(None);
+        };
+        let Element::Pass { options, .. } = &elements[at] else {
+            return Ok(None);
+        };
+        let info = autofuse_passes::registry::lookup("fuse").ok_or("no fuse pass")?;
+        let parsed = autofuse_passes::options::PassOptions::parse(info, options)?;
+        let target = parsed.get("target").unwrap_or(default_target).to_string();
+        let mut fuse_options = options.clone();
+        if parsed.get("target").is_none() {
+            fuse_options = format!("{fuse_options} target={target}");
+        }
+        let before: Vec<String> = elements[..at].iter().map(ToString::to_string).collect();
+        Ok(Some(DumpPipeline {
+            before_fuse: before.join(","),
+            fuse_options: fuse_options.trim().to_string(),
+            target,
+        }))
+    }
+}
+
+/// Compiles `text` through `pipeline` (the passes before `fuse`, then `fuse` with its
+/// report) and writes the pictures to `dir`.
 pub fn dump_fusion(
     context: &melior::Context,
     text: &[u8],
     source_name: &str,
-    options: &RunOptions,
+    pipeline: &DumpPipeline,
     dir: &Path,
 ) -> Result<FusionDump, String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut module = autofuse_mlir::parse::load_module(context, text, source_name)?;
-    let lowering = run_pipeline_diags(&mut module, crate::FRONT_PIPELINE)?;
-    let boundary_code = boundary_codes(&lowering);
+    let lowering = if pipeline.before_fuse.is_empty() {
+        Vec::new()
+    } else {
+        run_pipeline_diags(&mut module, &pipeline.before_fuse)?
+    };
     let call_at = calls_before_fusion(&module);
-    let decisions = fuse_with_report(&mut module, options)?;
-    let (graphs, kernels) = functions_after_fusion(&module);
-    let interpreted = interpreted_kernels(&mut module, options, &kernels);
-    let kernel_index = number_kernels(&graphs, &kernels);
+    let report = ReportFile::new();
+    let fused = run_pipeline_diags(
+        &mut module,
+        &format!(
+            "fuse{{{} report={}}}",
+            pipeline.fuse_options,
+            report.path.display()
+        ),
+    );
+    let report_text = report.take();
+    fused?;
+    let mut snapshot = FuseSnapshot::new(&lowering, call_at, &report_text, &module)?;
+    if let Ok(diags) = run_pipeline_diags(
+        &mut module,
+        &format!("schedule{{target={}}}", pipeline.target),
+    ) {
+        snapshot.note_schedule(&diags);
+    }
+    draw(&snapshot, source_name, dir)
+}
+
+/// A temporary file for `fuse`'s JSON report, removed when read.
+pub(crate) struct ReportFile {
+    pub(crate) path: PathBuf,
+}
+
+impl ReportFile {
+    pub(crate) fn new() -> ReportFile {
+        ReportFile {
+            path: std::env::temp_dir().join(format!(
+                "autofuse-fusion-report-{}-{}.json",
+                std::process::id(),
+                COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            )),
+        }
+    }
+
+    /// The report's text (empty when `fuse` wrote none); the file is removed.
+    pub(crate) fn take(self) -> String {
+        let text = std::fs::read_to_string(&self.path).unwrap_or_default();
+        let _ = std::fs::remove_file(&self.path);
+        text
+    }
+}
+
+/// What `--fuse` did, read from one compile: the lowering's remarks, the kernel calls
+/// before `fuse`, its JSON report and the module right after it; and which kernels the
+/// schedule left to the interpreter.
+pub struct FuseSnapshot {
+    boundary_code: HashMap<String, String>,
+    call_at: CallsAt,
+    decisions: FusionDecisions,
+    graphs: Vec<KeyedGraph>,
+    kernels: BTreeMap<String, Graph>,
+    interpreted: Vec<(String, String)>,
+}
+
+impl FuseSnapshot {
+    /// `lowering`: the diagnostics of the passes before `fuse`; `call_at`: the kernel
+    /// calls before it ([`calls_before_fusion`]); `report`: its JSON report's text;
+    /// `after_fuse`: the module right after it.
+    pub fn new(
+        lowering: &[Diag],
+        call_at: CallsAt,
+        report: &str,
+        after_fuse: &Module,
+    ) -> Result<FuseSnapshot, String> {
+        let report: serde_json::Value = if report.is_empty() {
+            serde_json::Value::Null
+        } else {
+            serde_json::from_str(report).map_err(|e| format!("the fusion report: {e}"))?
+        };
+        let (graphs, kernels) = functions_after_fusion(after_fuse);
+        Ok(FuseSnapshot {
+            boundary_code: boundary_codes(lowering),
+            call_at,
+            decisions: FusionDecisions::from_report(&report),
+            graphs,
+            kernels,
+            interpreted: Vec::new(),
+        })
+    }
+
+    /// Reads the kernels the schedule cannot express (remark `AF-SC001 @<kernel>`) from
+    /// the diagnostics of the passes after `fuse`.
+    pub fn note_schedule(&mut self, diags: &[Diag]) {
+        for d in diags {
+            if let Some(rest) = d.message.strip_prefix("AF-SC001 @") {
+                let name = rest.split_whitespace().next().unwrap_or_default();
+                let known = self.kernels.contains_key(name);
+                if known && !self.interpreted.iter().any(|(n, _)| n == name) {
+                    self.interpreted.push((name.to_string(), d.message.clone()));
+                }
+            }
+        }
+    }
+}
+
+/// Writes the pictures of `snapshot` to `dir`.
+pub fn draw(snapshot: &FuseSnapshot, source_name: &str, dir: &Path) -> Result<FusionDump, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let facts = FusionFacts {
         source_name,
-        boundary_code,
-        call_at,
-        decisions,
-        kernels,
-        kernel_index,
-        interpreted: interpreted.iter().cloned().collect(),
+        snapshot,
+        kernel_index: number_kernels(&snapshot.graphs, &snapshot.kernels),
+        interpreted: snapshot.interpreted.iter().cloned().collect(),
     };
     let mut dump = FusionDump::default();
     let mut summary = String::new();
     let mut dots: Vec<(String, String)> = Vec::new();
-    for (graph, keys) in &graphs {
+    for (graph, keys) in &snapshot.graphs {
         let drawn = facts.draw_graph(graph, keys);
         summary.push_str(&drawn.summary);
         dump.kernels.extend(drawn.kernels);
@@ -134,11 +288,11 @@ pub fn dump_fusion(
         dump.unfused.extend(drawn.unfused);
         dots.push((sanitize(&graph.name), drawn.dot));
     }
-    for (name, k) in &facts.kernels {
+    for (name, k) in &snapshot.kernels {
         let i = facts.kernel_index[name];
         dots.push((format!("kernel-{i}"), kernel_dot(i, name, k)));
     }
-    dump.interpreted = interpreted;
+    dump.interpreted = snapshot.interpreted.clone();
     dump.svg = which_dot().is_some();
     write_drawings(dir, &dots, &mut dump)?;
     for (name, why) in &dump.interpreted {
@@ -162,10 +316,14 @@ fn boundary_codes(lowering: &[Diag]) -> HashMap<String, String> {
     boundary_code
 }
 
-/// The kernel calls before fusion: location -> label (callee), to find the one-op
-/// kernels `--fuse` lifted back to their op.
-fn calls_before_fusion(module: &Module) -> HashMap<String, String> {
-    let mut call_at: HashMap<String, String> = HashMap::new();
+/// The kernel calls before fusion by location key: the labels (callees) of the calls
+/// at each (ops decomposed from one op share its location).
+pub type CallsAt = HashMap<String, Vec<String>>;
+
+/// The kernel calls of `module` before fusion, to find the one-op kernels `--fuse`
+/// lifted back to their op.
+pub fn calls_before_fusion(module: &Module) -> CallsAt {
+    let mut call_at = CallsAt::new();
     for func in extract::functions(module.body()) {
         if func.has_attribute("ascir.axes") {
             continue;
@@ -173,38 +331,12 @@ fn calls_before_fusion(module: &Module) -> HashMap<String, String> {
         if let Some(ex) = extract::extract_function(func) {
             for (node, op) in ex.graph.nodes.iter().zip(&ex.ops) {
                 if let Some(c) = callee(node) {
-                    call_at.insert(op_key(op), c.to_string());
+                    call_at.entry(op_key(op)).or_default().push(c.to_string());
                 }
             }
         }
     }
     call_at
-}
-
-/// Runs `fuse` with its JSON report (in a temporary file) and reads its decisions.
-fn fuse_with_report(module: &mut Module, options: &RunOptions) -> Result<FusionDecisions, String> {
-    let report_file = std::env::temp_dir().join(format!(
-        "autofuse-fusion-report-{}-{}.json",
-        std::process::id(),
-        COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-    ));
-    let fused = run_pipeline_diags(
-        module,
-        &format!(
-            "fuse{{target={} report={}}}",
-            options.target,
-            report_file.display()
-        ),
-    );
-    let report = std::fs::read_to_string(&report_file).unwrap_or_default();
-    let _ = std::fs::remove_file(&report_file);
-    fused?;
-    let report: serde_json::Value = if report.is_empty() {
-        serde_json::Value::Null
-    } else {
-        serde_json::from_str(&report).map_err(|e| format!("the fusion report: {e}"))?
-    };
-    Ok(FusionDecisions::from_report(&report))
 }
 
 /// What `--fuse` decided, per function of its report.
@@ -215,8 +347,9 @@ struct FusionDecisions {
     /// The refusal code of each pair of final kernels kept apart (the last refused
     /// attempt, as the remarks).
     pair_code: HashMap<(String, String), String>,
-    /// Pre-fusion call label -> the op its one-op kernel was lifted back to.
-    lifted: HashMap<String, String>,
+    /// Pre-fusion call label -> the op its one-op kernel was lifted back to, and the
+    /// reason code of the lifting (`AF-NF012`).
+    lifted: HashMap<String, (String, String)>,
 }
 
 impl FusionDecisions {
@@ -238,7 +371,11 @@ impl FusionDecisions {
                 if let Some(c) = c.as_str() {
                     self.final_of.insert(c.to_string(), name.clone());
                     if let Some(op) = k["lifted_to"].as_str() {
-                        self.lifted.insert(c.to_string(), op.to_string());
+                        // A report without a lift code (older than AF-NF012) leaves the
+                        // lifted op's edges uncoded.
+                        let code = k["lift_code"].as_str().unwrap_or("lifted");
+                        self.lifted
+                            .insert(c.to_string(), (op.to_string(), code.to_string()));
                     }
                 }
             }
@@ -302,32 +439,6 @@ fn functions_after_fusion(module: &Module) -> (Vec<KeyedGraph>, BTreeMap<String,
     (graphs, kernels)
 }
 
-/// Kernels the schedule cannot express run on the interpreter (AF-SC001 names them),
-/// with the remark.
-fn interpreted_kernels(
-    module: &mut Module,
-    options: &RunOptions,
-    kernels: &BTreeMap<String, Graph>,
-) -> Vec<(String, String)> {
-    let mut interpreted = Vec::new();
-    if let Ok(diags) = run_pipeline_diags(module, &format!("schedule{{target={}}}", options.target))
-    {
-        for d in diags {
-            if let Some(rest) = d.message.strip_prefix("AF-SC001 @") {
-                let name = rest
-                    .split_whitespace()
-                    .next()
-                    .unwrap_or_default()
-                    .to_string();
-                if kernels.contains_key(&name) {
-                    interpreted.push((name, d.message.clone()));
-                }
-            }
-        }
-    }
-    interpreted
-}
-
 /// Kernels are numbered in program order (then the ones no graph calls).
 fn number_kernels(
     graphs: &[KeyedGraph],
@@ -358,13 +469,7 @@ fn number_kernels(
 /// What the drawings of the graph functions read.
 struct FusionFacts<'a> {
     source_name: &'a str,
-    /// Why lowering left an op in the graph, by the op's location.
-    boundary_code: HashMap<String, String>,
-    /// The kernel calls before fusion: location -> label.
-    call_at: HashMap<String, String>,
-    decisions: FusionDecisions,
-    /// The kernels after `--fuse`, by name.
-    kernels: BTreeMap<String, Graph>,
+    snapshot: &'a FuseSnapshot,
     kernel_index: HashMap<String, usize>,
     /// Kernels left to the interpreter -> why.
     interpreted: HashMap<String, String>,
@@ -462,7 +567,9 @@ impl GraphDrawing<'_> {
             if node.op == "func.return" || is_source(&node.op) {
                 continue;
             }
-            let id = if let Some(c) = callee(node).filter(|c| self.facts.kernels.contains_key(*c)) {
+            let id = if let Some(c) =
+                callee(node).filter(|c| self.facts.snapshot.kernels.contains_key(*c))
+            {
                 self.draw_kernel(c)
             } else if is_view(&node.op) {
                 self.look_through_view(n, node);
@@ -485,7 +592,7 @@ impl GraphDrawing<'_> {
     fn draw_kernel(&mut self, c: &str) -> String {
         let facts = self.facts;
         let id = c.to_string();
-        let k = &facts.kernels[c];
+        let k = &facts.snapshot.kernels[c];
         let ops: Vec<&str> = k
             .nodes
             .iter()
@@ -539,18 +646,32 @@ impl GraphDrawing<'_> {
         };
         // A view `--fuse` lifted back from a kernel of its own: the refusal with that
         // kernel explains the edge through it.
-        let facts = self.facts;
-        let lifted_from = facts
-            .call_at
-            .get(&self.keys[n])
-            .filter(|l| facts.decisions.lifted.contains_key(*l));
+        let lifted_from = self.lifted_label(n, node);
         let inherited = node.operands.first().and_then(|v| self.via.get(v)).cloned();
         for &r in &node.results {
             self.producer.insert(r, p.clone());
-            if let Some(l) = lifted_from.cloned().or(inherited.clone()) {
+            if let Some(l) = lifted_from.clone().or(inherited.clone()) {
                 self.via.insert(r, l);
             }
         }
+    }
+
+    /// The label of the kernel call `--fuse` lifted back to node `n`: a call at the
+    /// node's location lifted to the node's op.
+    fn lifted_label(&self, n: usize, node: &Node) -> Option<String> {
+        let snapshot = self.facts.snapshot;
+        snapshot
+            .call_at
+            .get(&self.keys[n])?
+            .iter()
+            .find(|l| {
+                snapshot
+                    .decisions
+                    .lifted
+                    .get(*l)
+                    .is_some_and(|(op, _)| *op == node.op)
+            })
+            .cloned()
     }
 
     /// The node of a boundary op, labelled with why it stayed a graph op; returns its
@@ -559,14 +680,10 @@ impl GraphDrawing<'_> {
         let facts = self.facts;
         let id = format!("n{n}");
         let key = &self.keys[n];
-        let reason = if let Some(code) = facts.boundary_code.get(key) {
-            code.clone()
-        } else if let Some(label) = facts
-            .call_at
-            .get(key)
-            .filter(|l| facts.decisions.lifted.contains_key(*l))
-        {
+        let reason = if let Some(label) = self.lifted_label(n, node) {
             format!("lifted:{label}")
+        } else if let Some(code) = facts.snapshot.boundary_code.get(key) {
+            code.clone()
         } else {
             "boundary".into()
         };
@@ -620,7 +737,7 @@ impl GraphDrawing<'_> {
     /// came from); at a boundary op, the end with a reason code. None when neither end
     /// is drawn (an input or the outputs).
     fn edge_reason(&self, from: &String, to: &String, v: usize) -> Option<String> {
-        let decisions = &self.facts.decisions;
+        let decisions = &self.facts.snapshot.decisions;
         let pair_code = &decisions.pair_code;
         match (self.kinds.get(from), self.kinds.get(to)) {
             (Some(Kind::Kernel), Some(Kind::Kernel)) => Some(
@@ -628,10 +745,12 @@ impl GraphDrawing<'_> {
                     .get(&ordered(from.clone(), to.clone()))
                     .cloned()
                     .or_else(|| {
-                        let l = decisions.final_of.get(self.via.get(&v)?)?;
+                        let label = self.via.get(&v)?;
+                        let l = decisions.final_of.get(label)?;
                         pair_code
                             .get(&ordered(l.clone(), from.clone()))
                             .or_else(|| pair_code.get(&ordered(l.clone(), to.clone())))
+                            .or_else(|| decisions.lifted.get(label).map(|(_, code)| code))
                             .map(|c| format!("{c} (via a lifted view)"))
                     })
                     .unwrap_or_else(|| "no-decision".into()),
@@ -653,9 +772,9 @@ impl GraphDrawing<'_> {
     }
 
     /// The reason of one end of an edge: none for a kernel, a boundary op's own code, a
-    /// lifted op's refusal with the other end.
+    /// lifted op's refusal with the other end, else the code of its lifting.
     fn end_reason(&self, me: &str, other: &str) -> Option<String> {
-        let decisions = &self.facts.decisions;
+        let decisions = &self.facts.snapshot.decisions;
         match self.kinds.get(me)? {
             Kind::Kernel => None,
             Kind::Boundary(r) => match r.split_once(':') {
@@ -667,8 +786,8 @@ impl GraphDrawing<'_> {
                             .pair_code
                             .get(&ordered(l.clone(), other.to_string()))
                     })
-                    .map(|c| format!("lifted, {c}"))
-                    .or_else(|| Some("lifted".into())),
+                    .or_else(|| decisions.lifted.get(label).map(|(_, code)| code))
+                    .map(|c| format!("lifted, {c}")),
                 _ => Some(r.clone()),
             },
         }
@@ -818,5 +937,37 @@ mod tests {
         );
         assert_eq!(code_of("AF-NF0 x"), None);
         assert_eq!(code_of("note"), None);
+    }
+
+    #[test]
+    fn the_dump_takes_the_users_passes_and_fuse_options() {
+        let text = "builtin.module(infer-symbolic-shapes,lower-to-ascir{remarks=false},fuse{max-inputs=2},schedule)";
+        let p = DumpPipeline::of_pipeline(text, "ascend910b")
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            p.before_fuse,
+            "infer-symbolic-shapes,lower-to-ascir{remarks=false}"
+        );
+        assert_eq!(p.fuse_options, "max-inputs=2 target=ascend910b");
+        assert_eq!(p.target, "ascend910b");
+        // fuse's own target wins over the default.
+        let p = DumpPipeline::of_pipeline("fuse{target=ascend950}", "ascend910b")
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (p.before_fuse.as_str(), p.target.as_str()),
+            ("", "ascend950")
+        );
+        assert_eq!(p.fuse_options, "target=ascend950");
+        // No fuse: the caller takes the standard pipeline.
+        assert_eq!(
+            DumpPipeline::of_pipeline("infer-symbolic-shapes", "x"),
+            Ok(None)
+        );
+        assert_eq!(
+            DumpPipeline::standard("ascend910b").before_fuse,
+            crate::FRONT_PIPELINE
+        );
     }
 }

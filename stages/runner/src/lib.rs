@@ -35,7 +35,7 @@ use autofuse_ir::attr::AttrValue;
 use autofuse_ir::graph::{DType, Dim, Graph, TensorType};
 use autofuse_ir::tensor::Tensor;
 use autofuse_mlir::diagnostics::{self, Severity};
-use autofuse_mlir::extract;
+use autofuse_mlir::{extract, raw};
 use autofuse_passes::auto_tiling::solver::solve;
 use autofuse_passes::schedule::build::BuildSchedule;
 use autofuse_passes::schedule::{chip_of, form_of, read_hint_graph, RecordIndex};
@@ -102,13 +102,29 @@ impl RunOptions {
 
     /// The compile pipeline text.
     pub fn pipeline(&self) -> String {
-        let mut p = String::from(FRONT_PIPELINE);
+        let (fuse, rest) = self.pipeline_after_front(None);
+        match fuse {
+            Some(fuse) => format!("{FRONT_PIPELINE},{fuse},{rest}"),
+            None => format!("{FRONT_PIPELINE},{rest}"),
+        }
+    }
+
+    /// The compile pipeline after [`FRONT_PIPELINE`], in two parts: `fuse` when fusion
+    /// is on (writing its JSON report to `report` when given), and the passes after it.
+    pub fn pipeline_after_front(&self, report: Option<&Path>) -> (Option<String>, String) {
+        let mut fuse = None;
         if self.fuse && registry::lookup("fuse").is_some() {
             // Fusion builds only kernels the schedule can express on this chip (AF-NF011).
-            let _ = write!(p, ",fuse{{target={}}}", self.target);
+            let mut text = format!("fuse{{target={}", self.target);
+            if let Some(report) = report {
+                let _ = write!(text, " report={}", report.display());
+            }
+            text.push('}');
+            fuse = Some(text);
         }
+        let mut p = String::new();
         if registry::lookup("sink-constants").is_some() {
-            p.push_str(",sink-constants");
+            p.push_str("sink-constants,");
         }
         let mut opts = format!("target={}", self.target);
         if self.ub_bytes != 0 {
@@ -117,11 +133,11 @@ impl RunOptions {
         if self.cores != 0 {
             let _ = write!(opts, " cores={}", self.cores);
         }
-        let _ = write!(p, ",schedule{{{opts}}},auto-tiling{{remarks=false}}");
+        let _ = write!(p, "schedule{{{opts}}},auto-tiling{{remarks=false}}");
         if self.fuse && self.group_launches {
             p.push_str(",group-launches");
         }
-        p
+        (fuse, p)
     }
 }
 
@@ -130,6 +146,11 @@ impl RunOptions {
 /// byte counts and `--dump-fusion` all start with them.
 pub const FRONT_PIPELINE: &str =
     "infer-symbolic-shapes,fold-matmul-operands,decompose,narrow-index-types,lower-to-ascir";
+
+/// [`FRONT_PIPELINE`] in its two steps: the symbolic shapes (the reference graph is the
+/// module after them), then the rewrites and the lowering.
+const SHAPES_PIPELINE: &str = "infer-symbolic-shapes";
+const LOWERING_PIPELINE: &str = "fold-matmul-operands,decompose,narrow-index-types,lower-to-ascir";
 
 /// A kernel ready to be built.
 #[derive(Clone, Debug)]
@@ -418,13 +439,34 @@ pub fn prepare_module(
     source_name: &str,
     options: &RunOptions,
 ) -> Result<PreparedModule, String> {
+    prepare_module_with(context, text, source_name, options, false).map(|(module, _)| module)
+}
+
+/// [`prepare_module`]; with `snapshot_fusion` (and fusion on) also what `--fuse` did,
+/// read from the same compile for `--dump-fusion` ([`dump_fusion::FuseSnapshot`]).
+pub fn prepare_module_with(
+    context: &melior::Context,
+    text: impl AsRef<[u8]>,
+    source_name: &str,
+    options: &RunOptions,
+    snapshot_fusion: bool,
+) -> Result<(PreparedModule, Option<dump_fusion::FuseSnapshot>), String> {
     let chip = options.chip()?;
     // The tools' one input path: parsed and verified (MLIR's verifier with the dialects',
     // autofuse's) before any pass, so a module autofuse-opt rejects never runs.
-    let text = text.as_ref();
-    let parse = || autofuse_mlir::parse::load_module(context, text, source_name);
-    let mut reference = parse()?;
-    run_pipeline_keep(&mut reference, "infer-symbolic-shapes")?;
+    let Compile {
+        reference,
+        unfused,
+        compiled,
+        remarks,
+        snapshot,
+    } = compile(
+        context,
+        text.as_ref(),
+        source_name,
+        options,
+        snapshot_fusion,
+    )?;
     let mut guards = HashMap::new();
     for func in extract::functions(reference.body()) {
         let list: Vec<String> = extract::read_attributes(&func)
@@ -443,10 +485,6 @@ pub fn prepare_module(
         .file_name()
         .map_or(source_name.into(), |n| n.to_string_lossy());
     let source_file = source_file.as_ref();
-    let mut unfused = parse()?;
-    run_pipeline_keep(&mut unfused, FRONT_PIPELINE)?;
-    let mut compiled = parse()?;
-    let remarks = run_pipeline_keep(&mut compiled, &options.pipeline())?;
     let body = compiled.body();
     let mut kernels = HashMap::new();
     let mut interpreted = Vec::new();
@@ -511,7 +549,7 @@ pub fn prepare_module(
         program.verify_weight_files()?;
         Ok(program)
     };
-    Ok(PreparedModule {
+    let module = PreparedModule {
         program: program_of(&compiled)?,
         kernels,
         launches,
@@ -521,6 +559,69 @@ pub fn prepare_module(
         chip,
         remarks,
         guards,
+    };
+    Ok((module, snapshot))
+}
+
+/// The modules of one compile.
+struct Compile<'c> {
+    /// After the symbolic shapes: the reference graph.
+    reference: Module<'c>,
+    /// After [`FRONT_PIPELINE`]: the unfused module of the byte counts.
+    unfused: Module<'c>,
+    /// After the whole pipeline ([`RunOptions::pipeline`]).
+    compiled: Module<'c>,
+    /// The diagnostics of the whole pipeline (as [`run_pipeline_keep`] gives them).
+    remarks: Vec<String>,
+    /// What `fuse` did, when asked for and fusion is on.
+    snapshot: Option<dump_fusion::FuseSnapshot>,
+}
+
+/// Parses `text` (verified before any pass) and runs the pipeline once, in steps: the
+/// reference and the unfused module are copies of the module after the symbolic shapes
+/// and after [`FRONT_PIPELINE`]; `fuse` writes its JSON report for `snapshot_fusion`.
+fn compile<'c>(
+    context: &'c melior::Context,
+    text: &[u8],
+    source_name: &str,
+    options: &RunOptions,
+    snapshot_fusion: bool,
+) -> Result<Compile<'c>, String> {
+    let copy = |m: &Module<'c>| raw::clone_module(m).ok_or("cannot copy the module");
+    let mut module = autofuse_mlir::parse::load_module(context, text, source_name)?;
+    let mut diags = run_pipeline_diags(&mut module, SHAPES_PIPELINE)?;
+    let reference = copy(&module)?;
+    diags.extend(run_pipeline_diags(&mut module, LOWERING_PIPELINE)?);
+    let unfused = copy(&module)?;
+    let report = (snapshot_fusion && options.fuse).then(dump_fusion::ReportFile::new);
+    let (fuse, rest) = options.pipeline_after_front(report.as_ref().map(|r| r.path.as_path()));
+    let mut snapshot = None;
+    if let Some(fuse) = fuse {
+        let lowering = diags.clone();
+        let fused = run_pipeline_diags(&mut module, &fuse);
+        let report_text = report.map(dump_fusion::ReportFile::take);
+        diags.extend(fused?);
+        if let Some(report_text) = report_text {
+            let call_at = dump_fusion::calls_before_fusion(&unfused);
+            snapshot = Some(dump_fusion::FuseSnapshot::new(
+                &lowering,
+                call_at,
+                &report_text,
+                &module,
+            )?);
+        }
+    }
+    let after = run_pipeline_diags(&mut module, &rest)?;
+    if let Some(snapshot) = &mut snapshot {
+        snapshot.note_schedule(&after);
+    }
+    diags.extend(after);
+    Ok(Compile {
+        reference,
+        unfused,
+        compiled: module,
+        remarks: diags.iter().map(|d| d.to_string()).collect(),
+        snapshot,
     })
 }
 
@@ -1840,4 +1941,36 @@ pub fn repo_root() -> PathBuf {
         .and_then(Path::parent)
         .map(Path::to_path_buf)
         .unwrap_or_else(|| PathBuf::from("."))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_front_pipeline_is_its_two_steps() {
+        assert_eq!(
+            FRONT_PIPELINE,
+            format!("{SHAPES_PIPELINE},{LOWERING_PIPELINE}")
+        );
+    }
+
+    #[test]
+    fn the_pipeline_is_its_parts_joined() {
+        let mut options = RunOptions::new(Path::new("."));
+        let (fuse, rest) = options.pipeline_after_front(Some(Path::new("r.json")));
+        assert_eq!(
+            fuse.as_deref(),
+            Some("fuse{target=ascend910b report=r.json}")
+        );
+        assert_eq!(
+            options.pipeline(),
+            format!("{FRONT_PIPELINE},fuse{{target=ascend910b}},{rest}")
+        );
+        options.fuse = false;
+        let (fuse, rest) = options.pipeline_after_front(None);
+        assert_eq!(fuse, None);
+        assert_eq!(options.pipeline(), format!("{FRONT_PIPELINE},{rest}"));
+        assert!(!rest.contains("group-launches"));
+    }
 }

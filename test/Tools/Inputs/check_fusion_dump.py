@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Checks `autofuse-opt --dump-fusion` on every given model (.mlir, or .onnx imported first).
 
+    check_fusion_dump.py OPT IMPORTER WORKDIR MODEL...
+    check_fusion_dump.py --dump DUMPDIR FUSED.mlir   (checks a dump already written)
+
 For each model: runs autofuse-opt with the fuse pipeline, printing the fused module and
 dumping the pictures; then parses every SVG as XML and checks, against the fused module
 (not against the dump's own lists), that
@@ -8,8 +11,8 @@ dumping the pictures; then parses every SVG as XML and checks, against the fused
 - every boundary op (a computing `ascend` op left in a graph function) is a node,
   as many of each op as the module has,
 - every edge between two of those nodes (kernels, boundary ops) is marked unfused and
-  labelled with a reason code (AF-XX###), except the edges of one-op kernels `--fuse`
-  lifted back (label `lifted`), which are counted separately,
+  labelled with a reason code (AF-XX###); the edges of one-op kernels `--fuse` lifted
+  back (label `lifted, AF-XX###`) are counted too, and need their code like any other,
 - each kernel's AscGraph has its own picture.
 Prints one line per model and a closing `N passed, N failed` line.
 """
@@ -93,14 +96,44 @@ def check_svg(path, kernels, boundary):
         if "unfused" not in g.get("class", ""):
             problems.append(f"edge {title} is not marked unfused")
         elif not CODE.search(label):
-            if label.strip() == "lifted":
-                lifted += 1
-            else:
-                problems.append(f"unfused edge {title} has no reason code: {label!r}")
+            problems.append(f"unfused edge {title} has no reason code: {label!r}")
+        elif label.strip().startswith("lifted"):
+            lifted += 1
     return problems, edges, lifted
 
 
+def check_dump(dump, fused):
+    """The problems of the dump in `dump` of the fused module `fused`, its kernel count,
+    unfused edges and those of lifted ops."""
+    problems = []
+    kernels, boundary, _ = fused_module(fused.read_text())
+    svgs = [p for p in dump.glob("*.svg") if not p.name.startswith("kernel-")]
+    if not svgs:
+        problems.append("no graph picture")
+    edges = lifted = 0
+    for svg in svgs:
+        p, e, l = check_svg(svg, kernels, boundary)
+        problems += p
+        edges += e
+        lifted += l
+    pictures = len(list(dump.glob("kernel-*.svg")))
+    if pictures != len(set(kernels)):
+        problems.append(f"{pictures} kernel pictures for {len(set(kernels))} kernels")
+    return problems, len(set(kernels)), edges, lifted
+
+
+def report(name, problems, kernels, edges, lifted):
+    if problems:
+        print(f"FAIL {name}: " + "; ".join(problems))
+    else:
+        print(f"ok {name}: {kernels} kernels, {edges} unfused edges ({lifted} of lifted ops)")
+    return not problems
+
+
 def main():
+    if sys.argv[1] == "--dump":
+        dump, fused = Path(sys.argv[2]), Path(sys.argv[3])
+        return 0 if report(dump.name, *check_dump(dump, fused)) else 1
     opt, importer, out = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
     passed = failed = 0
     for model in sys.argv[4:]:
@@ -116,30 +149,15 @@ def main():
         run = subprocess.run(
             [opt, source, f"--pass-pipeline={PIPELINE}", f"--dump-fusion={work / 'dump'}", "-o", fused],
             capture_output=True, text=True)
-        problems = []
         if run.returncode != 0:
-            problems.append(f"autofuse-opt exit {run.returncode}: {run.stderr.strip()[-300:]}")
-            kernels, edges, lifted = [], 0, 0
+            problems = [f"autofuse-opt exit {run.returncode}: {run.stderr.strip()[-300:]}"]
+            result = (problems, 0, 0, 0)
         else:
-            kernels, boundary, kernel_funcs = fused_module(fused.read_text())
-            svgs = [p for p in (work / "dump").glob("*.svg") if not p.name.startswith("kernel-")]
-            if not svgs:
-                problems.append("no graph picture")
-            edges = lifted = 0
-            for svg in svgs:
-                p, e, l = check_svg(svg, kernels, boundary)
-                problems += p
-                edges += e
-                lifted += l
-            pictures = len(list((work / "dump").glob("kernel-*.svg")))
-            if pictures != len(set(kernels)):
-                problems.append(f"{pictures} kernel pictures for {len(set(kernels))} kernels")
-        if problems:
-            failed += 1
-            print(f"FAIL {model.name}: " + "; ".join(problems))
-        else:
+            result = check_dump(work / "dump", fused)
+        if report(model.name, *result):
             passed += 1
-            print(f"ok {model.name}: {len(set(kernels))} kernels, {edges} unfused edges ({lifted} of lifted ops)")
+        else:
+            failed += 1
     print(f"dump-fusion: {passed} passed, {failed} failed")
     return 1 if failed else 0
 

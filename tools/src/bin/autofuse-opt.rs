@@ -4,12 +4,14 @@
 //! Exit codes: 0 success, 1 diagnostics (parse, verification, pass failure, unmatched
 //! `--verify-diagnostics` expectations), 2 command-line misuse.
 
+use autofuse::runner::dump_fusion::DumpPipeline;
 use autofuse::runner::execute;
 use autofuse::runner::symbols;
 use autofuse_mlir::registry::Dialect;
 use autofuse_mlir::{context::create_context, diagnostics, raw};
 use autofuse_passes::{options::PassOptions, pipeline, registry, statistics};
 use autofuse_tools::output::{write_output, Failure};
+use autofuse_tools::progress::{self, Progress};
 use autofuse_tools::{docs, expected, input};
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use melior::{
@@ -110,7 +112,7 @@ fn command() -> Command {
             Arg::new("dump-fusion-target")
                 .long("dump-fusion-target")
                 .default_value("ascend910b")
-                .help("Chip profile of --dump-fusion's fuse pass"),
+                .help("Chip profile of --dump-fusion's fuse pass, unless the pipeline's fuse names its target"),
         )
         .arg(flag("show-dialects", "List the loaded dialects and exit"))
         .arg(
@@ -191,6 +193,7 @@ fn list_passes() -> String {
 
 struct Settings<'m> {
     matches: &'m ArgMatches,
+    progress: Progress,
     pipeline: String,
     verify_mode: Option<String>,
     source_name: String,
@@ -245,7 +248,11 @@ fn process_chunk(settings: &Settings, chunk: &input::Chunk) -> (Option<Vec<u8>>,
             match built {
                 Err(message) => diagnostics::error_unlocated("autofuse-opt", message),
                 Ok(()) => {
-                    let ran = manager.run(&mut module).is_ok();
+                    let ran = settings
+                        .progress
+                        .step_with_passes("running the pass pipeline", || {
+                            manager.run(&mut module).is_ok()
+                        });
                     if ran && !diagnostics::has_errors() {
                         output = Some(if matches.get_flag("interpret") {
                             match interpret(matches, &module) {
@@ -438,15 +445,18 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    if let Err(code) = dump_fusion(&matches, &source, &input_path) {
-        return code;
-    }
     let pipeline_text = match checked_pipeline(&matches) {
         Ok(text) => text,
         Err(failure) => return failure.report("autofuse-opt"),
     };
+    // No progress lines in logs unless AUTOFUSE_PROGRESS=plain asks for them.
+    let progress = Progress::with_default("autofuse-opt", false, progress::Mode::Off);
+    if let Err(code) = dump_fusion(&matches, &source, &input_path, &pipeline_text, &progress) {
+        return code;
+    }
     let settings = Settings {
         matches: &matches,
+        progress,
         pipeline: pipeline_text,
         usage_error: std::cell::Cell::new(false),
         verify_mode: matches.get_one::<String>("verify-diagnostics").cloned(),
@@ -511,24 +521,43 @@ fn write_result(path: &str, bytes: &[u8]) -> Result<(), ExitCode> {
     })
 }
 
-/// `--dump-fusion DIR`: draws the fusion of the input in DIR before any pass runs; a
-/// failure is printed and becomes exit code 1.
-fn dump_fusion(matches: &ArgMatches, source: &[u8], input_path: &str) -> Result<(), ExitCode> {
+/// `--dump-fusion DIR`: draws the fusion of the input in DIR before the pipeline runs:
+/// compiled with the pipeline's passes up to its `fuse` and that pass's options, or,
+/// without `fuse` in the pipeline, with the runner's passes and `fuse`
+/// (`--dump-fusion-target` is `fuse`'s target unless the pipeline's `fuse` names one).
+/// A failure is printed and becomes exit code 1.
+fn dump_fusion(
+    matches: &ArgMatches,
+    source: &[u8],
+    input_path: &str,
+    pipeline_text: &str,
+    progress: &Progress,
+) -> Result<(), ExitCode> {
     let Some(dir) = matches.get_one::<String>("dump-fusion") else {
         return Ok(());
     };
+    let target = matches
+        .get_one::<String>("dump-fusion-target")
+        .map_or(autofuse_ascir::chip::DEFAULT_TARGET, String::as_str);
+    let pipeline = match DumpPipeline::of_pipeline(pipeline_text, target) {
+        Ok(Some(pipeline)) => pipeline,
+        Ok(None) => DumpPipeline::standard(target),
+        Err(message) => {
+            eprintln!("autofuse-opt: error: --dump-fusion: {message}");
+            return Err(ExitCode::FAILURE);
+        }
+    };
     let context = create_context();
-    let mut options = autofuse::runner::RunOptions::new(&autofuse::runner::repo_root());
-    if let Some(t) = matches.get_one::<String>("dump-fusion-target") {
-        options.target = t.clone();
-    }
-    match autofuse::runner::dump_fusion::dump_fusion(
-        &context,
-        source,
-        input_path,
-        &options,
-        std::path::Path::new(dir),
-    ) {
+    let drawn = progress.step_with_passes(&format!("drawing the fusion in {dir}"), || {
+        autofuse::runner::dump_fusion::dump_fusion(
+            &context,
+            source,
+            input_path,
+            &pipeline,
+            std::path::Path::new(dir),
+        )
+    });
+    match drawn {
         Ok(dump) if !dump.svg => eprintln!(
             "autofuse-opt: warning: --dump-fusion wrote DOT only: Graphviz's dot is not on PATH (scripts/setup.sh installs graphviz)"
         ),

@@ -24,6 +24,7 @@
 
 use autofuse::ascendc::{self, KernelInput};
 use autofuse::comparison;
+use autofuse::runner::dump_fusion;
 use autofuse::runner::report::{self, KernelRecord};
 use autofuse::runner::symbols;
 use autofuse::runner::vendor::{self, VendorHeaders};
@@ -432,7 +433,9 @@ fn run_options(matches: &clap::ArgMatches, path: &str, repo: &Path) -> RunOption
     options
 }
 
-/// Compiles and translates the graph, and draws the fusion for `--dump-fusion`.
+/// Compiles and translates the graph, and draws the fusion for `--dump-fusion`: from
+/// the same compile, or with `--no-fuse` from a compile of its own with the standard
+/// `fuse` (the dump shows what fusion would do).
 fn compile(
     matches: &clap::ArgMatches,
     progress: &Progress,
@@ -441,14 +444,27 @@ fn compile(
     path: &str,
     options: &RunOptions,
 ) -> Result<run::PreparedModule, Failure> {
-    let module = progress.step(
+    let dump_dir = matches.get_one::<String>("dump-fusion");
+    let (module, snapshot) = progress.step_with_passes(
         "compiling (symbolic shapes, decompose, lower-to-ascir, fuse, schedule, tiling)",
-        || run::prepare_module(context, text, path, options),
+        || run::prepare_module_with(context, text, path, options, dump_dir.is_some()),
     )?;
-    if let Some(dir) = matches.get_one::<String>("dump-fusion") {
-        let dump = progress.step(&format!("drawing the fusion in {dir}"), || {
-            autofuse::runner::dump_fusion::dump_fusion(context, text, path, options, Path::new(dir))
-        })?;
+    if let Some(dir) = dump_dir {
+        // With passes: its plain line names none unless the dump compiles on its own.
+        let dump =
+            progress.step_with_passes(
+                &format!("drawing the fusion in {dir}"),
+                || match &snapshot {
+                    Some(snapshot) => dump_fusion::draw(snapshot, path, Path::new(dir)),
+                    None => dump_fusion::dump_fusion(
+                        context,
+                        text,
+                        path,
+                        &dump_fusion::DumpPipeline::standard(&options.target),
+                        Path::new(dir),
+                    ),
+                },
+            )?;
         if !dump.svg {
             eprintln!("autofuse-run: warning: --dump-fusion wrote DOT only: Graphviz's dot is not on PATH (scripts/setup.sh installs graphviz)");
         }
@@ -683,7 +699,9 @@ impl Session<'_> {
         let (module, options) = (self.module, self.options);
         let kernels: Vec<&run::PreparedKernel> = module.kernels.values().collect();
         let started = std::time::Instant::now();
-        let build = self.progress.step(
+        // One g++ call compiles every kernel (docs/fusion-dump.md says why the build is
+        // not split per kernel): the step names the kernel count, and its time.
+        let build = self.progress.step_timed(
             &format!("building {} kernel(s) with {}", kernels.len(), options.cxx),
             || run::build_module(module, options, &run::Toolchain::sim(options)),
         )?;
