@@ -403,6 +403,13 @@ pub struct ShapeEnv {
     guards: Vec<Guard>,
     facts: Vec<Fact>,
     rules: Vec<Rule>,
+    /// Derived symbols (see [`ShapeEnv::define`]) -> their definition over symbols
+    /// declared before them.
+    definitions: HashMap<String, Expr>,
+    /// Derived symbols -> their definition with every derived symbol expanded: built
+    /// once per symbol from its definition's expansions, so an expansion is one
+    /// substitution, never a walk down the chain of definitions.
+    expansions: HashMap<String, Expr>,
 }
 
 impl ShapeEnv {
@@ -418,6 +425,49 @@ impl ShapeEnv {
                 self.index.insert(info.name.clone(), self.infos.len());
                 self.infos.push(info);
             }
+        }
+    }
+
+    /// Declares `name` as a derived symbol: a name for `definition` (a long sum, so that
+    /// types spell one symbol instead of its terms). Its range is the definition's
+    /// bounds (at least 0: it names a size), its hint the definition's value under the
+    /// hints; comparisons that its range leaves undecided are retried with the
+    /// definition expanded ([`ShapeEnv::static_check`]). The definition's symbols must be
+    /// declared (or defined) before it.
+    pub fn define(&mut self, name: &str, definition: &Expr) {
+        let (min, max) = self.bounds(definition);
+        let hint = self.hint_eval(definition);
+        self.declare(SymbolInfo {
+            name: name.to_owned(),
+            hint,
+            min: min.unwrap_or(0).max(0),
+            max,
+        });
+        let expansion = self.expand(definition);
+        self.definitions
+            .insert(name.to_owned(), definition.clone());
+        self.expansions.insert(name.to_owned(), expansion);
+    }
+
+    /// The definition of a derived symbol ([`ShapeEnv::define`]).
+    pub fn definition(&self, name: &str) -> Option<&Expr> {
+        self.definitions.get(name)
+    }
+
+    /// `e` with every derived symbol replaced by its definition, recursively.
+    pub fn expand(&self, e: &Expr) -> Expr {
+        if self.expansions.is_empty() {
+            return e.clone();
+        }
+        let used: HashMap<String, Expr> = e
+            .symbols()
+            .into_iter()
+            .filter_map(|s| self.expansions.get(&s).map(|x| (s, x.clone())))
+            .collect();
+        if used.is_empty() {
+            e.clone()
+        } else {
+            e.substitute(&used)
         }
     }
 
@@ -514,6 +564,21 @@ impl ShapeEnv {
     /// other relations when `lhs - rhs` is an affine image of an asserted difference).
     /// Never uses hints.
     pub fn static_check(&self, lhs: &Expr, rel: Relation, rhs: &Expr) -> Tri {
+        let decided = self.static_check_as_written(lhs, rel, rhs);
+        if decided != Tri::Unknown || self.expansions.is_empty() {
+            return decided;
+        }
+        // A derived symbol's range forgets how it relates to the other symbols
+        // (`d1 = d0 + s9` is larger than `d0`): retry on the definitions.
+        let (l, r) = (self.expand(lhs), self.expand(rhs));
+        if &l == lhs && &r == rhs {
+            return decided;
+        }
+        self.static_check_as_written(&l, rel, &r)
+    }
+
+    /// [`ShapeEnv::static_check`] with derived symbols as plain symbols of their range.
+    fn static_check_as_written(&self, lhs: &Expr, rel: Relation, rhs: &Expr) -> Tri {
         let raw = lhs - rhs;
         let diff = self.simplify(&raw);
         if let Some(c) = diff.as_const() {
