@@ -444,8 +444,7 @@ impl ShapeEnv {
             max,
         });
         let expansion = self.expand(definition);
-        self.definitions
-            .insert(name.to_owned(), definition.clone());
+        self.definitions.insert(name.to_owned(), definition.clone());
         self.expansions.insert(name.to_owned(), expansion);
     }
 

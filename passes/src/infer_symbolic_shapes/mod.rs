@@ -159,7 +159,11 @@ fn infer_function(
             .iter()
             .map(|e| autofuse_ir::attr::quote(e))
             .collect();
-        raw::set_attribute_text(&func, derived::ATTRIBUTE, &format!("[{}]", entries.join(", ")));
+        raw::set_attribute_text(
+            &func,
+            derived::ATTRIBUTE,
+            &format!("[{}]", entries.join(", ")),
+        );
     }
     statistics::add(
         PASS.argument,
