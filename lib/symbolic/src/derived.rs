@@ -120,7 +120,7 @@ mod tests {
             &args(&["s0", "s1", "s2"]),
         )
         .unwrap();
-        assert_eq!(d.entries(), vec!["d0 = s0 + s1", "d1 = d0 + s2"]);
+        assert_eq!(d.entries(), vec!["d0 = s0+s1", "d1 = d0+s2"]);
         let mut values: HashMap<String, i64> = [("s0", 2), ("s1", 3), ("s2", 5)]
             .iter()
             .map(|(n, v)| (n.to_string(), *v))

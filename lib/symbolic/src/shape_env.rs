@@ -403,13 +403,9 @@ pub struct ShapeEnv {
     guards: Vec<Guard>,
     facts: Vec<Fact>,
     rules: Vec<Rule>,
-    /// Derived symbols (see [`ShapeEnv::define`]) -> their definition over symbols
-    /// declared before them.
-    definitions: HashMap<String, Expr>,
-    /// Derived symbols -> their definition with every derived symbol expanded: built
-    /// once per symbol from its definition's expansions, so an expansion is one
-    /// substitution, never a walk down the chain of definitions.
-    expansions: HashMap<String, Expr>,
+    /// Derived symbols (see [`ShapeEnv::define`]) -> (definition order, definition over
+    /// symbols declared before them).
+    definitions: HashMap<String, (usize, Expr)>,
 }
 
 impl ShapeEnv {
@@ -431,9 +427,10 @@ impl ShapeEnv {
     /// Declares `name` as a derived symbol: a name for `definition` (a long sum, so that
     /// types spell one symbol instead of its terms). Its range is the definition's
     /// bounds (at least 0: it names a size), its hint the definition's value under the
-    /// hints; comparisons that its range leaves undecided are retried with the
-    /// definition expanded ([`ShapeEnv::static_check`]). The definition's symbols must be
-    /// declared (or defined) before it.
+    /// hints; comparisons that its range leaves undecided are retried with definitions
+    /// unfolded ([`ShapeEnv::static_check`]). The definition's symbols must be declared
+    /// (or defined) before it; the cost is the definition's length, never the length of
+    /// the sum it stands for.
     pub fn define(&mut self, name: &str, definition: &Expr) {
         let (min, max) = self.bounds(definition);
         let hint = self.hint_eval(definition);
@@ -443,31 +440,23 @@ impl ShapeEnv {
             min: min.unwrap_or(0).max(0),
             max,
         });
-        let expansion = self.expand(definition);
-        self.definitions.insert(name.to_owned(), definition.clone());
-        self.expansions.insert(name.to_owned(), expansion);
+        let order = self.definitions.len();
+        self.definitions
+            .insert(name.to_owned(), (order, definition.clone()));
     }
 
     /// The definition of a derived symbol ([`ShapeEnv::define`]).
     pub fn definition(&self, name: &str) -> Option<&Expr> {
-        self.definitions.get(name)
+        self.definitions.get(name).map(|(_, e)| e)
     }
 
-    /// `e` with every derived symbol replaced by its definition, recursively.
-    pub fn expand(&self, e: &Expr) -> Expr {
-        if self.expansions.is_empty() {
-            return e.clone();
-        }
-        let used: HashMap<String, Expr> = e
-            .symbols()
+    /// The derived symbol of `e` defined last, with its definition.
+    fn latest_derived(&self, e: &Expr) -> Option<(String, &Expr)> {
+        e.symbols()
             .into_iter()
-            .filter_map(|s| self.expansions.get(&s).map(|x| (s, x.clone())))
-            .collect();
-        if used.is_empty() {
-            e.clone()
-        } else {
-            e.substitute(&used)
-        }
+            .filter_map(|s| self.definitions.get(&s).map(|(order, d)| (*order, s, d)))
+            .max_by_key(|(order, _, _)| *order)
+            .map(|(_, s, d)| (s, d))
     }
 
     pub fn info(&self, name: &str) -> Option<&SymbolInfo> {
@@ -564,16 +553,24 @@ impl ShapeEnv {
     /// Never uses hints.
     pub fn static_check(&self, lhs: &Expr, rel: Relation, rhs: &Expr) -> Tri {
         let decided = self.static_check_as_written(lhs, rel, rhs);
-        if decided != Tri::Unknown || self.expansions.is_empty() {
+        if decided != Tri::Unknown || self.definitions.is_empty() {
             return decided;
         }
         // A derived symbol's range forgets how it relates to the other symbols
-        // (`d1 = d0 + s9` is larger than `d0`): retry on the definitions.
-        let (l, r) = (self.expand(lhs), self.expand(rhs));
-        if &l == lhs && &r == rhs {
-            return decided;
+        // (`d1 = d0 + s9` is larger than `d0`): unfold the difference's latest derived
+        // symbol, one definition at a time, until decided. Related sizes cancel after a
+        // few steps (`d1 - d0` -> `s9`), so a comparison never spells the whole sum a
+        // derived symbol stands for unless it has to.
+        let zero = Expr::constant(0);
+        let mut diff = lhs - rhs;
+        while let Some((name, definition)) = self.latest_derived(&diff) {
+            diff = diff.substitute(&HashMap::from([(name, definition.clone())]));
+            let verdict = self.static_check_as_written(&diff, rel, &zero);
+            if verdict != Tri::Unknown {
+                return verdict;
+            }
         }
-        self.static_check_as_written(&l, rel, &r)
+        Tri::Unknown
     }
 
     /// [`ShapeEnv::static_check`] with derived symbols as plain symbols of their range.

@@ -42,7 +42,9 @@ pub const PASS: PassInfo = PassInfo {
     description: "Symbolizes dynamic dims of graph inputs (s0, s1, ... in input order), recomputes every \
                   ascend result type with the symbolic shape rules, records guards for decisions that \
                   depended on symbol values (`ascend.guards`), and updates function types. A provable \
-                  mismatch is an error at the op.",
+                  mismatch is an error at the op. A result dim of more than 8 terms (the sums of concat \
+                  chains over distinct symbols) is named by a derived symbol d<N> defined in \
+                  `ascend.derived_symbols`, so types stay short.",
     options: &[
         OptionInfo {
             name: "symbol-hints",
@@ -165,12 +167,15 @@ fn infer_function(
             &format!("[{}]", entries.join(", ")),
         );
     }
-    statistics::add(
-        PASS.argument,
-        "symbols-derived",
-        "Number of long dims named by a derived symbol",
-        namer.created,
-    );
+    // Only when there are any: the statistics of ordinary graphs stay as they were.
+    if namer.created > 0 {
+        statistics::add(
+            PASS.argument,
+            "symbols-derived",
+            "Number of long dims named by a derived symbol",
+            namer.created,
+        );
+    }
     statistics::add(
         PASS.argument,
         "symbols-created",
