@@ -569,9 +569,8 @@ impl ShapeEnv {
         }
         // A derived symbol's range forgets how it relates to the other symbols
         // (`d1 = d0 + s9` is larger than `d0`): unfold the difference's latest derived
-        // symbol, one definition at a time, until decided. Related sizes cancel after a
-        // few steps (`d1 - d0` -> `s9`), so a comparison never spells the whole sum a
-        // derived symbol stands for unless it has to.
+        // symbols, one definition at a time, for a few steps; neighbouring sizes cancel
+        // there (`d1 - d0` -> `s9`), so only sizes far apart pay for the whole sum.
         self.static_check_unfolded(&(lhs - rhs), rel)
     }
 
@@ -616,9 +615,9 @@ impl ShapeEnv {
         }
     }
 
-    /// The full expansion of derived symbol `name`, memoized; built from the
-    /// expansions of the earlier derived symbols its definition uses, oldest first, so
-    /// the recursion is at most one level deep per call.
+    /// The full expansion of derived symbol `name`, memoized. Missing expansions are
+    /// built oldest first, each from the expansions of the earlier derived symbols its
+    /// definition uses, so each costs one substitution.
     fn expansion(&self, name: &str) -> Expr {
         if let Some(known) = self.expansions.borrow().get(name) {
             return known.clone();
