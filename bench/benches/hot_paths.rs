@@ -141,7 +141,7 @@ fn fusion_input(ops: usize) -> Result<FusionInput, String> {
         .into_iter()
         .find(|f| extract::function_name(f) == "main")
         .ok_or("no @main")?;
-    let env = autofuse_passes::fuse::shape_env(&main, &model);
+    let env = autofuse_passes::fuse::shape_env(&main, &model, &graph.derived);
     Ok(FusionInput {
         lowered_text,
         model,

@@ -5,6 +5,7 @@
 //! `autofuse_ir::attr`), so the model does not depend on MLIR lifetimes; `ops` keeps
 //! the MLIR op of every node for diagnostics and rewriting.
 
+use autofuse_ascend::derived::{self, DerivedSymbols};
 use autofuse_ir::attr::{parse_attr, AttrValue};
 use autofuse_ir::graph::{Graph, Node, TensorType, Value, ValueDef};
 use melior::ir::{
@@ -254,12 +255,28 @@ fn extract_with<'c, 'a>(
         ops.push(op);
         op_index += 1;
     }
+    graph.derived = derived_symbols(&func, &graph, printed);
     Some(ExtractedGraph {
         graph,
         ops,
         terminator,
         type_errors,
     })
+}
+
+/// The function's `ascend.derived_symbols` (none when absent; a malformed attribute
+/// reads as none here, the verifier reports it).
+fn derived_symbols(
+    func: &OperationRef,
+    graph: &Graph,
+    printed: &mut PrintedForms,
+) -> DerivedSymbols {
+    let Ok(attr) = func.attribute(derived::ATTRIBUTE) else {
+        return DerivedSymbols::default();
+    };
+    let value = printed.attribute_value(attr);
+    let entries = value.as_strs().unwrap_or_default();
+    DerivedSymbols::parse(&entries, &graph.argument_symbols()).unwrap_or_default()
 }
 
 fn add_value(

@@ -5,6 +5,10 @@
 //! 1. `ascend` ops: element types supported, broadcast compatibility, result shapes and
 //!    dtypes equal to those the shape rules compute (`autofuse_ascend::shape`), axes and
 //!    permutations in range.
+//!    A graph function's `ascend.derived_symbols` must be well formed (names not of
+//!    the arguments, each defined once from argument symbols and earlier definitions);
+//!    a declared dim that spells a derived symbol is compared with the computed one
+//!    through the definitions.
 //! 2. AscGraphs (`func.func` with `ascir.axes`): the rules of `autofuse_ascir::verify`
 //!    (axes, sizes, `sched_axis` and views).
 //!
@@ -17,6 +21,7 @@
 use crate::diagnostics;
 use crate::extract::{attribute_value, functions, read_attributes, type_text};
 use crate::registry::{lookup, Dialect};
+use autofuse_ascend::derived::{self, DerivedSymbols};
 use autofuse_ascend::shape::{infer, OpShapeQuery};
 use autofuse_ascir::verify::{axis_table, verify_sched_axis, verify_view, AxisTable};
 use autofuse_ir::graph::{Dim, TensorType};
@@ -59,7 +64,13 @@ fn verify_functions<'c, 'a>(body: BlockRef<'c, 'a>) -> bool {
         if func.has_attribute("ascir.axes") {
             ok &= verify_ascgraph(&func, block, &mut verdicts);
         } else {
-            ok &= verify_ascend_graph(block, &mut verdicts);
+            match derived_env(&func, block) {
+                Ok(derived) => ok &= verify_ascend_graph(block, derived.as_ref(), &mut verdicts),
+                Err(message) => {
+                    error_at(func.location(), message);
+                    ok = false;
+                }
+            }
         }
     }
     ok
@@ -86,10 +97,51 @@ fn ops_of<'c, 'a>(
     })
 }
 
-fn verify_ascend_graph<'c, 'a>(block: BlockRef<'c, 'a>, verdicts: &mut Verdicts) -> bool {
+/// The definitions of a graph function's derived symbols as a shape env, with the
+/// storage of their attribute (part of every verdict's key: the same types mean
+/// different sizes under different definitions); `None` without derived symbols.
+fn derived_env<'c, 'a>(
+    func: &OperationRef<'c, 'a>,
+    block: BlockRef<'c, 'a>,
+) -> Result<Option<(ShapeEnv, Storage)>, String> {
+    let Ok(attr) = func.attribute(derived::ATTRIBUTE) else {
+        return Ok(None);
+    };
+    let entries = attribute_value(attr);
+    let entries = entries
+        .as_strs()
+        .ok_or_else(|| format!("{} must be an array of strings", derived::ATTRIBUTE))?;
+    let mut arguments = std::collections::BTreeSet::new();
+    for index in 0..block.argument_count() {
+        let Ok(arg) = block.argument(index) else {
+            continue;
+        };
+        // An unreadable argument type is reported at its ops.
+        if let Ok(ty) = TensorType::parse_mlir(&type_text(arg.r#type())) {
+            for e in ty.dims.iter().filter_map(Dim::expr) {
+                e.collect_symbols(&mut arguments);
+            }
+        }
+    }
+    let symbols = DerivedSymbols::parse(&entries, &arguments)?;
+    let mut env = ShapeEnv::new();
+    for (name, definition) in symbols.iter() {
+        env.define(name, definition);
+    }
+    Ok(Some((env, storage(attr))))
+}
+
+fn verify_ascend_graph<'c, 'a>(
+    block: BlockRef<'c, 'a>,
+    derived: Option<&(ShapeEnv, Storage)>,
+    verdicts: &mut Verdicts,
+) -> bool {
     let mut ok = true;
     for (op, name) in ops_of(block, Dialect::Ascend) {
         let mut key: Vec<Storage> = vec![op.name().to_raw().ptr as Storage];
+        if let Some((_, definitions)) = derived {
+            key.push(*definitions);
+        }
         key.extend(op.operands().map(|v| v.r#type().to_raw().ptr as Storage));
         // Operand and result types are told apart by position: the op fixes the counts
         // only together with its name, so mark the boundary.
@@ -102,7 +154,7 @@ fn verify_ascend_graph<'c, 'a>(block: BlockRef<'c, 'a>, verdicts: &mut Verdicts)
         if verdicts.ascend_ops.contains(&key) {
             continue;
         }
-        if verify_ascend_op(&op, &name) {
+        if verify_ascend_op(&op, &name, derived.map(|(env, _)| env)) {
             verdicts.ascend_ops.insert(key);
         } else {
             ok = false;
@@ -123,7 +175,7 @@ fn read_type(ty: melior::ir::Type, location: Location) -> Option<TensorType> {
     }
 }
 
-fn verify_ascend_op(op: &OperationRef, name: &str) -> bool {
+fn verify_ascend_op(op: &OperationRef, name: &str, derived: Option<&ShapeEnv>) -> bool {
     let location = op.location();
     let mut operands = Vec::new();
     for value in op.operands() {
@@ -169,7 +221,7 @@ fn verify_ascend_op(op: &OperationRef, name: &str) -> bool {
     }
     let mut ok = true;
     for (i, (want, have)) in expected.iter().zip(&declared).enumerate() {
-        if let Some(message) = compare_types(want, have, &local_env) {
+        if let Some(message) = compare_types(want, have, &local_env, derived) {
             error_at(location, format!("result #{i}: {message}"));
             ok = false;
         }
@@ -177,8 +229,14 @@ fn verify_ascend_op(op: &OperationRef, name: &str) -> bool {
     ok
 }
 
-/// Explains why a declared result type contradicts the computed one.
-fn compare_types(want: &TensorType, have: &TensorType, env: &ShapeEnv) -> Option<String> {
+/// Explains why a declared result type contradicts the computed one (under the op's
+/// guards in `env`, or else through the function's derived symbols).
+fn compare_types(
+    want: &TensorType,
+    have: &TensorType,
+    env: &ShapeEnv,
+    derived: Option<&ShapeEnv>,
+) -> Option<String> {
     if want.dtype != have.dtype {
         return Some(format!(
             "element type is {}, expected {}",
@@ -195,7 +253,11 @@ fn compare_types(want: &TensorType, have: &TensorType, env: &ShapeEnv) -> Option
     }
     for (d, (w, h)) in want.dims.iter().zip(&have.dims).enumerate() {
         if let (Dim::Known(w), Dim::Known(h)) = (w, h) {
-            if env.static_check(w, Relation::Eq, h) == Tri::False {
+            let mut verdict = env.static_check(w, Relation::Eq, h);
+            if let (Tri::Unknown, Some(derived)) = (verdict, derived) {
+                verdict = derived.static_check(w, Relation::Eq, h);
+            }
+            if verdict == Tri::False {
                 return Some(format!("dim {d} is '{h}', expected '{w}'"));
             }
         }

@@ -182,6 +182,15 @@ pub fn bind_symbols(graph: &Graph, inputs: &[Tensor]) -> Result<HashMap<String, 
             }
         }
     }
+    // Derived symbols are computed, never bound from an input (no argument type spells
+    // one): every later type that names them evaluates.
+    graph
+        .derived
+        .evaluate(&mut symbols)
+        .map_err(|message| InterpError::Malformed {
+            graph: graph.name.clone(),
+            message,
+        })?;
     Ok(symbols)
 }
 

@@ -4,6 +4,7 @@
 //! dialect's semantics. Rationale: `dialects/ascend/README.md`.
 
 pub mod conv;
+pub mod derived;
 pub mod interp;
 pub mod ops;
 pub mod shape;

@@ -5,7 +5,7 @@
 //! be reported at the MLIR op it came from.
 
 use crate::attr::{parse_tensor_type, AttrValue, TextError};
-use autofuse_symbolic::Expr;
+use autofuse_symbolic::{DerivedSymbols, Expr};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -338,11 +338,27 @@ pub struct Graph {
     pub nodes: Vec<Node>,
     /// Operands of the `func.return`.
     pub outputs: Vec<ValueId>,
+    /// Symbols named for long sizes and computed from the argument symbols
+    /// (`ascend.derived_symbols`): executors evaluate them once the arguments are bound.
+    pub derived: DerivedSymbols,
 }
 
 impl Graph {
     pub fn ty(&self, value: ValueId) -> Option<&TensorType> {
         self.values.get(value).and_then(|v| v.ty.as_ref())
+    }
+
+    /// The symbols of the argument types: the ones a caller binds.
+    pub fn argument_symbols(&self) -> std::collections::BTreeSet<String> {
+        let mut names = std::collections::BTreeSet::new();
+        for ty in self.arguments.iter().filter_map(|&a| self.ty(a)) {
+            for dim in &ty.dims {
+                if let Dim::Known(e) = dim {
+                    e.collect_symbols(&mut names);
+                }
+            }
+        }
+        names
     }
 
     /// Users of every value: (node index, operand index).

@@ -431,8 +431,9 @@ impl Expr {
         }
     }
 
-    /// The number of terms (monomials with their coefficients) of the polynomial.
-    pub(crate) fn term_count(&self) -> usize {
+    /// The number of terms (monomials with their coefficients) of the polynomial: the
+    /// length of its printed sum.
+    pub fn term_count(&self) -> usize {
         self.terms.len()
     }
 

@@ -27,6 +27,7 @@
 //! # }
 //! ```
 
+mod derived;
 mod eval;
 mod expr;
 mod interval;
@@ -35,6 +36,7 @@ mod parse;
 mod print;
 mod shape_env;
 
+pub use derived::DerivedSymbols;
 pub use eval::EvalError;
 pub use expr::Expr;
 pub use memo::TextMemo;

@@ -7,6 +7,7 @@
 //! generated code must check, while [`ShapeEnv::assert_rel`] records facts that later
 //! checks and [`ShapeEnv::simplify`] may rely on.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
@@ -395,6 +396,11 @@ fn to_option(e: Ext) -> Option<i64> {
     }
 }
 
+/// How many definitions [`ShapeEnv::static_check`] unfolds one at a time before it
+/// expands every derived symbol: sizes of neighbouring ops (the verifier's question,
+/// `d1 == d0 + s9 + ...`) cancel within them.
+const UNFOLD_STEPS: usize = 2;
+
 /// Symbol ranges, hints and recorded guards.
 #[derive(Debug, Clone, Default)]
 pub struct ShapeEnv {
@@ -403,6 +409,14 @@ pub struct ShapeEnv {
     guards: Vec<Guard>,
     facts: Vec<Fact>,
     rules: Vec<Rule>,
+    /// Derived symbols (see [`ShapeEnv::define`]) -> (definition order, definition over
+    /// symbols declared before them).
+    definitions: HashMap<String, (usize, Expr)>,
+    /// Derived symbols -> their definition with every derived symbol expanded, built on
+    /// first need from the expansions of the symbols it uses: comparisons that the last
+    /// definitions do not decide pay one substitution, not a walk down the chain, and
+    /// graphs whose comparisons never need them (the verifier's) never build them.
+    expansions: RefCell<HashMap<String, Expr>>,
 }
 
 impl ShapeEnv {
@@ -419,6 +433,41 @@ impl ShapeEnv {
                 self.infos.push(info);
             }
         }
+    }
+
+    /// Declares `name` as a derived symbol: a name for `definition` (a long sum, so that
+    /// types spell one symbol instead of its terms). Its range is the definition's
+    /// bounds (at least 0: it names a size), its hint the definition's value under the
+    /// hints; comparisons that its range leaves undecided are retried with definitions
+    /// unfolded ([`ShapeEnv::static_check`]). The definition's symbols must be declared
+    /// (or defined) before it; the cost is the definition's length, never the length of
+    /// the sum it stands for.
+    pub fn define(&mut self, name: &str, definition: &Expr) {
+        let (min, max) = self.bounds(definition);
+        let hint = self.hint_eval(definition);
+        self.declare(SymbolInfo {
+            name: name.to_owned(),
+            hint,
+            min: min.unwrap_or(0).max(0),
+            max,
+        });
+        let order = self.definitions.len();
+        self.definitions
+            .insert(name.to_owned(), (order, definition.clone()));
+    }
+
+    /// The definition of a derived symbol ([`ShapeEnv::define`]).
+    pub fn definition(&self, name: &str) -> Option<&Expr> {
+        self.definitions.get(name).map(|(_, e)| e)
+    }
+
+    /// The derived symbol of `e` defined last, with its definition.
+    fn latest_derived(&self, e: &Expr) -> Option<(String, &Expr)> {
+        e.symbols()
+            .into_iter()
+            .filter_map(|s| self.definitions.get(&s).map(|(order, d)| (*order, s, d)))
+            .max_by_key(|(order, _, _)| *order)
+            .map(|(_, s, d)| (s, d))
     }
 
     pub fn info(&self, name: &str) -> Option<&SymbolInfo> {
@@ -514,6 +563,102 @@ impl ShapeEnv {
     /// other relations when `lhs - rhs` is an affine image of an asserted difference).
     /// Never uses hints.
     pub fn static_check(&self, lhs: &Expr, rel: Relation, rhs: &Expr) -> Tri {
+        let decided = self.static_check_as_written(lhs, rel, rhs);
+        if decided != Tri::Unknown || self.definitions.is_empty() {
+            return decided;
+        }
+        // A derived symbol's range forgets how it relates to the other symbols
+        // (`d1 = d0 + s9` is larger than `d0`): unfold the difference's latest derived
+        // symbols, one definition at a time, for a few steps; neighbouring sizes cancel
+        // there (`d1 - d0` -> `s9`), so only sizes far apart pay for the whole sum.
+        self.static_check_unfolded(&(lhs - rhs), rel)
+    }
+
+    /// Decides `diff rel 0` with derived symbols unfolded: the latest ones first, then
+    /// all at once.
+    fn static_check_unfolded(&self, diff: &Expr, rel: Relation) -> Tri {
+        let zero = Expr::constant(0);
+        let mut diff = diff.clone();
+        for _ in 0..UNFOLD_STEPS {
+            let Some((name, definition)) = self.latest_derived(&diff) else {
+                return Tri::Unknown;
+            };
+            diff = diff.substitute(&HashMap::from([(name, definition.clone())]));
+            let verdict = self.static_check_as_written(&diff, rel, &zero);
+            if verdict != Tri::Unknown {
+                return verdict;
+            }
+        }
+        // Sizes far apart in the chain: expand every derived symbol at once.
+        let expanded = self.expand(&diff);
+        if expanded == diff {
+            return Tri::Unknown;
+        }
+        self.static_check_as_written(&expanded, rel, &zero)
+    }
+
+    /// `e` with every derived symbol replaced by its full expansion.
+    fn expand(&self, e: &Expr) -> Expr {
+        let used: HashMap<String, Expr> = e
+            .symbols()
+            .into_iter()
+            .filter(|s| self.definitions.contains_key(s))
+            .map(|s| {
+                let expansion = self.expansion(&s);
+                (s, expansion)
+            })
+            .collect();
+        if used.is_empty() {
+            e.clone()
+        } else {
+            e.substitute(&used)
+        }
+    }
+
+    /// The full expansion of derived symbol `name`, memoized. Missing expansions are
+    /// built oldest first, each from the expansions of the earlier derived symbols its
+    /// definition uses, so each costs one substitution.
+    fn expansion(&self, name: &str) -> Expr {
+        if let Some(known) = self.expansions.borrow().get(name) {
+            return known.clone();
+        }
+        let Some((order, definition)) = self.definitions.get(name) else {
+            return Expr::sym_unchecked(name);
+        };
+        // Build the missing expansions in definition order, so each one finds those
+        // of its definition's symbols already made.
+        let mut missing: Vec<(usize, &str, &Expr)> = self
+            .definitions
+            .iter()
+            .filter(|(n, (o, _))| o <= order && !self.expansions.borrow().contains_key(*n))
+            .map(|(n, (o, d))| (*o, n.as_str(), d))
+            .collect();
+        missing.sort_by_key(|(o, _, _)| *o);
+        for (_, n, d) in missing {
+            let used: HashMap<String, Expr> = d
+                .symbols()
+                .into_iter()
+                .filter_map(|s| {
+                    let known = self.expansions.borrow().get(&s).cloned();
+                    known.map(|x| (s, x))
+                })
+                .collect();
+            let expanded = if used.is_empty() {
+                d.clone()
+            } else {
+                d.substitute(&used)
+            };
+            self.expansions.borrow_mut().insert(n.to_owned(), expanded);
+        }
+        self.expansions
+            .borrow()
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| definition.clone())
+    }
+
+    /// [`ShapeEnv::static_check`] with derived symbols as plain symbols of their range.
+    fn static_check_as_written(&self, lhs: &Expr, rel: Relation, rhs: &Expr) -> Tri {
         let raw = lhs - rhs;
         let diff = self.simplify(&raw);
         if let Some(c) = diff.as_const() {

@@ -336,3 +336,62 @@ fn tri_helpers() {
     assert_eq!(Relation::Le.negate(), Relation::Gt);
     assert!(Relation::Ne.holds(1, 2));
 }
+
+/// A chain of derived symbols as `--infer-symbolic-shapes` writes them for a concat chain:
+/// `d0 = s0+...+s8`, then `d<k> = d<k-1> + ` eight more symbols.
+fn derived_chain(links: usize) -> ShapeEnv {
+    let mut env = ShapeEnv::new();
+    let sum = |range: std::ops::Range<usize>| {
+        range
+            .map(|i| Expr::symbol(&format!("s{i}")))
+            .fold(Expr::constant(0), |acc, s| acc + s)
+    };
+    env.define("d0", &sum(0..9));
+    for k in 1..links {
+        let definition = Expr::symbol(&format!("d{}", k - 1)) + sum(1 + 8 * k..9 + 8 * k);
+        env.define(&format!("d{k}"), &definition);
+    }
+    env
+}
+
+#[test]
+fn derived_symbols_have_their_definition_range() {
+    let env = derived_chain(3);
+    // d2 stands for 25 symbols of at least 1 each.
+    assert_eq!(env.bounds(&Expr::symbol("d2")), (Some(25), None));
+    assert_eq!(
+        env.definition("d1").map(ToString::to_string).as_deref(),
+        Some("d0+s10+s11+s12+s13+s14+s15+s16+s9")
+    );
+}
+
+#[test]
+fn comparisons_of_derived_symbols_unfold_their_definitions() {
+    let env = derived_chain(40);
+    let d = |k: usize| Expr::symbol(&format!("d{k}"));
+    // Ranges alone cannot order d39 and d38; their definitions can.
+    assert_eq!(env.static_check(&d(39), Relation::Gt, &d(38)), Tri::True);
+    assert_eq!(env.static_check(&d(3), Relation::Lt, &d(30)), Tri::True);
+    // The verifier's question: is the declared name the computed sum?
+    let spelled = d(38) + Expr::symbol("s313");
+    let mut sum = spelled.clone();
+    for i in 314..321 {
+        sum = sum + Expr::symbol(&format!("s{i}"));
+    }
+    assert_eq!(env.static_check(&d(39), Relation::Eq, &sum), Tri::True);
+    assert_eq!(env.static_check(&d(39), Relation::Eq, &spelled), Tri::False);
+    // Unrelated sizes stay undecided.
+    assert_eq!(
+        env.static_check(&d(5), Relation::Lt, &Expr::symbol("t")),
+        Tri::Unknown
+    );
+}
+
+#[test]
+fn a_derived_symbol_takes_its_hint_from_the_definition() {
+    let mut env = ShapeEnv::new();
+    env.set_hint("s0", 3);
+    env.set_hint("s1", 4);
+    env.define("d0", &(Expr::symbol("s0") + Expr::symbol("s1")));
+    assert_eq!(env.hint_eval(&(Expr::symbol("d0") * 2)), Some(14));
+}

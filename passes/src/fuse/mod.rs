@@ -39,7 +39,7 @@ use autofuse_ir::graph::{Graph, TensorType, ValueDef, ValueId};
 use autofuse_mlir::builder::{Emitter, Typed};
 use autofuse_mlir::extract::ExtractedGraph;
 use autofuse_mlir::{build, diagnostics, extract, raw};
-use autofuse_symbolic::{Expr, Guard, Relation, ShapeEnv, SymbolInfo};
+use autofuse_symbolic::{DerivedSymbols, Expr, Guard, Relation, ShapeEnv, SymbolInfo};
 use fusion::{Decision, FuncModel, Kernel, Limits, Plan, Unit};
 use melior::ir::{
     attribute::FlatSymbolRefAttribute,
@@ -306,7 +306,7 @@ impl<'c, 'a> ModuleFusion<'c, 'a> {
         if !model.units.iter().any(|u| u.kernel.is_some()) {
             return;
         }
-        let mut env = shape_env(&func, &model);
+        let mut env = shape_env(&func, &model, &extracted.graph.derived);
         let guards_before = env.guards().len();
         let mut plan = fusion::plan(&model, &self.settings.limits, &mut env, &mut self.fresh);
         let split = if self.settings.lifting {
@@ -506,9 +506,9 @@ fn model_with(graph: &Graph, mut kernel_of: impl FnMut(&str) -> Option<AscGraph>
     }
 }
 
-/// Symbols of the function's types, its hints, and its guards as facts: the shape
-/// environment the solver decides in.
-pub fn shape_env(func: &OperationRef, model: &FuncModel) -> ShapeEnv {
+/// Symbols of the function's types, its hints, its derived symbols' definitions and
+/// its guards as facts: the shape environment the solver decides in.
+pub fn shape_env(func: &OperationRef, model: &FuncModel, derived: &DerivedSymbols) -> ShapeEnv {
     let mut env = ShapeEnv::new();
     for ty in model.types.iter().flatten() {
         for dim in &ty.dims {
@@ -524,6 +524,10 @@ pub fn shape_env(func: &OperationRef, model: &FuncModel) -> ShapeEnv {
         for (name, value) in parse_hints(hints) {
             env.set_hint(&name, value);
         }
+    }
+    // After the hints: a derived symbol's hint is its definition's value under them.
+    for (name, definition) in derived.iter() {
+        env.define(name, definition);
     }
     // Guards the function already relies on hold for every run of its kernels.
     for text in attrs

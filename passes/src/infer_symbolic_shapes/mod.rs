@@ -11,6 +11,11 @@
 //!    function attribute `ascend.guards` (`expect(...)` decided by a hint, `assert(...)`
 //!    required with no hint), and the hints used in `ascend.symbol_hints`.
 //! 4. The function type is updated to the new argument and result types.
+//! 5. A result dim of more than `derived::TERM_LIMIT` terms (the sums of a chain of
+//!    concats over distinct symbols) is named by a fresh derived symbol `d<N>`, defined
+//!    in the function attribute `ascend.derived_symbols` (`dialects/ascend/src/derived.rs`),
+//!    so that types stay short and the IR linear in the graph. A derived symbol already
+//!    defined for the same expression is reused, so the pass is idempotent.
 //!
 //! Preconditions: the module verifies. Postconditions: every value of an `ascend` graph
 //! has a fully known symbolic shape; a provable mismatch (broadcast of 4 against 3,
@@ -21,6 +26,7 @@
 use crate::options::PassOptions;
 use crate::registry::{OptionInfo, PassInfo};
 use crate::statistics;
+use autofuse_ascend::derived::{self, DerivedSymbols};
 use autofuse_ascend::shape::{infer, OpShapeQuery};
 use autofuse_ir::graph::{Dim, Graph, TensorType, ValueDef};
 use autofuse_mlir::extract::ExtractedGraph;
@@ -28,7 +34,7 @@ use autofuse_mlir::registry::{lookup, Dialect};
 use autofuse_mlir::{diagnostics, extract, raw};
 use autofuse_symbolic::{Expr, ShapeEnv, SymbolInfo};
 use melior::ir::{block::BlockLike, operation::OperationLike, OperationRef, RegionLike, ValueLike};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 pub const PASS: PassInfo = PassInfo {
     argument: "infer-symbolic-shapes",
@@ -36,7 +42,9 @@ pub const PASS: PassInfo = PassInfo {
     description: "Symbolizes dynamic dims of graph inputs (s0, s1, ... in input order), recomputes every \
                   ascend result type with the symbolic shape rules, records guards for decisions that \
                   depended on symbol values (`ascend.guards`), and updates function types. A provable \
-                  mismatch is an error at the op.",
+                  mismatch is an error at the op. A result dim of more than 8 terms (the sums of concat \
+                  chains over distinct symbols) is named by a derived symbol d<N> defined in \
+                  `ascend.derived_symbols`, so types stay short.",
     options: &[
         OptionInfo {
             name: "symbol-hints",
@@ -136,13 +144,38 @@ fn infer_function(
     let mut types: Vec<Option<TensorType>> = graph.values.iter().map(|v| v.ty.clone()).collect();
     let created = symbolize_arguments(graph, &mut types);
     let mut env = symbol_env(&types, hints, ranges);
-    if !infer_results(&extracted, &mut types, &mut env) {
+    let Some(mut namer) = DerivedNamer::new(&func, graph, &types, &mut env) else {
+        return false;
+    };
+    if !infer_results(&extracted, &mut types, &mut env, &mut namer) {
         return false;
     }
     if !write_types(func, &extracted, &types) {
         return false;
     }
     record_guards(func, &env, hints);
+    if !namer.derived.is_empty() {
+        let entries: Vec<String> = namer
+            .derived
+            .entries()
+            .iter()
+            .map(|e| autofuse_ir::attr::quote(e))
+            .collect();
+        raw::set_attribute_text(
+            &func,
+            derived::ATTRIBUTE,
+            &format!("[{}]", entries.join(", ")),
+        );
+    }
+    // Only when there are any: the statistics of ordinary graphs stay as they were.
+    if namer.created > 0 {
+        statistics::add(
+            PASS.argument,
+            "symbols-derived",
+            "Number of long dims named by a derived symbol",
+            namer.created,
+        );
+    }
     statistics::add(
         PASS.argument,
         "symbols-created",
@@ -192,6 +225,97 @@ fn symbolize_arguments(graph: &Graph, types: &mut [Option<TensorType>]) -> u64 {
     created
 }
 
+/// Names long result dims by derived symbols (`ascend.derived_symbols`), one name per
+/// distinct expression.
+struct DerivedNamer {
+    derived: DerivedSymbols,
+    by_definition: HashMap<Expr, String>,
+    /// Every symbol name of the function's types and definitions: fresh names avoid them.
+    used: BTreeSet<String>,
+    next: usize,
+    created: u64,
+}
+
+impl DerivedNamer {
+    /// Starts from the function's existing definitions (declared in `env`); a malformed
+    /// `ascend.derived_symbols` is an error at the function.
+    fn new(
+        func: &OperationRef,
+        graph: &Graph,
+        types: &[Option<TensorType>],
+        env: &mut ShapeEnv,
+    ) -> Option<DerivedNamer> {
+        let mut arguments = BTreeSet::new();
+        for &arg in &graph.arguments {
+            for dim in types[arg].iter().flat_map(|t| t.dims.iter()) {
+                if let Dim::Known(e) = dim {
+                    e.collect_symbols(&mut arguments);
+                }
+            }
+        }
+        let attrs = extract::read_attributes(func);
+        let entries = attrs
+            .get(derived::ATTRIBUTE)
+            .and_then(autofuse_ir::attr::AttrValue::as_strs)
+            .unwrap_or_default();
+        let parsed = DerivedSymbols::parse(&entries, &arguments);
+        let derived = diagnostics::or_error(func.location(), parsed).ok()?;
+        let mut used = arguments;
+        for ty in types.iter().flatten() {
+            for dim in &ty.dims {
+                if let Dim::Known(e) = dim {
+                    e.collect_symbols(&mut used);
+                }
+            }
+        }
+        let mut by_definition = HashMap::new();
+        for (name, definition) in derived.iter() {
+            env.define(name, definition);
+            by_definition.insert(definition.clone(), name.to_string());
+            used.insert(name.to_string());
+        }
+        Some(DerivedNamer {
+            derived,
+            by_definition,
+            used,
+            next: 0,
+            created: 0,
+        })
+    }
+
+    /// `ty` with every dim of more than `TERM_LIMIT` terms replaced by its derived symbol.
+    fn shorten(&mut self, mut ty: TensorType, env: &mut ShapeEnv) -> TensorType {
+        for dim in ty.dims.iter_mut() {
+            let Dim::Known(e) = dim else { continue };
+            if e.term_count() <= derived::TERM_LIMIT {
+                continue;
+            }
+            let name = match self.by_definition.get(e) {
+                Some(name) => name.clone(),
+                None => self.fresh(e, env),
+            };
+            *dim = Dim::Known(Expr::symbol(&name));
+        }
+        ty
+    }
+
+    fn fresh(&mut self, definition: &Expr, env: &mut ShapeEnv) -> String {
+        let name = loop {
+            let name = format!("d{}", self.next);
+            self.next += 1;
+            if !self.used.contains(&name) {
+                break name;
+            }
+        };
+        env.define(&name, definition);
+        self.derived.push(&name, definition.clone());
+        self.by_definition.insert(definition.clone(), name.clone());
+        self.used.insert(name.clone());
+        self.created += 1;
+        name
+    }
+}
+
 /// The shape env of a function: every symbol of `types` (at least 1, unbounded),
 /// then the `ranges` and `hints` of the options.
 fn symbol_env(
@@ -237,6 +361,7 @@ fn infer_results(
     extracted: &ExtractedGraph,
     types: &mut [Option<TensorType>],
     env: &mut ShapeEnv,
+    namer: &mut DerivedNamer,
 ) -> bool {
     let mut ok = true;
     for (node, op) in extracted.graph.nodes.iter().zip(&extracted.ops) {
@@ -275,7 +400,7 @@ fn infer_results(
             }
             Ok(results) => {
                 for (value, ty) in node.results.iter().zip(results) {
-                    types[*value] = Some(ty);
+                    types[*value] = Some(namer.shorten(ty, env));
                 }
             }
         }
