@@ -5,8 +5,10 @@ boundary ops) and whether both match eager."""
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import torch
 import torch._dynamo
@@ -58,12 +60,10 @@ def _autofuse_side(model, inputs, want) -> Side:
     with torch.no_grad():
         got = _first_tensor(compiled(*inputs))
     side.max_error = _max_error(got, want)
-    import json
-    from pathlib import Path
-
     for r in af_backend.REPORTS[start:]:
         if not r.compiled:
-            side.outside[f"graph on torch ({r.reason[:60]})"] = side.outside.get("graph on torch", 0) + 1
+            key = f"graph on torch ({r.reason[:60]})"
+            side.outside[key] = side.outside.get(key, 0) + 1
             continue
         plan = json.loads(Path(r.plan_path).read_text())
         for node in plan["graphs"][plan["entry"]]["nodes"]:
