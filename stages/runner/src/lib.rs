@@ -1056,33 +1056,64 @@ pub(crate) fn driver_kernel_sources<'a>(
     })
 }
 
+impl DriverSources<'_> {
+    /// The C symbols of the kept kernels and launches, in entry-table order.
+    pub(crate) fn symbols(&self) -> impl Iterator<Item = &String> {
+        self.kernels
+            .iter()
+            .map(|k| &k.symbol)
+            .chain(self.launches.iter().map(|l| &l.symbol))
+    }
+
+    /// The source files with the main translation unit `file`: `prelude`, the kernels'
+    /// includes, the `Entry` struct `entry_struct`, the launchers, `functions`, the
+    /// entry table of `entries` and `main`. The driver and the library differ only in
+    /// these parts.
+    pub(crate) fn assemble(
+        self,
+        file: &str,
+        prelude: &str,
+        entry_struct: &str,
+        functions: &str,
+        entries: &[String],
+        main: &str,
+    ) -> Vec<(String, String)> {
+        let mut text = String::from(prelude);
+        text.push_str(&self.includes);
+        text.push_str(entry_struct);
+        text.push_str(&self.launchers);
+        text.push_str(functions);
+        let _ = writeln!(
+            text,
+            "static const Entry kEntries[] = {{\n{}\n}};",
+            entries.join("\n")
+        );
+        text.push_str(main);
+        let mut files = self.files;
+        files.push((file.into(), text));
+        files.sort();
+        files
+    }
+}
+
 /// The driver's files for `kernels` and `launches` (a launch brings its groups' files).
 pub fn driver_files_with(
     kernels: &[&PreparedKernel],
     launches: &[&PreparedLaunch],
 ) -> Result<Vec<(String, String)>, String> {
     let sources = driver_kernel_sources(kernels, launches)?;
-    let mut driver = String::from(DRIVER_PRELUDE);
-    driver.push_str(&sources.includes);
-    driver.push_str("\nstruct Entry { const char* name; int (*run)(const Request&); };\n");
-    driver.push_str(&sources.launchers);
     let entries: Vec<String> = sources
-        .kernels
-        .iter()
-        .map(|k| &k.symbol)
-        .chain(sources.launches.iter().map(|l| &l.symbol))
+        .symbols()
         .map(|s| format!("    {{\"{s}\", run_{s}}},"))
         .collect();
-    let _ = writeln!(
-        driver,
-        "static const Entry kEntries[] = {{\n{}\n}};",
-        entries.join("\n")
-    );
-    driver.push_str(DRIVER_MAIN);
-    let mut files = sources.files;
-    files.push(("driver.cpp".into(), driver));
-    files.sort();
-    Ok(files)
+    Ok(sources.assemble(
+        "driver.cpp",
+        DRIVER_PRELUDE,
+        "\nstruct Entry { const char* name; int (*run)(const Request&); };\n",
+        "",
+        &entries,
+        DRIVER_MAIN,
+    ))
 }
 
 /// Builds (or finds in the cache) one driver holding `kernels` (deduplicated by symbol)

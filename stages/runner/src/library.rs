@@ -183,45 +183,42 @@ pub fn library_files(
     launches: &[&PreparedLaunch],
 ) -> Result<Vec<(String, String)>, String> {
     let sources = driver_kernel_sources(kernels, launches)?;
-    let mut text = String::from(LIBRARY_PRELUDE);
-    text.push_str(&sources.includes);
-    text.push_str(
-        "\nstruct Entry { const char* name; int (*run)(const Request&); int inputs; int outputs; int (*dims)(const int64_t*, int, int64_t*); };\n",
-    );
-    text.push_str(&sources.launchers);
+    // Per entry: its symbol values, operand counts and output types.
+    let shapes: Vec<(&[String], usize, &[TensorType])> = sources
+        .kernels
+        .iter()
+        .map(|k| {
+            (
+                k.schedule.symbols.as_slice(),
+                k.graph.inputs.len(),
+                k.graph.outputs.as_slice(),
+            )
+        })
+        .chain(sources.launches.iter().map(|l| {
+            (
+                l.symbols.as_slice(),
+                l.wiring.inputs.len(),
+                l.wiring.outputs.as_slice(),
+            )
+        }))
+        .collect();
+    let mut functions = String::new();
     let mut entries = Vec::new();
-    for k in &sources.kernels {
-        text.push_str(&dims_function(
-            &k.symbol,
-            &k.schedule.symbols,
-            &k.graph.outputs,
-        )?);
+    for (s, (symbols, inputs, outputs)) in sources.symbols().zip(&shapes) {
+        functions.push_str(&dims_function(s, symbols, outputs)?);
         entries.push(format!(
-            "    {{\"{s}\", run_{s}, {}, {}, dims_{s}}},",
-            k.graph.inputs.len(),
-            k.graph.outputs.len(),
-            s = k.symbol
+            "    {{\"{s}\", run_{s}, {inputs}, {}, dims_{s}}},",
+            outputs.len()
         ));
     }
-    for l in &sources.launches {
-        text.push_str(&dims_function(&l.symbol, &l.symbols, &l.wiring.outputs)?);
-        entries.push(format!(
-            "    {{\"{s}\", run_{s}, {}, {}, dims_{s}}},",
-            l.wiring.inputs.len(),
-            l.wiring.outputs.len(),
-            s = l.symbol
-        ));
-    }
-    let _ = writeln!(
-        text,
-        "static const Entry kEntries[] = {{\n{}\n}};",
-        entries.join("\n")
-    );
-    text.push_str(LIBRARY_MAIN);
-    let mut files = sources.files;
-    files.push(("library.cpp".into(), text));
-    files.sort();
-    Ok(files)
+    Ok(sources.assemble(
+        "library.cpp",
+        LIBRARY_PRELUDE,
+        "\nstruct Entry { const char* name; int (*run)(const Request&); int inputs; int outputs; int (*dims)(const int64_t*, int, int64_t*); };\n",
+        &functions,
+        &entries,
+        LIBRARY_MAIN,
+    ))
 }
 
 /// A built library: the shared object in the build cache.
