@@ -96,7 +96,7 @@ class CompiledGraph:
         self.converted = converted
         self.plan = plan
         self.report = report
-        self.guards = plan.plan["guards"].get(plan.plan["entry"], [])
+        self.guards = plan.plan["guards"].get(plan.plan["entry"], []) + converted.guards
 
     def __call__(self, *args):
         self.report.calls += 1
