@@ -655,7 +655,7 @@ def run_model(name, exporters, manifest, vers):
         manifest[fname] = entry
         gi = ", ".join(f"{i['name']}:{i['dtype']}{i['dims']}" for i in entry["graph"]["inputs"])
         log(f"{fname}: {entry['graph']['nodes']} nodes, {entry['graph']['file_bytes']} bytes, inputs {gi}; "
-            f"ORT vs torch max |err| {worst:.2e} <= {TOLERANCE} on {[list(s) for s in SHAPES + CHECK_ONLY_SHAPES]}")
+            f"ORT vs torch max |err| {worst:.2e} <= {TOLERANCE} on {[shape_tag(name, *s) for s in SHAPES + CHECK_ONLY_SHAPES]}")
 
 
 def main():
