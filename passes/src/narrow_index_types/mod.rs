@@ -37,6 +37,8 @@
 //! `--infer-symbolic-shapes`). Postconditions: function signatures and the values every
 //! op computes are unchanged (only integer widths); the module verifies.
 
+mod flat_index;
+
 use crate::options::PassOptions;
 use crate::registry::PassInfo;
 use crate::statistics;
@@ -134,6 +136,9 @@ fn expr_bounds(env: &ShapeEnv, e: &Expr) -> Option<Interval> {
 /// The element range of every value, `None` when unbounded or not an integer.
 fn analyze(graph: &Graph, env: &ShapeEnv) -> Vec<Option<Interval>> {
     let mut ranges: Vec<Option<Interval>> = vec![None; graph.values.len()];
+    // Symbolic bounds of flat indices (`flat_index.rs`).
+    let mut bounds: Vec<Option<Expr>> = vec![None; graph.values.len()];
+    let counts = flat_index::element_counts(graph);
     for &arg in &graph.arguments {
         ranges[arg] = graph.ty(arg).and_then(|t| dtype_range(t.dtype));
     }
@@ -159,7 +164,14 @@ fn analyze(graph: &Graph, env: &ShapeEnv) -> Vec<Option<Interval>> {
             Some(own) if !fits(r, own) => own,
             _ => r,
         });
-        ranges[result] = range.or_else(|| dtype_range(ty.dtype));
+        let mut range = range.or_else(|| dtype_range(ty.dtype));
+        bounds[result] = flat_index::node_bound(graph, node, range, &bounds);
+        if let (Some((lo, hi)), Some(bound)) = (range, &bounds[result]) {
+            if !fits_i32((lo, hi)) && flat_index::below_an_element_count(env, bound, &counts) {
+                range = Some((lo, i32::MAX as i128 - 1));
+            }
+        }
+        ranges[result] = range;
     }
     ranges
 }
