@@ -21,7 +21,10 @@
 //!    types by the source type, and add/sub/mul/neg/abs/max/min/select, data movement
 //!    (broadcast, reshape, slice, gather, concat, ...), `cumsum` and max/min reductions
 //!    by interval arithmetic. Graph arguments and boundary results of i64 type are
-//!    unbounded.
+//!    unbounded. Non-negative values also get a symbolic upper bound (`flat_index.rs`:
+//!    ranges, symbolic constants, sums and products): a value whose bound is below the
+//!    element count of a tensor of the graph is an offset into it and fits in i32 (a
+//!    flat index `range(batch) * seq + range(seq)`).
 //! 2. An i64 op result whose range fits in i32 is retyped to i32 when the op computes
 //!    the same in i32, all its same-typed operands fit too, and a 32-bit reader follows
 //!    (a narrowed op, a compare of fitting operands, a cast to another type, a gather
@@ -55,7 +58,9 @@ pub const PASS: PassInfo = PassInfo {
     argument: "narrow-index-types",
     summary: "Compute int64 index arithmetic (positions, masks, segment ids) in int32 where the values provably fit",
     description: "A forward interval analysis bounds every integer value (constants, shape expressions with \
-                  dims below 2^31, ranges, casts, arithmetic, data movement, cumsum); i64 results that fit \
+                  dims below 2^31, ranges, casts, arithmetic, data movement, cumsum), and non-negative \
+                  sums and products of ranges and symbols by a shape expression: a flat index below the \
+                  element count of a tensor of the graph fits (range(batch)*seq + range(seq)); i64 results that fit \
                   in i32 are retyped to i32 when their op computes the same in 32 bits and a 32-bit reader \
                   (an op, a compare, a gather's indices) follows, with exact casts \
                   where a use needs the other width (a narrowed constant read at 64 bits gets an \
