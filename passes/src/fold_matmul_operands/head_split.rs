@@ -79,16 +79,6 @@ fn int_list(node: &Node, name: &str) -> Option<Vec<i64>> {
     node.attrs.get(name)?.as_ints()
 }
 
-fn const_dims(ty: &TensorType) -> Option<Vec<Option<i64>>> {
-    ty.dims
-        .iter()
-        .map(|d| match d {
-            Dim::Known(_) => Some(d.as_const()),
-            _ => None,
-        })
-        .collect()
-}
-
 /// The only user of `value` when it has exactly one, that user is `name` and the
 /// function does not return `value` (`users` leaves the return out).
 fn single_user<'g>(
@@ -118,9 +108,8 @@ fn match_split<'c, 'a>(
 ) -> Option<Split<'c, 'a>> {
     let x_ty = graph.ty(value)?;
     let r = x_ty.rank();
-    const_dims(x_ty)?;
     let n = x_ty.dims.last()?.as_const()?;
-    if r < 1 || graph.outputs.contains(&value) {
+    if !super::known(x_ty) || graph.outputs.contains(&value) {
         return None;
     }
     let list = users.get(value)?;
