@@ -742,12 +742,18 @@ fn breakdown_table(rows: &[(Model, Inductor)]) -> String {
                 )
             })
             .collect();
+        // An empty cell reads as a missing figure: say there is none.
+        let ops = if ops.is_empty() {
+            "—".to_string()
+        } else {
+            ops.join(", ")
+        };
         let _ = writeln!(
             md,
             "| {} | {} | {} | {} | {} ({} own min) | {} | {} | {} |",
             m.model,
             m.exporter,
-            ops.join(", "),
+            ops,
             why.replace('|', "\\|"),
             human(m.gm_emulated),
             m.emulated_vs_own.as_deref().unwrap_or("—"),

@@ -34,6 +34,10 @@
 //!   gather's own rule); symbolic dims enter as one-element `range`s starting at the
 //!   dim; int64 indices are computed in int32 (valid ones fit). The gather then fuses
 //!   and lowers like any other.
+//! - a `gather` of bool data (a padding mask picked by position; also the one a
+//!   `gather_nd` becomes) gathers the data cast to i32 and casts the result back to
+//!   bool (exact: 0 and 1), because the lowering gathers no bool (AF-LW003) and the
+//!   gather would stay a boundary op.
 //!
 //! - `pad` in edge, reflect or wrap mode with static non-negative pads becomes, axis by
 //!   axis, a concat chain of the operand and slices of it (each output position is a
@@ -109,6 +113,8 @@ pub const PASS: PassInfo = PassInfo {
                   with an empty operand becomes the other; a slice stepping through the innermost \
                   axis becomes a reshape to [count, step] and a one-column slice. gather_nd with a static index-tuple \
                   length becomes a gather of the flattened indexed dims by the linear index. \
+                  A gather of bool data gathers it cast to i32 and casts back (the lowering gathers \
+                  no bool). \
                   A matmul with static contraction size k <= vectorize-matmul-max-k and static \
                   result columns n <= vectorize-matmul-max-n (f32, f16/bf16 accumulated in f32) \
                   becomes a broadcast multiply and a reduce_sum over k, which fuse with their \
@@ -214,6 +220,8 @@ enum Rewrite {
     /// A matmul, vectorized when the gate lets it.
     Matmul,
     GatherNd,
+    /// A gather of bool data.
+    BoolGather,
     StridedSlice(StridedPlan),
     /// A concat with an empty operand: the operand kept.
     EmptyConcat(usize),
@@ -240,6 +248,8 @@ fn rewrite_of(graph: &Graph, node: &Node) -> Option<Rewrite> {
         _ => None,
     };
     let is_gather_nd = node.op == "ascend.gather_nd";
+    let is_bool_gather =
+        node.op == "ascend.gather" && operand_dtype_of(graph, node) == Some(DType::Bool);
     let strided = match node.op.as_str() {
         "ascend.slice" => strided_innermost(graph, node),
         _ => None,
@@ -288,6 +298,8 @@ fn rewrite_of(graph: &Graph, node: &Node) -> Option<Rewrite> {
         Rewrite::Matmul
     } else if is_gather_nd {
         Rewrite::GatherNd
+    } else if is_bool_gather {
+        Rewrite::BoolGather
     } else if let Some(plan) = strided {
         Rewrite::StridedSlice(plan)
     } else if let Some(kept) = kept_concat_operand {
@@ -373,6 +385,10 @@ impl<'c: 'a, 'a> Decomposer<'c, 'a> {
             Rewrite::ByteCast(to) => byte_cast(e, &inputs[0], *to),
             Rewrite::Matmul => self.matmul(e, extracted, (node, op), inputs),
             Rewrite::GatherNd => gather_nd(e, inputs, &node.attrs),
+            Rewrite::BoolGather => {
+                let axis = int_attr(&node.attrs, "axis")?;
+                gather(e, &inputs[0], &inputs[1], &format!("{axis} : i64")).map(Some)
+            }
             Rewrite::StridedSlice(plan) => strided_slice(e, &inputs[0], plan),
             Rewrite::EmptyConcat(kept) => Ok(inputs.get(*kept).cloned()),
             Rewrite::BorderPad(mode, axes) => border_pad(e, &inputs[0], *mode, axes),
@@ -1323,13 +1339,32 @@ fn gather_nd<'c, 'a>(
         value: flat,
         ty: flat_ty,
     };
-    e.op(
-        "ascend.gather",
-        &[&flat, &linear],
-        &[("axis", "0 : i64")],
-        None,
-    )
-    .map(Some)
+    gather(e, &flat, &linear, "0 : i64").map(Some)
+}
+
+/// `gather(data, indices)` along `axis` (attribute text); bool data is gathered as i32
+/// between two casts (exact for 0 and 1), since the lowering gathers no bool (AF-LW003)
+/// while a cast of bool fuses like any other op.
+fn gather<'c, 'a>(
+    e: &mut Emitter<'c, 'a>,
+    data: &Typed<'c, 'a>,
+    indices: &Typed<'c, 'a>,
+    axis: &str,
+) -> Result<Typed<'c, 'a>, ShapeError> {
+    if data.ty.dtype != DType::Bool {
+        return e.op("ascend.gather", &[data, indices], &[("axis", axis)], None);
+    }
+    let wide = e.op("ascend.cast", &[data], &[], Some(DType::I32))?;
+    let picked = e.op("ascend.gather", &[&wide, indices], &[("axis", axis)], None)?;
+    e.op("ascend.cast", &[&picked], &[], Some(DType::Bool))
+}
+
+/// The element type of `node`'s first operand.
+fn operand_dtype_of(graph: &Graph, node: &Node) -> Option<DType> {
+    node.operands
+        .first()
+        .and_then(|&v| graph.ty(v))
+        .map(|t| t.dtype)
 }
 
 /// The exponent of `pow(x, c)` when `c` is one value: an `ascend.constant` whose

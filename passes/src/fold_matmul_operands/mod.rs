@@ -24,6 +24,16 @@
 //!    repeated heads are never materialized. (Row-major: the reshape of the operand's
 //!    batch from `E_batch` applies to `o`'s equal batch dims alike, so every batch
 //!    index pairs the same rows of both operands as before.)
+//! 3. Head transposes above a split (`head_split.rs`), on the graph steps 1-2 leave.
+//!    When every user of a value `x` with a static innermost dim `N` is
+//!    `transpose(reshape(slice(x)), P)` (the slice takes `[s, e)` of the innermost axis,
+//!    the reshape splits it into `[H, d]`, `P` keeps the innermost axis), all with the
+//!    same `d` and `P`, `d` dividing `N` and `s`, the slices covering at least `N`
+//!    elements, and one transpose feeding a matmul (GPT-2's fused QKV projection split
+//!    into heads), `x` is reshaped to `[.., N/d, d]` and transposed by `P` once, and each
+//!    chain becomes a slice `[s/d, e/d)` of its head axis. The transpose of the whole
+//!    fuses into the store of `x`'s producer and the slices into one kernel, where a
+//!    transpose of a slice could share a kernel with neither (AF-NF005).
 //!
 //! The transposes, reshapes and broadcasts left without users are erased; ones with
 //! other users stay for them.
@@ -34,6 +44,8 @@
 //! Postconditions: the module verifies; every graph computes the same values; every
 //! rewritten matmul has the result type it had (the reshape back restores it), new ops
 //! carry the matmul's location.
+
+mod head_split;
 
 use crate::options::PassOptions;
 use crate::registry::PassInfo;
@@ -49,14 +61,18 @@ use std::collections::BTreeMap;
 
 pub const PASS: PassInfo = PassInfo {
     argument: "fold-matmul-operands",
-    summary: "Fold transposes of the two innermost axes and K/V head-repeat broadcasts into the matmuls they feed",
+    summary: "Fold transposes of the two innermost axes and K/V head-repeat broadcasts into the matmuls they feed; move head transposes above a QKV split",
     description: "A transpose feeding an ascend.matmul that puts its source's innermost axis second to last \
                   becomes the operand's transpose flag (flipped), reading the source, or a transpose that keeps \
                   the innermost axis in place when leading axes move too. An operand reshape(broadcast_to(y)) \
                   that keeps the two innermost dims (grouped-query attention's repeat of K/V heads), whose \
                   other operand has the same batch dims, becomes the matmul's batch broadcast: the other \
                   operand is reshaped to the broadcast's batch dims, the matmul reads y, and its result is \
-                  reshaped back, so the repeat is never materialized. Ops left without users are erased. \
+                  reshaped back, so the repeat is never materialized. When every user of a value is a \
+                  head transpose of a slice of its innermost axis (a fused QKV projection split into \
+                  heads) and one feeds a matmul, the value is transposed once and the heads sliced \
+                  from that, so the transpose fuses into the value's producer. Ops left without users \
+                  are erased. \
                   Run after --infer-symbolic-shapes, before --decompose.",
     options: &[],
     run,
@@ -75,6 +91,7 @@ fn run(module: OperationRef, _options: &PassOptions) -> Result<(), ()> {
     let body = extract::module_body(module).ok_or(())?;
     let mut flags = 0u64;
     let mut broadcasts = 0u64;
+    let mut head_transposes = 0u64;
     let mut ok = true;
     for func in extract::functions(body) {
         let Some(extracted) = extract::extract_function(func) else {
@@ -95,6 +112,13 @@ fn run(module: OperationRef, _options: &PassOptions) -> Result<(), ()> {
         broadcasts += folder.broadcasts;
         ok &= folder.ok;
         erase_unused_producers(&folder.touched);
+        // Step 3 reads the graph the matmul rewrites left.
+        let Some(folded) = extract::extract_function(func) else {
+            continue;
+        };
+        let (moved, hoisted_ok) = head_split::hoist_head_transposes(&folded.graph, &folded.ops);
+        head_transposes += moved;
+        ok &= hoisted_ok;
     }
     statistics::add(
         PASS.argument,
@@ -107,6 +131,12 @@ fn run(module: OperationRef, _options: &PassOptions) -> Result<(), ()> {
         "batch-broadcasts",
         "Number of head-repeat broadcasts turned into a matmul's batch broadcast",
         broadcasts,
+    );
+    statistics::add(
+        PASS.argument,
+        "head-transposes-above-split",
+        "Number of head transposes of a split moved above it",
+        head_transposes,
     );
     if ok {
         Ok(())

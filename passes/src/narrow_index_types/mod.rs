@@ -21,7 +21,10 @@
 //!    types by the source type, and add/sub/mul/neg/abs/max/min/select, data movement
 //!    (broadcast, reshape, slice, gather, concat, ...), `cumsum` and max/min reductions
 //!    by interval arithmetic. Graph arguments and boundary results of i64 type are
-//!    unbounded.
+//!    unbounded. Non-negative values also get a symbolic upper bound (`flat_index.rs`:
+//!    ranges, symbolic constants, sums and products): a value whose bound is below the
+//!    element count of a tensor of the graph is an offset into it and fits in i32 (a
+//!    flat index `range(batch) * seq + range(seq)`).
 //! 2. An i64 op result whose range fits in i32 is retyped to i32 when the op computes
 //!    the same in i32, all its same-typed operands fit too, and a 32-bit reader follows
 //!    (a narrowed op, a compare of fitting operands, a cast to another type, a gather
@@ -36,6 +39,8 @@
 //! Preconditions: the module verifies; shapes are symbolic (run after
 //! `--infer-symbolic-shapes`). Postconditions: function signatures and the values every
 //! op computes are unchanged (only integer widths); the module verifies.
+
+mod flat_index;
 
 use crate::options::PassOptions;
 use crate::registry::PassInfo;
@@ -53,7 +58,9 @@ pub const PASS: PassInfo = PassInfo {
     argument: "narrow-index-types",
     summary: "Compute int64 index arithmetic (positions, masks, segment ids) in int32 where the values provably fit",
     description: "A forward interval analysis bounds every integer value (constants, shape expressions with \
-                  dims below 2^31, ranges, casts, arithmetic, data movement, cumsum); i64 results that fit \
+                  dims below 2^31, ranges, casts, arithmetic, data movement, cumsum), and non-negative \
+                  sums and products of ranges and symbols by a shape expression: a flat index below the \
+                  element count of a tensor of the graph fits (range(batch)*seq + range(seq)); i64 results that fit \
                   in i32 are retyped to i32 when their op computes the same in 32 bits and a 32-bit reader \
                   (an op, a compare, a gather's indices) follows, with exact casts \
                   where a use needs the other width (a narrowed constant read at 64 bits gets an \
@@ -134,6 +141,9 @@ fn expr_bounds(env: &ShapeEnv, e: &Expr) -> Option<Interval> {
 /// The element range of every value, `None` when unbounded or not an integer.
 fn analyze(graph: &Graph, env: &ShapeEnv) -> Vec<Option<Interval>> {
     let mut ranges: Vec<Option<Interval>> = vec![None; graph.values.len()];
+    // Symbolic bounds of flat indices (`flat_index.rs`).
+    let mut bounds: Vec<Option<Expr>> = vec![None; graph.values.len()];
+    let counts = flat_index::element_counts(graph);
     for &arg in &graph.arguments {
         ranges[arg] = graph.ty(arg).and_then(|t| dtype_range(t.dtype));
     }
@@ -159,7 +169,14 @@ fn analyze(graph: &Graph, env: &ShapeEnv) -> Vec<Option<Interval>> {
             Some(own) if !fits(r, own) => own,
             _ => r,
         });
-        ranges[result] = range.or_else(|| dtype_range(ty.dtype));
+        let mut range = range.or_else(|| dtype_range(ty.dtype));
+        bounds[result] = flat_index::node_bound(graph, node, range, &bounds);
+        if let (Some((lo, hi)), Some(bound)) = (range, &bounds[result]) {
+            if !fits_i32((lo, hi)) && flat_index::below_an_element_count(env, bound, &counts) {
+                range = Some((lo, i32::MAX as i128 - 1));
+            }
+        }
+        ranges[result] = range;
     }
     ranges
 }
