@@ -16,7 +16,10 @@ from torch._dynamo import register_backend
 from .backend import REPORTS, GraphReport, autofuse_backend
 from .compare import compare
 
+from .inductor import autofuse_inductor_backend
+
 register_backend(name="autofuse")(autofuse_backend)
+register_backend(name="autofuse-inductor")(autofuse_inductor_backend)
 
 
 def reports() -> list[GraphReport]:
