@@ -68,8 +68,9 @@ def _balanced(t: str) -> bool:
 
 def kernel_dtype(dtype: torch.dtype) -> torch.dtype:
     """64-bit integers are computed as int32 inside a kernel (index arithmetic of
-    small models); the vector unit has no 64-bit integer arithmetic."""
-    return torch.int32 if dtype == torch.int64 else dtype
+    small models) and float64 as float32 (Inductor's promoted scalar constants): the
+    vector unit has neither."""
+    return {torch.int64: torch.int32, torch.float64: torch.float32}.get(dtype, dtype)
 
 
 @dataclass
@@ -93,6 +94,7 @@ class Emitter:
         self.outputs: list[tuple[str, str, str]] = []  # (buffer, type, ssa)
         self.values: dict[int, Node] = {}
         self.ops: list[str] = []
+        self.host_float32: set[str] = set()
         self.count = 0
         self.sched = "[" + ", ".join(str(i) for i in range(self.rank)) + "]"
 
@@ -102,6 +104,8 @@ class Emitter:
         return f"%{self.count - 1}"
 
     def tensor(self, mask, dtype) -> str:
+        if dtype not in DTYPES:
+            raise Unsupported(f"element type {dtype}")
         dims = "".join((s if s.isdigit() else "?") + "x" if m else "1x" for s, m in zip(self.sizes, mask))
         return f"tensor<{dims}{DTYPES[dtype]}>"
 
@@ -117,8 +121,10 @@ class Emitter:
         axes = ", ".join(str(i) for i in range(self.rank))
         return f'#ascir.view<[{axes}], [{", ".join(f"{chr(34)}{r}{chr(34)}" for r in reps)}], [{", ".join(f"{chr(34)}{s}{chr(34)}" for s in strides)}]>'
 
-    def flat_type(self, buffer: str) -> str:
+    def flat_type(self, buffer: str, host_float32: bool = False) -> str:
         dtype, size = self.storage(buffer)
+        if host_float32 and dtype == torch.float64:
+            dtype = torch.float32
         if dtype not in DTYPES:
             raise Unsupported(f"buffer {buffer} of element type {dtype}")
         size = sympy.sympify(size)
@@ -176,13 +182,18 @@ class Emitter:
         coeffs, offset = self.affine(index)
         mask = [c != 0 and s != 1 for c, s in zip(coeffs, self.kernel.axes)]
         arg = len(self.args)
-        self.args.append((name, self.flat_type(name)))
-        gm = [text(c) if m else "0" for c, m in zip(coeffs, mask)]
         dtype = self.storage(name)[0]
+        if dtype == torch.float64:
+            # The vector unit has no float64: a float64 input (a lifted scalar such
+            # as an attention scale) is passed as float32, converted on the host.
+            self.host_float32.add(name)
+            dtype = torch.float32
+        self.args.append((name, self.flat_type(name, True)))
+        gm = [text(c) if m else "0" for c, m in zip(coeffs, mask)]
         d, ssa = self.fresh(), None
         self.lines.append(
             f'    {d} = "ascir.data"(%arg{arg}) {{index = {arg} : i64, view = {self.view(mask, gm)}}} '
-            f': ({self.flat_type(name)}) -> {self.tensor(mask, dtype)}')
+            f': ({self.flat_type(name, True)}) -> {self.tensor(mask, dtype)}')
         ssa = self.fresh()
         self.lines.append(
             f'    {ssa} = "ascir.load"({d}) {{offset = "{text(offset)}", sched_axis = {self.sched}, '
@@ -192,7 +203,11 @@ class Emitter:
     def constant(self, value, dtype) -> Node:
         dtype = kernel_dtype(dtype)
         if isinstance(value, bool) or dtype == torch.bool:
-            raise Unsupported("a boolean constant")
+            # A boolean scalar as a comparison of two float scalars (the kernel's
+            # scalars are numbers).
+            one = self.constant(1.0 if value else 0.0, torch.float32)
+            zero = self.constant(0.0, torch.float32)
+            return self.emit("ne", [one, zero], "", one.mask, torch.bool)
         if isinstance(value, float) and not math.isfinite(value):
             raise Unsupported(f"the constant {value}")
         literal = repr(float(value)) if dtype.is_floating_point else str(int(value))
@@ -298,6 +313,10 @@ class Emitter:
         mask = [c != 0 and s != 1 for c, s in zip(coeffs, self.kernel.axes)]
         if reduction and any(mask[self.rank - r:]):
             raise Unsupported("a reduction stored along its reduced axes")
+        inner = [c for c, m in zip(coeffs, mask) if m]
+        if inner and sympy.simplify(inner[-1] - 1) != 0:
+            raise Unsupported(f"a store of {buffer} whose innermost axis is strided ({inner[-1]})")
+        self.dense_store(buffer, coeffs, offset, mask)
         node = self.value(value)
         if any(m and not t for m, t in zip(node.mask, mask)):
             raise Unsupported(f"a store of {buffer} that writes one element from several iterations")
@@ -316,6 +335,21 @@ class Emitter:
             f': ({t}) -> {self.flat_type(buffer)}')
         self.outputs.append((buffer, self.flat_type(buffer), out))
 
+    def dense_store(self, buffer, coeffs, offset, mask) -> None:
+        """A store must write its whole buffer, row-major in some axis order: a store
+        into a part of a buffer (Inductor's concatenation by strided writes) leaves
+        gaps the kernel's copy-out does not keep."""
+        walked = sorted(((c, s) for c, s, m in zip(coeffs, self.kernel.axes, mask) if m),
+                        key=lambda cs: -_order(cs[0]))
+        expected = sympy.Integer(1)
+        for c, s in reversed(walked):
+            if sympy.simplify(c - expected) != 0:
+                raise Unsupported(f"a store into part of {buffer} (stride {c}, not {expected})")
+            expected = expected * s
+        size = self.storage(buffer)[1]
+        if sympy.simplify(sympy.sympify(offset)) != 0 or sympy.simplify(sympy.sympify(size) - expected) != 0:
+            raise Unsupported(f"a store into part of {buffer} (offset {offset}, {expected} of {size} elements)")
+
     def function(self) -> str:
         if self.rank == 0:
             raise Unsupported("a kernel without loop axes (a single element)")
@@ -333,6 +367,11 @@ class Emitter:
                 f'ascir.form = "hint", ascir.ops = [{ops}], ascir.sizes = [{syms}]}} {{')
         ret = f"    return {', '.join(s for _, _, s in self.outputs)} : {results}"
         return "\n".join([head, *self.lines, ret, "  }"])
+
+
+def _order(e) -> float:
+    e = sympy.sympify(e)
+    return float(e.subs({sym: 97 for sym in e.free_symbols}))
 
 
 def kernel_text(kernel: LoopKernel, storage) -> Emitter:
@@ -380,7 +419,7 @@ class BuiltModule:
         entry = self.plan["kernels"][kernel.name]
         sym_values = [int(symbols[s]) for s in entry["symbols"]]
         sym = (ctypes.c_int64 * max(1, len(sym_values)))(*sym_values)
-        ins = [tensors[b] for b, _ in e.args]
+        ins = [tensors[b].float() if b in e.host_float32 else tensors[b] for b, _ in e.args]
         outs = [tensors[b] for b, _, _ in e.outputs]
         in_ptrs = (ctypes.c_void_p * max(1, len(ins)))(*[t.data_ptr() for t in ins])
         out_ptrs = (ctypes.c_void_p * max(1, len(outs)))(*[t.data_ptr() for t in outs])

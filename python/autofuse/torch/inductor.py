@@ -20,16 +20,18 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import threading
 import time
 from dataclasses import dataclass, field
 
 import sympy
 import torch
+from sympy import prod as sympy_product
 
 from . import ascgraph
 from .backend import REPORTS, GraphReport, _work_dir
-from .loop_ir import LoopKernel, Recorder, all_symbols, evaluate, group_vars, refine
+from .loop_ir import LoopKernel, Recorder, all_symbols, evaluate, group_vars, order_axes_by_store, refine
 
 _LOCK = threading.Lock()
 
@@ -58,6 +60,8 @@ class InductorGraph:
             if k.unsupported:
                 self.report.torch_ops[f"kernel {k.name} ({', '.join(k.node_names)})"] = "; ".join(dict.fromkeys(k.unsupported))
         self.report.kernels = len(self.module.kernels) if self.module else 0
+        externs = sum(self.report.boundary_ops.values())
+        self.report.launches = len(self.kernels) + externs
 
     def run(self, index: int, tensors: dict[str, torch.Tensor], symbols: dict[str, int]) -> None:
         self.build()
@@ -66,13 +70,33 @@ class InductorGraph:
         kernel = self.kernels[index]
         if self.module is not None and kernel.name in self.module.kernels:
             record = self.module.run(kernel, tensors, symbols)
+            if os.environ.get("AUTOFUSE_INDUCTOR_CHECK"):
+                self.check(kernel, tensors, symbols)
             self.report.kernel_runs += 1
             self.report.gm_read += record.gm_read
             self.report.gm_written += record.gm_written
             self.report.cycles += record.cycles
             return
-        self.report.fallback_calls += 1
+        self.report.torch_kernel_runs += 1
         evaluate(kernel, tensors, symbols, self.indirect.get(kernel.name, {}))
+
+
+    def check(self, kernel: LoopKernel, tensors, symbols) -> None:
+        """Debugging (``AUTOFUSE_INDUCTOR_CHECK=1``): runs the kernel's loop body
+        with torch on copies of its outputs and prints the largest difference."""
+        written = {s.buffer for s in kernel.stores if s.buffer not in kernel.removed}
+        copies = {n: (_storage_copy(t) if n in written else t) for n, t in tensors.items()}
+        evaluate(kernel, copies, symbols, self.indirect.get(kernel.name, {}))
+        for n in written:
+            diff = (copies[n].double() - tensors[n].double()).abs().max().item() if tensors[n].numel() else 0.0
+            print(f"autofuse-inductor check: {self.key} {kernel.name} {n}: max difference {diff:.3e}")
+
+
+def _storage_copy(t: torch.Tensor) -> torch.Tensor:
+    """A copy of `t` with its own copy of the storage it views (its strides kept)."""
+    n = t.untyped_storage().nbytes() // t.element_size() - t.storage_offset()
+    base = torch.as_strided(t, (n,), (1,)).clone()
+    return torch.as_strided(base, t.shape, t.stride())
 
 
 GRAPHS: dict[str, InductorGraph] = {}
@@ -149,19 +173,29 @@ def record_kernel(nodes, name: str, graph: InductorGraph) -> LoopKernel:
     from torch._inductor.virtualized import V
 
     ranges = [n.get_ranges() for n in nodes]
-    reduction = next((r for _, r in ranges if r), [])
-    pointwise = [list(s) for s, r in ranges if r]
-    if pointwise:
-        outer = refine(pointwise)
-        inner = refine([list(r) for s, r in ranges if r])
-    else:
-        outer, inner = refine([list(s) for s, _ in ranges]), []
     kernel = LoopKernel(name, [], 0, node_names=[n.get_name() for n in nodes])
-    if outer is None or inner is None:
+    rnumel = next((sympy_product(r) for _, r in ranges if r), sympy.Integer(1))
+    total = next((sympy_product(s) * rnumel for s, r in ranges if r), None)
+    # A pointwise node over the outer axes only (an epilogue of the reduction, e.g.
+    # rsqrt(var + eps) per row) walks the outer axes; its values have the reduction
+    # axes collapsed, as a reduction's result.
+    outer_only = [total is not None and not r and sympy.simplify(sympy_product(s) - total) != 0
+                  for s, r in ranges]
+    axes = refine([list(s) + (list(r) if not o else [rnumel]) for (s, r), o in zip(ranges, outer_only)])
+    if axes is None:
         kernel.unsupported.append(f"loop ranges without a common refinement: {ranges}")
-        outer, inner = [], []
-    kernel.axes = outer + inner
-    kernel.reduction_axes = len(inner)
+        kernel.unrunnable = kernel.unsupported[-1]
+        axes = []
+    # The reduction axes: the suffix of the refined axes whose product is the
+    # reduction size (a split point of every reduction node's ranges).
+    split, product = len(axes), sympy.Integer(1)
+    while split > 0 and sympy.simplify(product - rnumel) != 0:
+        split -= 1
+        product = product * axes[split]
+    if sympy.simplify(product - rnumel) != 0:
+        kernel.unsupported.append(f"no reduction axes of size {rnumel} in {axes}")
+    kernel.axes = axes
+    kernel.reduction_axes = len(axes) - split
     zs = kernel.axis_symbols()
     recorder = Recorder(kernel, V.graph.get_dtype)
 
@@ -172,18 +206,17 @@ def record_kernel(nodes, name: str, graph: InductorGraph) -> LoopKernel:
     with V.set_ops_handler(recorder), V.set_kernel_handler(holder):
         for n, (sizes, rsizes) in zip(nodes, ranges):
             try:
-                if rsizes:
-                    pvars, k = group_vars(list(sizes), kernel.axes, zs, 0)
-                    rvars, _ = group_vars(list(rsizes), kernel.axes, zs, len(outer))
-                else:
-                    pvars, _ = group_vars(list(sizes), kernel.axes, zs, 0)
-                    rvars = []
+                pvars, next_axis = group_vars(list(sizes), kernel.axes, zs, 0)
+                rvars, _ = group_vars(list(rsizes), kernel.axes, zs, next_axis)
             except ValueError as e:
                 kernel.unsupported.append(str(e))
+                kernel.unrunnable = str(e)
                 pvars = [sympy.Integer(0)] * len(sizes)
                 rvars = [sympy.Integer(0)] * len(rsizes)
             n.codegen([pvars, rvars])
     graph.indirect[name] = dict(recorder.indirect)
+    if not kernel.unrunnable:
+        order_axes_by_store(kernel, list(recorder.numbered.values()))
     for buffer in kernel.reads + [s.buffer for s in kernel.stores]:
         layout = V.graph.get_buffer(buffer).get_layout()
         kernel.storage[buffer] = (layout.dtype, layout.storage_size())
@@ -255,7 +288,7 @@ def autofuse_inductor_backend(gm: torch.fx.GraphModule, example_inputs, **kwargs
         from torch._inductor.compile_fx import compile_fx_inner
 
         digest = hashlib.sha256(graph_module.code.encode() + str(len(GRAPHS)).encode()).hexdigest()[:16]
-        report = GraphReport(name=f"inductor_{len(REPORTS)}", compiled=True)
+        report = GraphReport(name=f"inductor_{len(REPORTS)}", compiled=True, backend="autofuse-inductor")
         report.fx_ops = sum(1 for n in graph_module.graph.nodes if n.op == "call_function")
         REPORTS.append(report)
         graph = InductorGraph(digest, report)

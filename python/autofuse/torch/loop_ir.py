@@ -60,6 +60,7 @@ class LoopKernel:
     removed: set = field(default_factory=set)
     exprs: list = field(default_factory=list)
     storage: dict = field(default_factory=dict)
+    unrunnable: str = ""
 
     def axis_symbols(self) -> list[sympy.Symbol]:
         return [sympy.Symbol(f"z{i}", integer=True, nonnegative=True) for i in range(len(self.axes))]
@@ -141,7 +142,7 @@ class Recorder:
         self.numbered: dict[tuple, LVal] = {}
 
     def _number(self, v: LVal) -> LVal:
-        key = (v.op, v.dtype, v.reduced, tuple(id(a) if isinstance(a, LVal) else (type(a).__name__, a) for a in v.args))
+        key = (v.op, v.dtype, v.reduced, tuple(sorted(v.attrs.items())), tuple(id(a) if isinstance(a, LVal) else (type(a).__name__, a) for a in v.args))
         try:
             return self.numbered.setdefault(key, v)
         except TypeError:
@@ -154,7 +155,9 @@ class Recorder:
             return self.stored[name][1]
         if name in self.stored:
             self.kernel.unsupported.append(f"reads {name} at another index than the kernel stored it")
-        v = self._number(LVal("load", (name, index), self.buffer_dtype(name)))
+        # A load after a store to the same buffer is another value than one before it.
+        version = sum(1 for st in self.kernel.stores if st.buffer == name)
+        v = self._number(LVal("load", (name, index), self.buffer_dtype(name), attrs={"version": version}))
         if v not in self.kernel.loads:
             self.kernel.loads.append(v)
         if name not in self.kernel.reads:
@@ -322,6 +325,8 @@ def evaluate(kernel: LoopKernel, buffers: dict[str, torch.Tensor], symbols: dict
              indirect: dict) -> None:
     """Runs a recorded kernel with torch over its whole iteration space at once:
     reads and writes `buffers` (flat views of each tensor's storage)."""
+    if kernel.unrunnable:
+        raise RuntimeError(f"kernel {kernel.name} cannot run: {kernel.unrunnable}")
     sizes = [int(SympyTorch(symbols)(sympy.sympify(s))) for s in kernel.axes]
     rank = len(sizes)
     env: dict = dict(symbols)
@@ -337,6 +342,12 @@ def evaluate(kernel: LoopKernel, buffers: dict[str, torch.Tensor], symbols: dict
     cache: dict[int, torch.Tensor] = {}
     index_of = SympyTorch(env)
 
+    def bind(expr) -> None:
+        # An indirect symbol is the tensor of indices it was read from.
+        for sym in sympy.sympify(expr).free_symbols:
+            if sym in indirect:
+                env[sym.name] = value(indirect[sym]).long()
+
     def value(v) -> torch.Tensor:
         if not isinstance(v, LVal):
             return v
@@ -349,15 +360,13 @@ def evaluate(kernel: LoopKernel, buffers: dict[str, torch.Tensor], symbols: dict
     def compute(v: LVal) -> torch.Tensor:
         if v.op == "load":
             name, index = v.args
-            for sym, src in indirect.items():
-                env[sym.name] = value(src).long()
+            bind(index)
             idx = torch.as_tensor(index_of(index)).broadcast_to(full if not v.reduced else reduced)
             return flats[name][idx.clamp(0, flats[name].numel() - 1)]
         if v.op == "constant":
             return torch.tensor(v.args[0], dtype=v.dtype)
         if v.op == "index":
-            for sym, src in indirect.items():
-                env[sym.name] = value(src).long()
+            bind(v.args[0])
             return torch.as_tensor(index_of(v.args[0])).to(v.dtype)
         if v.op in ("cast", "bitcast"):
             x = value(v.args[0])
@@ -368,11 +377,14 @@ def evaluate(kernel: LoopKernel, buffers: dict[str, torch.Tensor], symbols: dict
         name, *args = v.args
         return TORCH_OPS[name](*[value(a) for a in args]).to(v.dtype)
 
-    for store in kernel.stores:
+    for number, store in enumerate(kernel.stores):
         if store.buffer in kernel.removed:
             continue
-        for sym, src in indirect.items():
-            env[sym.name] = value(src).long()
+        # Loads of this buffer recorded before this store read what it held before.
+        for load in kernel.loads:
+            if load.args[0] == store.buffer and load.attrs.get("version", 0) <= number:
+                value(load)
+        bind(store.index)
         shape = reduced if store.reduction else full
         idx = torch.as_tensor(index_of(store.index)).broadcast_to(shape).reshape(-1)
         data = value(store.value).broadcast_to(shape).reshape(-1)
@@ -410,3 +422,39 @@ def all_symbols(kernel: LoopKernel) -> list[str]:
                              (v.args[1] for v in kernel.loads), kernel.exprs):
         found |= {s.name for s in sympy.sympify(e).free_symbols}
     return sorted(n for n in found if not n.startswith("z") and not n.startswith("ind"))
+
+
+def _numeric(e) -> float:
+    """A symbolic stride's value with every size symbol at 97: an order for sorting."""
+    e = sympy.sympify(e)
+    return float(e.subs({sym: 97 for sym in e.free_symbols}))
+
+
+def order_axes_by_store(kernel: LoopKernel, values: list[LVal]) -> None:
+    """Reorders the kernel's axes (outer ones among themselves, reduction ones among
+    themselves) so that the first store walks its buffer with decreasing strides: the
+    kernel then writes contiguous rows and a layout change (Inductor's channels-last
+    copy, a transposed store) becomes a strided load instead."""
+    if not kernel.stores or not kernel.axes:
+        return
+    zs = kernel.axis_symbols()
+    index = sympy.expand(kernel.stores[0].index)
+    stride = [_numeric(index.coeff(z)) for z in zs]
+    outer = len(zs) - kernel.reduction_axes
+    groups = [list(range(outer)), list(range(outer, len(zs)))]
+    order = []
+    for g in groups:
+        order += sorted(g, key=lambda i: -stride[i])
+    if order == list(range(len(zs))):
+        return
+    rename = {zs[old]: zs[new] for new, old in enumerate(order)}
+    kernel.axes = [kernel.axes[old] for old in order]
+    for v in values:
+        if v.op == "load":
+            v.args = (v.args[0], sympy.sympify(v.args[1]).xreplace(rename))
+        elif v.op == "index":
+            v.args = (sympy.sympify(v.args[0]).xreplace(rename),)
+    for st in kernel.stores:
+        st.index = sympy.sympify(st.index).xreplace(rename)
+    kernel.exprs = [sympy.sympify(e).xreplace(rename) for e in kernel.exprs]
+
