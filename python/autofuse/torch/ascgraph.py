@@ -95,6 +95,7 @@ class Emitter:
         self.values: dict[int, Node] = {}
         self.ops: list[str] = []
         self.host_float32: set[str] = set()
+        self.widened: dict[tuple, Node] = {}
         self.count = 0
         self.sched = "[" + ", ".join(str(i) for i in range(self.rank)) + "]"
 
@@ -165,6 +166,12 @@ class Emitter:
         return Node(ssa, list(mask), dtype)
 
     def broadcast(self, node: Node, mask) -> Node:
+        key = (node.ssa, tuple(mask))
+        if key not in self.widened:
+            self.widened[key] = self._broadcast(node, mask)
+        return self.widened[key]
+
+    def _broadcast(self, node: Node, mask) -> Node:
         for i in range(self.rank):
             if mask[i] and not node.mask[i]:
                 widened = list(node.mask)
