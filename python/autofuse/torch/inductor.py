@@ -31,7 +31,8 @@ from sympy import prod as sympy_product
 
 from . import ascgraph
 from .backend import REPORTS, GraphReport, _work_dir
-from .loop_ir import LoopKernel, Recorder, all_symbols, evaluate, group_vars, order_axes_by_store, refine
+from .loop_ir import (LoopKernel, Recorder, all_symbols, evaluate, group_vars, index_splits, order_axes_by_store,
+                      refine, simplify_indices)
 
 _LOCK = threading.Lock()
 
@@ -168,7 +169,38 @@ def _scheduling_class():
 
 def record_kernel(nodes, name: str, graph: InductorGraph) -> LoopKernel:
     """Runs each node's loop body with the ``Recorder`` as Inductor's ops handler over
-    the kernel's axes (the common refinement of the nodes' ranges, reductions last)."""
+    the kernel's axes (the common refinement of the nodes' ranges, reductions last).
+    Where an index takes an axis apart (``ModularIndexing(z, d, m)``, ``FloorDiv(z, d)``:
+    a reshape Inductor could not merge away), the axis is split at those points and
+    the bodies recorded again, so the indices become affine."""
+    from torch._inductor.virtualized import V
+
+    kernel, recorder = _record(nodes, name, graph, [])
+    for _ in range(3):
+        if kernel.unrunnable:
+            break
+        splits = index_splits(kernel, list(recorder.numbered.values()))
+        if not splits:
+            break
+        finer, again = _record(nodes, name, graph, splits)
+        if finer.unrunnable:
+            break
+        kernel, recorder = finer, again
+        ranges = dict(zip(kernel.axis_symbols(), kernel.axes))
+        simplify_indices(kernel, list(recorder.numbered.values()),
+                         lambda e: V.graph.sizevars.simplify_with_ranges(e, ranges))
+    graph.indirect[name] = dict(recorder.indirect)
+    if not kernel.unrunnable:
+        order_axes_by_store(kernel, list(recorder.numbered.values()))
+    for buffer in kernel.reads + [s.buffer for s in kernel.stores]:
+        layout = V.graph.get_buffer(buffer).get_layout()
+        kernel.storage[buffer] = (layout.dtype, layout.storage_size())
+    return kernel
+
+
+def _record(nodes, name: str, graph: InductorGraph, extra: list) -> tuple[LoopKernel, Recorder]:
+    """One recording of the nodes' bodies over the common refinement of their ranges
+    and the `extra` lists of sizes."""
     from torch._inductor.codegen.common import Kernel
     from torch._inductor.virtualized import V
 
@@ -181,7 +213,7 @@ def record_kernel(nodes, name: str, graph: InductorGraph) -> LoopKernel:
     # axes collapsed, as a reduction's result.
     outer_only = [total is not None and not r and sympy.simplify(sympy_product(s) - total) != 0
                   for s, r in ranges]
-    axes = refine([list(s) + (list(r) if not o else [rnumel]) for (s, r), o in zip(ranges, outer_only)])
+    axes = refine([list(s) + (list(r) if not o else [rnumel]) for (s, r), o in zip(ranges, outer_only)] + extra)
     if axes is None:
         kernel.unsupported.append(f"loop ranges without a common refinement: {ranges}")
         kernel.unrunnable = kernel.unsupported[-1]
@@ -214,13 +246,7 @@ def record_kernel(nodes, name: str, graph: InductorGraph) -> LoopKernel:
                 pvars = [sympy.Integer(0)] * len(sizes)
                 rvars = [sympy.Integer(0)] * len(rsizes)
             n.codegen([pvars, rvars])
-    graph.indirect[name] = dict(recorder.indirect)
-    if not kernel.unrunnable:
-        order_axes_by_store(kernel, list(recorder.numbered.values()))
-    for buffer in kernel.reads + [s.buffer for s in kernel.stores]:
-        layout = V.graph.get_buffer(buffer).get_layout()
-        kernel.storage[buffer] = (layout.dtype, layout.storage_size())
-    return kernel
+    return kernel, recorder
 
 
 class AutofuseOpOverrides:

@@ -458,3 +458,63 @@ def order_axes_by_store(kernel: LoopKernel, values: list[LVal]) -> None:
         st.index = sympy.sympify(st.index).xreplace(rename)
     kernel.exprs = [sympy.sympify(e).xreplace(rename) for e in kernel.exprs]
 
+
+def _exact(a, b):
+    """a / b when b divides a (as polynomials), else None."""
+    q = sympy.cancel(sympy.sympify(a) / sympy.sympify(b))
+    if q.is_polynomial() and sympy.fraction(q)[1] == 1:
+        return q
+    return None
+
+
+def _indices(kernel: LoopKernel, values: list[LVal]):
+    for v in values:
+        if v.op == "load":
+            yield v.args[1]
+        elif v.op == "index":
+            yield v.args[0]
+    for st in kernel.stores:
+        yield st.index
+
+
+def index_splits(kernel: LoopKernel, values: list[LVal]) -> list[list]:
+    """Lists of sizes (the kernel's axes with one axis split) that make each
+    ``ModularIndexing(z, d, m)`` and ``FloorDiv(z, d)`` of a single axis affine after a
+    new recording: z of size S becomes (S/(d*m), m, d) or (S/d, d)."""
+    zs = kernel.axis_symbols()
+    splits = []
+    for index in _indices(kernel, values):
+        for e in sympy.preorder_traversal(sympy.sympify(index)):
+            kind = type(e).__name__
+            if kind not in ("ModularIndexing", "FloorDiv") or e.args[0] not in zs:
+                continue
+            k = zs.index(e.args[0])
+            size = kernel.axes[k]
+            if kind == "ModularIndexing":
+                d, m = e.args[1], e.args[2]
+                outer = _exact(size, d * m)
+                pieces = [outer, m, d] if outer is not None else None
+            else:
+                d = e.args[1]
+                outer = _exact(size, d)
+                pieces = [outer, d] if outer is not None else None
+            if pieces is None:
+                continue
+            pieces = [p for p in pieces if p != 1]
+            split = kernel.axes[:k] + pieces + kernel.axes[k + 1:]
+            if len(split) > len(kernel.axes) and split not in splits:
+                splits.append(split)
+    return splits
+
+
+def simplify_indices(kernel: LoopKernel, values: list[LVal], simplify) -> None:
+    """Rewrites every index of the kernel with `simplify` (Inductor's simplification
+    with the axes' ranges: modular and floor-divided sums of split axes become affine)."""
+    for v in values:
+        if v.op == "load":
+            v.args = (v.args[0], simplify(v.args[1]))
+        elif v.op == "index":
+            v.args = (simplify(v.args[0]),)
+    for st in kernel.stores:
+        st.index = simplify(st.index)
+
