@@ -29,7 +29,7 @@ import torch
 
 from .. import _tools
 from .fx_to_ascend import DTYPES, TORCH_DTYPES
-from .loop_ir import LoopKernel, LVal, all_symbols
+from .loop_ir import LoopKernel, LVal, SympyTorch, all_symbols
 from .runtime import KernelError, Library, LaunchRecord
 from .symbolic import Unsupported, expr_text
 
@@ -96,6 +96,7 @@ class Emitter:
         self.ops: list[str] = []
         self.host_float32: set[str] = set()
         self.widened: dict[tuple, Node] = {}
+        self.output_offsets: list = []
         self.count = 0
         self.sched = "[" + ", ".join(str(i) for i in range(self.rank)) + "]"
 
@@ -122,8 +123,9 @@ class Emitter:
         axes = ", ".join(str(i) for i in range(self.rank))
         return f'#ascir.view<[{axes}], [{", ".join(f"{chr(34)}{r}{chr(34)}" for r in reps)}], [{", ".join(f"{chr(34)}{s}{chr(34)}" for s in strides)}]>'
 
-    def flat_type(self, buffer: str, host_float32: bool = False) -> str:
+    def flat_type(self, buffer: str, host_float32: bool = False, offset=0) -> str:
         dtype, size = self.storage(buffer)
+        size = sympy.sympify(size) - sympy.sympify(offset)
         if host_float32 and dtype == torch.float64:
             dtype = torch.float32
         if dtype not in DTYPES:
@@ -270,6 +272,8 @@ class Emitter:
                 return nodes[0]
             self.ops.append(name)
             return self.emit(UNARY[name], [self.broadcast(nodes[0], mask)], "", mask, out)
+        if name in ("bitwise_and", "bitwise_or", "bitwise_xor") and all(n.dtype == torch.bool for n in nodes):
+            name = "logical_" + name.removeprefix("bitwise_")
         if name in BINARY:
             common = kernel_dtype(torch.promote_types(nodes[0].dtype, nodes[1].dtype))
             a, b = (self.broadcast(self.cast(n, common), mask) for n in nodes)
@@ -323,39 +327,35 @@ class Emitter:
         inner = [c for c, m in zip(coeffs, mask) if m]
         if inner and sympy.simplify(inner[-1] - 1) != 0:
             raise Unsupported(f"a store of {buffer} whose innermost axis is strided ({inner[-1]})")
-        self.dense_store(buffer, coeffs, offset, mask)
+        walked = sorted(((c, s) for c, s, m in zip(coeffs, self.kernel.axes, mask) if m), key=lambda cs: -_order(cs[0]))
+        expected = sympy.Integer(1)
+        for c, size in reversed(walked):
+            if sympy.simplify(c - expected) != 0:
+                # Measured: a kernel storing rows with gaps between them overwrites
+                # the gaps (another kernel's part of the buffer).
+                raise Unsupported(f"a store into part of {buffer} (stride {c}, not {expected})")
+            expected = expected * size
         node = self.value(value)
         if any(m and not t for m, t in zip(node.mask, mask)):
             raise Unsupported(f"a store of {buffer} that writes one element from several iterations")
         dtype = self.storage(buffer)[0]
         node = self.cast(self.broadcast(node, mask), dtype)
+        # The store's view is the GM view. Autofuse schedules no store at a non-zero
+        # offset: the output is passed from there.
+        gm = [text(c) if m else "0" for c, m in zip(coeffs, mask)]
+        out_type = self.flat_type(buffer, offset=offset)
         ssa = self.fresh()
         t = self.tensor(mask, dtype)
         self.lines.append(
-            f'    {ssa} = "ascir.store"({node.ssa}) {{offset = "{text(offset)}", sched_axis = {self.sched}, '
-            f'view = {self.view(mask)}}} : ({t}) -> {t}')
-        gm = [text(c) if m else "0" for c, m in zip(coeffs, mask)]
+            f'    {ssa} = "ascir.store"({node.ssa}) {{offset = "0", sched_axis = {self.sched}, '
+            f'view = {self.view(mask, gm)}}} : ({t}) -> {t}')
         out = self.fresh()
         index = len(self.outputs)
         self.lines.append(
             f'    {out} = "ascir.output"({ssa}) {{index = {index} : i64, view = {self.view(mask, gm)}}} '
-            f': ({t}) -> {self.flat_type(buffer)}')
-        self.outputs.append((buffer, self.flat_type(buffer), out))
-
-    def dense_store(self, buffer, coeffs, offset, mask) -> None:
-        """A store must write its whole buffer, row-major in some axis order: a store
-        into a part of a buffer (Inductor's concatenation by strided writes) leaves
-        gaps the kernel's copy-out does not keep."""
-        walked = sorted(((c, s) for c, s, m in zip(coeffs, self.kernel.axes, mask) if m),
-                        key=lambda cs: -_order(cs[0]))
-        expected = sympy.Integer(1)
-        for c, s in reversed(walked):
-            if sympy.simplify(c - expected) != 0:
-                raise Unsupported(f"a store into part of {buffer} (stride {c}, not {expected})")
-            expected = expected * s
-        size = self.storage(buffer)[1]
-        if sympy.simplify(sympy.sympify(offset)) != 0 or sympy.simplify(sympy.sympify(size) - expected) != 0:
-            raise Unsupported(f"a store into part of {buffer} (offset {offset}, {expected} of {size} elements)")
+            f': ({t}) -> {out_type}')
+        self.outputs.append((buffer, out_type, out))
+        self.output_offsets.append(offset)
 
     def function(self) -> str:
         if self.rank == 0:
@@ -428,8 +428,10 @@ class BuiltModule:
         sym = (ctypes.c_int64 * max(1, len(sym_values)))(*sym_values)
         ins = [tensors[b].float() if b in e.host_float32 else tensors[b] for b, _ in e.args]
         outs = [tensors[b] for b, _, _ in e.outputs]
+        offsets = [int(SympyTorch(symbols)(sympy.sympify(o))) for o in e.output_offsets]
         in_ptrs = (ctypes.c_void_p * max(1, len(ins)))(*[t.data_ptr() for t in ins])
-        out_ptrs = (ctypes.c_void_p * max(1, len(outs)))(*[t.data_ptr() for t in outs])
+        out_ptrs = (ctypes.c_void_p * max(1, len(outs)))(
+            *[t.data_ptr() + o * t.element_size() for t, o in zip(outs, offsets)])
         stats = (ctypes.c_double * 5)()
         lib = self.library.lib
         code = lib.af_kernel_run(entry["symbol"].encode(), entry["chip"].encode(), entry["cores"], entry["ub"],
