@@ -188,6 +188,51 @@ class Emitter:
 
     def load(self, v: LVal) -> Node:
         name, index = v.args
+        indirect = [sym for sym in sympy.sympify(index).free_symbols if sym in self.kernel.indirect]
+        if indirect:
+            return self.gather(name, sympy.expand(sympy.sympify(index)), indirect)
+        return self.cast(self.raw_load(name, index), kernel_dtype(self.storage(name)[0]))
+
+    def gather(self, name: str, index, indirect) -> Node:
+        """An embedding lookup, ``table[ind * row + within]`` with ``ind`` read from
+        a tensor: the table as ``[rows, row]`` in GM (its view walks within a row),
+        the indices loaded as they are (int64 stays int64: the scalar unit reads it)
+        and one ``ascir.gather`` along the table's rows, as ``--lower-to-ascir``
+        lowers ``ascend.gather``."""
+        if len(indirect) != 1:
+            raise Unsupported("an index reading several index tensors")
+        (sym,) = indirect
+        source = self.kernel.indirect[sym]
+        while source.op == "cast":
+            source = source.args[0]
+        if source.op != "load" or index.coeff(sym).free_symbols & set(self.zs):
+            raise Unsupported("an indirect index that is not an embedding lookup")
+        row = index.coeff(sym)
+        within = sympy.expand(index - row * sym)
+        coeffs, offset = self.affine(within)
+        dtype, size = self.storage(name)
+        rows = sympy.cancel(sympy.sympify(size) / row)
+        if sympy.simplify(offset) != 0 or not (rows.is_polynomial() and sympy.fraction(rows)[1] == 1):
+            raise Unsupported("an embedding lookup not along whole rows")
+        if any(_order(c) >= _order(row) for c in coeffs if c != 0):
+            raise Unsupported("an embedding lookup reading across rows")
+        ids = self.raw_load(source.args[0], source.args[1])
+        mask = [c != 0 and s != 1 for c, s in zip(coeffs, self.kernel.axes)]
+        arg = len(self.args)
+        table = f"tensor<{_dim(rows)}x{_dim(row)}x{DTYPES[dtype]}>"
+        self.args.append((name, table))
+        gm = [text(c) if m else "0" for c, m in zip(coeffs, mask)]
+        d = self.fresh()
+        self.lines.append(
+            f'    {d} = "ascir.data"(%arg{arg}) {{index = {arg} : i64, view = {self.view(mask, gm)}}} '
+            f': ({table}) -> {self.tensor(mask, dtype)}')
+        out = [a or b for a, b in zip(mask, ids.mask)]
+        self.ops.append("gather")
+        gathered = self.emit("gather", [Node(d, mask, dtype), ids], "axis = 0 : i64", out, dtype)
+        return self.cast(gathered, kernel_dtype(dtype))
+
+    def raw_load(self, name: str, index) -> Node:
+        """A load of a buffer in its own element type (float64 read as float32)."""
         coeffs, offset = self.affine(index)
         mask = [c != 0 and s != 1 for c, s in zip(coeffs, self.kernel.axes)]
         arg = len(self.args)
@@ -207,7 +252,7 @@ class Emitter:
         self.lines.append(
             f'    {ssa} = "ascir.load"({d}) {{offset = "{text(offset)}", sched_axis = {self.sched}, '
             f'view = {self.view(mask)}}} : ({self.tensor(mask, dtype)}) -> {self.tensor(mask, dtype)}')
-        return self.cast(Node(ssa, mask, dtype), kernel_dtype(dtype))
+        return Node(ssa, mask, dtype)
 
     def constant(self, value, dtype) -> Node:
         dtype = kernel_dtype(dtype)
@@ -374,6 +419,13 @@ class Emitter:
                 f'ascir.form = "hint", ascir.ops = [{ops}], ascir.sizes = [{syms}]}} {{')
         ret = f"    return {', '.join(s for _, _, s in self.outputs)} : {results}"
         return "\n".join([head, *self.lines, ret, "  }"])
+
+
+def _dim(e) -> str:
+    e = sympy.sympify(e)
+    if not e.is_number:
+        raise Unsupported(f"an embedding table of symbolic size {e}")
+    return str(int(e))
 
 
 def _order(e) -> float:

@@ -61,6 +61,7 @@ class LoopKernel:
     exprs: list = field(default_factory=list)
     storage: dict = field(default_factory=dict)
     unrunnable: str = ""
+    indirect: dict = field(default_factory=dict)
 
     def axis_symbols(self) -> list[sympy.Symbol]:
         return [sympy.Symbol(f"z{i}", integer=True, nonnegative=True) for i in range(len(self.axes))]
@@ -204,7 +205,7 @@ class Recorder:
     def indirect_indexing(self, x, size, check=True, wrap_neg=True):
         sym = sympy.Symbol(f"ind{len(self.indirect)}", integer=True)
         self.indirect[sym] = x
-        self.kernel.unsupported.append("an indirect (data-dependent) index")
+        self.kernel.indirect[sym] = x
         return sym
 
     def masked(self, mask, body, other):
