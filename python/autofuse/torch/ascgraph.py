@@ -28,7 +28,7 @@ import sympy
 import torch
 
 from .. import _tools
-from .fx_to_ascend import DTYPES, TORCH_DTYPES
+from .fx_to_ascend import DTYPES
 from .loop_ir import LoopKernel, LVal, SympyTorch, all_symbols
 from .runtime import KernelError, Library, LaunchRecord
 from .symbolic import Unsupported, expr_text
@@ -334,7 +334,6 @@ class Emitter:
     def reduce(self, v: LVal) -> Node:
         kind, src = v.args[0], self.value(v.args[1])
         r = self.kernel.reduction_axes
-        full = [True] * self.rank
         src = self.broadcast(src, [m or i >= self.rank - r for i, m in enumerate(src.mask)])
         out_mask = [m and i < self.rank - r for i, m in enumerate(src.mask)]
         self.ops.append(kind)
@@ -360,7 +359,6 @@ class Emitter:
                 return top
             d = self.emit("sub", [src, self.broadcast(top, src.mask)], "", src.mask, src.dtype)
             return self.emit("sum", [self.emit("exp", [d], "", src.mask, src.dtype)], "", out_mask, src.dtype)
-        del full
         raise Unsupported(f"the reduction {kind}")
 
     def store(self, buffer: str, index, value: LVal, reduction: bool) -> None:
@@ -442,7 +440,7 @@ def kernel_text(kernel: LoopKernel, storage) -> Emitter:
 
 def module_text(emitters: list[Emitter]) -> str:
     """One module: an entry graph calling each kernel once, then the kernels."""
-    args, results, calls, ret_types, rets = [], [], [], [], []
+    args, calls, ret_types, rets = [], [], [], []
     for e in emitters:
         first = len(args)
         args += [t for _, t in e.args]
@@ -456,7 +454,6 @@ def module_text(emitters: list[Emitter]) -> str:
         for i, t in enumerate(outs):
             rets.append(f"{r}#{i}" if len(outs) > 1 else r)
             ret_types.append(t)
-    del results
     head = f"  func.func @graph({', '.join(f'%arg{i}: {t}' for i, t in enumerate(args))}) -> ({', '.join(ret_types)}) {{"
     body = [head, *calls, f"    return {', '.join(rets)} : {', '.join(ret_types)}", "  }"]
     return "module {\n" + "\n".join(body + [e.text for e in emitters]) + "\n}\n"
@@ -542,5 +539,3 @@ def build_module(key: str, kernels: list[LoopKernel], report) -> BuiltModule | N
     report.plan_path = str(work / "build" / "plan.json")
     return BuiltModule(work / "build" / "plan.json", emitters)
 
-
-_ = TORCH_DTYPES

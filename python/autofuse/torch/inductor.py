@@ -30,7 +30,7 @@ import torch
 from sympy import prod as sympy_product
 
 from . import ascgraph
-from .backend import REPORTS, GraphReport, _work_dir
+from .backend import REPORTS, GraphReport
 from .loop_ir import (LoopKernel, Recorder, all_symbols, evaluate, group_vars, index_splits, order_axes_by_store,
                       refine, simplify_indices)
 
@@ -261,21 +261,26 @@ def _record(nodes, name: str, graph: InductorGraph, extra: list) -> tuple[LoopKe
     return kernel, recorder
 
 
-class AutofuseOpOverrides:
-    """The device op overrides Inductor asks a device for (streams and device
-    guards): the emulation has no streams, so each is a no-op line."""
+def _op_overrides_class():
+    from torch._inductor.codegen.common import DeviceOpOverrides
 
-    def import_get_raw_stream_as(self, name: str) -> str:
-        return f"def {name}(_device): return None"
+    class AutofuseOpOverrides(DeviceOpOverrides):
+        """The device op overrides Inductor asks a device for (streams, device
+        guards): the emulation has no streams, so each is a no-op line."""
 
-    def set_device(self, device_idx) -> str:
-        return "pass"
+        def import_get_raw_stream_as(self, name: str) -> str:
+            return f"def {name}(_device): return None"
 
-    def synchronize(self) -> str:
-        return "pass"
+        def set_device(self, device_idx) -> str:
+            return "pass"
 
-    def device_guard(self, device_idx) -> str:
-        return "contextlib.nullcontext()"
+        def synchronize(self) -> str:
+            return "pass"
+
+        def device_guard(self, device_idx) -> str:
+            return "contextlib.nullcontext()"
+
+    return AutofuseOpOverrides
 
 
 @contextlib.contextmanager
@@ -284,8 +289,8 @@ def registered_for_cpu():
     duration of one compile, restoring Inductor's registration afterwards."""
     from torch._inductor.codegen import common
     from torch._inductor.codegen.common import (
-        get_scheduling_for_device, get_wrapper_codegen_for_device, init_backend_registration,
-        register_backend_for_device,
+        get_device_op_overrides, init_backend_registration, register_backend_for_device,
+        register_device_op_overrides,
     )
     from torch._inductor.codegen.wrapper import PythonWrapperCodegen
 
@@ -293,12 +298,15 @@ def registered_for_cpu():
     previous = common.device_codegens.get("cpu")
     if previous is None:
         raise RuntimeError("Inductor has no cpu backend registered")
+    previous_overrides = get_device_op_overrides("cpu")
 
     class AutofuseWrapper(PythonWrapperCodegen):
         """Inductor's Python wrapper with the autofuse graphs' registry imported."""
 
         @staticmethod
         def create(is_subgraph, subgraph_name, parent_wrapper, partition_signatures=None):
+            if is_subgraph:
+                return PythonWrapperCodegen.create(is_subgraph, subgraph_name, parent_wrapper, partition_signatures)
             return AutofuseWrapper()
 
         def write_header(self):
@@ -306,14 +314,14 @@ def registered_for_cpu():
             self.header.writeline("from autofuse.torch.inductor import GRAPHS as _autofuse_graphs")
 
     register_backend_for_device("cpu", _scheduling_class(), AutofuseWrapper)
+    register_device_op_overrides("cpu", _op_overrides_class()())
     try:
         yield
     finally:
+        register_device_op_overrides("cpu", previous_overrides)
         register_backend_for_device(
             "cpu", previous.scheduling, previous.wrapper_codegen, previous.cpp_wrapper_codegen,
             previous.fx_wrapper_codegen)
-        assert get_scheduling_for_device("cpu") is previous.scheduling
-        assert get_wrapper_codegen_for_device("cpu") is not None
 
 
 def autofuse_inductor_backend(gm: torch.fx.GraphModule, example_inputs, **kwargs):
