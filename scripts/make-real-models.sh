@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Regenerates examples/onnx/real/ (tiny BERT, GPT-2, LLaMA and Qwen2 with random seeded
-# weights, exported by both torch ONNX exporters with dynamic batch/seq, plus inputs and
+# Regenerates examples/onnx/real/ (tiny BERT, GPT-2, LLaMA, Qwen2, GPT-NeoX, ViT, Whisper's
+# encoder, T5's encoder and BLOOM with random seeded weights, exported by both torch ONNX
+# exporters with dynamic batch/seq (batch only for ViT and Whisper), plus inputs and
 # onnxruntime outputs, manifest.json), then bench/quality/real_models_inductor.json
 # (Inductor's kernels and GM bytes on the same models). Arguments go to the export script
 # (e.g. --only bert,llama); --no-inductor skips the Inductor step.

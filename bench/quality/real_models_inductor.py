@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Kernels and GM bytes of PyTorch Inductor (torch.compile on CPU) on the tiny real models
-of examples/onnx/real/ (BERT, GPT-2, LLaMA, Qwen2, GPT-NeoX), at one static shape.
+of examples/onnx/real/ (BERT, GPT-2, LLaMA, Qwen2, GPT-NeoX, ViT, Whisper's encoder, T5's
+encoder, BLOOM), at one static shape.
 
     .venv-models/bin/python bench/quality/real_models_inductor.py    # (scripts/make-real-models.sh makes the venv)
+    .venv-models/bin/python bench/quality/real_models_inductor.py --only vit,bloom --merge
 
 The models, configs, seeded weights and inputs are those of
 examples/onnx/export_real_models.py (imported from there), at the middle (batch, seq) of
-its SHAPES. Each model is compiled with torch.compile(backend="inductor", dynamic=False)
+its SHAPES (the batch alone for the models whose sequence is fixed: ViT, Whisper). Each model is compiled with torch.compile(backend="inductor", dynamic=False)
 under torch.no_grad() and run once; the Python wrapper Inductor generates
 (torch._inductor.utils.run_and_get_code) is counted with peers.py's rules
 (peers.inductor_wrapper_kernels): kernels are the calls the wrapper's `call` makes to
@@ -18,7 +20,9 @@ in older torch).
 
 min_bytes is the graph inputs (parameters, buffers and model inputs as the wrapper takes
 them) plus the output, each moved once. Writes bench/quality/real_models_inductor.json and
-prints one line per model.
+prints one line per model; with --merge, the models of the existing file that are not
+measured again are kept as they were (each model's row records the versions it was
+measured with when they differ from the file's).
 """
 
 import argparse
@@ -78,7 +82,8 @@ def wrapper_args(code):
     return [(n, *specs[n]) for n in order]
 
 
-FALLBACK_PREFIXES = ("torch.ops.", "aten.")
+# extern_kernels.convolution (ViT's patch embedding, Whisper's conv1d) returns its buffer too.
+FALLBACK_PREFIXES = ("torch.ops.", "aten.", "extern_kernels.")
 
 
 def fallbacks_as_out_calls(code):
@@ -89,7 +94,11 @@ def fallbacks_as_out_calls(code):
     (it counts calls made as statements, so a fallback assigned to a buffer would be
     neither counted nor sized). Shape and dtype come from the
     assert_tensor_metadata(bufN, shape, stride, dtype, ...) line the wrapper writes after
-    such a call. Returns (code, names of the rewritten fallbacks)."""
+    such a call. A fallback returning a tuple (the flash attention Inductor's pattern
+    matcher puts in ViT's eager attention: `bufN = ...; bufM = bufN[0]`, metadata on bufM)
+    is written with one output keyword per element the wrapper takes (out0=bufM, ...),
+    each allocated from its metadata, and the `bufM = bufN[i]` lines dropped. Returns
+    (code, names of the rewritten fallbacks)."""
     tree = ast.parse(code)
     call = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "call")
     meta = {}
@@ -100,7 +109,24 @@ def fallbacks_as_out_calls(code):
             and isinstance(node.args[0], ast.Name)
         ):
             meta[node.args[0].id] = node.args[1:4]
+    # bufM = bufN[i]: the elements taken of a tuple-returning fallback, by tuple buffer.
+    elements = collections.defaultdict(list)
+    for node in ast.walk(call):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, ast.Subscript)
+            and isinstance(node.value.value, ast.Name)
+            and isinstance(node.value.slice, ast.Constant)
+        ):
+            elements[node.value.value.id].append((node.value.slice.value, node.targets[0].id))
+    taken = {name for pairs in elements.values() for _, name in pairs}
     rewritten = []
+
+    def allocation(target):
+        shape, stride, dtype = meta[target]
+        return ast.parse(f"{target} = empty_strided_cpu({ast.unparse(shape)}, {ast.unparse(stride)}, {ast.unparse(dtype)})").body[0]
 
     def rewrite(body):
         out = []
@@ -117,14 +143,24 @@ def fallbacks_as_out_calls(code):
             ):
                 target = stmt.targets[0].id
                 fname = ast.unparse(stmt.value.func)
-                if target not in meta:
+                if target in meta:
+                    outs = [("out", target)]
+                elif elements.get(target) and all(name in meta for _, name in elements[target]):
+                    outs = [(f"out{i}", name) for i, name in sorted(elements[target])]
+                else:
                     raise RuntimeError(f"fallback {fname} -> {target} without assert_tensor_metadata")
-                shape, stride, dtype = meta[target]
-                alloc = ast.parse(f"{target} = empty_strided_cpu({ast.unparse(shape)}, {ast.unparse(stride)}, {ast.unparse(dtype)})").body[0]
-                stmt.value.keywords.append(ast.keyword(arg="out", value=ast.Name(id=target, ctx=ast.Load())))
-                out += [alloc, ast.Expr(value=stmt.value)]
+                for keyword, name in outs:
+                    stmt.value.keywords.append(ast.keyword(arg=keyword, value=ast.Name(id=name, ctx=ast.Load())))
+                out += [allocation(name) for _, name in outs] + [ast.Expr(value=stmt.value)]
                 rewritten.append(fname)
                 continue
+            if (
+                isinstance(stmt, ast.Assign)
+                and isinstance(stmt.value, ast.Subscript)
+                and isinstance(stmt.targets[0], ast.Name)
+                and stmt.targets[0].id in taken
+            ):
+                continue  # bufM = bufN[i], allocated before the fallback above
             out.append(stmt)
         return out
 
@@ -171,7 +207,7 @@ def measure(name, batch, seq):
         "model": name,
         "architecture": erm.MODELS[name][1],
         "batch": batch,
-        "seq": seq,
+        "seq": erm.FIXED_SEQ.get(name, seq),
         "inputs": {n: {"shape": list(a.shape), "dtype": a.dtype.name} for n, a in arrays.items()},
         "output": {"name": output_name, "shape": list(out.shape), "dtype": str(out.dtype).replace("torch.", "")},
         "parameters": sum(p.numel() for p in wrapper.parameters()),
@@ -190,6 +226,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default="", help="comma-separated models (default: all)")
     parser.add_argument("--out", default=str(OUT))
+    parser.add_argument("--merge", action="store_true",
+                        help="keep the models of the existing --out file that are not measured again")
     args = parser.parse_args()
     import torch
 
@@ -210,6 +248,16 @@ def main():
         },
         "models": {},
     }
+    # With --merge: the rows of the existing file not measured again are kept. The file's
+    # versions stay those of the kept rows; a new row records its own when they differ.
+    row_versions = None
+    if args.merge and Path(args.out).exists():
+        old = json.loads(Path(args.out).read_text())
+        if old.get("shape") != doc["shape"]:
+            sys.exit(f"real_models_inductor: --merge: {args.out} is at shape {old.get('shape')}, not {doc['shape']}")
+        if old["versions"] != doc["versions"]:
+            row_versions, doc["versions"] = doc["versions"], old["versions"]
+        doc["models"].update({n: row for n, row in old["models"].items() if n not in names})
     failed = []
     for name in names:
         try:
@@ -218,6 +266,8 @@ def main():
             traceback.print_exc(file=sys.stderr)
             row = {"model": name, "error": f"{type(e).__name__}: {e}"}
             failed.append(name)
+        if row_versions is not None:
+            row["versions"] = row_versions
         doc["models"][name] = row
         if "error" in row:
             print(f"real_models_inductor: {name}: FAILED: {row['error'][:300]}", flush=True)

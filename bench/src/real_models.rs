@@ -242,6 +242,9 @@ struct Model {
     io_minimum: f64,
     /// The emulated kernels' bytes over their own minimum ("1.299x"), from the summary.
     emulated_vs_own: Option<String>,
+    /// The sequence the model sees where only its batch is dynamic (the manifest's
+    /// `fixed_seq`).
+    fixed_seq: Option<f64>,
 }
 
 impl Model {
@@ -292,12 +295,18 @@ fn measure(
 ) -> Result<Model, String> {
     let onnx = options.models.join(file);
     let weights = onnx_weights(&onnx)?;
+    // A model whose sequence is fixed (`fixed_seq`: ViT's patches, Whisper's frames) runs
+    // at the batch alone: its manifest entries give the sequence it sees.
+    let fixed_seq = spec.path_num(&["fixed_seq"]);
     let entry = spec
         .get("shapes")
         .map(Json::arr)
         .unwrap_or_default()
         .iter()
-        .find(|s| s.path_num(&["batch"]) == Some(batch) && s.path_num(&["seq"]) == Some(seq))
+        .find(|s| {
+            s.path_num(&["batch"]) == Some(batch)
+                && s.path_num(&["seq"]) == Some(fixed_seq.unwrap_or(seq))
+        })
         .ok_or_else(|| format!("{file}: no b{batch} s{seq} entry in the manifest"))?;
     let (inputs, expect) = shape_files(entry, &options.models);
     let report = dir.join(format!("{file}.json"));
@@ -342,6 +351,7 @@ fn measure(
         gm_interpreted: 0.0,
         io_minimum: run.path_num(&["gm_bytes", "minimum"]).unwrap_or(f64::NAN),
         emulated_vs_own: None,
+        fixed_seq,
     };
     for k in run.get("kernels").map(Json::arr).unwrap_or_default() {
         let bytes =
@@ -540,7 +550,7 @@ fn counts(map: &BTreeMap<String, usize>, strip: &str) -> String {
 fn section(rows: &[(Model, Inductor)], doc: &Json, note: &str, findings: &str) -> String {
     let mut md = String::new();
     let _ = writeln!(md, "{BEGIN}\n");
-    md.push_str(&intro(doc, note));
+    md.push_str(&intro(doc, note, rows));
     md.push_str(&launch_table(rows));
     md.push_str(&gm_table(rows));
     md.push_str(&breakdown_table(rows));
@@ -555,7 +565,7 @@ fn section(rows: &[(Model, Inductor)], doc: &Json, note: &str, findings: &str) -
 }
 
 /// The section's title and what both sides ran: models, shape, versions, and `note`.
-fn intro(doc: &Json, note: &str) -> String {
+fn intro(doc: &Json, note: &str, rows: &[(Model, Inductor)]) -> String {
     let mut md = String::new();
     let _ = writeln!(md, "## Real models: ONNX exports against Inductor\n");
     let (b, s) = (
@@ -582,6 +592,21 @@ fn intro(doc: &Json, note: &str) -> String {
         v("torch"),
         v("transformers")
     );
+    let mut fixed: Vec<String> = rows
+        .iter()
+        .filter(|(m, _)| m.exporter == "dynamo")
+        .filter_map(|(m, _)| m.fixed_seq.map(|s| format!("{} ({s})", m.model)))
+        .collect();
+    fixed.dedup();
+    if !fixed.is_empty() {
+        let _ = writeln!(
+            md,
+            "Only the batch is dynamic in {}: their inputs' other dims are fixed by the model \
+             (the sequence it sees in parentheses), so they run at batch {b} with that sequence \
+             on both sides.\n",
+            fixed.join(", ")
+        );
+    }
     md
 }
 

@@ -21,6 +21,21 @@ Models (configs in MODELS below; eager attention, no KV cache, eval mode):
            output logits.
 - gptneox: GPTNeoXForCausalLM: fused QKV projection, partial rotary (rotary_pct 0.25),
            parallel residual, LayerNorm + GELU; input input_ids; output logits.
+- vit:     ViTModel without pooler: a Conv2d patch embedding (16x16 images, 4x4 patches,
+           stride 4), a class token, learned positions; input pixel_values (f32); output
+           last_hidden_state. Only the batch is dynamic: the image size is fixed (the
+           position table has 16 patches + 1 class token, so the sequence is 17).
+- whisper: WhisperEncoder: two Conv1d (kernel 3; the second with stride 2) + GELU over 8
+           mel bins, sinusoidal positions, pre-norm encoder layers; input input_features
+           (f32, 32 frames); output last_hidden_state. Only the batch is dynamic: Whisper
+           requires max_source_positions * 2 frames (it raises on any other length).
+- t5enc:   T5EncoderModel: relative position buckets (bidirectional, 8 buckets, max
+           distance 20) computed in the graph from the sequence length, RMS norm, no
+           biases; inputs input_ids, attention_mask (right padding); output
+           last_hidden_state.
+- bloom:   BloomForCausalLM: ALiBi (slopes per head times the cumsum of the attention
+           mask), fused QKV projection split per head, embedding LayerNorm; inputs
+           input_ids, attention_mask (right padding); output logits.
 
 Files in examples/onnx/real/:
 - <model>.<exporter>.onnx, exporter torchscript (torch.onnx.export(dynamo=False,
@@ -93,7 +108,50 @@ MODELS = {
              tie_word_embeddings=False),
         ["input_ids"], "logits",
     ),
+    "vit": (
+        "ViTConfig", "ViTModel",
+        dict(image_size=16, patch_size=4, num_channels=3, hidden_size=32, num_hidden_layers=2,
+             num_attention_heads=4, intermediate_size=64, hidden_dropout_prob=0.0,
+             attention_probs_dropout_prob=0.0),
+        ["pixel_values"], "last_hidden_state",
+    ),
+    "whisper": (
+        "WhisperConfig", "WhisperEncoder",
+        dict(vocab_size=128, num_mel_bins=8, d_model=32, encoder_layers=2, encoder_attention_heads=4,
+             encoder_ffn_dim=64, decoder_layers=1, decoder_attention_heads=4, decoder_ffn_dim=64,
+             max_source_positions=16, max_target_positions=MAX_POSITIONS, dropout=0.0,
+             attention_dropout=0.0, activation_dropout=0.0),
+        ["input_features"], "last_hidden_state",
+    ),
+    "t5enc": (
+        "T5Config", "T5EncoderModel",
+        dict(vocab_size=128, d_model=32, d_kv=8, d_ff=64, num_layers=2, num_heads=4,
+             relative_attention_num_buckets=8, relative_attention_max_distance=20,
+             dropout_rate=0.0, feed_forward_proj="relu"),
+        ["input_ids", "attention_mask"], "last_hidden_state",
+    ),
+    "bloom": (
+        "BloomConfig", "BloomForCausalLM",
+        dict(vocab_size=128, hidden_size=32, n_layer=2, n_head=4, hidden_dropout=0.0,
+             attention_dropout=0.0, tie_word_embeddings=True),
+        ["input_ids", "attention_mask"], "logits",
+    ),
 }
+
+# Models whose inputs are features, not token ids: per input, its dims after the batch
+# dim. These are fixed (the model admits no other size), so only the batch is dynamic;
+# their files are tagged b<B> instead of b<B>s<S>, and the manifest records the sequence
+# the model sees as "fixed_seq".
+FEATURE_INPUTS = {
+    "vit": {"pixel_values": (3, 16, 16)},
+    "whisper": {"input_features": (8, 32)},
+}
+FIXED_SEQ = {"vit": 17, "whisper": 16}
+# The families added after the first five: their dynamo files are written without the
+# per-node stack traces (strip_stack_traces), to keep the committed files small.
+STRIP_STACK_TRACES = {"vit", "whisper", "t5enc", "bloom"}
+# Models whose forward takes no use_cache (encoders).
+NO_CACHE_FLAG = {"vit", "whisper", "t5enc"}
 
 
 NOTES = [
@@ -107,6 +165,13 @@ NOTES = [
     "symbolics (register_torchscript_workarounds), registered before every TorchScript export.",
     "The dynamo exporter is run with its defaults (optimize=True: onnxscript's optimizer, constant folding) "
     "and writes value_info with symbolic dims for intermediates; the TorchScript exporter writes none.",
+    "vit, whisper, t5enc and bloom: their dynamo files have the per-node metadata "
+    "'pkg.torch.onnx.stack_trace' removed after saving (strip_stack_traces: a quarter of each file); "
+    "nothing else of the exported graph is changed.",
+    "vit and whisper take f32 features (pixel_values [batch, 3, 16, 16], input_features [batch, 8, 32]) "
+    "whose dims after the batch are fixed by the model (ViT's position table, Whisper's length check): "
+    "only the batch is dynamic, their files are tagged b<B>, and their manifest runs give the sequence "
+    "the model sees (fixed_seq: 17 patches + class token, 16 positions).",
 ]
 
 
@@ -123,10 +188,12 @@ def build(name):
 
     config_cls, model_cls, kwargs, input_names, output_name = MODELS[name]
     config = getattr(transformers, config_cls)(**kwargs, use_cache=False)
+    # WhisperEncoder is not exported at the top of transformers.
+    models = transformers.models.whisper.modeling_whisper if model_cls == "WhisperEncoder" else transformers
     config._attn_implementation = "eager"
     torch.manual_seed(SEED)
-    extra = {"add_pooling_layer": False} if model_cls == "BertModel" else {}
-    model = getattr(transformers, model_cls)(config, **extra)
+    extra = {"add_pooling_layer": False} if model_cls in ("BertModel", "ViTModel") else {}
+    model = getattr(models, model_cls)(config, **extra)
     model.eval()
     # transformers initializes biases to 0 and norm weights to 1; the dynamo exporter's
     # optimizer then merges all equal initializers into one (every bias of the graph
@@ -149,13 +216,40 @@ def build(name):
                 kw["attention_mask"] = attention_mask
             return getattr(self.inner(**kw), output_name)
 
+    class FeatureWrapper(torch.nn.Module):
+        """The same for the models of FEATURE_INPUTS and NO_CACHE_FLAG: the named inputs
+        in order, no use_cache."""
+
+        def __init__(self, inner):
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, *args):
+            kw = dict(zip(input_names, args))
+            return getattr(self.inner(**kw, return_dict=True), output_name)
+
+    if name in NO_CACHE_FLAG:
+        return config, FeatureWrapper(model).eval(), input_names, output_name
+
     wrapper = Wrapper(model).eval()
     return config, wrapper, input_names, output_name
 
 
+def shape_tag(name, batch, seq):
+    """The file tag of one (batch, seq): b<B>s<S>, or b<B> where the sequence is fixed."""
+    return f"b{batch}" if name in FEATURE_INPUTS else f"b{batch}s{seq}"
+
+
 def make_inputs(name, batch, seq):
-    """Seeded int64 token ids and (where used) a right-padded attention mask."""
+    """Seeded int64 token ids and (where used) a right-padded attention mask; for the
+    models of FEATURE_INPUTS, seeded standard-normal f32 features (seq unused)."""
     config_cls, model_cls, kwargs, input_names, _ = MODELS[name]
+    if name in FEATURE_INPUTS:
+        rng = np.random.default_rng([SEED, batch, sum(map(ord, name))])
+        return {
+            n: rng.standard_normal((batch, *dims)).astype(np.float32)
+            for n, dims in FEATURE_INPUTS[name].items()
+        }
     rng = np.random.default_rng([SEED, batch, seq, sum(map(ord, name))])
     arrays = {"input_ids": rng.integers(0, kwargs.get("vocab_size"), size=(batch, seq), dtype=np.int64)}
     if "attention_mask" in input_names:
@@ -170,15 +264,20 @@ def make_inputs(name, batch, seq):
 # ---------------------------------------------------------------- export
 
 
-def export(exporter, wrapper, input_names, output_name, path):
+def export(name, exporter, wrapper, input_names, output_name, path):
     import torch
 
-    example = make_inputs_for_export(input_names)
+    if name in FEATURE_INPUTS:
+        example = make_inputs(name, *EXPORT_SHAPE)
+    else:
+        example = make_inputs_for_export(input_names)
     args = tuple(torch.from_numpy(example[n]) for n in input_names)
+    fixed = name in FEATURE_INPUTS
     if exporter == "torchscript":
         register_torchscript_workarounds()
-        dynamic_axes = {n: {0: "batch", 1: "seq"} for n in input_names}
-        dynamic_axes[output_name] = {0: "batch", 1: "seq"}
+        axes = {0: "batch"} if fixed else {0: "batch", 1: "seq"}
+        dynamic_axes = {n: axes for n in input_names}
+        dynamic_axes[output_name] = axes
         torch.onnx.export(
             wrapper, args, str(path), dynamo=False, opset_version=TORCHSCRIPT_OPSET,
             input_names=input_names, output_names=[output_name], dynamic_axes=dynamic_axes,
@@ -187,13 +286,34 @@ def export(exporter, wrapper, input_names, output_name, path):
     else:
         batch = torch.export.Dim("batch")
         seq = torch.export.Dim("seq", max=MAX_POSITIONS)
-        dynamic_shapes = {n: {0: batch, 1: seq} for n in input_names}
+        if fixed:  # FeatureWrapper.forward(*args)
+            dynamic_shapes = {"args": tuple({0: batch} for _ in input_names)}
+        elif name in NO_CACHE_FLAG:  # FeatureWrapper.forward(*args)
+            dynamic_shapes = {"args": tuple({0: batch, 1: seq} for _ in input_names)}
+        else:
+            dynamic_shapes = {n: {0: batch, 1: seq} for n in input_names}
         program = torch.onnx.export(
             wrapper, args, dynamo=True, opset_version=DYNAMO_OPSET,
             input_names=input_names, output_names=[output_name], dynamic_shapes=dynamic_shapes,
             external_data=False,
         )
         program.save(str(path), external_data=False)
+        if name in STRIP_STACK_TRACES:
+            strip_stack_traces(path)
+
+
+def strip_stack_traces(path):
+    """Removes the dynamo exporter's per-node Python stack traces (metadata_props key
+    pkg.torch.onnx.stack_trace: a quarter of the file, source paths of this machine); the
+    graph, its value_info and the other metadata are kept as written."""
+    import onnx
+
+    model = onnx.load(str(path))
+    for node in model.graph.node:
+        kept = [p for p in node.metadata_props if p.key != "pkg.torch.onnx.stack_trace"]
+        del node.metadata_props[:]
+        node.metadata_props.extend(kept)
+    onnx.save(model, str(path))
 
 
 def register_torchscript_workarounds():
@@ -452,7 +572,7 @@ def run_model(name, exporters, manifest, vers):
             arrays = make_inputs(name, b, s)
             files = {}
             for k, a in arrays.items():
-                f = f"{name}.b{b}s{s}.{k}.npy"
+                f = f"{name}.{shape_tag(name, b, s)}.{k}.npy"
                 np.save(OUT / f, a)
                 files[k] = f
             inputs[(b, s)] = (arrays, files)
@@ -476,10 +596,16 @@ def run_model(name, exporters, manifest, vers):
             "parameters": n_params,
             "config": jsonable(config.to_diff_dict()),
         }
+        if name in FIXED_SEQ:
+            entry["export_call"] = entry["export_call"].replace(", 1: 'seq'", "").replace(
+                f", 1: Dim('seq', max={MAX_POSITIONS})", "")
+            entry["fixed_seq"] = FIXED_SEQ[name]
+            entry["dynamic_dims"] = "batch only: " + ", ".join(
+                f"{n} [batch, {', '.join(map(str, d))}]" for n, d in FEATURE_INPUTS[name].items())
         try:
             if path.exists():
                 path.unlink()
-            export(exporter, wrapper, input_names, output_name, path)
+            export(name, exporter, wrapper, input_names, output_name, path)
         except Exception as e:
             traceback.print_exc(file=sys.stderr)
             msg = f"{type(e).__name__}: {e}"
@@ -499,13 +625,13 @@ def run_model(name, exporters, manifest, vers):
             outs = sess.run(None, feed)
             out_files = []
             for i, o in enumerate(outs):
-                f = f"{name}.{exporter}.b{b}s{s}.output{i}.npy"
+                f = f"{name}.{exporter}.{shape_tag(name, b, s)}.output{i}.npy"
                 np.save(OUT / f, o)
                 out_files.append(f)
             err = float(np.max(np.abs(outs[0].astype(np.float64) - expected[(b, s)].astype(np.float64))))
             worst = max(worst, err)
             runs.append({
-                "batch": b, "seq": s,
+                "batch": b, "seq": FIXED_SEQ.get(name, s),
                 "inputs": {k: {"file": files[k], "dtype": arrays[k].dtype.name, "shape": list(arrays[k].shape)} for k in input_names},
                 "outputs": [{"file": f, "dtype": o.dtype.name, "shape": list(o.shape)} for f, o in zip(out_files, outs)],
                 "max_abs_err_ort_vs_torch": err,
@@ -521,7 +647,7 @@ def run_model(name, exporters, manifest, vers):
             err = float(np.max(np.abs(got.astype(np.float64) - want.astype(np.float64))))
             if not err <= TOLERANCE:
                 raise AssertionError(f"{fname} b{b}s{s}: onnxruntime differs from eager torch by {err} > {TOLERANCE}")
-            checked.append({"batch": b, "seq": s, "max_abs_err_ort_vs_torch": err})
+            checked.append({"batch": b, "seq": FIXED_SEQ.get(name, s), "max_abs_err_ort_vs_torch": err})
             worst = max(worst, err)
         entry["shapes"] = runs
         entry["checked_only_shapes"] = checked
@@ -529,7 +655,7 @@ def run_model(name, exporters, manifest, vers):
         manifest[fname] = entry
         gi = ", ".join(f"{i['name']}:{i['dtype']}{i['dims']}" for i in entry["graph"]["inputs"])
         log(f"{fname}: {entry['graph']['nodes']} nodes, {entry['graph']['file_bytes']} bytes, inputs {gi}; "
-            f"ORT vs torch max |err| {worst:.2e} <= {TOLERANCE} on {[list(s) for s in SHAPES + CHECK_ONLY_SHAPES]}")
+            f"ORT vs torch max |err| {worst:.2e} <= {TOLERANCE} on {[shape_tag(name, *s) for s in SHAPES + CHECK_ONLY_SHAPES]}")
 
 
 def main():

@@ -417,6 +417,9 @@ pub struct ShapeEnv {
     /// definitions do not decide pay one substitution, not a walk down the chain, and
     /// graphs whose comparisons never need them (the verifier's) never build them.
     expansions: RefCell<HashMap<String, Expr>>,
+    /// Derived symbols -> their value at the probe point ([`ShapeEnv::probe_eval`]),
+    /// built on first need in definition order.
+    probes: RefCell<HashMap<String, i64>>,
 }
 
 impl ShapeEnv {
@@ -454,6 +457,7 @@ impl ShapeEnv {
         let order = self.definitions.len();
         self.definitions
             .insert(name.to_owned(), (order, definition.clone()));
+        self.probes.get_mut().clear();
     }
 
     /// The definition of a derived symbol ([`ShapeEnv::define`]).
@@ -615,6 +619,45 @@ impl ShapeEnv {
         }
     }
 
+    /// The value of `e` at one point the symbols' ranges allow: every symbol one above
+    /// the low end of its range (kept within its high end), a derived symbol the value
+    /// of its definition there. `None` where `e` cannot be evaluated (an unknown symbol,
+    /// an overflow). It decides nothing: a caller uses it to propose an order of sizes
+    /// cheaply, then confirms the order with static checks of neighbours, which cancel
+    /// derived symbols after an unfolding or two where comparing sizes far apart in a
+    /// chain of definitions would expand the whole chain.
+    pub fn probe_eval(&self, e: &Expr) -> Option<i64> {
+        if !self.definitions.is_empty() && self.probes.borrow().is_empty() {
+            let mut ordered: Vec<(&usize, &String, &Expr)> = self
+                .definitions
+                .iter()
+                .map(|(n, (o, d))| (o, n, d))
+                .collect();
+            ordered.sort_by_key(|(o, _, _)| **o);
+            for (_, name, definition) in ordered {
+                let value = definition.eval(&|n: &str| self.probe_value(n)).ok()?;
+                self.probes.borrow_mut().insert(name.clone(), value);
+            }
+        }
+        e.eval(&|n: &str| self.probe_value(n)).ok()
+    }
+
+    fn probe_value(&self, name: &str) -> Option<i64> {
+        if self.definitions.contains_key(name) {
+            return self.probes.borrow().get(name).copied();
+        }
+        let range = self.symbol_range(name);
+        let low = match range.lo {
+            Ext::Fin(l) => l.checked_add(1)?,
+            _ => 2,
+        };
+        let value = match range.hi {
+            Ext::Fin(h) if h < low => h,
+            _ => low,
+        };
+        i64::try_from(value).ok()
+    }
+
     /// The full expansion of derived symbol `name`, memoized. Missing expansions are
     /// built oldest first, each from the expansions of the earlier derived symbols its
     /// definition uses, so each costs one substitution.
@@ -723,6 +766,7 @@ impl ShapeEnv {
                 return Err(GuardError::Violated(guard));
             }
         }
+        self.probes.get_mut().clear();
         self.facts.push(Fact {
             diff: self.simplify(&(lhs - rhs)),
             rel,

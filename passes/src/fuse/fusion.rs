@@ -2350,6 +2350,13 @@ fn rank_scores(distinct: &[Expr], env: &ShapeEnv) -> Vec<usize> {
     if hints.iter().any(Option::is_some) {
         return insertion_rank(distinct, env);
     }
+    if let Some(ranked) = probe_rank(distinct, env) {
+        debug_assert!(
+            distinct.len() > 64 || ranked == insertion_rank(distinct, env),
+            "the confirmed probe order differs from the insertion sort"
+        );
+        return ranked;
+    }
     let mut undecided = false;
     let mut compare = |x: usize, y: usize| {
         if !undecided {
@@ -2368,6 +2375,27 @@ fn rank_scores(distinct: &[Expr], env: &ShapeEnv) -> Vec<usize> {
         return merged;
     }
     insertion_rank(distinct, env)
+}
+
+/// The scores ordered by their values at the shape environment's probe point, when
+/// static checks confirm that each is decidedly larger than the next: then the order is
+/// total and decided (decided comparisons chain), the one both sorts compute, for d
+/// evaluations and d - 1 comparisons of neighbours. Neighbours are close sizes, whose
+/// difference cancels derived symbols after an unfolding or two; the sorts' comparisons
+/// of sizes far apart in a chain of derived symbols expand the whole chain, which made
+/// ranking quadratic on chains of concats over distinct symbols. `None` when a score
+/// has no probe value or a neighbour comparison is not confirmed.
+fn probe_rank(distinct: &[Expr], env: &ShapeEnv) -> Option<Vec<usize>> {
+    let values: Vec<i64> = distinct
+        .iter()
+        .map(|e| env.probe_eval(e))
+        .collect::<Option<_>>()?;
+    let mut ranked: Vec<usize> = (0..distinct.len()).collect();
+    ranked.sort_by(|&x, &y| values[y].cmp(&values[x]));
+    ranked
+        .windows(2)
+        .all(|pair| compare_bytes(&distinct[pair[0]], &distinct[pair[1]], env) == Ordering::Greater)
+        .then_some(ranked)
 }
 
 /// Insertion sort: each score moves left past the scores it decidedly exceeds.
@@ -3018,6 +3046,35 @@ mod tests {
         assert!(ranked.windows(2).all(|w| {
             env.static_check(&distinct[w[0]], Relation::Gt, &distinct[w[1]]) == Tri::True
         }));
+    }
+
+    #[test]
+    fn chained_derived_scores_rank_by_probe_with_neighbour_checks() {
+        // A concat chain's sizes under derived symbols: d_k = d_(k-1) + s_k, scores
+        // 16*(d_k + s_(k+1)) listed in an order the probe has to undo.
+        let mut env = ShapeEnv::new();
+        env.define("d0", &Expr::parse("s0+s1").unwrap());
+        for k in 1..30 {
+            env.define(
+                &format!("d{k}"),
+                &Expr::parse(&format!("d{}+s{}", k - 1, k + 1)).unwrap(),
+            );
+        }
+        let sizes: Vec<String> = (0..30)
+            .map(|k| format!("16*(d{}+s{})", (k * 7) % 30, (k * 7) % 30 + 2))
+            .collect();
+        let texts: Vec<&str> = sizes.iter().map(String::as_str).collect();
+        let distinct = exprs(&texts);
+        let ranked = probe_rank(&distinct, &env).expect("every neighbour pair is decided");
+        assert_eq!(ranked, insertion_rank(&distinct, &env));
+        assert_eq!(rank_scores(&distinct, &env), ranked);
+    }
+
+    #[test]
+    fn probe_order_without_confirmation_is_not_taken() {
+        // s0 and s1 are incomparable: their probe values tie, no order is confirmed.
+        let distinct = exprs(&["s0", "s1", "s1+1"]);
+        assert_eq!(probe_rank(&distinct, &ShapeEnv::new()), None);
     }
 
     #[test]

@@ -45,6 +45,8 @@ def report() -> str:
         if r.compiled:
             boundary = ", ".join(f"{k} x{v}" for k, v in sorted(r.boundary_ops.items())) or "none"
             lines.append(f"  kernels {r.kernels}, launches per call {r.launches}, boundary ops: {boundary}")
+            if r.target == "npu":
+                lines.append("  kernels launch through the NPU glue library (npu.py)")
             for op, why in sorted(r.torch_ops.items()):
                 lines.append(f"  left to torch: {op}: {why}")
             if r.backend == "autofuse-inductor":

@@ -22,6 +22,7 @@ import torch
 
 from . import fx_to_ascend
 from .fx_to_ascend import Converted
+from .npu import NpuBuildError, NpuLibrary, build_glue
 from .runtime import KernelError, Plan
 from .symbolic import Unsupported, evaluate
 from .. import _tools
@@ -54,6 +55,8 @@ class GraphReport:
     cycles: float = 0.0
     mlir_path: str = ""
     plan_path: str = ""
+    # Where the kernels run: "emulation" (in process, on the CPU) or "npu" (the glue).
+    target: str = "emulation"
 
 
 REPORTS: list[GraphReport] = []
@@ -97,7 +100,7 @@ class CompiledGraph:
         self.converted = converted
         self.plan = plan
         self.report = report
-        self.guards = plan.plan["guards"].get(plan.plan["entry"], [])
+        self.guards = plan.plan["guards"].get(plan.plan["entry"], []) + converted.guards
 
     def __call__(self, *args):
         self.report.calls += 1
@@ -165,8 +168,12 @@ def compile_fx(gm: torch.fx.GraphModule, example_inputs, name: str = "graph"):
     report.mlir_path = str(mlir)
     try:
         _tools.emit_library(mlir, work / "build")
-        plan = Plan(work / "build" / "plan.json", converted.externs)
-    except _tools.ToolError as e:
+        library = None
+        if _on_npu(example_inputs):
+            library = NpuLibrary.load(str(build_glue(work / "build" / "npu", work / "npu-builds")))
+            report.target = "npu"
+        plan = Plan(work / "build" / "plan.json", converted.externs, library)
+    except (_tools.ToolError, NpuBuildError) as e:
         report.reason = f"autofuse failed: {e}"
         return _eager(gm)
     report.plan_path = str(work / "build" / "plan.json")
@@ -188,6 +195,15 @@ def compile_fx(gm: torch.fx.GraphModule, example_inputs, name: str = "graph"):
         n for op, n in report.boundary_ops.items() if op not in VIEW_OPS
     )
     return CompiledGraph(gm, converted, plan, report)
+
+
+def _on_npu(example_inputs) -> bool:
+    """Whether the kernels launch through the NPU glue: the graph's tensors are on an
+    NPU, or ``AUTOFUSE_NPU=1`` asks for the glue on any device (the tests run an
+    emulated glue on the CPU)."""
+    if os.environ.get("AUTOFUSE_NPU") == "1":
+        return True
+    return any(isinstance(x, torch.Tensor) and x.device.type == "npu" for x in example_inputs)
 
 
 def _eager(gm: torch.fx.GraphModule):

@@ -89,6 +89,9 @@ class Converted:
     # The host computation (`Host`): placeholder name -> index, nodes in order.
     host_inputs: dict[str, int] = field(default_factory=dict)
     host_nodes: list = field(default_factory=list)
+    # Conditions on the symbols the conversion assumed (`assert(expr < bound)`), checked
+    # per call like autofuse's own guards.
+    guards: list[str] = field(default_factory=list)
 
     def host_values(self, args) -> dict[str, torch.Tensor]:
         """Runs the host computation for the call's `args`: node name -> value."""
@@ -143,6 +146,7 @@ class Converter:
         self.host_inputs: dict[str, int] = {}
         self.host_nodes: list[torch.fx.Node] = []
         self.host_arguments: dict[tuple, Value] = {}
+        self.guards: list[str] = []
 
     # ---- values and types -------------------------------------------------------
 
@@ -372,7 +376,7 @@ class Converter:
             + f"    return {ret} : {result_types}\n  }}\n}}\n"
         )
         return Converted(text, self.arguments, outputs, self.externs, self.bindings,
-                         self.converted_ops, self.torch_ops, self.host_inputs, self.host_nodes)
+                         self.converted_ops, self.torch_ops, self.host_inputs, self.host_nodes, self.guards)
 
 
 @dataclass(frozen=True)
@@ -810,16 +814,68 @@ def _split(c: Converter, node, x, sizes, dim=0):
 
 
 def _index(c: Converter, node, x, indices):
-    """x[..., idx, ...] with one index tensor (the others None): a gather."""
+    """x[..., i0, i1, ..., ...]: index tensors on adjacent axes (the others None) as one
+    gather. One index tensor gathers along its axis; several (the mask functions of
+    transformers index a padding mask by broadcast batch and position indices) gather
+    along the flattened indexed axes at the flat index sum(i_j * stride_j), each i_j
+    first wrapped like torch's negative indices. Torch puts the broadcast index dims
+    where the indexed axes were, which is what the gather does."""
     present = [(i, t) for i, t in enumerate(indices) if t is not None]
-    if len(present) != 1:
-        raise Unsupported("advanced indexing with several index tensors")
-    axis, index = present[0]
+    if not present:
+        raise Unsupported("indexing without an index tensor")
     out = _result(node)
-    idx = c.value(index)
-    if idx.dtype == torch.bool:
-        raise Unsupported("indexing by a boolean mask (a data-dependent shape)")
-    return c.emit("ascend.gather", [c.value(x), idx], out.dtype, c.dims_of(out), f"axis = {axis}")
+    v = c.value(x)
+    for _, t in present:
+        if c.value(t).dtype == torch.bool:
+            raise Unsupported("indexing by a boolean mask (a data-dependent shape)")
+    if len(present) == 1:
+        axis, index = present[0]
+        return c.emit("ascend.gather", [v, c.value(index)], out.dtype, c.dims_of(out), f"axis = {axis}")
+    axes = [a for a, _ in present]
+    first = axes[0]
+    if axes != list(range(first, first + len(axes))):
+        raise Unsupported("advanced indexing with index tensors on axes that are not adjacent")
+    shape = c.meta_value(x).shape
+    merged = math.prod(shape[a] for a in axes)
+    # A valid flat index is below `merged`: int32 holds it (the vector unit computes no
+    # 64-bit products) while `merged` < 2^31, checked per call where it is symbolic.
+    if isinstance(merged, int):
+        if merged >= 2**31:
+            raise Unsupported("advanced indexing of more than 2^31 elements")
+    else:
+        c.guards.append(f"assert({expr_text(merged)} < 2147483648)")
+    flat, flat_shape = None, None
+    for j, (axis, t) in enumerate(present):
+        idx = c.cast(c.value(t), torch.int32)
+        idx_shape = c.meta_value(t).shape
+        size = _size_tensor(c, shape[axis])
+        # Torch's index in [-size, size) wrapped to [0, size).
+        negative = c.emit("ascend.lt", [idx, c.constant(0, torch.int32)], torch.bool, idx.dims)
+        shifted = c.emit("ascend.add", [idx, size], torch.int32, idx.dims)
+        wrapped = c.emit("ascend.select", [negative, shifted, idx], torch.int32, idx.dims)
+        stride = math.prod(shape[a] for a in axes[j + 1:])
+        term = wrapped
+        if j + 1 < len(axes):
+            term = c.emit("ascend.mul", [wrapped, _size_tensor(c, stride)], torch.int32, idx.dims)
+        if flat is None:
+            flat, flat_shape = term, idx_shape
+        else:
+            flat_shape = torch.broadcast_shapes(flat_shape, idx_shape)
+            flat = c.emit("ascend.add", [flat, term], torch.int32, [expr_text(d) for d in flat_shape])
+    source_shape = list(shape[:first]) + [merged] + list(shape[axes[-1] + 1:])
+    source = c.emit("ascend.reshape", [v], v.dtype, [expr_text(d) for d in source_shape], encode=True)
+    return c.emit("ascend.gather", [source, flat], out.dtype, c.dims_of(out), f"axis = {first}")
+
+
+def _size_tensor(c: Converter, size) -> Value:
+    """A size (an int or a SymInt) as a 0-d int32 tensor (sizes below 2^31, see `_index`)."""
+    if isinstance(size, int):
+        return c.constant(size, torch.int32)
+    name = c.fresh()
+    c.lines.append(
+        f'    {name} = "ascend.symbolic_constant"() {{values = ["{expr_text(size)}"]}} : () -> tensor<i64>'
+    )
+    return c.cast(Value(name, torch.int64, []), torch.int32)
 
 
 def _full_like(c: Converter, node, x, value, **kwargs):

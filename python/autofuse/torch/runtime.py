@@ -104,9 +104,10 @@ class Library:
 class Plan:
     """A compiled graph: the plan of its module and the library of its kernels."""
 
-    def __init__(self, plan_path: Path, externs: dict[str, ExternCall]):
+    def __init__(self, plan_path: Path, externs: dict[str, ExternCall], library=None):
         self.plan = json.loads(Path(plan_path).read_text())
-        self.library = Library.load(self.plan["library"])
+        # The emulation's library, or another with its `run` (the NPU glue, npu.py).
+        self.library = library if library is not None else Library.load(self.plan["library"])
         self.externs = externs
         costs = {k["costs"] for k in self.plan["kernels"].values()}
         if len(costs) == 1:
@@ -122,12 +123,16 @@ class Plan:
         graph = self.plan["graphs"][name]
         values: dict[int, torch.Tensor] = dict(zip(graph["arguments"], inputs))
         types = graph["types"]
+        # Ops that make tensors (constants, ranges) make them on the host; the graph's
+        # values live where its inputs do.
+        device = inputs[0].device if inputs else None
         for node in graph["nodes"]:
             operands = [values[v] for v in node["operands"]]
             if node["op"] == "func.call":
                 outs = self.call(node["attrs"]["callee"]["symbol"], operands, node, types, symbols)
             else:
-                outs = [run_op(node, operands, types, symbols)]
+                out = run_op(node, operands, types, symbols)
+                outs = [out.to(device) if device is not None and out.device != device else out]
             for v, t in zip(node["results"], outs):
                 values[v] = t
         return [values[v] for v in graph["outputs"]]

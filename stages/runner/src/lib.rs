@@ -21,6 +21,7 @@ pub mod comparison;
 pub mod dump_fusion;
 pub mod execute;
 pub mod library;
+pub mod npu;
 pub mod report;
 pub mod symbols;
 pub mod trace;

@@ -26,6 +26,8 @@
 //! C symbol, the order of its symbol values and the chip it was scheduled for. The
 //! caller walks the plan: kernel calls go to the library, every other op is the
 //! caller's to run (the boundary ops: matmul, convolution, and ops left unfused).
+//!
+//! Beside them, `npu/` holds the same kernels for a real NPU (`crate::npu`).
 
 use crate::{
     build_files, driver_kernel_sources, PreparedKernel, PreparedLaunch, PreparedModule, RunOptions,
@@ -144,7 +146,7 @@ pub fn toolchain(options: &RunOptions) -> Toolchain {
 
 /// The output-dims function of one kernel or launch: its symbols bound from `sym` in
 /// order, one branch per output.
-fn dims_function(
+pub(crate) fn dims_function(
     c_symbol: &str,
     symbols: &[String],
     outputs: &[TensorType],
@@ -407,8 +409,24 @@ pub fn emit_library(
     let staged = dir.join(".plan.json.partial");
     std::fs::write(&staged, plan).map_err(|e| format!("{}: {e}", staged.display()))?;
     std::fs::rename(&staged, &plan_path).map_err(|e| format!("{}: {e}", plan_path.display()))?;
+    write_npu_tree(module, &dir.join("npu"))?;
     Ok(Library {
         path: absolute,
         compiled: built.compiled,
     })
+}
+
+/// Writes the module's NPU tree (`crate::npu`) to `dir`, replacing an older one whole:
+/// the tree is staged beside it and renamed, so a reader never sees a mix of two.
+fn write_npu_tree(module: &PreparedModule, dir: &Path) -> Result<(), String> {
+    let files = crate::npu::npu_files(module)?;
+    let staged = dir.with_extension("partial");
+    if staged.exists() {
+        std::fs::remove_dir_all(&staged).map_err(|e| format!("{}: {e}", staged.display()))?;
+    }
+    autofuse_target_ascendc::write_files(&staged, &files)?;
+    if dir.exists() {
+        std::fs::remove_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    std::fs::rename(&staged, dir).map_err(|e| format!("{}: {e}", dir.display()))
 }

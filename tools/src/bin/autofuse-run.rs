@@ -153,7 +153,7 @@ fn command() -> Command {
                 .long("emit-library")
                 .value_name("DIR")
                 .conflicts_with_all(["symbols", "inputs", "input-npy", "expect", "output-dir", "vendor-headers"])
-                .help("Run nothing: build every kernel of the compiled module as one shared library with a C entry (DIR/kernels.so) and write the entry graph's launch plan (DIR/plan.json), for in-process callers such as the PyTorch package (docs/pytorch.md)"),
+                .help("Run nothing: build every kernel of the compiled module as one shared library with a C entry (DIR/kernels.so) and write the entry graph's launch plan (DIR/plan.json), for in-process callers such as the PyTorch package (docs/pytorch.md); DIR/npu holds the same kernels as a CANN source tree with the glue library that launches them on an NPU"),
         )
         .arg(
             Arg::new("report-json")
@@ -377,9 +377,10 @@ fn emit_library(
     };
     output::write_stdout(
         format!(
-            "library {} ({kernels} kernels, {verb}), plan {}\n",
+            "library {} ({kernels} kernels, {verb}), plan {}, NPU sources {}\n",
             library.path.display(),
-            dir.join("plan.json").display()
+            dir.join("plan.json").display(),
+            dir.join("npu").display()
         )
         .as_bytes(),
     )?;
