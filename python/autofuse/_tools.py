@@ -52,10 +52,10 @@ def _environment() -> dict[str, str]:
     return env
 
 
-def emit_library(mlir: Path, out_dir: Path) -> None:
+def emit_library(mlir: Path, out_dir: Path, extra: list[str] | None = None) -> None:
     """Compiles `mlir` with autofuse-run's pipeline and builds its kernels as a shared
     library with the launch plan in `out_dir` (``autofuse-run --emit-library``)."""
-    cmd = [str(tool("autofuse-run")), str(mlir), "--emit-library", str(out_dir), "--quiet"]
+    cmd = [str(tool("autofuse-run")), str(mlir), "--emit-library", str(out_dir), "--quiet", *(extra or [])]
     done = subprocess.run(cmd, capture_output=True, text=True, env=_environment())
     if done.returncode != 0:
         raise ToolError((done.stderr or done.stdout).strip())

@@ -1,5 +1,6 @@
-"""PyTorch through ``torch.compile``: importing this module registers the backend
-``autofuse`` (autofuse's fusion of the core-ATen graph).
+"""PyTorch through ``torch.compile``: importing this module registers the backends
+``autofuse`` (autofuse's fusion of the core-ATen graph) and ``autofuse-inductor``
+(Inductor's fusion, each fused node one autofuse kernel).
 
     import autofuse.torch
     compiled = torch.compile(model, backend="autofuse", dynamic=True)
@@ -16,7 +17,10 @@ from torch._dynamo import register_backend
 from .backend import REPORTS, GraphReport, autofuse_backend
 from .compare import compare
 
+from .inductor import autofuse_inductor_backend
+
 register_backend(name="autofuse")(autofuse_backend)
+register_backend(name="autofuse-inductor")(autofuse_inductor_backend)
 
 
 def reports() -> list[GraphReport]:
@@ -45,6 +49,8 @@ def report() -> str:
                 lines.append("  kernels launch through the NPU glue library (npu.py)")
             for op, why in sorted(r.torch_ops.items()):
                 lines.append(f"  left to torch: {op}: {why}")
+            if r.backend == "autofuse-inductor":
+                lines.append(f"  Inductor kernels run with torch: {r.torch_kernel_runs} runs; AscGraphs: {r.mlir_path}")
             lines.append(
                 f"  calls {r.calls} ({r.fallback_calls} on torch), kernel runs {r.kernel_runs}, "
                 f"GM read {r.gm_read} B, written {r.gm_written} B, chip-model cycles {r.cycles:.0f}, "

@@ -46,6 +46,10 @@ class GraphReport:
     fallback_calls: int = 0
     fallback_reasons: list[str] = field(default_factory=list)
     kernel_runs: int = 0
+    # Route 2 (backend="autofuse-inductor"): runs of Inductor kernels autofuse could
+    # not express, run with torch (their reasons are in torch_ops).
+    torch_kernel_runs: int = 0
+    backend: str = "autofuse"
     gm_read: int = 0
     gm_written: int = 0
     cycles: float = 0.0
