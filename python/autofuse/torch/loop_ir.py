@@ -305,6 +305,8 @@ class SympyTorch:
             return (args[0] // args[1]) % args[2]
         if name in ("Mod", "PythonMod"):
             return args[0] % args[1]
+        if name == "Abs":
+            return args[0].abs() if isinstance(args[0], torch.Tensor) else abs(args[0])
         if name == "Max":
             return _fold(torch.maximum, max, args)
         if name == "Min":
