@@ -106,12 +106,15 @@ class CompiledGraph:
         self.report.calls += 1
         tensors = []
         host = self.converted.host_values(args) if self.converted.host_nodes or self.converted.host_inputs else {}
+        # Values computed on the host go where the graph's tensors are (an NPU's kernels
+        # read device memory).
+        device = next((a.device for a in args if isinstance(a, torch.Tensor)), torch.device("cpu"))
         for kind, source in self.converted.arguments:
             if kind == "input":
                 tensors.append(args[source])
             elif kind == "host":
                 name, dtype = source
-                tensors.append(host[name].to(dtype))
+                tensors.append(host[name].to(device=device, dtype=dtype))
             else:
                 tensors.append(getattr(self.gm, source))
         symbols = {s: int(tensors[i].shape[axis]) for s, (i, axis) in self.converted.bindings.items()}
