@@ -187,6 +187,18 @@ pub struct PreparedLaunch {
     pub sources: KernelSources,
 }
 
+impl PreparedLaunch {
+    /// The chip the launch was scheduled for: its first group's (the module's when the
+    /// group is not a prepared kernel).
+    pub fn chip<'m>(&self, module: &'m PreparedModule) -> &'m ChipProfile {
+        self.groups
+            .first()
+            .and_then(|g| module.kernels.get(g))
+            .map(|k| &k.chip)
+            .unwrap_or(&module.chip)
+    }
+}
+
 /// A compiled module: its kernels, the graphs, and why some kernels are interpreted.
 pub struct PreparedModule {
     pub program: Program,

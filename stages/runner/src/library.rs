@@ -361,13 +361,10 @@ pub fn plan_json(module: &PreparedModule, entry: &str, library: &Path) -> Result
         );
     }
     for (name, l) in &module.launches {
-        let chip = l
-            .groups
-            .first()
-            .and_then(|g| module.kernels.get(g))
-            .map(|k| &k.chip)
-            .unwrap_or(&module.chip);
-        kernels.insert(name.clone(), kernel_json(&l.symbol, &l.symbols, chip));
+        kernels.insert(
+            name.clone(),
+            kernel_json(&l.symbol, &l.symbols, l.chip(module)),
+        );
     }
     let mut interpreted = Map::new();
     for (name, why) in &module.interpreted {

@@ -99,7 +99,6 @@ const Entry* find_entry(const char* name) {
 }
 
 struct Platform {
-    bool queried = false;
     int status = 0;
     uint32_t cores = 0;
     uint64_t ub = 0;
@@ -110,7 +109,6 @@ const Platform& platform() {
     static const Platform p = [] {
         Platform q;
         q.status = af_npu_platform(&q.cores, &q.ub, &q.system_workspace);
-        q.queried = true;
         return q;
     }();
     return p;
@@ -220,12 +218,6 @@ impl<'a> GlueEntry<'a> {
     }
 
     fn of_launch(l: &'a PreparedLaunch, module: &PreparedModule) -> Self {
-        let chip = l
-            .groups
-            .first()
-            .and_then(|g| module.kernels.get(g))
-            .map(|k| &k.chip)
-            .unwrap_or(&module.chip);
         GlueEntry {
             symbol: &l.symbol,
             inputs: l.wiring.inputs.len(),
@@ -233,7 +225,7 @@ impl<'a> GlueEntry<'a> {
             symbols: &l.symbols,
             static_tiling: false,
             has_workspace: true,
-            ub: chip.ub_usable,
+            ub: l.chip(module).ub_usable,
         }
     }
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).parent))
-from compile_models import TOLERANCE, block_model, max_error  # noqa: E402
+from compile_models import against_eager, block_model  # noqa: E402
 
 import autofuse.torch as aft  # noqa: E402
 from autofuse.torch.npu import NpuLibrary  # noqa: E402
@@ -24,16 +24,7 @@ def run(name: str) -> bool:
     torch._dynamo.reset()
     aft.reset()
     compiled = torch.compile(model, backend="autofuse", dynamic=True)
-    ok = True
-    for b, s in [(2, 8), (3, 13)]:
-        args = inputs(b, s)
-        with torch.no_grad():
-            want = model(*args)
-            got = compiled(*args)
-        err = max_error(got, want)
-        verdict = "PASS" if err <= TOLERANCE else "FAIL"
-        ok &= verdict == "PASS"
-        print(f"{name} b{b}s{s}: max error {err:.3e}: {verdict}")
+    ok = against_eager(name, model, compiled, inputs, [(2, 8), (3, 13)])
     reports = aft.reports()
     targets = sorted({r.target for r in reports if r.compiled})
     runs = sum(r.kernel_runs for r in reports)
