@@ -34,7 +34,7 @@ thread_local! {
 
 fuzz_target!(|data: &[u8]| {
     CONTEXT.with(|context| {
-        diagnostics::drain();
+        diagnostics::drain(context);
         pipeline::set_verify_each(true);
         if let Some(mut module) = parse_module(context, data, "fuzz.mlir") {
             if module.as_operation().verify() && verify_module(module.body()) {
@@ -42,12 +42,12 @@ fuzz_target!(|data: &[u8]| {
                 manager.enable_verifier(true);
                 pipeline::add_pipeline(&manager.as_operation_pass_manager(), PIPELINE)
                     .expect("the fuzzed pipeline is valid");
-                if manager.run(&mut module).is_ok() && !diagnostics::has_errors() {
+                if manager.run(&mut module).is_ok() && !diagnostics::has_errors(context) {
                     translate(&module);
                 }
             }
         }
-        diagnostics::drain();
+        diagnostics::drain(context);
     });
 });
 

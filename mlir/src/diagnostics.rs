@@ -2,11 +2,11 @@
 //!
 //! The MLIR C API can only emit errors, but our passes also emit warnings, remarks and
 //! notes (fusion decisions are remarks). So every diagnostic, whether MLIR's own (caught
-//! by a context handler) or ours (`emit`), lands in one process-wide list in emission
-//! order. Drivers drain it after each input chunk to print it or to match it against
-//! `expected-*` annotations.
+//! by a context handler) or ours (`emit`), lands in its context's list in emission
+//! order. Drivers drain their context's list after each input chunk to print it or to
+//! match it against `expected-*` annotations.
 
-use melior::{diagnostic::DiagnosticSeverity, ir::Location, Context};
+use melior::{diagnostic::DiagnosticSeverity, ir::Location, Context, ContextRef};
 use std::fmt;
 use std::sync::Mutex;
 
@@ -62,30 +62,71 @@ impl fmt::Display for Diag {
     }
 }
 
-static STREAM: Mutex<Vec<Diag>> = Mutex::new(Vec::new());
+/// Diagnostics of every live context, each tagged with its context. One process may
+/// run several contexts at once (tests, the library API on several threads), and a
+/// context's passes emit from its own thread pool, so neither one list nor one per
+/// thread would keep them apart; the context is what a diagnostic belongs to.
+static STREAM: Mutex<Vec<(ContextKey, Diag)>> = Mutex::new(Vec::new());
 
-fn push(diag: Diag) {
-    match STREAM.lock() {
-        Ok(mut stream) => stream.push(diag),
-        Err(poisoned) => poisoned.into_inner().push(diag),
+/// The identity of a context while it lives (its address).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct ContextKey(usize);
+
+/// What diagnostics are kept apart by: a context, owned or referenced.
+pub trait DiagnosticContext {
+    fn diagnostic_key(&self) -> ContextKey;
+}
+
+impl DiagnosticContext for Context {
+    fn diagnostic_key(&self) -> ContextKey {
+        ContextKey(self.to_raw().ptr as usize)
     }
 }
 
-/// Takes every diagnostic emitted so far.
-pub fn drain() -> Vec<Diag> {
-    match STREAM.lock() {
-        Ok(mut stream) => std::mem::take(&mut *stream),
-        Err(poisoned) => std::mem::take(&mut *poisoned.into_inner()),
+impl DiagnosticContext for ContextRef<'_> {
+    fn diagnostic_key(&self) -> ContextKey {
+        // SAFETY: the reference is only read here, while `self` keeps the context alive.
+        unsafe { self.to_ref() }.diagnostic_key()
     }
 }
 
-/// Whether an error has been emitted since the last `drain`.
-pub fn has_errors() -> bool {
-    let check = |stream: &Vec<Diag>| stream.iter().any(|d| d.severity == Severity::Error);
-    match STREAM.lock() {
-        Ok(stream) => check(&stream),
-        Err(poisoned) => check(&poisoned.into_inner()),
+impl<T: DiagnosticContext + ?Sized> DiagnosticContext for &T {
+    fn diagnostic_key(&self) -> ContextKey {
+        (**self).diagnostic_key()
     }
+}
+
+fn with_stream<T>(f: impl FnOnce(&mut Vec<(ContextKey, Diag)>) -> T) -> T {
+    match STREAM.lock() {
+        Ok(mut stream) => f(&mut stream),
+        Err(poisoned) => f(&mut poisoned.into_inner()),
+    }
+}
+
+fn push(key: ContextKey, diag: Diag) {
+    with_stream(|stream| stream.push((key, diag)));
+}
+
+/// Takes every diagnostic `context` has emitted so far, in emission order.
+pub fn drain(context: impl DiagnosticContext) -> Vec<Diag> {
+    let key = context.diagnostic_key();
+    with_stream(|stream| {
+        let (mine, others): (Vec<_>, Vec<_>) = std::mem::take(stream)
+            .into_iter()
+            .partition(|(k, _)| *k == key);
+        *stream = others;
+        mine.into_iter().map(|(_, diag)| diag).collect()
+    })
+}
+
+/// Whether `context` has emitted an error since its last `drain`.
+pub fn has_errors(context: impl DiagnosticContext) -> bool {
+    let key = context.diagnostic_key();
+    with_stream(|stream| {
+        stream
+            .iter()
+            .any(|(k, d)| *k == key && d.severity == Severity::Error)
+    })
 }
 
 /// Resolves the first file position inside a location.
@@ -115,6 +156,10 @@ pub fn source_pos(location: Location) -> Option<SourcePos> {
     None
 }
 
+fn key_of(location: Location) -> ContextKey {
+    location.context().diagnostic_key()
+}
+
 fn make(severity: Severity, location: Location, message: String) -> Diag {
     Diag {
         severity,
@@ -127,7 +172,7 @@ fn make(severity: Severity, location: Location, message: String) -> Diag {
 
 /// Emits a diagnostic of ours at an MLIR location.
 pub fn emit(severity: Severity, location: Location, message: impl Into<String>) {
-    push(make(severity, location, message.into()));
+    push(key_of(location), make(severity, location, message.into()));
 }
 
 /// Emits a diagnostic with notes at other locations.
@@ -142,7 +187,7 @@ pub fn emit_with_notes(
         .into_iter()
         .map(|(loc, msg)| make(Severity::Note, loc, msg))
         .collect();
-    push(diag);
+    push(key_of(location), diag);
 }
 
 pub fn error(location: Location, message: impl Into<String>) {
@@ -158,14 +203,17 @@ pub fn warning(location: Location, message: impl Into<String>) {
 }
 
 /// Emits an error with no location (for tool-level problems such as a missing file).
-pub fn error_unlocated(origin: &str, message: impl Into<String>) {
-    push(Diag {
-        severity: Severity::Error,
-        pos: None,
-        location_text: origin.to_string(),
-        message: message.into(),
-        notes: Vec::new(),
-    });
+pub fn error_unlocated(context: impl DiagnosticContext, origin: &str, message: impl Into<String>) {
+    push(
+        context.diagnostic_key(),
+        Diag {
+            severity: Severity::Error,
+            pos: None,
+            location_text: origin.to_string(),
+            message: message.into(),
+            notes: Vec::new(),
+        },
+    );
 }
 
 fn convert(diagnostic: &melior::diagnostic::Diagnostic) -> Diag {
@@ -189,8 +237,9 @@ fn convert(diagnostic: &melior::diagnostic::Diagnostic) -> Diag {
 
 /// Routes a context's own diagnostics into the stream.
 pub fn attach(context: &Context) {
-    context.attach_diagnostic_handler(|diagnostic| {
-        push(convert(&diagnostic));
+    let key = context.diagnostic_key();
+    context.attach_diagnostic_handler(move |diagnostic| {
+        push(key, convert(&diagnostic));
         true
     });
 }
@@ -201,4 +250,56 @@ pub fn attach(context: &Context) {
 #[allow(clippy::result_unit_err)]
 pub fn or_error<T>(location: Location, result: Result<T, String>) -> Result<T, ()> {
     result.map_err(|message| error(location, message))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::create_context;
+
+    /// Two contexts on two threads: each drains exactly its own diagnostics, never the
+    /// other's (a process-wide list handed one thread's errors to the other).
+    #[test]
+    fn contexts_on_two_threads_keep_their_diagnostics_apart() {
+        // Both threads emit before either drains, every round.
+        let barrier = std::sync::Arc::new(std::sync::Barrier::new(2));
+        let worker = |name: &'static str| {
+            let barrier = barrier.clone();
+            move || {
+                let context = create_context();
+                let location = Location::new(&context, name, 1, 1);
+                // Checked after the rounds, so that a failing thread never leaves the
+                // other waiting at the barrier.
+                let mut drained = Vec::new();
+                for round in 0..50 {
+                    error(location, format!("{name} {round}"));
+                    barrier.wait();
+                    drained.push(drain(&context));
+                    barrier.wait();
+                }
+                for (round, diags) in drained.iter().enumerate() {
+                    let messages: Vec<&str> = diags.iter().map(|d| d.message.as_str()).collect();
+                    assert_eq!(messages, [format!("{name} {round}")], "round {round}");
+                }
+                assert!(!has_errors(&context));
+            }
+        };
+        let first = std::thread::spawn(worker("first.mlir"));
+        let second = std::thread::spawn(worker("second.mlir"));
+        first.join().expect("the first context's thread");
+        second.join().expect("the second context's thread");
+    }
+
+    #[test]
+    fn unlocated_errors_belong_to_the_context_given() {
+        let mine = create_context();
+        let other = create_context();
+        error_unlocated(&mine, "tool", "missing file");
+        assert!(has_errors(&mine));
+        assert!(!has_errors(&other));
+        assert!(drain(&other).is_empty());
+        let diags = drain(&mine);
+        assert_eq!(diags.len(), 1);
+        assert_eq!(diags[0].to_string(), "tool: error: missing file");
+    }
 }

@@ -72,7 +72,7 @@ fn mutated_inputs_never_panic() {
                     verify_module(module.body());
                 }
             }
-            diagnostics::drain();
+            diagnostics::drain(&context);
         }
     }
     // Some mutations must leave valid IR, or the verifier was never exercised.

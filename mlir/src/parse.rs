@@ -84,9 +84,9 @@ pub fn load_module<'c>(
     source_name: &str,
 ) -> Result<melior::ir::Module<'c>, String> {
     use crate::diagnostics;
-    diagnostics::drain();
+    diagnostics::drain(context);
     let module = parse_verified(context, source, source_name);
-    let diags = diagnostics::drain();
+    let diags = diagnostics::drain(context);
     let errors: Vec<String> = diags
         .iter()
         .filter(|d| d.severity == diagnostics::Severity::Error)

@@ -9,7 +9,7 @@ use crate::options::PassOptions;
 use crate::registry::{self, PassInfo};
 use autofuse_mlir::{diagnostics, raw, verify};
 use melior::{
-    ir::{r#type::TypeId, OperationRef},
+    ir::{operation::OperationLike, r#type::TypeId, OperationRef},
     pass::{create_external, ExternalPass, OperationPassManager, RunExternalPass},
     ContextRef,
 };
@@ -235,7 +235,7 @@ impl<'c> RunExternalPass<'c> for Adapter {
             }
             ok
         });
-        if !ok || diagnostics::has_errors() {
+        if !ok || diagnostics::has_errors(operation.context()) {
             pass.signal_failure();
         }
     }

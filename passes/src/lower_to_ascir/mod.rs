@@ -529,7 +529,7 @@ mod build_tests {
             assert_eq!(op.location().to_string(), want);
         }
         assert_eq!(built_funcs[1].location().to_string(), location.to_string());
-        assert!(diagnostics::drain().is_empty());
+        assert!(diagnostics::drain(&context).is_empty());
     }
 
     #[test]
@@ -571,7 +571,7 @@ mod build_tests {
             assert!(e.message.starts_with("@autofuse_pointwise_0_Add: "), "{e}");
             assert!(e.message.contains(expected), "{e} lacks {expected}");
             assert!(module.body().first_operation().is_none());
-            diagnostics::drain();
+            diagnostics::drain(&context);
         }
     }
 }

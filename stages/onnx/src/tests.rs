@@ -182,12 +182,12 @@ pub(super) fn import_err(m: &ModelProto) -> String {
 /// Parses and verifies MLIR text (MLIR's verifier and autofuse's).
 pub(super) fn verify(text: &str) -> Result<(), String> {
     let context = autofuse_mlir::context::create_context();
-    autofuse_mlir::diagnostics::drain();
+    autofuse_mlir::diagnostics::drain(&context);
     let module = autofuse_mlir::parse::parse_module(&context, text.as_bytes(), "<import>");
     let ok = module.as_ref().is_some_and(|m| {
         m.as_operation().verify() && autofuse_mlir::verify::verify_module(m.body())
     });
-    let diags = autofuse_mlir::diagnostics::drain();
+    let diags = autofuse_mlir::diagnostics::drain(&context);
     if ok {
         Ok(())
     } else {
@@ -614,7 +614,7 @@ fn mutated_models_never_panic() {
             Ok(Err(_)) => rejected += 1,
             Ok(Ok(imported)) => {
                 imported_ok += 1;
-                autofuse_mlir::diagnostics::drain();
+                autofuse_mlir::diagnostics::drain(&context);
                 let module = autofuse_mlir::parse::parse_module(
                     &context,
                     imported.mlir.as_bytes(),
@@ -623,7 +623,7 @@ fn mutated_models_never_panic() {
                 let ok = module.as_ref().is_some_and(|m| {
                     m.as_operation().verify() && autofuse_mlir::verify::verify_module(m.body())
                 });
-                let diags = autofuse_mlir::diagnostics::drain();
+                let diags = autofuse_mlir::diagnostics::drain(&context);
                 assert!(
                     ok,
                     "mutation {round} imports but does not verify: {}\n{}",

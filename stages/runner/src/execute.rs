@@ -277,13 +277,13 @@ pub type KernelHook<'h> =
 /// Runs a textual pipeline (our passes and upstream ones) on a module; the
 /// diagnostics are returned as text on failure.
 pub fn run_pipeline(module: &mut Module, pipeline_text: &str) -> Result<(), String> {
-    autofuse_mlir::diagnostics::drain();
     let context = module.context();
+    autofuse_mlir::diagnostics::drain(context);
     // SAFETY: the context outlives this function's pass manager.
     let manager = PassManager::new(unsafe { context.to_ref() });
     pipeline::add_pipeline(&manager.as_operation_pass_manager(), pipeline_text)?;
     let ran = manager.run(module).is_ok();
-    let diags = autofuse_mlir::diagnostics::drain();
+    let diags = autofuse_mlir::diagnostics::drain(module.context());
     let errors: Vec<String> = diags
         .iter()
         .filter(|d| d.severity == autofuse_mlir::diagnostics::Severity::Error)

@@ -265,13 +265,13 @@ pub fn run_pipeline_diags(
     module: &mut Module,
     pipeline_text: &str,
 ) -> Result<Vec<diagnostics::Diag>, String> {
-    diagnostics::drain();
     let context = module.context();
+    diagnostics::drain(context);
     // SAFETY: the context outlives this function's pass manager.
     let manager = PassManager::new(unsafe { context.to_ref() });
     pipeline::add_pipeline(&manager.as_operation_pass_manager(), pipeline_text)?;
     let ran = manager.run(module).is_ok();
-    let diags = diagnostics::drain();
+    let diags = diagnostics::drain(module.context());
     let errors: Vec<String> = diags
         .iter()
         .filter(|d| d.severity == Severity::Error)

@@ -213,7 +213,7 @@ fn process_chunk(settings: &Settings, chunk: &input::Chunk) -> (Option<Vec<u8>>,
     if matches.get_flag("allow-unregistered-dialect") {
         context.set_allow_unregistered_dialects(true);
     }
-    diagnostics::drain();
+    diagnostics::drain(&context);
     let verify_each = *matches.get_one::<bool>("verify-each").unwrap_or(&true);
     pipeline::set_verify_each(verify_each);
 
@@ -246,32 +246,40 @@ fn process_chunk(settings: &Settings, chunk: &input::Chunk) -> (Option<Vec<u8>>,
             let built =
                 pipeline::add_pipeline(&manager.as_operation_pass_manager(), &settings.pipeline);
             match built {
-                Err(message) => diagnostics::error_unlocated("autofuse-opt", message),
+                Err(message) => diagnostics::error_unlocated(&context, "autofuse-opt", message),
                 Ok(()) => {
                     let ran = settings
                         .progress
                         .step_with_passes("running the pass pipeline", || {
                             manager.run(&mut module).is_ok()
                         });
-                    if ran && !diagnostics::has_errors() {
+                    if ran && !diagnostics::has_errors(&context) {
                         output = Some(if matches.get_flag("interpret") {
                             match interpret(matches, &module) {
                                 Ok(text) => text.into_bytes(),
                                 Err(Failure::Usage(message)) => {
                                     settings.usage_error.set(true);
-                                    diagnostics::error_unlocated("autofuse-opt", message);
+                                    diagnostics::error_unlocated(&context, "autofuse-opt", message);
                                     Vec::new()
                                 }
                                 Err(Failure::Error(message)) => {
-                                    diagnostics::error_unlocated(&settings.source_name, message);
+                                    diagnostics::error_unlocated(
+                                        &context,
+                                        &settings.source_name,
+                                        message,
+                                    );
                                     Vec::new()
                                 }
                             }
                         } else {
                             render(matches, &module)
                         });
-                    } else if !diagnostics::has_errors() {
-                        diagnostics::error_unlocated(&settings.source_name, "pass pipeline failed");
+                    } else if !diagnostics::has_errors(&context) {
+                        diagnostics::error_unlocated(
+                            &context,
+                            &settings.source_name,
+                            "pass pipeline failed",
+                        );
                     }
                 }
             }
@@ -281,7 +289,7 @@ fn process_chunk(settings: &Settings, chunk: &input::Chunk) -> (Option<Vec<u8>>,
             }
         }
     }
-    let diags = diagnostics::drain();
+    let diags = diagnostics::drain(&context);
     match &settings.verify_mode {
         None => {
             for diag in &diags {
