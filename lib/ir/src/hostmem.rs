@@ -14,9 +14,12 @@
 //! - else no limit (the allocation itself may still fail, and is then an error too
 //!   where `try_reserve` is used).
 //!
-//! The check is per allocation, not cumulative: it turns sizes that can never fit into
-//! an error naming the tensor and its bytes; a run whose tensors each fit but not all
-//! together can still exhaust memory.
+//! The limit is per allocation. What the run holds already is counted by the system:
+//! an allocation of [`RECHECK_BYTES`] or more must also fit `MemAvailable` read again
+//! at that moment, so a run whose tensors each fit the limit but not all together is
+//! refused at the tensor that no longer fits, with an error, before the machine pages
+//! or kills the process. Smaller allocations skip the re-read (it costs a file read;
+//! together they stay far below what the large ones are checked against).
 
 use std::sync::OnceLock;
 
@@ -80,29 +83,60 @@ pub fn tensor_bytes(shape: &[usize]) -> Option<u64> {
     bytes_of(elements, 8)
 }
 
-/// Checks that `bytes` (`None`: overflowed) fit the host-memory limit; the error names
-/// `what` (the tensor: a value, argument or file) and its bytes.
+/// Allocations of at least this many bytes are also checked against the memory
+/// available when they are made (see the module's documentation).
+pub const RECHECK_BYTES: u64 = 64 << 20;
+
+/// Checks that `bytes` (`None`: overflowed) fit the host-memory limit and, when large,
+/// the memory available now; the error names `what` (the tensor: a value, argument or
+/// file) and its bytes.
 pub fn check(what: &str, bytes: Option<u64>) -> Result<(), String> {
+    let available_now = || {
+        if bytes.is_some_and(|b| b >= RECHECK_BYTES) {
+            mem_available()
+        } else {
+            None
+        }
+    };
+    check_against(what, bytes, limit()?, available_now)
+}
+
+/// [`check`] with the limit and the memory available now given (what the tests vary).
+fn check_against(
+    what: &str,
+    bytes: Option<u64>,
+    limit: Option<(u64, &'static str)>,
+    available_now: impl FnOnce() -> Option<u64>,
+) -> Result<(), String> {
     let Some(bytes) = bytes else {
         return Err(format!(
             "{what}: its size in bytes overflows a 64-bit integer; it cannot be held in host memory"
         ));
     };
-    match limit()? {
-        Some((limit, source)) if bytes > limit => {
-            let from = if source == ENV {
-                format!("from {ENV}")
-            } else {
-                format!("{source}; set {ENV} to change it")
-            };
-            Err(format!(
-                "{what}: needs {bytes} bytes ({}) of host memory, more than the limit of {limit} bytes ({}, {from})",
-                human(bytes),
-                human(limit)
-            ))
-        }
+    if let Some((limit, source)) = limit.filter(|&(limit, _)| bytes > limit) {
+        return Err(over_limit(what, bytes, limit, source));
+    }
+    match available_now() {
+        Some(available) if bytes > available => Err(format!(
+            "{what}: needs {bytes} bytes ({}) of host memory, more than is available now: {available} bytes ({}, MemAvailable in /proc/meminfo, with what this run already holds)",
+            human(bytes),
+            human(available)
+        )),
         _ => Ok(()),
     }
+}
+
+fn over_limit(what: &str, bytes: u64, limit: u64, source: &str) -> String {
+    let from = if source == ENV {
+        format!("from {ENV}")
+    } else {
+        format!("{source}; set {ENV} to change it")
+    };
+    format!(
+        "{what}: needs {bytes} bytes ({}) of host memory, more than the limit of {limit} bytes ({}, {from})",
+        human(bytes),
+        human(limit)
+    )
 }
 
 /// Checks a tensor of `shape` held as `f64` values (see [`tensor_bytes`]).
@@ -175,5 +209,29 @@ mod tests {
         assert!(err.contains("overflows"), "{err}");
         assert!(filled::<f64>("v", usize::MAX / 4, 0.0).is_err());
         assert_eq!(filled("v", 3, 1.5).unwrap(), vec![1.5; 3]);
+    }
+
+    /// Tensors that each fit the limit but not what is left once earlier ones are held:
+    /// the large allocation is checked against the memory available at that moment.
+    #[test]
+    fn large_allocations_must_fit_the_memory_available_now() {
+        let limit = Some((16u64 << 30, ENV));
+        let err = check_against("value %big", Some(3 << 30), limit, || Some(2 << 30)).unwrap_err();
+        assert!(
+            err.contains("value %big: needs 3221225472 bytes (3.0 GiB)"),
+            "{err}"
+        );
+        assert!(
+            err.contains("more than is available now: 2147483648 bytes"),
+            "{err}"
+        );
+        assert!(check_against("v", Some(1 << 30), limit, || Some(2 << 30)).is_ok());
+        // The limit is checked first and named as the cause.
+        let err = check_against("v", Some(32 << 30), limit, || Some(2 << 30)).unwrap_err();
+        assert!(err.contains("from AUTOFUSE_MAX_HOST_BYTES"), "{err}");
+        // No figure of available memory (another system): only the limit applies.
+        assert!(check_against("v", Some(3 << 30), limit, || None).is_ok());
+        // Small allocations skip the re-read: `check` never asks below the threshold.
+        assert!(check("small", Some(RECHECK_BYTES - 1)).is_ok());
     }
 }
