@@ -30,9 +30,9 @@ import torch
 from sympy import prod as sympy_product
 
 from . import ascgraph
-from .backend import REPORTS, GraphReport
+from .backend import REPORTS, GraphReport, _eager
 from .loop_ir import (LoopKernel, Recorder, all_symbols, evaluate, group_vars, index_splits, order_axes_by_store,
-                      refine, simplify_indices)
+                      refine, simplify_indices, unknown_index_heads)
 
 _LOCK = threading.Lock()
 
@@ -202,6 +202,9 @@ def record_kernel(nodes, name: str, graph: InductorGraph) -> LoopKernel:
         simplify_indices(kernel, list(recorder.numbered.values()),
                          lambda e: V.graph.sizevars.simplify_with_ranges(e, ranges))
     graph.indirect[name] = dict(recorder.indirect)
+    unknown = unknown_index_heads(kernel)
+    if unknown and not kernel.unrunnable:
+        kernel.unrunnable = f"index functions torch cannot evaluate here: {', '.join(sorted(unknown))}"
     if not kernel.unrunnable:
         order_axes_by_store(kernel, list(recorder.numbered.values()))
     for buffer in kernel.reads + [s.buffer for s in kernel.stores]:
@@ -346,7 +349,13 @@ def autofuse_inductor_backend(gm: torch.fx.GraphModule, example_inputs, **kwargs
             _CURRENT.pop()
         _count_externs(graph_module, report)
         graph.build()
-
+        stuck = [k for k in graph.kernels if k.unsupported and k.unrunnable]
+        if stuck:
+            # Neither autofuse's kernel nor the torch evaluation of its loop body: the
+            # graph runs eagerly, refused now rather than failing at its first call.
+            k = stuck[0]
+            raise _Refused(f"kernel {k.name} ({', '.join(k.node_names)}): {'; '.join(k.unsupported)}; "
+                           f"and {k.unrunnable}", report)
         return compiled
 
     patches = {
@@ -358,8 +367,24 @@ def autofuse_inductor_backend(gm: torch.fx.GraphModule, example_inputs, **kwargs
         "inplace_buffers": False, "cpp_wrapper": False, "max_autotune": False,
         "combo_kernels": False, "freezing": False,
     }
-    with _LOCK, registered_for_cpu(), config.patch(patches):
-        return compile_fx(gm, example_inputs, inner_compile=inner)
+    try:
+        with _LOCK, registered_for_cpu(), config.patch(patches):
+            return compile_fx(gm, example_inputs, inner_compile=inner)
+    except _Refused as refused:
+        refused.report.compiled = False
+        refused.report.reason = f"left to torch (eager): {refused.reason}"
+        refused.report.kernels = 0
+        return _eager(gm)
+
+
+class _Refused(Exception):
+    """A graph route 2 cannot run: a kernel neither autofuse nor the torch evaluator
+    of recorded loop bodies can run."""
+
+    def __init__(self, reason: str, report: GraphReport):
+        super().__init__(reason)
+        self.reason = reason
+        self.report = report
 
 
 def _count_externs(gm: torch.fx.GraphModule, report: GraphReport) -> None:

@@ -278,16 +278,45 @@ TORCH_OPS = {
 
 class SympyTorch:
     """Evaluates an index expression with torch: axis symbols are broadcast aranges,
-    size symbols their values, indirect symbols the tensors they were read from."""
+    size symbols their values, indirect symbols the tensors they were read from.
+
+    ``FUNCTIONS`` names every expression head it evaluates; ``unknown_heads`` finds
+    the others, so that a kernel using one is refused when it is compiled, not when
+    it is first called."""
+
+    FUNCTIONS = frozenset({
+        "Add", "Mul", "Pow", "PowByNatural", "FloorDiv", "CleanDiv", "IntTrueDiv", "CeilDiv",
+        "ModularIndexing", "Mod", "PythonMod", "Abs", "Max", "Min", "Identity", "Where",
+        "LShift", "RShift", "StrictLessThan", "LessThan", "StrictGreaterThan", "GreaterThan",
+        "Equality", "Unequality",
+    })
 
     def __init__(self, env: dict):
         self.env = env
+
+    @classmethod
+    def unknown_heads(cls, e) -> set[str]:
+        """The heads of `e` this evaluator cannot evaluate (empty when it can)."""
+        e = sympy.sympify(e)
+        if isinstance(e, (sympy.Integer, sympy.Symbol)) or e in (sympy.true, sympy.false):
+            return set()
+        name = type(e).__name__
+        unknown = set()
+        if name not in cls.FUNCTIONS:
+            unknown.add(name)
+        elif name == "Pow" and not (isinstance(e.args[1], sympy.Integer) and int(e.args[1]) >= 0):
+            unknown.add(f"Pow with exponent {e.args[1]}")
+        for a in e.args:
+            unknown |= cls.unknown_heads(a)
+        return unknown
 
     def __call__(self, e):
         if isinstance(e, sympy.Integer):
             return int(e)
         if isinstance(e, sympy.Symbol):
             return self.env[e.name]
+        if e is sympy.true or e is sympy.false:
+            return bool(e)
         args = [self(a) for a in e.args]
         name = type(e).__name__
         if isinstance(e, sympy.Add):
@@ -297,10 +326,13 @@ class SympyTorch:
             for a in args[1:]:
                 out = out * a
             return out
-        if isinstance(e, sympy.Pow) and isinstance(e.args[1], sympy.Integer) and int(e.args[1]) >= 0:
-            return args[0] ** int(e.args[1])
+        if (isinstance(e, sympy.Pow) and isinstance(e.args[1], sympy.Integer) and int(e.args[1]) >= 0) \
+                or name == "PowByNatural":
+            return args[0] ** args[1]
         if name in ("FloorDiv", "CleanDiv", "IntTrueDiv"):
             return args[0] // args[1]
+        if name == "CeilDiv":
+            return -((-args[0]) // args[1])
         if name == "ModularIndexing":
             return (args[0] // args[1]) % args[2]
         if name in ("Mod", "PythonMod"):
@@ -311,7 +343,29 @@ class SympyTorch:
             return _fold(torch.maximum, max, args)
         if name == "Min":
             return _fold(torch.minimum, min, args)
+        if name == "Identity":
+            return args[0]
+        if name == "Where":
+            return torch.where(torch.as_tensor(args[0]), torch.as_tensor(args[1]), torch.as_tensor(args[2]))
+        if name == "LShift":
+            return args[0] << args[1]
+        if name == "RShift":
+            return args[0] >> args[1]
+        compare = {"StrictLessThan": "__lt__", "LessThan": "__le__", "StrictGreaterThan": "__gt__",
+                   "GreaterThan": "__ge__", "Equality": "__eq__", "Unequality": "__ne__"}.get(name)
+        if compare is not None:
+            return getattr(torch.as_tensor(args[0]), compare)(torch.as_tensor(args[1]))
         raise NotImplementedError(f"index expression {e}")
+
+
+def unknown_index_heads(kernel: LoopKernel) -> set[str]:
+    """The expression heads in a kernel's sizes and indices that ``SympyTorch`` cannot
+    evaluate."""
+    found = set()
+    for e in itertools.chain(kernel.axes, (s.index for s in kernel.stores),
+                             (v.args[1] for v in kernel.loads), kernel.exprs):
+        found |= SympyTorch.unknown_heads(e)
+    return found
 
 
 def _fold(tensor_fn, int_fn, args):
