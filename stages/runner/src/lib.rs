@@ -704,7 +704,7 @@ fn launcher(k: &PreparedKernel) -> Result<String, String> {
         let bytes = bytes_c(ty, &names)?;
         let _ = writeln!(
             o,
-            "    const size_t out{i}_bytes = {bytes};\n    ascendc_sim::GmBuffer<uint8_t> out{i}(af_gm_bytes(out{i}_bytes));"
+            "    const size_t out{i}_bytes = {bytes};\n    ascendc_sim::GmBuffer<uint8_t> out{i}(af_gm_bytes(out{i}_bytes));\n    prepare_output(rq.outputs.at({i}), out{i}, out{i}_bytes);"
         );
         args.push(format!("out{i}.addr()"));
     }
@@ -775,7 +775,7 @@ fn launch_launcher(l: &PreparedLaunch) -> Result<String, String> {
         let bytes = bytes_c(ty, &names)?;
         let _ = writeln!(
             o,
-            "    const size_t out{i}_bytes = {bytes};\n    ascendc_sim::GmBuffer<uint8_t> out{i}(af_gm_bytes(out{i}_bytes));"
+            "    const size_t out{i}_bytes = {bytes};\n    ascendc_sim::GmBuffer<uint8_t> out{i}(af_gm_bytes(out{i}_bytes));\n    prepare_output(rq.outputs.at({i}), out{i}, out{i}_bytes);"
         );
         args.push(format!("out{i}.addr()"));
     }
@@ -856,6 +856,12 @@ static bool read_file(const std::string& path, ascendc_sim::GmBuffer<uint8_t>& b
     std::fclose(f);
     if (got != bytes) { std::fprintf(stderr, "%s: %zu bytes, expected %zu\n", path.c_str(), got, bytes); return false; }
     return true;
+}
+
+// Outputs start as 0xFF bytes (NaN of every float type, -1 of every integer): an
+// element the kernel fails to write differs from any reference value.
+static void prepare_output(const std::string&, ascendc_sim::GmBuffer<uint8_t>& buf, size_t bytes) {
+    if (bytes != 0) std::memset(buf.data(), 0xFF, bytes);
 }
 
 static bool write_file(const std::string& path, ascendc_sim::GmBuffer<uint8_t>& buf, size_t bytes) {

@@ -84,6 +84,13 @@ static bool read_file(const void* source, ascendc_sim::GmBuffer<uint8_t>& buf, s
     return true;
 }
 
+// Outputs start as the caller's memory, as on the device, where a kernel writes the
+// caller's GM directly: a kernel storing part of a buffer (rows with gaps, another
+// kernel's part between them) leaves the rest as it was.
+static void prepare_output(const void* target, ascendc_sim::GmBuffer<uint8_t>& buf, size_t bytes) {
+    if (bytes != 0) std::memcpy(buf.data(), target, bytes);
+}
+
 static bool write_file(void* target, ascendc_sim::GmBuffer<uint8_t>& buf, size_t bytes) {
     if (bytes != 0) std::memcpy(target, buf.data(), bytes);
     return true;
