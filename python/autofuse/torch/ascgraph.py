@@ -468,9 +468,11 @@ def module_text(emitters: list[Emitter]) -> str:
 class BuiltModule:
     """The kernels of one Inductor graph, built as one library on the emulation."""
 
-    def __init__(self, plan_path: Path, emitters: dict[str, Emitter]):
+    def __init__(self, plan_path: Path, emitters: dict[str, Emitter], npu=None):
         self.plan = json.loads(plan_path.read_text())
         self.library = Library.load(self.plan["library"])
+        # The NPU glue of the same kernels (npu.NpuLibrary), when they launch on an NPU.
+        self.npu = npu
         self.emitters = emitters
         self.kernels = {name for name in emitters if name in self.plan["kernels"]}
 
@@ -485,8 +487,14 @@ class BuiltModule:
         outs = [tensors[b] for b, _, _ in e.outputs]
         offsets = [int(SympyTorch(symbols)(sympy.sympify(o))) for o in e.output_offsets]
         in_ptrs = (ctypes.c_void_p * max(1, len(ins)))(*[t.data_ptr() for t in ins])
-        out_ptrs = (ctypes.c_void_p * max(1, len(outs)))(
-            *[t.data_ptr() + o * t.element_size() for t, o in zip(outs, offsets)])
+        out_addresses = [t.data_ptr() + o * t.element_size() for t, o in zip(outs, offsets)]
+        if self.npu is not None:
+            device = (ins + outs)[0].device
+            self.npu.launch(entry["symbol"], sym_values, device, [t.data_ptr() for t in ins], out_addresses,
+                            kernel.name)
+            # The device counts no bytes for us.
+            return LaunchRecord(kernel.name, 0, 0, 0.0)
+        out_ptrs = (ctypes.c_void_p * max(1, len(outs)))(*out_addresses)
         stats = (ctypes.c_double * 5)()
         lib = self.library.lib
         code = lib.af_kernel_run(entry["symbol"].encode(), entry["chip"].encode(), entry["cores"], entry["ub"],
@@ -510,10 +518,12 @@ def check_kernel(work: Path, e: Emitter) -> str | None:
     return None
 
 
-def build_module(key: str, kernels: list[LoopKernel], report) -> BuiltModule | None:
+def build_module(key: str, kernels: list[LoopKernel], report, npu: bool = False) -> BuiltModule | None:
     """The AscGraph of each kernel, checked alone, then all that pass built as one
-    library. Kernels that fail get their reason in `kernel.unsupported`."""
+    library (and, with `npu`, as the NPU glue of the same kernels, npu.py). Kernels that
+    fail get their reason in `kernel.unsupported`."""
     from .backend import _work_dir
+    from .npu import NpuBuildError, NpuLibrary, build_glue
 
     work = _work_dir() / f"inductor-{key}"
     work.mkdir(parents=True, exist_ok=True)
@@ -543,5 +553,15 @@ def build_module(key: str, kernels: list[LoopKernel], report) -> BuiltModule | N
                 k.unsupported.append(f"autofuse failed on the module: {str(e).splitlines()[0]}")
         return None
     report.plan_path = str(work / "build" / "plan.json")
-    return BuiltModule(work / "build" / "plan.json", emitters)
+    glue = None
+    if npu:
+        try:
+            glue = NpuLibrary.load(str(build_glue(work / "build" / "npu", work / "npu-builds")))
+        except NpuBuildError as e:
+            for k in kernels:
+                if k.name in emitters:
+                    k.unsupported.append(f"the NPU glue did not build: {str(e).splitlines()[0]}")
+            return None
+        report.target = "npu"
+    return BuiltModule(work / "build" / "plan.json", emitters, glue)
 

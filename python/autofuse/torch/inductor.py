@@ -11,9 +11,11 @@ calls (``mm``, ``addmm``, ``bmm``, convolutions, fallback ops) stay torch calls 
 wrapper. A fused node autofuse cannot express runs with torch (its recorded loop body
 evaluated over the whole iteration space), counted in ``report()`` with the reason.
 
-The tensors are CPU tensors (there is no NPU here), so the backend is registered for
-the ``cpu`` device only while our compile runs, and Inductor's own registration is
-restored afterwards: ``backend="inductor"`` keeps working in the same process.
+The backend is registered for the device of the graph's tensors (``cpu`` here, where
+there is no NPU; ``npu`` with torch_npu) only while our compile runs, and the previous
+registration is restored afterwards: ``backend="inductor"`` keeps working in the same
+process. On an NPU (or with ``AUTOFUSE_NPU=1``) the kernels launch through the
+generated NPU glue (npu.py), as route 1's do.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import torch
 from sympy import prod as sympy_product
 
 from . import ascgraph
-from .backend import REPORTS, GraphReport, _eager
+from .backend import REPORTS, GraphReport, _eager, _on_npu
 from .loop_ir import (LoopKernel, Recorder, all_symbols, evaluate, group_vars, index_splits, order_axes_by_store,
                       refine, simplify_indices, unknown_index_heads)
 
@@ -48,6 +50,9 @@ class InductorGraph:
     indirect: dict = field(default_factory=dict)
     module: "ascgraph.BuiltModule | None" = None
     built: bool = False
+    # Whether the kernels launch through the NPU glue (the graph's tensors are on an
+    # NPU, or AUTOFUSE_NPU=1).
+    npu: bool = False
 
     def build(self) -> None:
         if self.built:
@@ -55,7 +60,7 @@ class InductorGraph:
         self.built = True
         start = time.perf_counter()
         ours = [k for k in self.kernels if not k.unsupported]
-        self.module = ascgraph.build_module(self.key, ours, self.report)
+        self.module = ascgraph.build_module(self.key, ours, self.report, npu=self.npu)
         self.report.compile_seconds += time.perf_counter() - start
         for k in ours:
             if self.module is not None and k.name not in self.module.kernels and not k.unsupported:
@@ -287,9 +292,10 @@ def _op_overrides_class():
 
 
 @contextlib.contextmanager
-def registered_for_cpu():
-    """Registers the autofuse scheduling and wrapper for the ``cpu`` device for the
-    duration of one compile, restoring Inductor's registration afterwards."""
+def registered_for(device: str):
+    """Registers the autofuse scheduling and wrapper for `device` (``cpu``, or ``npu``
+    with torch_npu) for the duration of one compile, restoring the registration it had
+    afterwards."""
     from torch._inductor.codegen import common
     from torch._inductor.codegen.common import (
         get_device_op_overrides, init_backend_registration, register_backend_for_device,
@@ -298,10 +304,10 @@ def registered_for_cpu():
     from torch._inductor.codegen.wrapper import PythonWrapperCodegen
 
     init_backend_registration()
-    previous = common.device_codegens.get("cpu")
-    if previous is None:
+    previous = common.device_codegens.get(device)
+    if previous is None and device == "cpu":
         raise RuntimeError("Inductor has no cpu backend registered")
-    previous_overrides = get_device_op_overrides("cpu")
+    previous_overrides = get_device_op_overrides(device) if previous is not None else None
 
     class AutofuseWrapper(PythonWrapperCodegen):
         """Inductor's Python wrapper with the autofuse graphs' registry imported."""
@@ -316,15 +322,21 @@ def registered_for_cpu():
             super().write_header()
             self.header.writeline("from autofuse.torch.inductor import GRAPHS as _autofuse_graphs")
 
-    register_backend_for_device("cpu", _scheduling_class(), AutofuseWrapper)
-    register_device_op_overrides("cpu", _op_overrides_class()())
+    register_backend_for_device(device, _scheduling_class(), AutofuseWrapper)
+    register_device_op_overrides(device, _op_overrides_class()())
     try:
         yield
     finally:
-        register_device_op_overrides("cpu", previous_overrides)
-        register_backend_for_device(
-            "cpu", previous.scheduling, previous.wrapper_codegen, previous.cpp_wrapper_codegen,
-            previous.fx_wrapper_codegen)
+        if previous is None:
+            # A device Inductor had no backend for (an NPU without torch_npu's): its
+            # registry entries go, as they were before (Inductor has no unregister).
+            common.device_codegens.pop(device, None)
+            common.device_op_overrides_dict.pop(device, None)
+        else:
+            register_device_op_overrides(device, previous_overrides)
+            register_backend_for_device(
+                device, previous.scheduling, previous.wrapper_codegen, previous.cpp_wrapper_codegen,
+                previous.fx_wrapper_codegen)
 
 
 def autofuse_inductor_backend(gm: torch.fx.GraphModule, example_inputs, **kwargs):
@@ -340,7 +352,7 @@ def autofuse_inductor_backend(gm: torch.fx.GraphModule, example_inputs, **kwargs
         report = GraphReport(name=f"inductor_{len(REPORTS)}", compiled=True, backend="autofuse-inductor")
         report.fx_ops = sum(1 for n in graph_module.graph.nodes if n.op == "call_function")
         REPORTS.append(report)
-        graph = InductorGraph(digest, report)
+        graph = InductorGraph(digest, report, npu=_on_npu(inputs))
         GRAPHS[digest] = graph
         _CURRENT.append(graph)
         try:
@@ -368,7 +380,8 @@ def autofuse_inductor_backend(gm: torch.fx.GraphModule, example_inputs, **kwargs
         "combo_kernels": False, "freezing": False,
     }
     try:
-        with _LOCK, registered_for_cpu(), config.patch(patches):
+        device = next((x.device.type for x in example_inputs if isinstance(x, torch.Tensor)), "cpu")
+        with _LOCK, registered_for(device), config.patch(patches):
             return compile_fx(gm, example_inputs, inner_compile=inner)
     except _Refused as refused:
         refused.report.compiled = False

@@ -148,14 +148,23 @@ class NpuLibrary:
     def run(self, kernel: dict, sym_values: list[int], inputs: list[torch.Tensor], output_dtypes, name: str):
         symbol = kernel["symbol"]
         device = inputs[0].device if inputs else torch.device("cpu")
-        tiling, block_dim, workspace_bytes = self.tiling(symbol, sym_values, device)
         outputs = [
             torch.empty(self.output_dims(symbol, sym_values, i), dtype=dt, device=device)
             for i, dt in enumerate(output_dtypes)
         ]
+        self.launch(symbol, sym_values, device, [t.data_ptr() for t in inputs],
+                    [t.data_ptr() for t in outputs], name)
+        # The device counts no bytes for us; the chip model's figures are the emulation's.
+        return outputs, LaunchRecord(name, 0, 0, 0.0)
+
+    def launch(self, symbol: str, sym_values: list[int], device: torch.device, inputs: list[int],
+               outputs: list[int], name: str) -> None:
+        """Launches kernel `symbol` on `device`'s current stream with device addresses of
+        its inputs and outputs (route 2 passes addresses inside Inductor's buffers)."""
+        tiling, block_dim, workspace_bytes = self.tiling(symbol, sym_values, device)
         # An empty workspace still gets a valid address.
         workspace = torch.empty(max(1, workspace_bytes), dtype=torch.uint8, device=device)
-        buffers = [t.data_ptr() for t in inputs] + [t.data_ptr() for t in outputs]
+        buffers = list(inputs) + list(outputs)
         array = (ctypes.c_void_p * max(1, len(buffers)))(*buffers)
         code = self.lib.af_npu_launch(
             symbol.encode(), ctypes.c_void_p(raw_stream(device)), block_dim, array, len(buffers),
@@ -163,5 +172,3 @@ class NpuLibrary:
         )
         if code != 0:
             raise KernelError(f"kernel @{name} ({symbol}): code {code}: {self._error()}")
-        # The device counts no bytes for us; the chip model's figures are the emulation's.
-        return outputs, LaunchRecord(name, 0, 0, 0.0)
