@@ -266,6 +266,9 @@ def run_autofuse(model_path, runs, vendor, log_path):
         res.update(kernels=int(m[1]), launches=int(m[2] or m[1]), interpreted=int(m[3]),
                    boundary=int(m[4]), gm_ratio=float(m[5]) if m[5] else None)
     ok = rc == 0 and passes == len(runs) and "== PASS" in out and res.get("interpreted", 1) == 0
+    if vendor:  # every shape must also have run and agreed on the vendor path
+        res["vendor_passes"] = len(re.findall(r"vendor path: \d+ kernel\(s\) run, .*: PASS", out))
+        ok &= res["vendor_passes"] == len(runs)
     res["verdict"] = "PASS" if ok else "FAIL"
     if not ok:
         errors = [line for line in out.splitlines() if "error" in line.lower() or "FAIL" in line]
