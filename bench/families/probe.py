@@ -439,7 +439,16 @@ def main():
     parser.add_argument("--skip-torch", action="store_true")
     parser.add_argument("--no-vendor", action="store_true", help="only the simulator path")
     parser.add_argument("--json", default=str(OUT / "probe.json"))
+    parser.add_argument("--table", default="",
+                        help="only print the table of these comma-separated result files (merged in order)")
     args = parser.parse_args()
+    if args.table:
+        merged = {}
+        for f in args.table.split(","):
+            for name, res in json.loads(Path(f).read_text()).items():
+                merged.setdefault(name, {}).update(res)
+        print_table(merged)
+        return
     names = [n for n in args.only.split(",") if n] or list(FAMILIES)
     unknown = [n for n in names if n not in FAMILIES]
     if unknown:
