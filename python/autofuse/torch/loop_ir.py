@@ -270,6 +270,7 @@ TORCH_OPS = {
     "logical_not": torch.logical_not, "logical_xor": torch.logical_xor, "isnan": torch.isnan,
     "isinf": torch.isinf, "bitwise_and": torch.bitwise_and, "bitwise_or": torch.bitwise_or,
     "bitwise_xor": torch.bitwise_xor, "bitwise_not": torch.bitwise_not, "signbit": torch.signbit,
+    "and_": torch.bitwise_and, "or_": torch.bitwise_or, "xor": torch.bitwise_xor,  # Inductor's &, |, ^
     "where": torch.where, "atan": torch.atan, "cosh": torch.cosh, "sinh": torch.sinh,
     "tan": torch.tan, "acos": torch.acos, "asin": torch.asin, "erfc": torch.erfc,
     "identity": lambda x: x,
