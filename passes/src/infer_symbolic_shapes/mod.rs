@@ -21,7 +21,10 @@
 //! has a fully known symbolic shape; a provable mismatch (broadcast of 4 against 3,
 //! hints that contradict a required equality) is an error at the op and the pass fails.
 //! Calls of external functions keep their declared signatures: their operands must
-//! already be fully symbolic or static (a call is a boundary).
+//! already be fully symbolic or static (a call is a boundary). Where a call's operand or
+//! result types, now written canonically, are the same sizes as its declaration spells
+//! them another way (a front end's `(1 + floor(((-1 + s0))/(2)))`), the declaration is
+//! rewritten to the call's text, since MLIR's call verifier compares types as text.
 
 use crate::options::PassOptions;
 use crate::registry::{OptionInfo, PassInfo};
@@ -44,7 +47,8 @@ pub const PASS: PassInfo = PassInfo {
                   depended on symbol values (`ascend.guards`), and updates function types. A provable \
                   mismatch is an error at the op. A result dim of more than 8 terms (the sums of concat \
                   chains over distinct symbols) is named by a derived symbol d<N> defined in \
-                  `ascend.derived_symbols`, so types stay short.",
+                  `ascend.derived_symbols`, so types stay short. External declarations take their calls' \
+                  canonical type text where the sizes are the same.",
     options: &[
         OptionInfo {
             name: "symbol-hints",
