@@ -287,6 +287,8 @@ class SympyTorch:
     def __call__(self, e):
         if isinstance(e, sympy.Integer):
             return int(e)
+        if isinstance(e, sympy.Number):  # a float index_expr (Wav2Vec2 through route 2: 0.0)
+            return float(e)
         if isinstance(e, sympy.Symbol):
             return self.env[e.name]
         args = [self(a) for a in e.args]
