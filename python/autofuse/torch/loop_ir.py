@@ -84,14 +84,14 @@ def refine(range_lists: list[list[sympy.Expr]]) -> list[sympy.Expr] | None:
                 i += 1
                 j += 1
                 continue
-            q = sympy.cancel(x / y)
-            if q.is_polynomial() and sympy.fraction(q)[1] == 1:
+            q = _exact_quotient(x, y)
+            if q is not None:
                 merged.append(y)
                 a[i] = q
                 j += 1
                 continue
-            q = sympy.cancel(y / x)
-            if q.is_polynomial() and sympy.fraction(q)[1] == 1:
+            q = _exact_quotient(y, x)
+            if q is not None:
                 merged.append(x)
                 b[j] = q
                 i += 1
@@ -101,6 +101,16 @@ def refine(range_lists: list[list[sympy.Expr]]) -> list[sympy.Expr] | None:
             return None
         result = merged
     return result
+
+
+def _exact_quotient(x: sympy.Expr, y: sympy.Expr) -> sympy.Expr | None:
+    """x / y when y divides x exactly (no denominator left), else None. A floor division
+    of a size (`s69//4`, the side of a strided image) is an opaque factor: sympy answers
+    None, not True, to is_polynomial() for it, which is no reason to refuse."""
+    q = sympy.cancel(x / y)
+    if sympy.fraction(q)[1] != 1 or q.is_polynomial() is False:
+        return None
+    return q
 
 
 def group_vars(sizes: list[sympy.Expr], axes: list[sympy.Expr], axis_syms, start: int):
