@@ -609,7 +609,26 @@ impl Expr {
                 return Expr::constant(v);
             }
         }
+        if let Some(merged) = Expr::merge_nested_division(kind, &num, &den) {
+            return merged;
+        }
         Expr::from_atom(kind.atom(num, den))
+    }
+
+    /// `floor(floor(a / b) / c)` as `floor(a / (b * c))`, and the same for ceil, when `b`
+    /// and `c` are positive constants (true for integer `a`: both sides count the whole
+    /// multiples of `b * c` in `a`). A chain of strided windows (convolutions, pools)
+    /// writes its output size nested; a front end (sympy) writes it merged, and the two
+    /// must be the same dim.
+    fn merge_nested_division(kind: DivKind, num: &Expr, den: &Expr) -> Option<Expr> {
+        let outer = den.as_const().filter(|&c| c > 0)?;
+        let (inner_num, inner_den) = match (kind, num.single_atom()?) {
+            (DivKind::Floor, Atom::FloorDiv(a, b)) | (DivKind::Ceil, Atom::CeilDiv(a, b)) => (a, b),
+            _ => return None,
+        };
+        let inner = inner_den.as_const().filter(|&b| b > 0)?;
+        let merged = Expr::constant(inner.checked_mul(outer)?);
+        Some(inner_num.divide(&merged, kind))
     }
 
     fn divide(&self, den: &Expr, kind: DivKind) -> Expr {
@@ -935,6 +954,33 @@ mod tests {
             .flat_map(|i| [(format!("a{i}"), 1), (format!("b{i}"), 2)])
             .collect();
         assert_eq!(product.eval_map(&values).ok(), Some(4i64.pow(12)));
+    }
+
+    /// Two stride-2 windows after a stride-2 window: the nested and the merged sizes
+    /// are one expression, checked against integer division for every small value.
+    #[test]
+    fn nested_floor_and_ceil_divisions_by_constants_merge() {
+        let x = s("x") - 1;
+        let nested = x
+            .floor_div(&Expr::constant(4))
+            .floor_div(&Expr::constant(2));
+        assert_eq!(nested, x.floor_div(&Expr::constant(8)));
+        let nested_ceil = x.ceil_div(&Expr::constant(3)).ceil_div(&Expr::constant(5));
+        assert_eq!(nested_ceil, x.ceil_div(&Expr::constant(15)));
+        for v in -40i64..40 {
+            let values: HashMap<String, i64> = [("x".to_string(), v)].into_iter().collect();
+            let want = ((v - 1).div_euclid(4)).div_euclid(2);
+            assert_eq!(nested.eval_map(&values).ok(), Some(want), "x = {v}");
+            let up = |a: i64, b: i64| -((-a).div_euclid(b));
+            assert_eq!(
+                nested_ceil.eval_map(&values).ok(),
+                Some(up(up(v - 1, 3), 5)),
+                "x = {v}"
+            );
+        }
+        // A symbolic inner divisor stays nested (its sign is unknown).
+        let kept = s("x").floor_div(&s("y")).floor_div(&Expr::constant(2));
+        assert_ne!(kept, s("x").floor_div(&(s("y") * 2)));
     }
 
     #[test]

@@ -21,7 +21,10 @@
 //! has a fully known symbolic shape; a provable mismatch (broadcast of 4 against 3,
 //! hints that contradict a required equality) is an error at the op and the pass fails.
 //! Calls of external functions keep their declared signatures: their operands must
-//! already be fully symbolic or static (a call is a boundary).
+//! already be fully symbolic or static (a call is a boundary). Where a call's operand or
+//! result types, now written canonically, are the same sizes as its declaration spells
+//! them another way (a front end's `(1 + floor(((-1 + s0))/(2)))`), the declaration is
+//! rewritten to the call's text, since MLIR's call verifier compares types as text.
 
 use crate::options::PassOptions;
 use crate::registry::{OptionInfo, PassInfo};
@@ -44,7 +47,8 @@ pub const PASS: PassInfo = PassInfo {
                   depended on symbol values (`ascend.guards`), and updates function types. A provable \
                   mismatch is an error at the op. A result dim of more than 8 terms (the sums of concat \
                   chains over distinct symbols) is named by a derived symbol d<N> defined in \
-                  `ascend.derived_symbols`, so types stay short.",
+                  `ascend.derived_symbols`, so types stay short. External declarations take their calls' \
+                  canonical type text where the sizes are the same.",
     options: &[
         OptionInfo {
             name: "symbol-hints",
@@ -121,6 +125,11 @@ fn run(module: OperationRef, options: &PassOptions) -> Result<(), ()> {
             continue;
         }
         ok &= infer_function(func, &hints, &ranges);
+    }
+    // After every graph is retyped: its calls' operand and result types are now printed
+    // canonically, their external declarations still in the front end's text.
+    for func in extract::functions(body) {
+        sync_external_declarations(body, func);
     }
     if ok {
         Ok(())
@@ -480,6 +489,72 @@ fn write_types(
     );
     raw::set_attribute_text(&func, "function_type", &function_type);
     true
+}
+
+/// Rewrites the signature of each external function (a `func.func` without a body)
+/// called from `func` to its call's operand and result types as now printed, where they
+/// are the same symbolic types written differently. MLIR's call verifier compares types
+/// as text, and this pass writes every type canonically (`floor((s0-1)/2)+1` for a front
+/// end's `(1 + floor(((-1 + s0))/(2)))`, e.g. a PyTorch fallback's declaration). A type that
+/// differs in meaning is left alone, for the verifier to report at the call.
+fn sync_external_declarations(body: melior::ir::BlockRef, func: OperationRef) {
+    let Some(block) = func.region(0).ok().and_then(|r| r.first_block()) else {
+        return;
+    };
+    let mut next = block.first_operation();
+    while let Some(call) = next {
+        next = call.next_in_block();
+        if call.name().as_string_ref().as_str() != Ok("func.call") {
+            continue;
+        }
+        let Some(callee) = call
+            .attribute("callee")
+            .ok()
+            .and_then(|a| melior::ir::attribute::FlatSymbolRefAttribute::try_from(a).ok())
+            .map(|c| c.value().to_string())
+        else {
+            continue;
+        };
+        let Some(declaration) = extract::functions(body).into_iter().find(|f| {
+            extract::function_name(f) == callee
+                && f.region(0).ok().and_then(|r| r.first_block()).is_none()
+        }) else {
+            continue;
+        };
+        let Some(declared) = declared_signature(&declaration) else {
+            continue;
+        };
+        let operands: Vec<String> = (0..call.operand_count())
+            .filter_map(|i| call.operand(i).ok().map(|v| v.r#type().to_string()))
+            .collect();
+        let results: Vec<String> = (0..call.result_count())
+            .filter_map(|i| call.result(i).ok().map(|v| v.r#type().to_string()))
+            .collect();
+        let at_call: Vec<&String> = operands.iter().chain(&results).collect();
+        let same_meaning = at_call.len() == declared.len()
+            && at_call.iter().zip(&declared).all(|(now, was)| {
+                *now == was
+                    || matches!((TensorType::parse_mlir(now), TensorType::parse_mlir(was)),
+                                (Ok(a), Ok(b)) if a == b)
+            });
+        if same_meaning && at_call.iter().zip(&declared).any(|(now, was)| *now != was) {
+            let function_type = format!("({}) -> ({})", operands.join(", "), results.join(", "));
+            raw::set_attribute_text(&declaration, "function_type", &function_type);
+        }
+    }
+}
+
+/// The input then result types of a function's `function_type`, as printed.
+fn declared_signature(func: &OperationRef) -> Option<Vec<String>> {
+    let attr = func.attribute("function_type").ok()?;
+    let ty = melior::ir::attribute::TypeAttribute::try_from(attr)
+        .ok()?
+        .value();
+    let function = melior::ir::r#type::FunctionType::try_from(ty).ok()?;
+    let inputs = (0..function.input_count()).map(|i| function.input(i).ok().map(|t| t.to_string()));
+    let results =
+        (0..function.result_count()).map(|i| function.result(i).ok().map(|t| t.to_string()));
+    inputs.chain(results).collect()
 }
 
 /// Records the guards of `env` in `ascend.guards` and the hints used in

@@ -46,6 +46,7 @@ BINARY = {
     "lt": "lt", "le": "le", "gt": "gt", "ge": "ge", "logical_and": "logical_and",
     "logical_or": "logical_or", "logical_xor": "logical_xor", "bitwise_and": "bitwise_and",
 }
+INDUCTOR_BITWISE = {"and_": "bitwise_and", "or_": "bitwise_or", "xor": "bitwise_xor"}
 REDUCTIONS = {"sum": "sum", "max": "max", "min": "min", "prod": "prod", "any": "any"}
 
 
@@ -331,6 +332,9 @@ class Emitter:
                 return nodes[0]
             self.ops.append(name)
             return self.emit(UNARY[name], [self.broadcast(nodes[0], mask)], "", mask, out)
+        # Inductor's `and_`, `or_` and `xor` are Python's &, | and ^: bitwise (logical on
+        # bool, e.g. the in-bounds masks of a padded max pool's window).
+        name = INDUCTOR_BITWISE.get(name, name)
         if name in ("bitwise_and", "bitwise_or", "bitwise_xor") and all(n.dtype == torch.bool for n in nodes):
             name = "logical_" + name.removeprefix("bitwise_")
         if name in BINARY:

@@ -904,7 +904,36 @@ def _convolution(c: Converter, node, x, w, bias, stride, padding, dilation, tran
     return c.emit("ascend.add", [y, b], out.dtype, c.dims_of(out))
 
 
+def _batch_norm_inference(c: Converter, node, x, weight, bias, running_mean, running_var, momentum, eps):
+    """aten._native_batch_norm_legit_no_training (eval batch norm) as per-channel
+    elementwise ops: y = x * scale + shift, scale = weight * rsqrt(var + eps), shift =
+    bias - mean * scale, the [C] factors reshaped to [C, 1, ...] (channels on axis 1).
+    Torch would run it as a call between kernels; as ops it fuses with its neighbours
+    (the convolution's bias, the ReLU after it). The saved mean and rstd (training
+    outputs, empty here) are not produced; using them falls back."""
+    y = node.meta["val"][0]
+    v = c.cast(c.value(x), y.dtype)
+    channels = v.dims[1]
+
+    def per_channel(arg, default: float) -> Value:
+        return c.operand(arg, y.dtype) if arg is not None else _splat(c, default, y.dtype, [channels])
+
+    mean, var = per_channel(running_mean, 0.0), per_channel(running_var, 1.0)
+    shifted_var = c.emit("ascend.add", [var, c.constant(float(eps), y.dtype)], y.dtype, [channels])
+    inv_std = c.emit("ascend.rsqrt", [shifted_var], y.dtype, [channels])
+    scale = c.emit("ascend.mul", [inv_std, per_channel(weight, 1.0)], y.dtype, [channels])
+    scaled_mean = c.emit("ascend.mul", [mean, scale], y.dtype, [channels])
+    shift = c.emit("ascend.sub", [per_channel(bias, 0.0), scaled_mean], y.dtype, [channels])
+    spatial = ["1"] * (len(v.dims) - 2)
+    scale = c.emit("ascend.reshape", [scale], y.dtype, [channels] + spatial, encode=True)
+    shift = c.emit("ascend.reshape", [shift], y.dtype, [channels] + spatial, encode=True)
+    scaled = c.emit("ascend.mul", [v, scale], y.dtype, c.dims_of(y))
+    result = c.emit("ascend.add", [scaled, shift], y.dtype, c.dims_of(y))
+    return (result, _Missing("batch norm's saved mean"), _Missing("batch norm's saved rstd"))
+
+
 LOWERINGS = {
+    aten._native_batch_norm_legit_no_training.default: _batch_norm_inference,
     aten.full_like.default: _full_like,
     aten.convolution.default: _convolution,
     aten.bitwise_and.Tensor: _bitwise("ascend.logical_and", "ascend.bitwise_and"),

@@ -84,14 +84,14 @@ def refine(range_lists: list[list[sympy.Expr]]) -> list[sympy.Expr] | None:
                 i += 1
                 j += 1
                 continue
-            q = sympy.cancel(x / y)
-            if q.is_polynomial() and sympy.fraction(q)[1] == 1:
+            q = _exact_quotient(x, y)
+            if q is not None:
                 merged.append(y)
                 a[i] = q
                 j += 1
                 continue
-            q = sympy.cancel(y / x)
-            if q.is_polynomial() and sympy.fraction(q)[1] == 1:
+            q = _exact_quotient(y, x)
+            if q is not None:
                 merged.append(x)
                 b[j] = q
                 i += 1
@@ -101,6 +101,16 @@ def refine(range_lists: list[list[sympy.Expr]]) -> list[sympy.Expr] | None:
             return None
         result = merged
     return result
+
+
+def _exact_quotient(x: sympy.Expr, y: sympy.Expr) -> sympy.Expr | None:
+    """x / y when y divides x exactly (no denominator left), else None. A floor division
+    of a size (`s69//4`, the side of a strided image) is an opaque factor: sympy answers
+    None, not True, to is_polynomial() for it, which is no reason to refuse."""
+    q = sympy.cancel(x / y)
+    if sympy.fraction(q)[1] != 1 or q.is_polynomial() is False:
+        return None
+    return q
 
 
 def group_vars(sizes: list[sympy.Expr], axes: list[sympy.Expr], axis_syms, start: int):
@@ -270,6 +280,7 @@ TORCH_OPS = {
     "logical_not": torch.logical_not, "logical_xor": torch.logical_xor, "isnan": torch.isnan,
     "isinf": torch.isinf, "bitwise_and": torch.bitwise_and, "bitwise_or": torch.bitwise_or,
     "bitwise_xor": torch.bitwise_xor, "bitwise_not": torch.bitwise_not, "signbit": torch.signbit,
+    "and_": torch.bitwise_and, "or_": torch.bitwise_or, "xor": torch.bitwise_xor,  # Inductor's &, |, ^
     "where": torch.where, "atan": torch.atan, "cosh": torch.cosh, "sinh": torch.sinh,
     "tan": torch.tan, "acos": torch.acos, "asin": torch.asin, "erfc": torch.erfc,
     "identity": lambda x: x,
@@ -313,6 +324,8 @@ class SympyTorch:
     def __call__(self, e):
         if isinstance(e, sympy.Integer):
             return int(e)
+        if isinstance(e, sympy.Number):  # a float index_expr (Wav2Vec2 through route 2: 0.0)
+            return float(e)
         if isinstance(e, sympy.Symbol):
             return self.env[e.name]
         if e is sympy.true or e is sympy.false:

@@ -2,7 +2,7 @@
 backend="autofuse-inductor" with --backend), runs each at two
 shapes against eager, and prints one line per model and shape plus autofuse's report.
 
-Models: small blocks written here (mlp, attention), a vision transformer (vit: a conv
+Models: small blocks written here (mlp, attention, convnet: a ResNet stem), a vision transformer (vit: a conv
 patch embedding; batch dynamic) and the committed transformer families' configs (examples/onnx/export_real_models.py: bert, gpt2, llama, qwen2,
 gptneox). A model passes when every output matches eager (IEEE comparison: an inf or NaN
 matches only the same inf or NaN), its graphs compiled exactly once for both shapes, and
@@ -102,6 +102,41 @@ def vit_model():
     return Wrapper().eval(), inputs
 
 
+class ConvNet(torch.nn.Module):
+    """A ResNet stem and one strided block: conv 7x7 stride 2, batch norm (eval), ReLU,
+    a padded 3x3 max pool stride 2, conv 3x3 stride 2, batch norm, ReLU. The image size
+    is dynamic, so every size after a strided window is a floor division of it."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = torch.nn.Conv2d(3, 8, 7, stride=2, padding=3, bias=False)
+        self.norm = torch.nn.BatchNorm2d(8)
+        self.pool = torch.nn.MaxPool2d(3, stride=2, padding=1)
+        self.conv = torch.nn.Conv2d(8, 8, 3, stride=2, padding=1, bias=False)
+        self.norm2 = torch.nn.BatchNorm2d(8)
+
+    def forward(self, x):
+        h = self.pool(torch.relu(self.norm(self.stem(x))))
+        return torch.relu(self.norm2(self.conv(h)))
+
+
+def convnet_model():
+    """ConvNet with seeded weights and running statistics; (b, s) is the batch and half
+    the image side."""
+    torch.manual_seed(0)
+    model = ConvNet().eval()
+    with torch.no_grad():
+        for norm in (model.norm, model.norm2):
+            norm.running_mean.uniform_(-0.5, 0.5)
+            norm.running_var.uniform_(0.5, 1.5)
+
+    def inputs(b, s):
+        g = torch.Generator().manual_seed(b * 100 + s)
+        return (torch.randn(b, 3, 2 * s, 2 * s, generator=g),)
+
+    return model, inputs
+
+
 def family_model(name):
     import export_real_models as erm
 
@@ -153,6 +188,8 @@ def run(name, shapes, backend="autofuse"):
         model, inputs = block_model(name)
     elif name == "vit":
         model, inputs = vit_model()
+    elif name == "convnet":
+        model, inputs = convnet_model()
     else:
         model, inputs = family_model(name)
     torch._dynamo.reset()
