@@ -309,7 +309,7 @@ class SympyTorch:
     def unknown_heads(cls, e) -> set[str]:
         """The heads of `e` this evaluator cannot evaluate (empty when it can)."""
         e = sympy.sympify(e)
-        if isinstance(e, (sympy.Integer, sympy.Symbol)) or e in (sympy.true, sympy.false):
+        if isinstance(e, (sympy.Number, sympy.Symbol)) or e in (sympy.true, sympy.false):
             return set()
         name = type(e).__name__
         unknown = set()
