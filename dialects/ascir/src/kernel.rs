@@ -665,6 +665,26 @@ pub fn chunk_reloads_per_block(per: i64, outer: i64, chunks: i64) -> i64 {
 /// of the largest accumulator): a DMA head per partial would dominate phase 2.
 pub const CROSS_CORE_BATCH: i64 = 8;
 
+/// GM budget of a tiling, as the fraction `GM_BUDGET.0 / GM_BUDGET.1` of the kernel's
+/// own minimum (its inputs and outputs, each moved once: `Schedule::min_gm_bytes`).
+/// Blocks that each copy a loop-invariant operand (a small matmul's weight, layer
+/// norm's gamma and beta) move its bytes once per block: the solver prefers the
+/// candidates within this budget and among them the cheapest in cycles, and where none
+/// is within it, the one moving the fewest bytes over it (`docs/tiling.md`).
+pub const GM_BUDGET: (i64, i64) = (3, 2);
+
+/// How far GM bytes `gm` exceed the budget of a kernel whose own minimum is
+/// `min_bytes` ([`GM_BUDGET`]), in units of 1 / `GM_BUDGET.1` byte; 0 within it (and
+/// when the minimum is unknown, 0).
+pub fn gm_excess(gm: i64, min_bytes: i64) -> i64 {
+    if min_bytes <= 0 {
+        return 0;
+    }
+    gm.saturating_mul(GM_BUDGET.1)
+        .saturating_sub(min_bytes.saturating_mul(GM_BUDGET.0))
+        .max(0)
+}
+
 /// How a cross-core case shares the `chunks` chunks of each of `groups` row groups
 /// among `cores` blocks: `(parts, chunks_per_part)` with `parts` blocks per row group
 /// (at most `cores / groups`, at most `chunks`), each taking `chunks_per_part`
@@ -1063,6 +1083,22 @@ impl Schedule {
         inputs.sort_unstable();
         inputs.dedup();
         inputs
+    }
+
+    /// The kernel's own GM minimum: every input and output whole, each once (an upper
+    /// bound of the distinct bytes it moves: a gather picks rows of its table, a slice
+    /// reads part of its input). The solver's GM budget is a fraction of it
+    /// (`GM_BUDGET`).
+    pub fn min_gm_bytes(&self) -> Expr {
+        self.inputs
+            .iter()
+            .chain(&self.outputs)
+            .fold(c(0), |acc, ty| {
+                let elems = ty.dims.iter().fold(c(1), |acc, d| {
+                    acc * d.expr().cloned().unwrap_or_else(|| c(0))
+                });
+                acc + elems * gm_size(ty.dtype)
+            })
     }
 
     /// Elements of kernel input `input` (a table copied whole).
