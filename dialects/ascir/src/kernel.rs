@@ -673,6 +673,20 @@ pub const CROSS_CORE_BATCH: i64 = 8;
 /// is within it, the one moving the fewest bytes over it (`docs/tiling.md`).
 pub const GM_BUDGET: (i64, i64) = (3, 2);
 
+/// The cycles the GM budget may cost, as the fraction `GM_CYCLE_SLACK.0 /
+/// GM_CYCLE_SLACK.1` of the fastest tiling's estimate: a tiling moving fewer GM bytes
+/// (fewer blocks, each copying a loop-invariant operand once) is taken only when the
+/// solver's cycle estimate stays within it. Fewer blocks of a decomposed small matmul
+/// issue its vector instructions row by row, so its kernel time grows with the rows a
+/// block takes; L2 serves the repeated copies, so bytes are not worth kernel time.
+pub const GM_CYCLE_SLACK: (i64, i64) = (21, 20);
+
+/// The most cycles a tiling may cost when the fastest costs `fastest`
+/// ([`GM_CYCLE_SLACK`]).
+pub fn gm_cycle_cap(fastest: i64) -> i64 {
+    fastest.saturating_mul(GM_CYCLE_SLACK.0) / GM_CYCLE_SLACK.1
+}
+
 /// How far GM bytes `gm` exceed the budget of a kernel whose own minimum is
 /// `min_bytes` ([`GM_BUDGET`]), in units of 1 / `GM_BUDGET.1` byte; 0 within it (and
 /// when the minimum is unknown, 0).
@@ -1588,6 +1602,27 @@ impl Schedule {
                     cost.vec_bytes = cost.vec_bytes + rows.clone() * pitch * ub_size(info.dtype);
                     cost.vec_ops =
                         cost.vec_ops + Expr::min(&rows, &(Expr::min(&chunks, &by_blocks) + 2));
+                }
+                NodeKind::Reduce { ref reduced, .. }
+                    if reduced.iter().any(|&k| k + 1 != self.axes.len()) =>
+                {
+                    // af::ReduceBox over an axis other than the innermost: one Combine
+                    // (or the first row's DataCopy) per source row into its output row,
+                    // after one reduction per source row when the innermost axis is
+                    // reduced too. A decomposed matmul's ReduceSum over k costs k
+                    // instructions per output row, not one.
+                    let (src_rows, src_pitch) = self.operands[n]
+                        .first()
+                        .map(|&a| self.layout(&self.node_box(case, a, &ext)))
+                        .unwrap_or_else(|| (rows.clone(), pitch.clone()));
+                    let inner = if reduced.iter().any(|&k| k + 1 == self.axes.len()) {
+                        src_rows.clone()
+                    } else {
+                        c(0)
+                    };
+                    cost.vec_bytes =
+                        cost.vec_bytes + src_rows.clone() * src_pitch * ub_size(info.dtype);
+                    cost.vec_ops = cost.vec_ops + src_rows + inner;
                 }
                 NodeKind::Broadcast
                 | NodeKind::Reduce { .. }

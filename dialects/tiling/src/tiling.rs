@@ -9,7 +9,9 @@ use autofuse_ascir::kernel::{
     chunk_reloads_per_block, row_cache_rows, Case, CostExprs, CrossCoreCost, RowCacheSpec,
     Schedule, TableTraffic,
 };
-pub use autofuse_ascir::kernel::{gm_excess, GM_BUDGET, ROW_CACHE_BUFFER, ROW_CACHE_MIN_BYTES};
+pub use autofuse_ascir::kernel::{
+    gm_cycle_cap, gm_excess, GM_BUDGET, GM_CYCLE_SLACK, ROW_CACHE_BUFFER, ROW_CACHE_MIN_BYTES,
+};
 use autofuse_symbolic::Expr;
 use std::collections::HashMap;
 

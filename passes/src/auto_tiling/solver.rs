@@ -34,7 +34,11 @@
 //!    `cross_core_gm_bytes`) are judged against the budget: a candidate within it
 //!    beats any over it, over it the smaller excess wins (`gm_excess`), and only then
 //!    cycles decide (`Candidate::beats`). Where the budget does not bind, the choice is
-//!    the cheapest in cycles as before (more blocks never cost more cycles).
+//!    the cheapest in cycles as before (more blocks never cost more cycles). The budget
+//!    may not cost cycles: the solver first finds the fastest tiling with GM not
+//!    weighed, then weighs GM only among the candidates within `GM_CYCLE_SLACK` (5%)
+//!    of its cycles (`Budget::cycle_cap`); a candidate over that cap loses to any
+//!    within it.
 //!
 //! Cross-core cases (`Case::cross_core`) share each row group's chunks among
 //! `cross_core_split` blocks and cost phase 1 + `SyncAll` + phase 2
@@ -201,13 +205,40 @@ struct Candidate {
     parts: i64,
     /// How far the candidate's GM bytes exceed the kernel's budget (`gm_excess`).
     excess: i64,
+    /// Whether its cycles exceed the cap the GM budget may raise them to
+    /// (`Budget::cycle_cap`).
+    over_cap: bool,
 }
 
 impl Candidate {
-    /// Whether `self` beats `other`: within the GM budget (or further under it) first,
-    /// then fewer cycles; ties keep `other` (the larger tile, the lower case key).
+    /// Whether `self` beats `other`: within the cycle cap first, then within the GM
+    /// budget (or further under it), then fewer cycles; ties keep `other` (the larger
+    /// tile, the lower case key).
     fn beats(&self, other: &Candidate) -> bool {
-        (self.excess, self.total) < (other.excess, other.total)
+        (self.over_cap, self.excess, self.total) < (other.over_cap, other.excess, other.total)
+    }
+}
+
+/// What the solver weighs besides cycles (step 5 of the module documentation): the
+/// kernel's own GM minimum, the base of the GM budget (0: no budget), and the most
+/// cycles a candidate may cost to get within it.
+#[derive(Clone, Copy)]
+struct Budget {
+    min_bytes: i64,
+    cycle_cap: i64,
+}
+
+impl Budget {
+    /// Cycles alone decide.
+    const NONE: Budget = Budget {
+        min_bytes: 0,
+        cycle_cap: i64::MAX,
+    };
+
+    /// A candidate moving `gm` bytes in `total` cycles, judged by this budget:
+    /// (excess, over the cycle cap).
+    fn judge(&self, gm: i64, total: i64) -> (i64, bool) {
+        (gm_excess(gm, self.min_bytes), total > self.cycle_cap)
     }
 }
 
@@ -390,36 +421,17 @@ pub fn solve(
     let env = bind(model, values)?;
     let min_bytes = eval(&model.min_bytes, &env)?;
     let cap = chip.ub_usable as i64;
-    let cores = chip.vector_cores.max(1) as i64;
-    // The cheapest case so far: its key and candidate, and what the tiling data needs.
-    let mut best: Option<(u32, Candidate, Solved)> = None;
-    let mut smallest_need: Option<i64> = None;
-    for case in &model.cases {
-        let mut ev = Eval {
-            case,
-            env: env.clone(),
+    // First the fastest tiling, then the one within the GM budget that costs at most
+    // `GM_CYCLE_SLACK` more cycles (the fastest qualifies, so the second pass finds one).
+    let (key, cand, solved) = choose(model, &env, chip, Budget::NONE)?;
+    let (key, cand, solved) = if min_bytes > 0 {
+        let budget = Budget {
+            min_bytes,
+            cycle_cap: gm_cycle_cap(cand.total),
         };
-        let candidate = match cheapest_candidate(&mut ev, (cap, cores, min_bytes), chip)? {
-            CaseFit::TooLarge(need) => {
-                smallest_need = Some(smallest_need.map_or(need, |m: i64| m.min(need)));
-                continue;
-            }
-            CaseFit::Unusable => continue,
-            CaseFit::Cheapest(candidate) => candidate,
-        };
-        let solved = solve_buffers(&mut ev, &candidate, cap)?;
-        if best.as_ref().is_none_or(|b| candidate.beats(&b.1)) {
-            best = Some((case.key, candidate, solved));
-        }
-    }
-    let Some((key, cand, solved)) = best else {
-        return Err(match smallest_need {
-            Some(need) => format!(
-                "no tiling case of @{} fits UB: the smallest tile needs {need} bytes, {} has {cap}",
-                model.kernel, chip.name
-            ),
-            None => format!("@{} has no tiling case", model.kernel),
-        });
+        choose(model, &env, chip, budget)?
+    } else {
+        (key, cand, solved)
     };
     let mut symbols: Vec<(String, i64)> = model
         .symbols
@@ -436,7 +448,7 @@ pub fn solve(
         block_dim: cand.block_dim,
         ub_bytes: solved.ub,
         ub_capacity: cap,
-        cores,
+        cores: chip.vector_cores.max(1) as i64,
         buffers: solved.buffers,
         per_tile: cand.cost,
         estimate: cand.total,
@@ -444,6 +456,46 @@ pub fn solve(
         parts: cand.parts,
         workspace_bytes: solved.workspace,
         row_caches: solved.row_caches,
+    })
+}
+
+/// The best case of `model` at the symbol values bound in `env` and its candidate under
+/// `budget`, with what the tiling data needs; an error when no case fits UB.
+fn choose(
+    model: &TilingModel,
+    env: &HashMap<String, i64>,
+    chip: &ChipProfile,
+    budget: Budget,
+) -> Result<(u32, Candidate, Solved), String> {
+    let cap = chip.ub_usable as i64;
+    let cores = chip.vector_cores.max(1) as i64;
+    // The best case so far: its key and candidate, and what the tiling data needs.
+    let mut best: Option<(u32, Candidate, Solved)> = None;
+    let mut smallest_need: Option<i64> = None;
+    for case in &model.cases {
+        let mut ev = Eval {
+            case,
+            env: env.clone(),
+        };
+        let candidate = match cheapest_candidate(&mut ev, (cap, cores, budget), chip)? {
+            CaseFit::TooLarge(need) => {
+                smallest_need = Some(smallest_need.map_or(need, |m: i64| m.min(need)));
+                continue;
+            }
+            CaseFit::Unusable => continue,
+            CaseFit::Cheapest(candidate) => candidate,
+        };
+        let solved = solve_buffers(&mut ev, &candidate, cap)?;
+        if best.as_ref().is_none_or(|b| candidate.beats(&b.1)) {
+            best = Some((case.key, candidate, solved));
+        }
+    }
+    best.ok_or_else(|| match smallest_need {
+        Some(need) => format!(
+            "no tiling case of @{} fits UB: the smallest tile needs {need} bytes, {} has {cap}",
+            model.kernel, chip.name
+        ),
+        None => format!("@{} has no tiling case", model.kernel),
     })
 }
 
@@ -459,11 +511,10 @@ enum CaseFit {
 }
 
 /// The best candidate of the case `ev` evaluates (steps 1 to 5 of the module
-/// documentation), with UB capacity `cap` bytes on `cores` cores and the kernel's own
-/// GM minimum `min_bytes`.
+/// documentation), with UB capacity `cap` bytes on `cores` cores, judged by `budget`.
 fn cheapest_candidate(
     ev: &mut Eval,
-    (cap, cores, min_bytes): (i64, i64, i64),
+    (cap, cores, budget): (i64, i64, Budget),
     chip: &ChipProfile,
 ) -> Result<CaseFit, String> {
     let case = ev.case;
@@ -490,6 +541,7 @@ fn cheapest_candidate(
             total: 0,
             parts: 0,
             excess: 0,
+            over_cap: false,
         }));
     }
     let t_max = largest_tile(ev, s, a, cap)?;
@@ -498,7 +550,7 @@ fn cheapest_candidate(
         o,
         a,
         cores,
-        min_bytes,
+        budget,
     };
     let ts = candidate_tiles(&shape, (t_min, t_max), case.cross_core.is_some());
     let mut chosen: Option<Candidate> = None;
@@ -523,13 +575,13 @@ fn cheapest_candidate(
 }
 
 /// The split axis of a case at the bound symbol values: extent `s`, `o` looped
-/// positions, tile alignment `a`, on `cores` cores; the kernel's own GM minimum.
+/// positions, tile alignment `a`, on `cores` cores; the budget candidates are judged by.
 struct SplitShape {
     s: i64,
     o: i64,
     a: i64,
     cores: i64,
-    min_bytes: i64,
+    budget: Budget,
 }
 
 /// The candidate tiles between `t_min` and `t_max` (step 3 of the module
@@ -595,6 +647,7 @@ fn cross_core_tile(
         return Ok(None);
     };
     let gm = cross_core_gm_bytes(cc, tile_var, env, (s, t, o), parts)?;
+    let (excess, over_cap) = shape.budget.judge(gm, total);
     Ok(Some(Candidate {
         t,
         tiles,
@@ -603,7 +656,8 @@ fn cross_core_tile(
         cost,
         total,
         parts,
-        excess: gm_excess(gm, shape.min_bytes),
+        excess,
+        over_cap,
     }))
 }
 
@@ -640,6 +694,7 @@ fn tile_candidates(
             .saturating_add(ev.once(t, chip)?)
             .saturating_add(reloads.saturating_mul(ev.chunk(t, chip)?));
         let gm = ev.gm_bytes(shape, t, bd, per)?;
+        let (excess, over_cap) = shape.budget.judge(gm, total);
         out.push(Candidate {
             t,
             tiles,
@@ -648,7 +703,8 @@ fn tile_candidates(
             cost,
             total,
             parts: 0,
-            excess: gm_excess(gm, shape.min_bytes),
+            excess,
+            over_cap,
         });
     }
     Ok(out)

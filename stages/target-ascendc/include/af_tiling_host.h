@@ -25,7 +25,9 @@
 //   resident loads once per reload) against the budget, kGmBudgetNum / kGmBudgetDen of
 //   min_bytes (the kernel's inputs and outputs whole): within it first, then the
 //   smaller excess, then the least cost wins; ties keep the larger tile and then the
-//   lower case key.
+//   lower case key. The budget may not cost cycles: a first pass finds the fastest
+//   tiling with GM not weighed, the second weighs GM only among the candidates within
+//   kGmCycleSlackNum / kGmCycleSlackDen of its cost (the others lose to them).
 //   A cross-core case (cc_chunk set) instead shares each row group's ceil(S/t) chunks
 //   among CrossCoreSplit parts (one block each): cost = BlockCycles(1, 1, chunks per
 //   part, phase 1 = chunk x chunks per part + partial) + SyncAll + phase 2's pipes in
@@ -125,9 +127,17 @@ inline int64_t GmExcess(int64_t gm, int64_t min_bytes) {
     return e > 0 ? e : 0;
 }
 
+// The cycles the GM budget may cost: kGmCycleSlackNum / kGmCycleSlackDen of the fastest
+// tiling's (autofuse_ascir::kernel::GM_CYCLE_SLACK, gm_cycle_cap).
+constexpr int64_t kGmCycleSlackNum = 21;
+constexpr int64_t kGmCycleSlackDen = 20;
+
 // Whether a candidate (excess, cost) beats the one kept (solver::Candidate::beats):
-// within the budget first, then fewer cycles; ties keep the one kept.
-inline bool Beats(int64_t excess, int64_t cost, int64_t kept_excess, int64_t kept_cost) {
+// within the cycle cap first, then within the GM budget, then fewer cycles; ties keep
+// the one kept.
+inline bool Beats(int64_t excess, int64_t cost, int64_t kept_excess, int64_t kept_cost, int64_t cycle_cap) {
+    const bool over = cost > cycle_cap, kept_over = kept_cost > cycle_cap;
+    if (over != kept_over) return kept_over;
     return excess < kept_excess || (excess == kept_excess && cost < kept_cost);
 }
 
@@ -201,7 +211,10 @@ inline Work ScaledSum(const Work& a, int64_t k, const Work& b) {
 // GM bytes a work record loads and stores.
 inline int64_t Moved(const Work& w) { return w.mte2_bytes + w.mte3_bytes; }
 
-inline Solution Solve(const CaseModel* cases, int count, const int64_t* sym, const Chip& chip, int64_t min_bytes) {
+// One pass of Solve: the best tiling judged by the GM budget of `min_bytes` (0: none)
+// among the candidates within `cycle_cap` cycles (solver::choose).
+inline Solution SolveWithin(const CaseModel* cases, int count, const int64_t* sym, const Chip& chip, int64_t min_bytes,
+                            int64_t cycle_cap) {
     Solution best;
     const int64_t cores = chip.cores < 1 ? 1 : chip.cores;
     for (int ci = 0; ci < count; ++ci) {
@@ -316,7 +329,7 @@ inline Solution Solve(const CaseModel* cases, int count, const int64_t* sym, con
                                             parts * (Moved(c.cc_partial(sym, tt)) + Moved(c.cc_combine(sym, tt))) +
                                             Moved(c.cc_fin(sym, tt)));
                     const int64_t excess = GmExcess(gm, min_bytes);
-                    if (!have || Beats(excess, cost, cand.excess, cand.cost)) {
+                    if (!have || Beats(excess, cost, cand.excess, cand.cost, cycle_cap)) {
                         have = true;
                         cand.tile = tt;
                         cand.tiles = o * parts;
@@ -367,7 +380,7 @@ inline Solution Solve(const CaseModel* cases, int count, const int64_t* sym, con
                             const int64_t gm =
                                 streamed + bd * (c.once(sym, tt).mte2_bytes + reloads * c.chunk(sym, tt).mte2_bytes);
                             const int64_t excess = GmExcess(gm, min_bytes);
-                            if (!have || Beats(excess, cost, cand.excess, cand.cost)) {
+                            if (!have || Beats(excess, cost, cand.excess, cand.cost, cycle_cap)) {
                                 have = true;
                                 cand.tile = tt;
                                 cand.tiles = tiles;
@@ -387,13 +400,27 @@ inline Solution Solve(const CaseModel* cases, int count, const int64_t* sym, con
             if (!have) continue;
         }
         cand.ub = c.ub_bytes(sym, cand.tile);
-        if (!best.ok || Beats(cand.excess, cand.cost, best.excess, best.cost)) {
+        if (!best.ok || Beats(cand.excess, cand.cost, best.excess, best.cost, cycle_cap)) {
             const int64_t need_keep = best.need;
             best = cand;
             best.need = need_keep;
         }
     }
     return best;
+}
+
+// The tiling of `cases` at `sym` (solver::solve): first the fastest, GM not weighed; then
+// the one within the GM budget (kGmBudgetNum / kGmBudgetDen of `min_bytes`, the kernel's
+// inputs and outputs whole) among the candidates within kGmCycleSlackNum /
+// kGmCycleSlackDen of the fastest's cycles (the fastest qualifies).
+inline Solution Solve(const CaseModel* cases, int count, const int64_t* sym, const Chip& chip, int64_t min_bytes) {
+    const int64_t kNoCap = INT64_MAX;
+    const Solution fastest = SolveWithin(cases, count, sym, chip, 0, kNoCap);
+    if (!fastest.ok || min_bytes <= 0) return fastest;
+    const int64_t cycle_cap =
+        fastest.cost > kNoCap / kGmCycleSlackNum ? kNoCap / kGmCycleSlackDen
+                                                  : fastest.cost * kGmCycleSlackNum / kGmCycleSlackDen;
+    return SolveWithin(cases, count, sym, chip, min_bytes, cycle_cap);
 }
 
 // One gather's row cache: bytes of a picked row in UB, rows a block picks, table elements
