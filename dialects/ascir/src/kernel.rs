@@ -383,6 +383,16 @@ pub fn absorbed_scalar(nodes: &[NodeInfo], operands: &[Vec<usize>], n: usize) ->
     read
 }
 
+/// Instructions `af::TreeCombineRows` issues for `n` rows: ceil(log2 n) halvings (one
+/// for a single row's copy), counted up to 2^12 rows; the odd levels' extra folds are
+/// left out.
+pub fn tree_combine_ops(n: &Expr) -> Expr {
+    // ceil(log2 n) = the number of j >= 0 with n > 2^j; ceil(n / 2^j) >= 2 exactly then.
+    (0..12).fold(c(0), |acc, j| {
+        acc + Expr::min(&c(1), &(n.ceil_div(&c(1 << j)) - c(1)))
+    }) + Expr::max(&c(0), &(c(2) - n.clone()))
+}
+
 /// [`Schedule::absorbed_broadcast`] over the node list a schedule is being built from.
 pub fn absorbed_broadcast(nodes: &[NodeInfo], operands: &[Vec<usize>], n: usize) -> bool {
     let Some(info) = nodes.get(n) else {
@@ -1241,6 +1251,19 @@ impl Schedule {
         for (n, info) in self.nodes.iter().enumerate() {
             if let NodeKind::Reduce { reduced, .. } = &info.kind {
                 if !reduced.contains(&last) {
+                    // af::TreeCombineRows: ceil(n / 2) rows of the source, n the rows
+                    // of one output row (the tree form needs them consecutive).
+                    if let (Some(src), Some(n_rows)) =
+                        (graph_operand[n], self.tree_combine_rows(case, n))
+                    {
+                        let ext = self.tile_extents(case, &Self::tile_expr(case));
+                        let (_, pitch) = self.layout(&self.node_box(case, src, &ext));
+                        let elems = n_rows.ceil_div(&c(2)) * pitch;
+                        work = Expr::max(
+                            &work,
+                            &Self::buffer_bytes(&elems, ub_size(self.nodes[src].dtype)),
+                        );
+                    }
                     continue;
                 }
                 let Some(src) = graph_operand[n] else {
@@ -1276,6 +1299,38 @@ impl Schedule {
             }
         }
         (work, scratch)
+    }
+
+    /// The source rows of one output row of reduction `n` in `case` when
+    /// `af::ReduceBox` combines them as a tree (`af::TreeCombineRows`): only axes other
+    /// than the innermost reduced, and within the tile none kept inside a reduced one
+    /// (so each output row's source rows are consecutive); `None` otherwise.
+    fn tree_combine_rows(&self, case: &Case, n: usize) -> Option<Expr> {
+        let NodeKind::Reduce { reduced, .. } = &self.nodes[n].kind else {
+            return None;
+        };
+        let last = self.axes.len() - 1;
+        if reduced.is_empty() || reduced.contains(&last) {
+            return None;
+        }
+        let src = *self.operands.get(n)?.first()?;
+        let ext = self.tile_extents(case, &Self::tile_expr(case));
+        let bx = self.node_box(case, src, &ext);
+        let mut rows = c(1);
+        let mut inside = false;
+        for (pos, &k) in case.in_tile.iter().enumerate() {
+            if k == last {
+                continue;
+            }
+            let e = bx.get(pos)?.clone();
+            if reduced.contains(&k) {
+                inside = true;
+                rows = rows * e;
+            } else if inside && e.as_const() != Some(1) {
+                return None;
+            }
+        }
+        Some(rows)
     }
 
     /// Whether a broadcast or reduction of `dtype` has a whole-tile form: broadcasts of
@@ -1602,6 +1657,18 @@ impl Schedule {
                     cost.vec_bytes = cost.vec_bytes + rows.clone() * pitch * ub_size(info.dtype);
                     cost.vec_ops =
                         cost.vec_ops + Expr::min(&rows, &(Expr::min(&chunks, &by_blocks) + 2));
+                }
+                NodeKind::Reduce { .. } if self.tree_combine_rows(case, n).is_some() => {
+                    // af::TreeCombineRows per output row: one instruction per halving
+                    // of its source rows (ceil(log2 n)), over half the bytes, then a
+                    // quarter, ...: about the source's bytes.
+                    let n_rows = self.tree_combine_rows(case, n).unwrap_or_else(|| c(1));
+                    let (src_rows, src_pitch) = self.operands[n]
+                        .first()
+                        .map(|&a| self.layout(&self.node_box(case, a, &ext)))
+                        .unwrap_or_else(|| (rows.clone(), pitch.clone()));
+                    cost.vec_bytes = cost.vec_bytes + src_rows * src_pitch * ub_size(info.dtype);
+                    cost.vec_ops = cost.vec_ops + rows * tree_combine_ops(&n_rows);
                 }
                 NodeKind::Reduce { ref reduced, .. }
                     if reduced.iter().any(|&k| k + 1 != self.axes.len()) =>

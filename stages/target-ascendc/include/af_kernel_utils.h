@@ -1319,10 +1319,57 @@ __aicore__ inline bool ReduceRowsWhole(const LocalTensor<T>& out, const LocalTen
     }
 }
 
+// acc = src0 op src1 over `count` elements (Add/Max/Min/Mul).
+template <Red K, typename T>
+__aicore__ inline void Combine3(const LocalTensor<T>& acc, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                                int32_t count) {
+    if constexpr (K == Red::Sum) {
+        Add(acc, src0, src1, count);
+    } else if constexpr (K == Red::Max) {
+        Max(acc, src0, src1, count);
+    } else if constexpr (K == Red::Min) {
+        Min(acc, src0, src1, count);
+    } else {
+        Mul(acc, src0, src1, count);
+    }
+}
+
+// acc (one row of `pitch`) = the `n` consecutive rows at `part` combined as a tree: the
+// upper half of the rows onto the lower half in one instruction per level (the first
+// level into `work`, which holds ceil(n / 2) rows; an odd row folded into the first),
+// the last pair into acc: ceil(log2 n) instructions (+ one per odd level) instead of
+// n. The cost model counts TreeCombineOps (autofuse_ascir::kernel, stage_cost).
+template <Red K, typename T>
+__aicore__ inline void TreeCombineRows(const LocalTensor<T>& acc, const LocalTensor<T>& part, const LocalTensor<T>& work,
+                                       int64_t n, int64_t pitch) {
+    if (n == 1) {
+        DataCopy(acc, part, static_cast<uint32_t>(pitch));
+        PipeBarrier<PIPE_V>();
+        return;
+    }
+    LocalTensor<T> from = part;
+    while (n > 2) {
+        const int64_t h = n / 2;
+        Combine3<K>(work, from, from[static_cast<uint32_t>(h * pitch)], static_cast<int32_t>(h * pitch));
+        PipeBarrier<PIPE_V>();
+        if (n % 2 != 0) {
+            Combine<K>(work, from[static_cast<uint32_t>(2 * h * pitch)], static_cast<int32_t>(pitch));
+            PipeBarrier<PIPE_V>();
+        }
+        from = work;
+        n = h;
+    }
+    Combine3<K>(acc, from, from[static_cast<uint32_t>(pitch)], static_cast<int32_t>(pitch));
+    PipeBarrier<PIPE_V>();
+}
+
 // dst (extents dext) = reduction of src (extents sext) over the dims where
 // sext[k] > 1 and dext[k] == 1.  The innermost dim reduces row by row with
 // ReduceSum/Max/Min into `rows` (one padded row per source row) unless it is the only
-// reduced dim; the other dims combine whole rows with Add/Max/Min/Mul.
+// reduced dim; the other dims combine whole rows with Add/Max/Min/Mul: when only
+// those are reduced, they are the innermost of the row dims (each output row's source
+// rows consecutive) and `work` holds half of them, as a tree (TreeCombineRows), else
+// row by row.
 template <Red K, typename T, int R>
 __aicore__ inline void ReduceBox(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& work,
                                  int64_t work_bytes, const LocalTensor<T>& rows, const int64_t (&sext)[R],
@@ -1365,6 +1412,21 @@ __aicore__ inline void ReduceBox(const LocalTensor<T>& dst, const LocalTensor<T>
     int64_t reduced = 1;
     for (int k = 0; k + 1 < R; ++k)
         if (sext[k] != dext[k]) reduced *= sext[k];
+    // Consecutive source rows per output row: no kept dim of extent > 1 inside a
+    // reduced one (the cost model's TreeCombineOps condition).
+    bool consecutive = pitch == spitch && !(sext[R - 1] > 1 && dext[R - 1] == 1);
+    bool inside = false;
+    for (int k = 0; k + 1 < R; ++k) {
+        if (sext[k] != dext[k]) inside = true;
+        else if (inside && sext[k] > 1) consecutive = false;
+    }
+    if (consecutive && reduced > 1 && work_bytes >= af_ceildiv(reduced, 2) * pitch * static_cast<int64_t>(sizeof(T))) {
+        for (int64_t r = 0; r < drows; ++r) {
+            TreeCombineRows<K>(dst[static_cast<uint32_t>(r * dpitch)], source[static_cast<uint32_t>(r * reduced * pitch)],
+                               work, reduced, pitch);
+        }
+        return;
+    }
     for (int64_t r = 0; r < drows; ++r) {
         RowIndex(r, dext, idx);
         const LocalTensor<T> acc = dst[static_cast<uint32_t>(r * dpitch)];
