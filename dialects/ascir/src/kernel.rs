@@ -393,6 +393,18 @@ pub fn tree_combine_ops(n: &Expr) -> Expr {
     }) + Expr::max(&c(0), &(c(2) - n.clone()))
 }
 
+/// Most output rows `af::TreeCombineGroups` combines at once for rows of `pitch`
+/// elements of `dtype` (`af::TreeGroupRows` before the work buffer's bound, which the
+/// schedule sizes for it): f16/f32 rows of at most one repeat, as many as keep the
+/// k-major partials' row stride within an 8-bit repeat stride; `None` where the grouped
+/// form does not apply (the row-by-row tree then).
+pub fn tree_group_cap(dtype: DType, pitch: &Expr) -> Option<i64> {
+    let row_bytes = pitch.as_const()? * ub_size(dtype);
+    (matches!(dtype, DType::F32 | DType::F16) && row_bytes > 0 && row_bytes <= 256)
+        .then(|| 255 * 32 / row_bytes)
+        .filter(|&g| g >= 2)
+}
+
 /// [`Schedule::absorbed_broadcast`] over the node list a schedule is being built from.
 pub fn absorbed_broadcast(nodes: &[NodeInfo], operands: &[Vec<usize>], n: usize) -> bool {
     let Some(info) = nodes.get(n) else {
@@ -1258,7 +1270,13 @@ impl Schedule {
                     {
                         let ext = self.tile_extents(case, &Self::tile_expr(case));
                         let (_, pitch) = self.layout(&self.node_box(case, src, &ext));
-                        let elems = n_rows.ceil_div(&c(2)) * pitch;
+                        let (out_rows, _) = self.layout(&self.node_box(case, n, &ext));
+                        // af::TreeCombineGroups: the partials of a group of output rows.
+                        let group = match tree_group_cap(self.nodes[src].dtype, &pitch) {
+                            Some(cap) => Expr::min(&out_rows, &c(cap)),
+                            None => c(1),
+                        };
+                        let elems = n_rows.ceil_div(&c(2)) * pitch * group;
                         work = Expr::max(
                             &work,
                             &Self::buffer_bytes(&elems, ub_size(self.nodes[src].dtype)),
@@ -1662,13 +1680,25 @@ impl Schedule {
                     // af::TreeCombineRows per output row: one instruction per halving
                     // of its source rows (ceil(log2 n)), over half the bytes, then a
                     // quarter, ...: about the source's bytes.
+                    // af::TreeCombineGroups where it applies: one instruction per
+                    // output row for the first halving, one per group for the others.
                     let n_rows = self.tree_combine_rows(case, n).unwrap_or_else(|| c(1));
                     let (src_rows, src_pitch) = self.operands[n]
                         .first()
                         .map(|&a| self.layout(&self.node_box(case, a, &ext)))
                         .unwrap_or_else(|| (rows.clone(), pitch.clone()));
+                    let levels = tree_combine_ops(&n_rows);
+                    let per_row = rows.clone() * levels.clone();
+                    let ops = match tree_group_cap(info.dtype, &src_pitch) {
+                        Some(cap) => Expr::min(
+                            &per_row,
+                            &(rows.clone()
+                                + rows.ceil_div(&c(cap)) * Expr::max(&c(1), &(levels - c(1)))),
+                        ),
+                        None => per_row,
+                    };
                     cost.vec_bytes = cost.vec_bytes + src_rows * src_pitch * ub_size(info.dtype);
-                    cost.vec_ops = cost.vec_ops + rows * tree_combine_ops(&n_rows);
+                    cost.vec_ops = cost.vec_ops + ops;
                 }
                 NodeKind::Reduce { ref reduced, .. }
                     if reduced.iter().any(|&k| k + 1 != self.axes.len()) =>
