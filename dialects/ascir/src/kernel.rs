@@ -1600,6 +1600,51 @@ impl Schedule {
         total
     }
 
+    /// DataCopyPad calls of `af::LoadBox` / `af::StoreBox` moving node `n`'s box `bx`
+    /// (tile order), as `af::MakeRowDims` merges its row dims: dims of extent 1 dropped,
+    /// neighbours whose GM rows are evenly spaced merged; the innermost merged dim is
+    /// one call's rows (when its rows do not overlap), each row of the others its own
+    /// call. A head split over several heads, loaded per head, costs a DMA head each.
+    /// The GM strides are those of the load's kernel input (a store's own).
+    fn dma_calls(&self, case: &Case, n: usize, bx: &[Expr]) -> Expr {
+        let strided = match self.nodes[n].kind {
+            NodeKind::Load => self.operands[n].first().copied().unwrap_or(n),
+            _ => n,
+        };
+        let Some(info) = self.nodes.get(strided) else {
+            return c(1);
+        };
+        let row_axes = case.in_tile.len().saturating_sub(1);
+        let mut dims: Vec<(Expr, Expr)> = Vec::new();
+        for (pos, &k) in case.in_tile.iter().enumerate().take(row_axes) {
+            let Some(e) = bx.get(pos).cloned() else {
+                continue;
+            };
+            if e.as_const() == Some(1) {
+                continue;
+            }
+            let g = if info.full[k] {
+                info.gm_strides.get(k).cloned().unwrap_or_else(|| c(0))
+            } else {
+                c(0)
+            };
+            if let Some(last) = dims.last_mut() {
+                if last.1 == g.clone() * e.clone() {
+                    last.0 = last.0.clone() * e;
+                    last.1 = g;
+                    continue;
+                }
+            }
+            dims.push((e, g));
+        }
+        // The innermost merged dim is one call's block count unless its rows overlap
+        // (a stride 0 repeats a row: every row its own call).
+        if dims.last().is_some_and(|(_, g)| g.as_const() != Some(0)) {
+            dims.pop();
+        }
+        dims.into_iter().fold(c(1), |acc, (e, _)| acc * e)
+    }
+
     /// Work of one tile computing `nodes`.
     fn stage_cost(&self, case: &Case, nodes: &[usize]) -> CostExprs {
         let ext = self.tile_extents(case, &Self::tile_expr(case));
@@ -1620,7 +1665,12 @@ impl Schedule {
             match info.kind {
                 NodeKind::Load => {
                     cost.mte2_bytes = cost.mte2_bytes + real * gm_size(info.dtype);
-                    cost.load_ops = cost.load_ops + 1;
+                    cost.load_ops = cost.load_ops
+                        + if info.transpose {
+                            c(1)
+                        } else {
+                            self.dma_calls(case, n, &bx)
+                        };
                     if info.transpose {
                         // Source rows are the tile's columns; then one Transpose.
                         cost.dma_rows = cost.dma_rows + pitch.clone();
@@ -1632,7 +1682,7 @@ impl Schedule {
                 }
                 NodeKind::Store => {
                     cost.mte3_bytes = cost.mte3_bytes + real * gm_size(info.dtype);
-                    cost.store_ops = cost.store_ops + 1;
+                    cost.store_ops = cost.store_ops + self.dma_calls(case, n, &bx);
                     cost.dma_rows = cost.dma_rows + rows;
                 }
                 NodeKind::Gather { .. } if case.ub_tables.contains(&n) => {
