@@ -208,6 +208,13 @@ __aicore__ inline void RowIndex(int64_t row, const int64_t (&ext)[R], int64_t (&
 // before vector reads: order PIPE_MTE2 before PIPE_V.
 __aicore__ inline void SyncLoadToVector() { OrderPipes<HardEvent::MTE2_V>(); }
 
+// Loads hoisted out of a block's tile loop or resident across its tiles, against the
+// vector work before and after them: PipeBarrier<PIPE_ALL>, once per block or per
+// reload. Not event flags (SyncLoadToVector, SyncVectorToLoad): four double-buffered
+// VECIN queues hold all eight MTE2_V and V_MTE2 event ids from InitBuffer on, and the
+// vendor's FetchEventID then fails ("max buffer number in same queue position is 8").
+__aicore__ inline void SyncAllPipes() { PipeBarrier<PIPE_ALL>(); }
+
 // Vector reads of a TBuf before DataCopy overwrites it (write after read): order
 // PIPE_V before PIPE_MTE2.
 __aicore__ inline void SyncVectorToLoad() { OrderPipes<HardEvent::V_MTE2>(); }
