@@ -1366,7 +1366,12 @@ __aicore__ inline void TreeCombineRows(const LocalTensor<T>& acc, const LocalTen
         from = work;
         n = h;
     }
-    Combine3<K>(acc, from, from[static_cast<uint32_t>(pitch)], static_cast<int32_t>(pitch));
+    // Two rows left (or one, where an odd three folded into one).
+    if (n == 2) {
+        Combine3<K>(acc, from, from[static_cast<uint32_t>(pitch)], static_cast<int32_t>(pitch));
+    } else {
+        DataCopy(acc, from, static_cast<uint32_t>(pitch));
+    }
     PipeBarrier<PIPE_V>();
 }
 
