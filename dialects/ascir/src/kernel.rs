@@ -383,6 +383,28 @@ pub fn absorbed_scalar(nodes: &[NodeInfo], operands: &[Vec<usize>], n: usize) ->
     read
 }
 
+/// Instructions `af::TreeCombineRows` issues for `n` rows: ceil(log2 n) halvings (one
+/// for a single row's copy), counted up to 2^12 rows; the odd levels' extra folds are
+/// left out.
+pub fn tree_combine_ops(n: &Expr) -> Expr {
+    // ceil(log2 n) = the number of j >= 0 with n > 2^j; ceil(n / 2^j) >= 2 exactly then.
+    (0..12).fold(c(0), |acc, j| {
+        acc + Expr::min(&c(1), &(n.ceil_div(&c(1 << j)) - c(1)))
+    }) + Expr::max(&c(0), &(c(2) - n.clone()))
+}
+
+/// Most output rows `af::TreeCombineGroups` combines at once for rows of `pitch`
+/// elements of `dtype` (`af::TreeGroupRows` before the work buffer's bound, which the
+/// schedule sizes for it): f16/f32 rows of at most one repeat, as many as keep the
+/// k-major partials' row stride within an 8-bit repeat stride; `None` where the grouped
+/// form does not apply (the row-by-row tree then).
+pub fn tree_group_cap(dtype: DType, pitch: &Expr) -> Option<i64> {
+    let row_bytes = pitch.as_const()? * ub_size(dtype);
+    (matches!(dtype, DType::F32 | DType::F16) && row_bytes > 0 && row_bytes <= 256)
+        .then(|| 255 * 32 / row_bytes)
+        .filter(|&g| g >= 2)
+}
+
 /// [`Schedule::absorbed_broadcast`] over the node list a schedule is being built from.
 pub fn absorbed_broadcast(nodes: &[NodeInfo], operands: &[Vec<usize>], n: usize) -> bool {
     let Some(info) = nodes.get(n) else {
@@ -664,6 +686,40 @@ pub fn chunk_reloads_per_block(per: i64, outer: i64, chunks: i64) -> i64 {
 /// Partials a cross-core case's phase 2 reads with one DMA (`part` holds that many
 /// of the largest accumulator): a DMA head per partial would dominate phase 2.
 pub const CROSS_CORE_BATCH: i64 = 8;
+
+/// GM budget of a tiling, as the fraction `GM_BUDGET.0 / GM_BUDGET.1` of the kernel's
+/// own minimum (its inputs and outputs, each moved once: `Schedule::min_gm_bytes`).
+/// Blocks that each copy a loop-invariant operand (a small matmul's weight, layer
+/// norm's gamma and beta) move its bytes once per block: the solver prefers the
+/// candidates within this budget and among them the cheapest in cycles, and where none
+/// is within it, the one moving the fewest bytes over it (`docs/tiling.md`).
+pub const GM_BUDGET: (i64, i64) = (3, 2);
+
+/// The cycles the GM budget may cost, as the fraction `GM_CYCLE_SLACK.0 /
+/// GM_CYCLE_SLACK.1` of the fastest tiling's estimate: a tiling moving fewer GM bytes
+/// (fewer blocks, each copying a loop-invariant operand once) is taken only when the
+/// solver's cycle estimate stays within it. Fewer blocks of a decomposed small matmul
+/// issue its vector instructions row by row, so its kernel time grows with the rows a
+/// block takes; L2 serves the repeated copies, so bytes are not worth kernel time.
+pub const GM_CYCLE_SLACK: (i64, i64) = (21, 20);
+
+/// The most cycles a tiling may cost when the fastest costs `fastest`
+/// ([`GM_CYCLE_SLACK`]).
+pub fn gm_cycle_cap(fastest: i64) -> i64 {
+    fastest.saturating_mul(GM_CYCLE_SLACK.0) / GM_CYCLE_SLACK.1
+}
+
+/// How far GM bytes `gm` exceed the budget of a kernel whose own minimum is
+/// `min_bytes` ([`GM_BUDGET`]), in units of 1 / `GM_BUDGET.1` byte; 0 within it (and
+/// when the minimum is unknown, 0).
+pub fn gm_excess(gm: i64, min_bytes: i64) -> i64 {
+    if min_bytes <= 0 {
+        return 0;
+    }
+    gm.saturating_mul(GM_BUDGET.1)
+        .saturating_sub(min_bytes.saturating_mul(GM_BUDGET.0))
+        .max(0)
+}
 
 /// How a cross-core case shares the `chunks` chunks of each of `groups` row groups
 /// among `cores` blocks: `(parts, chunks_per_part)` with `parts` blocks per row group
@@ -1065,6 +1121,22 @@ impl Schedule {
         inputs
     }
 
+    /// The kernel's own GM minimum: every input and output whole, each once (an upper
+    /// bound of the distinct bytes it moves: a gather picks rows of its table, a slice
+    /// reads part of its input). The solver's GM budget is a fraction of it
+    /// (`GM_BUDGET`).
+    pub fn min_gm_bytes(&self) -> Expr {
+        self.inputs
+            .iter()
+            .chain(&self.outputs)
+            .fold(c(0), |acc, ty| {
+                let elems = ty.dims.iter().fold(c(1), |acc, d| {
+                    acc * d.expr().cloned().unwrap_or_else(|| c(0))
+                });
+                acc + elems * gm_size(ty.dtype)
+            })
+    }
+
     /// Elements of kernel input `input` (a table copied whole).
     pub fn table_elems(&self, input: usize) -> Expr {
         self.inputs[input].dims.iter().fold(c(1), |acc, d| {
@@ -1191,6 +1263,25 @@ impl Schedule {
         for (n, info) in self.nodes.iter().enumerate() {
             if let NodeKind::Reduce { reduced, .. } = &info.kind {
                 if !reduced.contains(&last) {
+                    // af::TreeCombineRows: ceil(n / 2) rows of the source, n the rows
+                    // of one output row (the tree form needs them consecutive).
+                    if let (Some(src), Some(n_rows)) =
+                        (graph_operand[n], self.tree_combine_rows(case, n))
+                    {
+                        let ext = self.tile_extents(case, &Self::tile_expr(case));
+                        let (_, pitch) = self.layout(&self.node_box(case, src, &ext));
+                        let (out_rows, _) = self.layout(&self.node_box(case, n, &ext));
+                        // af::TreeCombineGroups: the partials of a group of output rows.
+                        let group = match tree_group_cap(self.nodes[src].dtype, &pitch) {
+                            Some(cap) => Expr::min(&out_rows, &c(cap)),
+                            None => c(1),
+                        };
+                        let elems = n_rows.ceil_div(&c(2)) * pitch * group;
+                        work = Expr::max(
+                            &work,
+                            &Self::buffer_bytes(&elems, ub_size(self.nodes[src].dtype)),
+                        );
+                    }
                     continue;
                 }
                 let Some(src) = graph_operand[n] else {
@@ -1226,6 +1317,38 @@ impl Schedule {
             }
         }
         (work, scratch)
+    }
+
+    /// The source rows of one output row of reduction `n` in `case` when
+    /// `af::ReduceBox` combines them as a tree (`af::TreeCombineRows`): only axes other
+    /// than the innermost reduced, and within the tile none kept inside a reduced one
+    /// (so each output row's source rows are consecutive); `None` otherwise.
+    fn tree_combine_rows(&self, case: &Case, n: usize) -> Option<Expr> {
+        let NodeKind::Reduce { reduced, .. } = &self.nodes[n].kind else {
+            return None;
+        };
+        let last = self.axes.len() - 1;
+        if reduced.is_empty() || reduced.contains(&last) {
+            return None;
+        }
+        let src = *self.operands.get(n)?.first()?;
+        let ext = self.tile_extents(case, &Self::tile_expr(case));
+        let bx = self.node_box(case, src, &ext);
+        let mut rows = c(1);
+        let mut inside = false;
+        for (pos, &k) in case.in_tile.iter().enumerate() {
+            if k == last {
+                continue;
+            }
+            let e = bx.get(pos)?.clone();
+            if reduced.contains(&k) {
+                inside = true;
+                rows = rows * e;
+            } else if inside && e.as_const() != Some(1) {
+                return None;
+            }
+        }
+        Some(rows)
     }
 
     /// Whether a broadcast or reduction of `dtype` has a whole-tile form: broadcasts of
@@ -1477,6 +1600,51 @@ impl Schedule {
         total
     }
 
+    /// DataCopyPad calls of `af::LoadBox` / `af::StoreBox` moving node `n`'s box `bx`
+    /// (tile order), as `af::MakeRowDims` merges its row dims: dims of extent 1 dropped,
+    /// neighbours whose GM rows are evenly spaced merged; the innermost merged dim is
+    /// one call's rows (when its rows do not overlap), each row of the others its own
+    /// call. A head split over several heads, loaded per head, costs a DMA head each.
+    /// The GM strides are those of the load's kernel input (a store's own).
+    fn dma_calls(&self, case: &Case, n: usize, bx: &[Expr]) -> Expr {
+        let strided = match self.nodes[n].kind {
+            NodeKind::Load => self.operands[n].first().copied().unwrap_or(n),
+            _ => n,
+        };
+        let Some(info) = self.nodes.get(strided) else {
+            return c(1);
+        };
+        let row_axes = case.in_tile.len().saturating_sub(1);
+        let mut dims: Vec<(Expr, Expr)> = Vec::new();
+        for (pos, &k) in case.in_tile.iter().enumerate().take(row_axes) {
+            let Some(e) = bx.get(pos).cloned() else {
+                continue;
+            };
+            if e.as_const() == Some(1) {
+                continue;
+            }
+            let g = if info.full[k] {
+                info.gm_strides.get(k).cloned().unwrap_or_else(|| c(0))
+            } else {
+                c(0)
+            };
+            if let Some(last) = dims.last_mut() {
+                if last.1 == g.clone() * e.clone() {
+                    last.0 = last.0.clone() * e;
+                    last.1 = g;
+                    continue;
+                }
+            }
+            dims.push((e, g));
+        }
+        // The innermost merged dim is one call's block count unless its rows overlap
+        // (a stride 0 repeats a row: every row its own call).
+        if dims.last().is_some_and(|(_, g)| g.as_const() != Some(0)) {
+            dims.pop();
+        }
+        dims.into_iter().fold(c(1), |acc, (e, _)| acc * e)
+    }
+
     /// Work of one tile computing `nodes`.
     fn stage_cost(&self, case: &Case, nodes: &[usize]) -> CostExprs {
         let ext = self.tile_extents(case, &Self::tile_expr(case));
@@ -1497,7 +1665,12 @@ impl Schedule {
             match info.kind {
                 NodeKind::Load => {
                     cost.mte2_bytes = cost.mte2_bytes + real * gm_size(info.dtype);
-                    cost.load_ops = cost.load_ops + 1;
+                    cost.load_ops = cost.load_ops
+                        + if info.transpose {
+                            c(1)
+                        } else {
+                            self.dma_calls(case, n, &bx)
+                        };
                     if info.transpose {
                         // Source rows are the tile's columns; then one Transpose.
                         cost.dma_rows = cost.dma_rows + pitch.clone();
@@ -1509,7 +1682,7 @@ impl Schedule {
                 }
                 NodeKind::Store => {
                     cost.mte3_bytes = cost.mte3_bytes + real * gm_size(info.dtype);
-                    cost.store_ops = cost.store_ops + 1;
+                    cost.store_ops = cost.store_ops + self.dma_calls(case, n, &bx);
                     cost.dma_rows = cost.dma_rows + rows;
                 }
                 NodeKind::Gather { .. } if case.ub_tables.contains(&n) => {
@@ -1552,6 +1725,51 @@ impl Schedule {
                     cost.vec_bytes = cost.vec_bytes + rows.clone() * pitch * ub_size(info.dtype);
                     cost.vec_ops =
                         cost.vec_ops + Expr::min(&rows, &(Expr::min(&chunks, &by_blocks) + 2));
+                }
+                NodeKind::Reduce { .. } if self.tree_combine_rows(case, n).is_some() => {
+                    // af::TreeCombineRows per output row: one instruction per halving
+                    // of its source rows (ceil(log2 n)), over half the bytes, then a
+                    // quarter, ...: about the source's bytes.
+                    // af::TreeCombineGroups where it applies: one instruction per
+                    // output row for the first halving, one per group for the others.
+                    let n_rows = self.tree_combine_rows(case, n).unwrap_or_else(|| c(1));
+                    let (src_rows, src_pitch) = self.operands[n]
+                        .first()
+                        .map(|&a| self.layout(&self.node_box(case, a, &ext)))
+                        .unwrap_or_else(|| (rows.clone(), pitch.clone()));
+                    let levels = tree_combine_ops(&n_rows);
+                    let per_row = rows.clone() * levels.clone();
+                    let ops = match tree_group_cap(info.dtype, &src_pitch) {
+                        Some(cap) => Expr::min(
+                            &per_row,
+                            &(rows.clone()
+                                + rows.ceil_div(&c(cap)) * Expr::max(&c(1), &(levels - c(1)))),
+                        ),
+                        None => per_row,
+                    };
+                    cost.vec_bytes = cost.vec_bytes + src_rows * src_pitch * ub_size(info.dtype);
+                    cost.vec_ops = cost.vec_ops + ops;
+                }
+                NodeKind::Reduce { ref reduced, .. }
+                    if reduced.iter().any(|&k| k + 1 != self.axes.len()) =>
+                {
+                    // af::ReduceBox over an axis other than the innermost: one Combine
+                    // (or the first row's DataCopy) per source row into its output row,
+                    // after one reduction per source row when the innermost axis is
+                    // reduced too. A decomposed matmul's ReduceSum over k costs k
+                    // instructions per output row, not one.
+                    let (src_rows, src_pitch) = self.operands[n]
+                        .first()
+                        .map(|&a| self.layout(&self.node_box(case, a, &ext)))
+                        .unwrap_or_else(|| (rows.clone(), pitch.clone()));
+                    let inner = if reduced.iter().any(|&k| k + 1 == self.axes.len()) {
+                        src_rows.clone()
+                    } else {
+                        c(0)
+                    };
+                    cost.vec_bytes =
+                        cost.vec_bytes + src_rows.clone() * src_pitch * ub_size(info.dtype);
+                    cost.vec_ops = cost.vec_ops + src_rows + inner;
                 }
                 NodeKind::Broadcast
                 | NodeKind::Reduce { .. }

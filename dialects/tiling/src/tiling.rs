@@ -9,7 +9,9 @@ use autofuse_ascir::kernel::{
     chunk_reloads_per_block, row_cache_rows, Case, CostExprs, CrossCoreCost, RowCacheSpec,
     Schedule, TableTraffic,
 };
-pub use autofuse_ascir::kernel::{ROW_CACHE_BUFFER, ROW_CACHE_MIN_BYTES};
+pub use autofuse_ascir::kernel::{
+    gm_cycle_cap, gm_excess, GM_BUDGET, GM_CYCLE_SLACK, ROW_CACHE_BUFFER, ROW_CACHE_MIN_BYTES,
+};
 use autofuse_symbolic::Expr;
 use std::collections::HashMap;
 
@@ -105,6 +107,9 @@ pub struct TilingModel {
     pub kernel: String,
     pub symbols: Vec<String>,
     pub cases: Vec<CaseModel>,
+    /// The kernel's inputs and outputs whole, each once (`Schedule::min_gm_bytes`):
+    /// the base of the solver's GM budget (`GM_BUDGET`).
+    pub min_bytes: Expr,
 }
 
 impl TilingModel {
@@ -139,6 +144,7 @@ impl TilingModel {
             kernel: schedule.kernel.clone(),
             symbols: schedule.symbols.clone(),
             cases,
+            min_bytes: schedule.min_gm_bytes(),
         }
     }
 
@@ -549,6 +555,7 @@ mod tests {
             kernel: "k".into(),
             symbols: vec!["s0".into()],
             cases: vec![case],
+            min_bytes: Expr::constant(0),
         };
         // 4096 rows in chunks of 43: 96 chunks, the last of 11 rows; 48 parts.
         let tiling = Tiling {

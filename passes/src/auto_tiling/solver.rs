@@ -25,6 +25,21 @@
 //!    them than the tables hold (`CaseModel::keeps_tables_for`): copying a table whole
 //!    to every block must not move more GM bytes than picking its rows.
 //!
+//! 5. The GM budget (`GM_BUDGET`, 1.5x the kernel's inputs and outputs whole,
+//!    `TilingModel::min_bytes`): blocks each copy the loads hoisted out of the tile
+//!    loop (a small matmul's weight, layer norm's gamma and beta), so with few rows
+//!    and many cores the copies can dwarf the kernel's own bytes. Each tile is also
+//!    weighed on every halving of the block dim down to one block (`block_spreads`),
+//!    and every candidate's GM bytes under the model (`Eval::gm_bytes`,
+//!    `cross_core_gm_bytes`) are judged against the budget: a candidate within it
+//!    beats any over it, over it the smaller excess wins (`gm_excess`), and only then
+//!    cycles decide (`Candidate::beats`). Where the budget does not bind, the choice is
+//!    the cheapest in cycles as before (more blocks never cost more cycles). The budget
+//!    may not cost cycles: the solver first finds the fastest tiling with GM not
+//!    weighed, then weighs GM only among the candidates within `GM_CYCLE_SLACK` (5%)
+//!    of its cycles (`Budget::cycle_cap`); a candidate over that cap loses to any
+//!    within it.
+//!
 //! Cross-core cases (`Case::cross_core`) share each row group's chunks among
 //! `cross_core_split` blocks and cost phase 1 + `SyncAll` + phase 2
 //! (`cross_core_candidate`); they also set `parts` and `workspace_bytes`.
@@ -88,6 +103,36 @@ impl Eval<'_> {
     fn chunk(&mut self, t: i64, chip: &ChipProfile) -> Result<i64, String> {
         let w = &self.case.chunk;
         self.mte2_of(w, t, chip)
+    }
+
+    /// GM bytes one tile of extent `t` loads and stores (`cost`).
+    fn tile_bytes(&mut self, t: i64) -> Result<i64, String> {
+        self.with_t(t);
+        let c = &self.case.cost;
+        Ok(eval(&c.mte2_bytes, &self.env)?.saturating_add(eval(&c.mte3_bytes, &self.env)?))
+    }
+
+    /// GM bytes of a tiling of tile `t` in `bd` blocks of `per` tiles, under the model
+    /// the budget is judged by: every tile's loads and stores (the tail tile of the
+    /// split axis with its extent; a split-reduction row group whole), the hoisted
+    /// loads once per block and the resident loads once per reload.
+    fn gm_bytes(&mut self, shape: &SplitShape, t: i64, bd: i64, per: i64) -> Result<i64, String> {
+        let SplitShape { s, o, .. } = *shape;
+        let chunks = ceil_div(s, t);
+        let streamed = if self.case.reduce_split {
+            o.saturating_mul(self.tile_bytes(t)?)
+        } else {
+            let full = self.tile_bytes(t)?;
+            let tail = self.tile_bytes(s - (chunks - 1) * t)?;
+            o.saturating_mul((chunks - 1).saturating_mul(full).saturating_add(tail))
+        };
+        let reloads = self.case.reloads_per_block(per, o, chunks);
+        self.with_t(t);
+        let once = eval(&self.case.once.mte2_bytes, &self.env)?;
+        let resident = eval(&self.case.chunk.mte2_bytes, &self.env)?;
+        Ok(streamed.saturating_add(
+            bd.saturating_mul(once.saturating_add(reloads.saturating_mul(resident))),
+        ))
     }
 
     fn mte2_of(&mut self, w: &CostExprs, t: i64, chip: &ChipProfile) -> Result<i64, String> {
@@ -158,6 +203,43 @@ struct Candidate {
     total: i64,
     /// Cross-core cases: blocks sharing a row group.
     parts: i64,
+    /// How far the candidate's GM bytes exceed the kernel's budget (`gm_excess`).
+    excess: i64,
+    /// Whether its cycles exceed the cap the GM budget may raise them to
+    /// (`Budget::cycle_cap`).
+    over_cap: bool,
+}
+
+impl Candidate {
+    /// Whether `self` beats `other`: within the cycle cap first, then within the GM
+    /// budget (or further under it), then fewer cycles; ties keep `other` (the larger
+    /// tile, the lower case key).
+    fn beats(&self, other: &Candidate) -> bool {
+        (self.over_cap, self.excess, self.total) < (other.over_cap, other.excess, other.total)
+    }
+}
+
+/// What the solver weighs besides cycles (step 5 of the module documentation): the
+/// kernel's own GM minimum, the base of the GM budget (0: no budget), and the most
+/// cycles a candidate may cost to get within it.
+#[derive(Clone, Copy)]
+struct Budget {
+    min_bytes: i64,
+    cycle_cap: i64,
+}
+
+impl Budget {
+    /// Cycles alone decide.
+    const NONE: Budget = Budget {
+        min_bytes: 0,
+        cycle_cap: i64::MAX,
+    };
+
+    /// A candidate moving `gm` bytes in `total` cycles, judged by this budget:
+    /// (excess, over the cycle cap).
+    fn judge(&self, gm: i64, total: i64) -> (i64, bool) {
+        (gm_excess(gm, self.min_bytes), total > self.cycle_cap)
+    }
 }
 
 /// A `CostExprs` evaluated: (mte2 bytes, mte3 bytes, vec bytes, load ops, store ops,
@@ -233,6 +315,37 @@ pub fn cross_core_candidate(
     Ok(Some((parts, o.saturating_mul(parts), pipes, total)))
 }
 
+/// GM bytes of a cross-core candidate with chunk size `t` (bound in `env` by the
+/// caller only for the full chunk): every row group's chunks once (the tail chunk with
+/// its extent), `parts` partials written and read back, the rest once per row group
+/// (`TilingModel::gm_bytes` of such a tiling).
+pub fn cross_core_gm_bytes(
+    cc: &autofuse_ascir::kernel::CrossCoreCost,
+    tile_var: Option<&str>,
+    env: &HashMap<String, i64>,
+    (s, t, o): (i64, i64, i64),
+    parts: i64,
+) -> Result<i64, String> {
+    let mut env = env.clone();
+    let chunks = ceil_div(s, t.max(1));
+    let mut at = |extent: i64, w: &CostExprs| -> Result<i64, String> {
+        if let Some(v) = tile_var {
+            env.insert(v.to_string(), extent);
+        }
+        Ok(eval(&w.mte2_bytes, &env)?.saturating_add(eval(&w.mte3_bytes, &env)?))
+    };
+    let chunk_bytes = (chunks - 1)
+        .saturating_mul(at(t, &cc.chunk)?)
+        .saturating_add(at(s - (chunks - 1) * t, &cc.chunk)?);
+    let per_part = at(t, &cc.partial)?.saturating_add(at(t, &cc.combine)?);
+    let fin = at(t, &cc.fin)?;
+    Ok(o.saturating_mul(
+        chunk_bytes
+            .saturating_add(parts.saturating_mul(per_part))
+            .saturating_add(fin),
+    ))
+}
+
 /// Binds the symbols a model needs; errors name a missing one.
 pub fn bind(
     model: &TilingModel,
@@ -306,37 +419,19 @@ pub fn solve(
     chip: &ChipProfile,
 ) -> Result<Tiling, String> {
     let env = bind(model, values)?;
+    let min_bytes = eval(&model.min_bytes, &env)?;
     let cap = chip.ub_usable as i64;
-    let cores = chip.vector_cores.max(1) as i64;
-    // The cheapest case so far: its key and candidate, and what the tiling data needs.
-    let mut best: Option<(u32, Candidate, Solved)> = None;
-    let mut smallest_need: Option<i64> = None;
-    for case in &model.cases {
-        let mut ev = Eval {
-            case,
-            env: env.clone(),
+    // First the fastest tiling, then the one within the GM budget that costs at most
+    // `GM_CYCLE_SLACK` more cycles (the fastest qualifies, so the second pass finds one).
+    let (key, cand, solved) = choose(model, &env, chip, Budget::NONE)?;
+    let (key, cand, solved) = if min_bytes > 0 {
+        let budget = Budget {
+            min_bytes,
+            cycle_cap: gm_cycle_cap(cand.total),
         };
-        let candidate = match cheapest_candidate(&mut ev, cap, cores, chip)? {
-            CaseFit::TooLarge(need) => {
-                smallest_need = Some(smallest_need.map_or(need, |m: i64| m.min(need)));
-                continue;
-            }
-            CaseFit::Unusable => continue,
-            CaseFit::Cheapest(candidate) => candidate,
-        };
-        let solved = solve_buffers(&mut ev, &candidate, cap)?;
-        if best.as_ref().is_none_or(|b| candidate.total < b.1.total) {
-            best = Some((case.key, candidate, solved));
-        }
-    }
-    let Some((key, cand, solved)) = best else {
-        return Err(match smallest_need {
-            Some(need) => format!(
-                "no tiling case of @{} fits UB: the smallest tile needs {need} bytes, {} has {cap}",
-                model.kernel, chip.name
-            ),
-            None => format!("@{} has no tiling case", model.kernel),
-        });
+        choose(model, &env, chip, budget)?
+    } else {
+        (key, cand, solved)
     };
     let mut symbols: Vec<(String, i64)> = model
         .symbols
@@ -353,7 +448,7 @@ pub fn solve(
         block_dim: cand.block_dim,
         ub_bytes: solved.ub,
         ub_capacity: cap,
-        cores,
+        cores: chip.vector_cores.max(1) as i64,
         buffers: solved.buffers,
         per_tile: cand.cost,
         estimate: cand.total,
@@ -361,6 +456,46 @@ pub fn solve(
         parts: cand.parts,
         workspace_bytes: solved.workspace,
         row_caches: solved.row_caches,
+    })
+}
+
+/// The best case of `model` at the symbol values bound in `env` and its candidate under
+/// `budget`, with what the tiling data needs; an error when no case fits UB.
+fn choose(
+    model: &TilingModel,
+    env: &HashMap<String, i64>,
+    chip: &ChipProfile,
+    budget: Budget,
+) -> Result<(u32, Candidate, Solved), String> {
+    let cap = chip.ub_usable as i64;
+    let cores = chip.vector_cores.max(1) as i64;
+    // The best case so far: its key and candidate, and what the tiling data needs.
+    let mut best: Option<(u32, Candidate, Solved)> = None;
+    let mut smallest_need: Option<i64> = None;
+    for case in &model.cases {
+        let mut ev = Eval {
+            case,
+            env: env.clone(),
+        };
+        let candidate = match cheapest_candidate(&mut ev, (cap, cores, budget), chip)? {
+            CaseFit::TooLarge(need) => {
+                smallest_need = Some(smallest_need.map_or(need, |m: i64| m.min(need)));
+                continue;
+            }
+            CaseFit::Unusable => continue,
+            CaseFit::Cheapest(candidate) => candidate,
+        };
+        let solved = solve_buffers(&mut ev, &candidate, cap)?;
+        if best.as_ref().is_none_or(|b| candidate.beats(&b.1)) {
+            best = Some((case.key, candidate, solved));
+        }
+    }
+    best.ok_or_else(|| match smallest_need {
+        Some(need) => format!(
+            "no tiling case of @{} fits UB: the smallest tile needs {need} bytes, {} has {cap}",
+            model.kernel, chip.name
+        ),
+        None => format!("@{} has no tiling case", model.kernel),
     })
 }
 
@@ -375,12 +510,11 @@ enum CaseFit {
     Cheapest(Candidate),
 }
 
-/// The cheapest candidate of the case `ev` evaluates (steps 1 to 4 of the module
-/// documentation), with UB capacity `cap` bytes on `cores` cores.
+/// The best candidate of the case `ev` evaluates (steps 1 to 5 of the module
+/// documentation), with UB capacity `cap` bytes on `cores` cores, judged by `budget`.
 fn cheapest_candidate(
     ev: &mut Eval,
-    cap: i64,
-    cores: i64,
+    (cap, cores, budget): (i64, i64, Budget),
     chip: &ChipProfile,
 ) -> Result<CaseFit, String> {
     let case = ev.case;
@@ -406,43 +540,54 @@ fn cheapest_candidate(
             cost: PipeCost::default(),
             total: 0,
             parts: 0,
+            excess: 0,
+            over_cap: false,
         }));
     }
     let t_max = largest_tile(ev, s, a, cap)?;
-    let shape = SplitShape { s, o, a, cores };
+    let shape = SplitShape {
+        s,
+        o,
+        a,
+        cores,
+        budget,
+    };
     let ts = candidate_tiles(&shape, (t_min, t_max), case.cross_core.is_some());
     let mut chosen: Option<Candidate> = None;
     for t in ts {
-        let candidate = match &case.cross_core {
+        let candidates = match &case.cross_core {
             Some(cc) => {
                 ev.with_t(t);
-                cross_core_tile(cc, &ev.env, &shape, t, chip)?
+                let tile_var = case.tile_var.as_deref();
+                cross_core_tile(cc, (tile_var, &ev.env), &shape, t, chip)?
+                    .into_iter()
+                    .collect()
             }
-            None => tile_candidate(ev, &shape, t, chip)?,
+            None => tile_candidates(ev, &shape, t, chip)?,
         };
-        let Some(candidate) = candidate else {
-            continue;
-        };
-        if chosen.as_ref().is_none_or(|c| candidate.total < c.total) {
-            chosen = Some(candidate);
+        for candidate in candidates {
+            if chosen.as_ref().is_none_or(|c| candidate.beats(c)) {
+                chosen = Some(candidate);
+            }
         }
     }
     Ok(chosen.map_or(CaseFit::Unusable, CaseFit::Cheapest))
 }
 
 /// The split axis of a case at the bound symbol values: extent `s`, `o` looped
-/// positions, tile alignment `a`, on `cores` cores.
+/// positions, tile alignment `a`, on `cores` cores; the budget candidates are judged by.
 struct SplitShape {
     s: i64,
     o: i64,
     a: i64,
     cores: i64,
+    budget: Budget,
 }
 
 /// The candidate tiles between `t_min` and `t_max` (step 3 of the module
 /// documentation), largest first.
 fn candidate_tiles(shape: &SplitShape, (t_min, t_max): (i64, i64), cross_core: bool) -> Vec<i64> {
-    let SplitShape { s, o, a, cores } = *shape;
+    let SplitShape { s, o, a, cores, .. } = *shape;
     let mut ts = vec![t_max];
     let mut t = t_max;
     while t > t_min {
@@ -491,7 +636,7 @@ fn candidate_tiles(shape: &SplitShape, (t_min, t_max): (i64, i64), cross_core: b
 /// the row groups leave no room to share ([`cross_core_candidate`]).
 fn cross_core_tile(
     cc: &autofuse_ascir::kernel::CrossCoreCost,
-    env: &HashMap<String, i64>,
+    (tile_var, env): (Option<&str>, &HashMap<String, i64>),
     shape: &SplitShape,
     t: i64,
     chip: &ChipProfile,
@@ -501,6 +646,8 @@ fn cross_core_tile(
     else {
         return Ok(None);
     };
+    let gm = cross_core_gm_bytes(cc, tile_var, env, (s, t, o), parts)?;
+    let (excess, over_cap) = shape.budget.judge(gm, total);
     Ok(Some(Candidate {
         t,
         tiles,
@@ -509,19 +656,23 @@ fn cross_core_tile(
         cost,
         total,
         parts,
+        excess,
+        over_cap,
     }))
 }
 
-/// The candidate of tile `t` (step 4 of the module documentation): tiles spread over
-/// the fewest blocks that keep the tiles per block, costed with the hoisted and
-/// chunk-resident loads; `None` when the case keeps gather tables in UB and a block
-/// would pick fewer bytes than the tables hold (`CaseModel::keeps_tables_for`).
-fn tile_candidate(
+/// The candidates of tile `t` (steps 4 and 5 of the module documentation): its tiles
+/// spread over the fewest blocks that keep the tiles per block on all cores
+/// (`block_spreads`) and on every halving of them down to one block, each costed with
+/// the hoisted and chunk-resident loads and judged by its GM bytes; a block count is
+/// left out when the case keeps gather tables in UB and such a block would pick fewer
+/// bytes than the tables hold (`CaseModel::keeps_tables_for`).
+fn tile_candidates(
     ev: &mut Eval,
     shape: &SplitShape,
     t: i64,
     chip: &ChipProfile,
-) -> Result<Option<Candidate>, String> {
+) -> Result<Vec<Candidate>, String> {
     let case = ev.case;
     let SplitShape { s, o, cores, .. } = *shape;
     let tiles = if case.reduce_split {
@@ -529,29 +680,58 @@ fn tile_candidate(
     } else {
         o.saturating_mul(ceil_div(s, t))
     };
-    let bd = cores.min(tiles).max(1);
-    let per = ceil_div(tiles, bd);
-    let bd = ceil_div(tiles, per).max(1);
-    ev.with_t(t);
-    if !case.keeps_tables_for(&ev.env, per)? {
-        return Ok(None);
+    let mut out = Vec::new();
+    for (bd, per) in block_spreads(tiles, cores) {
+        ev.with_t(t);
+        if !case.keeps_tables_for(&ev.env, per)? {
+            continue;
+        }
+        let cost = ev.cost(t, chip)?;
+        // Hoisted loads: once per block, before its tiles; resident loads:
+        // once per chunk (or looped position) the block enters.
+        let reloads = case.reloads_per_block(per, o, ceil_div(s, t));
+        let total = block_cycles(case.reduce_split, per, ceil_div(s, t), &cost, chip)
+            .saturating_add(ev.once(t, chip)?)
+            .saturating_add(reloads.saturating_mul(ev.chunk(t, chip)?));
+        let gm = ev.gm_bytes(shape, t, bd, per)?;
+        let (excess, over_cap) = shape.budget.judge(gm, total);
+        out.push(Candidate {
+            t,
+            tiles,
+            per,
+            block_dim: bd,
+            cost,
+            total,
+            parts: 0,
+            excess,
+            over_cap,
+        });
     }
-    let cost = ev.cost(t, chip)?;
-    // Hoisted loads: once per block, before its tiles; resident loads:
-    // once per chunk (or looped position) the block enters.
-    let reloads = case.reloads_per_block(per, o, ceil_div(s, t));
-    let total = block_cycles(case.reduce_split, per, ceil_div(s, t), &cost, chip)
-        .saturating_add(ev.once(t, chip)?)
-        .saturating_add(reloads.saturating_mul(ev.chunk(t, chip)?));
-    Ok(Some(Candidate {
-        t,
-        tiles,
-        per,
-        block_dim: bd,
-        cost,
-        total,
-        parts: 0,
-    }))
+    Ok(out)
+}
+
+/// The (block dim, tiles per block) pairs the solver weighs for `tiles` tiles on
+/// `cores` cores: at most `cores`, then half as many, and so on down to one block;
+/// each the fewest blocks that keep its tiles per block (no idle block), without
+/// repeats. More blocks are faster, fewer blocks copy a loop-invariant operand fewer
+/// times (the GM budget decides between them).
+pub fn block_spreads(tiles: i64, cores: i64) -> Vec<(i64, i64)> {
+    if tiles <= 0 {
+        return vec![(1, 0)];
+    }
+    let mut out: Vec<(i64, i64)> = Vec::new();
+    let mut cap = cores.min(tiles).max(1);
+    loop {
+        let per = ceil_div(tiles, cap);
+        let bd = ceil_div(tiles, per).max(1);
+        if out.last().is_none_or(|&(_, p)| p != per) {
+            out.push((bd, per));
+        }
+        if cap == 1 {
+            return out;
+        }
+        cap = ceil_div(cap, 2);
+    }
 }
 
 /// The buffer sizes, UB bytes, workspace and row cache slots of the case `ev`
@@ -700,6 +880,75 @@ mod tests {
                 assert_eq!(stats.gm_elements_read, rows as u64 * 64 + blocks * 64);
             }
         }
+    }
+
+    /// `select(cond [s0, 4096], a [1, 4096], b [1, 4096])` on 48 cores: every block
+    /// loads the two 16 KiB rows `a` and `b` once, so with few rows many blocks move
+    /// several times the kernel's inputs and outputs. The GM budget takes fewer blocks
+    /// only within `GM_CYCLE_SLACK` of the fastest tiling's cycles: at 4 rows 32 blocks
+    /// instead of 48 (3% more cycles); with more rows the fastest is kept (fewer blocks
+    /// would cost more than the slack), with many rows every core works. The model's
+    /// GM bytes equal what the impl-form interpreter moves.
+    #[test]
+    fn gm_budget_takes_fewer_blocks_within_the_cycle_slack() {
+        use autofuse_ir::tensor::Tensor;
+        use autofuse_tiling::impl_interp as ascir_impl_interp;
+        let g = lower_op(
+            "ascend.select",
+            &BTreeMap::new(),
+            &[
+                t(DType::Bool, &["s0", "4096"]),
+                t(DType::F32, &["1", "4096"]),
+                t(DType::F32, &["1", "4096"]),
+            ],
+            &[t(DType::F32, &["s0", "4096"])],
+            None,
+            "k",
+        )
+        .unwrap();
+        let chip = ChipProfile::lookup("ascend910b").unwrap();
+        let s = Schedule::build(&g, &chip).unwrap();
+        let model = TilingModel::new(&s, &Schedule::operands_of(&g));
+        for rows in [4i64, 32, 4096] {
+            let values = HashMap::from([("s0".to_string(), rows)]);
+            let tiling = solve(&model, &values, &chip).unwrap();
+            let inputs = vec![
+                Tensor::random(DType::Bool, vec![rows as usize, 4096], 1).unwrap(),
+                Tensor::random(DType::F32, vec![1, 4096], 2).unwrap(),
+                Tensor::random(DType::F32, vec![1, 4096], 3).unwrap(),
+            ];
+            let (_, stats) = ascir_impl_interp::run(&g, &s, &tiling, &inputs, &values).unwrap();
+            assert_eq!(stats.gm_elements_written, rows as u64 * 4096);
+            // Bytes: the bool rows read (1 B each), the f32 rows read and written.
+            let f32_read = stats.gm_elements_read as i64 - rows * 4096;
+            let moved = rows * 4096 + 4 * (f32_read + rows * 4096);
+            assert_eq!(model.gm_bytes(&tiling).unwrap(), moved, "{tiling:?}");
+            // Inputs and output whole, each once.
+            let (_, fastest, _) =
+                choose(&model, &bind(&model, &values).unwrap(), &chip, Budget::NONE).unwrap();
+            assert!(
+                tiling.estimate <= gm_cycle_cap(fastest.total),
+                "{rows} rows: {} cycles, the fastest {}",
+                tiling.estimate,
+                fastest.total
+            );
+            match rows {
+                4 => assert!(tiling.block_dim < fastest.block_dim, "{tiling:?}"),
+                4096 => assert_eq!(tiling.block_dim, 48, "{tiling:?}"),
+                _ => {}
+            }
+        }
+    }
+
+    #[test]
+    fn block_spreads_halve_down_to_one_block() {
+        assert_eq!(
+            block_spreads(32, 48),
+            vec![(32, 1), (16, 2), (8, 4), (4, 8), (2, 16), (1, 32)]
+        );
+        // 7 tiles on caps 7, 4, 2, 1: tiles per block 1, 2, 4, 7.
+        assert_eq!(block_spreads(7, 48), vec![(7, 1), (4, 2), (2, 4), (1, 7)]);
+        assert_eq!(block_spreads(0, 48), vec![(1, 0)]);
     }
 
     /// A table broadcast over the outer axis (`[8, s0, 64] + [1, s0, 64]`, the cos/sin

@@ -208,6 +208,13 @@ __aicore__ inline void RowIndex(int64_t row, const int64_t (&ext)[R], int64_t (&
 // before vector reads: order PIPE_MTE2 before PIPE_V.
 __aicore__ inline void SyncLoadToVector() { OrderPipes<HardEvent::MTE2_V>(); }
 
+// Loads hoisted out of a block's tile loop or resident across its tiles, against the
+// vector work before and after them: PipeBarrier<PIPE_ALL>, once per block or per
+// reload. Not event flags (SyncLoadToVector, SyncVectorToLoad): four double-buffered
+// VECIN queues hold all eight MTE2_V and V_MTE2 event ids from InitBuffer on, and the
+// vendor's FetchEventID then fails ("max buffer number in same queue position is 8").
+__aicore__ inline void SyncAllPipes() { PipeBarrier<PIPE_ALL>(); }
+
 // Vector reads of a TBuf before DataCopy overwrites it (write after read): order
 // PIPE_V before PIPE_MTE2.
 __aicore__ inline void SyncVectorToLoad() { OrderPipes<HardEvent::V_MTE2>(); }
@@ -1319,10 +1326,159 @@ __aicore__ inline bool ReduceRowsWhole(const LocalTensor<T>& out, const LocalTen
     }
 }
 
+// acc = src0 op src1 over `count` elements (Add/Max/Min/Mul).
+template <Red K, typename T>
+__aicore__ inline void Combine3(const LocalTensor<T>& acc, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                                int32_t count) {
+    if constexpr (K == Red::Sum) {
+        Add(acc, src0, src1, count);
+    } else if constexpr (K == Red::Max) {
+        Max(acc, src0, src1, count);
+    } else if constexpr (K == Red::Min) {
+        Min(acc, src0, src1, count);
+    } else {
+        Mul(acc, src0, src1, count);
+    }
+}
+
+// acc (one row of `pitch`) = the `n` consecutive rows at `part` combined as a tree: the
+// upper half of the rows onto the lower half in one instruction per level (the first
+// level into `work`, which holds ceil(n / 2) rows; an odd row folded into the first),
+// the last pair into acc: ceil(log2 n) instructions (+ one per odd level) instead of
+// n. The cost model counts TreeCombineOps (autofuse_ascir::kernel, stage_cost).
+template <Red K, typename T>
+__aicore__ inline void TreeCombineRows(const LocalTensor<T>& acc, const LocalTensor<T>& part, const LocalTensor<T>& work,
+                                       int64_t n, int64_t pitch) {
+    if (n == 1) {
+        DataCopy(acc, part, static_cast<uint32_t>(pitch));
+        PipeBarrier<PIPE_V>();
+        return;
+    }
+    LocalTensor<T> from = part;
+    while (n > 2) {
+        const int64_t h = n / 2;
+        Combine3<K>(work, from, from[static_cast<uint32_t>(h * pitch)], static_cast<int32_t>(h * pitch));
+        PipeBarrier<PIPE_V>();
+        if (n % 2 != 0) {
+            Combine<K>(work, from[static_cast<uint32_t>(2 * h * pitch)], static_cast<int32_t>(pitch));
+            PipeBarrier<PIPE_V>();
+        }
+        from = work;
+        n = h;
+    }
+    // Two rows left (or one, where an odd three folded into one).
+    if (n == 2) {
+        Combine3<K>(acc, from, from[static_cast<uint32_t>(pitch)], static_cast<int32_t>(pitch));
+    } else {
+        DataCopy(acc, from, static_cast<uint32_t>(pitch));
+    }
+    PipeBarrier<PIPE_V>();
+}
+
+template <typename T>
+struct TreeGroupsType {
+    static constexpr bool value = false;
+};
+template <>
+struct TreeGroupsType<float> {
+    static constexpr bool value = true;
+};
+template <>
+struct TreeGroupsType<half> {
+    static constexpr bool value = true;
+};
+
+template <Red K>
+struct RedBin;
+template <>
+struct RedBin<Red::Sum> {
+    static constexpr Bin value = Bin::Add;
+};
+template <>
+struct RedBin<Red::Max> {
+    static constexpr Bin value = Bin::Max;
+};
+template <>
+struct RedBin<Red::Min> {
+    static constexpr Bin value = Bin::Min;
+};
+template <>
+struct RedBin<Red::Prod> {
+    static constexpr Bin value = Bin::Mul;
+};
+
+// The rows of a group of TreeCombineGroups: output rows whose k-major partials fit
+// `work_bytes` and whose stride in work fits an 8-bit repeat stride; 0 when the form
+// does not apply (rows over one repeat, more than 2 * 255 rows per output row, fewer
+// than two output rows in a group). The cost model mirrors it
+// (autofuse_ascir::kernel::tree_group_rows).
+template <typename T>
+__aicore__ inline int64_t TreeGroupRows(int64_t drows, int64_t n, int64_t pitch, int64_t work_bytes) {
+    const int64_t row_bytes = pitch * static_cast<int64_t>(sizeof(T));
+    if (!TreeGroupsType<T>::value || row_bytes > 256 || n < 2 || n / 2 > kMaxRepeat) return 0;
+    const int64_t group = af_min(af_min(drows, kMaxRepeat * 32 / row_bytes), work_bytes / (n / 2 * row_bytes));
+    return group >= 2 ? group : 0;
+}
+
+// dst rows [drows, pitch] = each output row's `n` consecutive rows at `source` (pitch
+// of at most one repeat) combined, `group` output rows at once: the first halving
+// writes the partials k-major into `work` ([n / 2, group, pitch]: one instruction per
+// output row, its n / 2 row pairs as repeats), so every further halving is one
+// instruction over the whole group; the last pair lands in dst. About drows + ceil(log2
+// n) instructions instead of drows * ceil(log2 n) (TreeCombineRows).
+template <Red K, typename T>
+__aicore__ inline void TreeCombineGroups(const LocalTensor<T>& dst, const LocalTensor<T>& source,
+                                         const LocalTensor<T>& work, int64_t drows, int64_t n, int64_t pitch,
+                                         int64_t group) {
+    const int64_t row_blk = pitch * static_cast<int64_t>(sizeof(T)) / 32;
+    const int64_t h = n / 2;
+    for (int64_t g0 = 0; g0 < drows; g0 += group) {
+        const int64_t gr = af_min(group, drows - g0);
+        const uint8_t wrep = static_cast<uint8_t>(gr * row_blk);
+        const uint8_t srep = static_cast<uint8_t>(row_blk);
+        for (int64_t r = 0; r < gr; ++r) {
+            const LocalTensor<T> rows = source[static_cast<uint32_t>((g0 + r) * n * pitch)];
+            BinaryRepeat<RedBin<K>::value>(work[static_cast<uint32_t>(r * pitch)], rows,
+                                           rows[static_cast<uint32_t>(h * pitch)], static_cast<uint64_t>(pitch),
+                                           static_cast<int32_t>(h), BinaryRepeatParams(1, 1, 1, wrep, srep, srep));
+        }
+        PipeBarrier<PIPE_V>();
+        if (n % 2 != 0) {
+            for (int64_t r = 0; r < gr; ++r) {
+                Combine<K>(work[static_cast<uint32_t>(r * pitch)],
+                           source[static_cast<uint32_t>(((g0 + r) * n + n - 1) * pitch)], static_cast<int32_t>(pitch));
+            }
+            PipeBarrier<PIPE_V>();
+        }
+        const int64_t slab = gr * pitch;
+        int64_t m = h;
+        while (m > 2) {
+            const int64_t h2 = m / 2;
+            Combine<K>(work, work[static_cast<uint32_t>(h2 * slab)], static_cast<int32_t>(h2 * slab));
+            PipeBarrier<PIPE_V>();
+            if (m % 2 != 0) {
+                Combine<K>(work, work[static_cast<uint32_t>(2 * h2 * slab)], static_cast<int32_t>(slab));
+                PipeBarrier<PIPE_V>();
+            }
+            m = h2;
+        }
+        const LocalTensor<T> out = dst[static_cast<uint32_t>(g0 * pitch)];
+        if (m == 2) {
+            Combine3<K>(out, work, work[static_cast<uint32_t>(slab)], static_cast<int32_t>(slab));
+        } else {
+            DataCopy(out, work, static_cast<uint32_t>(slab));
+        }
+        PipeBarrier<PIPE_V>();
+    }
+}
+
 // dst (extents dext) = reduction of src (extents sext) over the dims where
 // sext[k] > 1 and dext[k] == 1.  The innermost dim reduces row by row with
 // ReduceSum/Max/Min into `rows` (one padded row per source row) unless it is the only
-// reduced dim; the other dims combine whole rows with Add/Max/Min/Mul.
+// reduced dim; the other dims combine whole rows with Add/Max/Min/Mul: when only
+// those are reduced, they are the innermost of the row dims (each output row's source
+// rows consecutive) and `work` holds half of them, as a tree (TreeCombineRows), else
+// row by row.
 template <Red K, typename T, int R>
 __aicore__ inline void ReduceBox(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& work,
                                  int64_t work_bytes, const LocalTensor<T>& rows, const int64_t (&sext)[R],
@@ -1365,6 +1521,26 @@ __aicore__ inline void ReduceBox(const LocalTensor<T>& dst, const LocalTensor<T>
     int64_t reduced = 1;
     for (int k = 0; k + 1 < R; ++k)
         if (sext[k] != dext[k]) reduced *= sext[k];
+    // Consecutive source rows per output row: no kept dim of extent > 1 inside a
+    // reduced one (the cost model's TreeCombineOps condition).
+    bool consecutive = pitch == spitch && !(sext[R - 1] > 1 && dext[R - 1] == 1);
+    bool inside = false;
+    for (int k = 0; k + 1 < R; ++k) {
+        if (sext[k] != dext[k]) inside = true;
+        else if (inside && sext[k] > 1) consecutive = false;
+    }
+    const int64_t group = consecutive ? TreeGroupRows<T>(drows, reduced, pitch, work_bytes) : 0;
+    if (group > 0) {
+        TreeCombineGroups<K>(dst, source, work, drows, reduced, pitch, group);
+        return;
+    }
+    if (consecutive && reduced > 1 && work_bytes >= af_ceildiv(reduced, 2) * pitch * static_cast<int64_t>(sizeof(T))) {
+        for (int64_t r = 0; r < drows; ++r) {
+            TreeCombineRows<K>(dst[static_cast<uint32_t>(r * dpitch)], source[static_cast<uint32_t>(r * reduced * pitch)],
+                               work, reduced, pitch);
+        }
+        return;
+    }
     for (int64_t r = 0; r < drows; ++r) {
         RowIndex(r, dext, idx);
         const LocalTensor<T> acc = dst[static_cast<uint32_t>(r * dpitch)];

@@ -19,7 +19,15 @@
 //     cases, per looped position in outer-resident ones);
 //   a case keeping gather tables in UB skips a tile whose block picks fewer bytes from
 //   them (per x pick_bytes) than the tables hold (table_bytes);
-//   least cost wins, ties keep the larger tile and then the lower case key.
+//   every tile is also weighed on each halving of the block dim down to one block
+//   (per = ceil(tiles / cap), block_dim = ceil(tiles / per), repeats skipped), and
+//   every candidate's GM bytes (tiles' loads and stores, hoisted loads once per block,
+//   resident loads once per reload) against the budget, kGmBudgetNum / kGmBudgetDen of
+//   min_bytes (the kernel's inputs and outputs whole): within it first, then the
+//   smaller excess, then the least cost wins; ties keep the larger tile and then the
+//   lower case key. The budget may not cost cycles: a first pass finds the fastest
+//   tiling with GM not weighed, the second weighs GM only among the candidates within
+//   kGmCycleSlackNum / kGmCycleSlackDen of its cost (the others lose to them).
 //   A cross-core case (cc_chunk set) instead shares each row group's ceil(S/t) chunks
 //   among CrossCoreSplit parts (one block each): cost = BlockCycles(1, 1, chunks per
 //   part, phase 1 = chunk x chunks per part + partial) + SyncAll + phase 2's pipes in
@@ -103,7 +111,35 @@ struct Solution {
     int64_t mte2 = 0, vec = 0, mte3 = 0;
     int64_t need = -1;  // smallest UB a tile needed when nothing fits
     int64_t parts = 0, workspace = 0;  // cross-core cases: blocks per row group, partials' bytes
+    int64_t excess = 0;  // how far the GM bytes exceed the budget (GmExcess)
 };
+
+// The GM budget: kGmBudgetNum / kGmBudgetDen of the kernel's inputs and outputs whole
+// (autofuse_ascir::kernel::GM_BUDGET).
+constexpr int64_t kGmBudgetNum = 3;
+constexpr int64_t kGmBudgetDen = 2;
+
+// How far GM bytes `gm` exceed the budget of a kernel of own minimum `min_bytes`, in
+// 1 / kGmBudgetDen bytes; 0 within it (autofuse_ascir::kernel::gm_excess).
+inline int64_t GmExcess(int64_t gm, int64_t min_bytes) {
+    if (min_bytes <= 0) return 0;
+    const int64_t e = gm * kGmBudgetDen - min_bytes * kGmBudgetNum;
+    return e > 0 ? e : 0;
+}
+
+// The cycles the GM budget may cost: kGmCycleSlackNum / kGmCycleSlackDen of the fastest
+// tiling's (autofuse_ascir::kernel::GM_CYCLE_SLACK, gm_cycle_cap).
+constexpr int64_t kGmCycleSlackNum = 21;
+constexpr int64_t kGmCycleSlackDen = 20;
+
+// Whether a candidate (excess, cost) beats the one kept (solver::Candidate::beats):
+// within the cycle cap first, then within the GM budget, then fewer cycles; ties keep
+// the one kept.
+inline bool Beats(int64_t excess, int64_t cost, int64_t kept_excess, int64_t kept_cost, int64_t cycle_cap) {
+    const bool over = cost > cycle_cap, kept_over = kept_cost > cycle_cap;
+    if (over != kept_over) return kept_over;
+    return excess < kept_excess || (excess == kept_excess && cost < kept_cost);
+}
 
 inline int64_t ceil_div(int64_t a, int64_t b) { return b <= 0 ? 0 : (a + b - 1) / b; }
 inline int64_t align_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
@@ -172,7 +208,13 @@ inline Work ScaledSum(const Work& a, int64_t k, const Work& b) {
                 a.vec_ops * k + b.vec_ops};
 }
 
-inline Solution Solve(const CaseModel* cases, int count, const int64_t* sym, const Chip& chip) {
+// GM bytes a work record loads and stores.
+inline int64_t Moved(const Work& w) { return w.mte2_bytes + w.mte3_bytes; }
+
+// One pass of Solve: the best tiling judged by the GM budget of `min_bytes` (0: none)
+// among the candidates within `cycle_cap` cycles (solver::choose).
+inline Solution SolveWithin(const CaseModel* cases, int count, const int64_t* sym, const Chip& chip, int64_t min_bytes,
+                            int64_t cycle_cap) {
     Solution best;
     const int64_t cores = chip.cores < 1 ? 1 : chip.cores;
     for (int ci = 0; ci < count; ++ci) {
@@ -279,7 +321,15 @@ inline Solution Solve(const CaseModel* cases, int count, const int64_t* sym, con
                     const int64_t mte3 = Mte3Cycles(p1, chip);
                     const int64_t cost = BlockCycles(1, 1, per_part, mte2, vec, mte3) + chip.sync_all_cycles +
                                          Mte2Cycles(p2, chip) + VecCycles(p2, chip) + Mte3Cycles(p2, chip);
-                    if (!have || cost < cand.cost) {
+                    // GM bytes (solver::cross_core_gm_bytes): every chunk once, the
+                    // partials written and read back, the rest once per row group.
+                    const int64_t chunks = ceil_div(s, tt);
+                    const int64_t gm = o * ((chunks - 1) * Moved(c.cc_chunk(sym, tt)) +
+                                            Moved(c.cc_chunk(sym, s - (chunks - 1) * tt)) +
+                                            parts * (Moved(c.cc_partial(sym, tt)) + Moved(c.cc_combine(sym, tt))) +
+                                            Moved(c.cc_fin(sym, tt)));
+                    const int64_t excess = GmExcess(gm, min_bytes);
+                    if (!have || Beats(excess, cost, cand.excess, cand.cost, cycle_cap)) {
                         have = true;
                         cand.tile = tt;
                         cand.tiles = o * parts;
@@ -291,50 +341,86 @@ inline Solution Solve(const CaseModel* cases, int count, const int64_t* sym, con
                         cand.mte3 = mte3;
                         cand.parts = parts;
                         cand.workspace = c.cc_partial(sym, tt).mte3_bytes * o * parts;
+                        cand.excess = excess;
                     }
                     continue;
                 }
                 const int64_t tiles = c.reduce_split ? o : o * ceil_div(s, tt);
-                int64_t bd = cores < tiles ? cores : tiles;
-                if (bd < 1) bd = 1;
-                const int64_t per = ceil_div(tiles, bd);
-                bd = ceil_div(tiles, per);
-                if (bd < 1) bd = 1;
-                // Tables in UB only where a block picks at least their bytes
-                // (autofuse_tiling::tiling::CaseModel::keeps_tables_for).
-                if (c.table_bytes != nullptr && c.table_bytes(sym, tt) > per * c.pick_bytes(sym, tt)) continue;
-                const Work w = c.work(sym, tt);
-                const int64_t mte2 = Mte2Cycles(w, chip);
-                const int64_t vec = VecCycles(w, chip);
-                const int64_t mte3 = Mte3Cycles(w, chip);
-                const int64_t once = Mte2Cycles(c.once(sym, tt), chip);
-                const int64_t reloads = c.chunk_major == 1   ? ChunkReloads(per, o, ceil_div(s, tt))
-                                        : c.chunk_major == 2 ? ChunkReloads(per, ceil_div(s, tt), o)
-                                                             : 0;
-                const int64_t cost = BlockCycles(c.reduce_split, per, ceil_div(s, tt), mte2, vec, mte3) + once +
-                                     reloads * Mte2Cycles(c.chunk(sym, tt), chip);
-                if (!have || cost < cand.cost) {
-                    have = true;
-                    cand.tile = tt;
-                    cand.tiles = tiles;
-                    cand.per = per;
-                    cand.block_dim = bd;
-                    cand.cost = cost;
-                    cand.mte2 = mte2;
-                    cand.vec = vec;
-                    cand.mte3 = mte3;
+                const int64_t chunks = ceil_div(s, tt);
+                // GM bytes every tile streams (solver::Eval::gm_bytes): the tail tile
+                // with its extent, a split-reduction row group whole.
+                const int64_t streamed = c.reduce_split ? o * Moved(c.work(sym, tt))
+                                                        : o * ((chunks - 1) * Moved(c.work(sym, tt)) +
+                                                               Moved(c.work(sym, s - (chunks - 1) * tt)));
+                // Every halving of the block dim down to one block (solver::block_spreads).
+                int64_t cap = cores < tiles ? cores : tiles;
+                if (cap < 1) cap = 1;
+                int64_t last_per = -1;
+                for (;;) {
+                    const int64_t per = ceil_div(tiles, cap);
+                    int64_t bd = ceil_div(tiles, per);
+                    if (bd < 1) bd = 1;
+                    const int64_t cap_now = cap;
+                    cap = ceil_div(cap, 2);
+                    if (per != last_per) {
+                        last_per = per;
+                        // Tables in UB only where a block picks at least their bytes
+                        // (autofuse_tiling::tiling::CaseModel::keeps_tables_for).
+                        if (c.table_bytes == nullptr || c.table_bytes(sym, tt) <= per * c.pick_bytes(sym, tt)) {
+                            const Work w = c.work(sym, tt);
+                            const int64_t mte2 = Mte2Cycles(w, chip);
+                            const int64_t vec = VecCycles(w, chip);
+                            const int64_t mte3 = Mte3Cycles(w, chip);
+                            const int64_t once = Mte2Cycles(c.once(sym, tt), chip);
+                            const int64_t reloads = c.chunk_major == 1   ? ChunkReloads(per, o, chunks)
+                                                    : c.chunk_major == 2 ? ChunkReloads(per, chunks, o)
+                                                                         : 0;
+                            const int64_t cost = BlockCycles(c.reduce_split, per, chunks, mte2, vec, mte3) + once +
+                                                 reloads * Mte2Cycles(c.chunk(sym, tt), chip);
+                            const int64_t gm =
+                                streamed + bd * (c.once(sym, tt).mte2_bytes + reloads * c.chunk(sym, tt).mte2_bytes);
+                            const int64_t excess = GmExcess(gm, min_bytes);
+                            if (!have || Beats(excess, cost, cand.excess, cand.cost, cycle_cap)) {
+                                have = true;
+                                cand.tile = tt;
+                                cand.tiles = tiles;
+                                cand.per = per;
+                                cand.block_dim = bd;
+                                cand.cost = cost;
+                                cand.mte2 = mte2;
+                                cand.vec = vec;
+                                cand.mte3 = mte3;
+                                cand.excess = excess;
+                            }
+                        }
+                    }
+                    if (cap_now == 1) break;
                 }
             }
             if (!have) continue;
         }
         cand.ub = c.ub_bytes(sym, cand.tile);
-        if (!best.ok || cand.cost < best.cost) {
+        if (!best.ok || Beats(cand.excess, cand.cost, best.excess, best.cost, cycle_cap)) {
             const int64_t need_keep = best.need;
             best = cand;
             best.need = need_keep;
         }
     }
     return best;
+}
+
+// The tiling of `cases` at `sym` (solver::solve): first the fastest, GM not weighed; then
+// the one within the GM budget (kGmBudgetNum / kGmBudgetDen of `min_bytes`, the kernel's
+// inputs and outputs whole) among the candidates within kGmCycleSlackNum /
+// kGmCycleSlackDen of the fastest's cycles (the fastest qualifies).
+inline Solution Solve(const CaseModel* cases, int count, const int64_t* sym, const Chip& chip, int64_t min_bytes) {
+    const int64_t kNoCap = INT64_MAX;
+    const Solution fastest = SolveWithin(cases, count, sym, chip, 0, kNoCap);
+    if (!fastest.ok || min_bytes <= 0) return fastest;
+    const int64_t cycle_cap =
+        fastest.cost > kNoCap / kGmCycleSlackNum ? kNoCap / kGmCycleSlackDen
+                                                  : fastest.cost * kGmCycleSlackNum / kGmCycleSlackDen;
+    return SolveWithin(cases, count, sym, chip, min_bytes, cycle_cap);
 }
 
 // One gather's row cache: bytes of a picked row in UB, rows a block picks, table elements

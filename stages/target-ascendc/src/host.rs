@@ -135,6 +135,12 @@ fn host_source(input: &KernelInput, name: &str) -> String {
     for case in &model.cases {
         c.push_str(&case_functions(model, case));
     }
+    let _ = writeln!(
+        c,
+        "// The kernel's inputs and outputs whole, each once: the base of the GM budget.\nint64_t MinBytes(const int64_t* sym) {{\n    (void)sym;\n{}    return {};\n}}",
+        locals(model, None),
+        cx(model, &model.min_bytes)
+    );
     c.push_str(&case_table(model, name));
     c.push_str(&solve_and_write_header(input, name));
     c.push_str(&case_fields(model, name));
@@ -270,7 +276,7 @@ fn solve_and_write_header(input: &KernelInput, name: &str) -> String {
         "extern \"C\" int {name}_tiling(const int64_t* sym, uint32_t cores, uint32_t ub_bytes, af_{name}::TilingData* out) {{\n\
          \x20   // Cost-model constants of {} (autofuse_ascir::chip).\n\
          \x20   const af_host::Chip chip{{cores, ub_bytes, {}, {}, {}, {}, {}, {}}};\n\
-         \x20   const af_host::Solution s = af_host::Solve(af_{name}::kCases, {}, sym, chip);\n\
+         \x20   const af_host::Solution s = af_host::Solve(af_{name}::kCases, {}, sym, chip, af_{name}::MinBytes(sym));\n\
          \x20   if (!s.ok) return 1;\n\
          \x20   *out = af_{name}::TilingData{{}};\n\
          \x20   out->block_dim = static_cast<uint32_t>(s.block_dim);\n\

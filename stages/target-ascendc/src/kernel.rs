@@ -699,7 +699,7 @@ fn emit_hoisted_loads(ctx: &Ctx) -> Result<String, String> {
     for &n in &hoisted {
         o.push_str(&hoist_load(ctx, n, "        ", true)?);
     }
-    o.push_str("        af::SyncLoadToVector();\n    }\n");
+    o.push_str("        af::SyncAllPipes();\n    }\n");
     Ok(o)
 }
 
@@ -774,7 +774,7 @@ fn emit_chunk_reload(ctx: &Ctx, indent: &str) -> Result<String, String> {
         return Ok(String::new());
     }
     let mut o = format!(
-        "{indent}// {why}\n{indent}if ({position} != {last}) {{\n{indent}    if ({last} >= 0) af::SyncVectorToLoad();\n"
+        "{indent}// {why}\n{indent}if ({position} != {last}) {{\n{indent}    if ({last} >= 0) af::SyncAllPipes();\n"
     );
     let inner = format!("{indent}    ");
     for &n in &resident {
@@ -782,7 +782,7 @@ fn emit_chunk_reload(ctx: &Ctx, indent: &str) -> Result<String, String> {
     }
     let _ = writeln!(
         o,
-        "{inner}af::SyncLoadToVector();\n{inner}{last} = {position};\n{indent}}}"
+        "{inner}af::SyncAllPipes();\n{inner}{last} = {position};\n{indent}}}"
     );
     Ok(o)
 }

@@ -22,12 +22,12 @@
 // CHECK-NEXT: int64_t rest = tile_id % outer_tiles;
 // CHECK-NEXT: const int64_t chunk = tile_id / outer_tiles;
 // CHECK: if (chunk != resident_chunk) {
-// CHECK-NEXT: if (resident_chunk >= 0) af::SyncVectorToLoad();
+// CHECK-NEXT: if (resident_chunk >= 0) af::SyncAllPipes();
 // CHECK: hoist.Get<uint8_t>()[static_cast<uint32_t>(0)]
 // CHECK: af::LoadBox(r{{[0-9]+}}, gm_in1, o_z2 * (128),
 // CHECK: hoist.Get<uint8_t>()[static_cast<uint32_t>(256*z2t_size)]
 // CHECK: af::LoadBox(r{{[0-9]+}}, gm_in2, o_z2 * (128),
-// CHECK: af::SyncLoadToVector();
+// CHECK: af::SyncAllPipes();
 // CHECK-NEXT: resident_chunk = chunk;
 // CHECK-NEXT: }
 // CHECK-NEXT: // CopyIn: GM -> VECIN

@@ -28,7 +28,7 @@
 // CHECK-NEXT: const int64_t gs[2] = {0, 1};
 // CHECK-NEXT: af::LoadBox([[BETA]], gm_in2, 0,
 // CHECK-NEXT: }
-// CHECK-NEXT: af::SyncLoadToVector();
+// CHECK-NEXT: af::SyncAllPipes();
 // CHECK-NEXT: }
 // CHECK-NEXT: for (int64_t tile_id = first; tile_id < last; ++tile_id) {
 // Inside the loop only x is loaded; gamma and beta are read from the hoist buffer.

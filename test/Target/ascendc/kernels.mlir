@@ -53,8 +53,11 @@
 // CHECK: extern "C" int autofuse_pointwise_0_Exp_tiling(const int64_t* symbols, uint32_t cores, uint32_t ub_bytes,
 // CHECK-LABEL: // ===== autofuse_pointwise_0_Exp/autofuse_pointwise_0_Exp_tiling.cpp
 // CHECK: return 16*af_align(af_align(z0t_size, 8), 64);
+// The GM budget's base: the f32 input and output of s0 elements, each once.
+// CHECK: int64_t MinBytes(const int64_t* sym) {
+// CHECK: return 8*s0;
 // CHECK: {0, 8, 0, Case0Split, Case0Outer, Case0Ub, Case0Work, Case0Once, 0, Case0Chunk},
-// CHECK: const af_host::Solution s = af_host::Solve(af_autofuse_pointwise_0_Exp::kCases, 1, sym, chip);
+// CHECK: const af_host::Solution s = af_host::Solve(af_autofuse_pointwise_0_Exp::kCases, 1, sym, chip, af_autofuse_pointwise_0_Exp::MinBytes(sym));
 // CHECK: out->z0t_size = t;
 // CHECK: out->z0Tb_size = s.per;
 // CHECK-LABEL: // ===== autofuse_pointwise_0_Exp/CMakeLists.txt

@@ -24,9 +24,9 @@
 // CHECK-NEXT: (void)chunk;
 // CHECK-NEXT: const int64_t outer_pos = rest;
 // CHECK: if (outer_pos != resident_outer) {
-// CHECK-NEXT: if (resident_outer >= 0) af::SyncVectorToLoad();
+// CHECK-NEXT: if (resident_outer >= 0) af::SyncAllPipes();
 // CHECK: af::LoadBox(r{{[0-9]+}}, gm_in1, o_z0 * (af_sym_s),
-// CHECK: af::SyncLoadToVector();
+// CHECK: af::SyncAllPipes();
 // CHECK-NEXT: resident_outer = outer_pos;
 // CHECK-NEXT: }
 // CHECK-NEXT: // CopyIn: GM -> VECIN

@@ -366,6 +366,9 @@ impl<'a> Allocator<'a> {
                         if reduced.len() > 1 {
                             s.extras.scratch = true;
                         }
+                    } else if !reduced.is_empty() {
+                        // af::TreeCombineRows: half of an output row's source rows.
+                        s.extras.work = true;
                     }
                     if matches!(info.kind, NodeKind::Reduce { ref op, .. } if op == "mean") {
                         // Muls by 1/N needs nothing extra.
