@@ -98,12 +98,18 @@ class Node:
 class Emitter:
     """Builds the AscGraph text of one recorded kernel."""
 
-    def __init__(self, kernel: LoopKernel, storage):
+    def __init__(self, kernel: LoopKernel, storage, unit_inner: bool = False):
         self.kernel = kernel
         self.storage = storage
-        self.zs = kernel.axis_symbols()
-        self.rank = len(kernel.axes)
-        self.sizes = [text(s) for s in kernel.axes]
+        # `unit_inner`: one more axis of size 1, innermost, along which every GM view
+        # is contiguous: a store or load strided along the kernel's innermost axis
+        # then moves rows of one element (DataCopyPad with a GM gap; the schedule keeps
+        # such a unit axis innermost), where it would be refused.
+        self.unit_inner = unit_inner
+        self.axes = list(kernel.axes) + ([sympy.Integer(1)] if unit_inner else [])
+        self.rank = len(self.axes)
+        self.zs = [sympy.Symbol(f"z{i}", integer=True, nonnegative=True) for i in range(self.rank)]
+        self.sizes = [text(s) for s in self.axes]
         self.lines: list[str] = []
         self.args: list[tuple[str, str]] = []  # (buffer, type)
         self.outputs: list[tuple[str, str, str]] = []  # (buffer, type, ssa)
@@ -126,11 +132,19 @@ class Emitter:
         dims = "".join((s if s.isdigit() else "?") + "x" if m else "1x" for s, m in zip(self.sizes, mask))
         return f"tensor<{dims}{DTYPES[dtype]}>"
 
+    def gm_strides(self, coeffs, mask) -> list[str]:
+        """A GM view's strides: the index's coefficient per axis it iterates, 0 on the
+        others, 1 on the unit innermost axis (rows of one element)."""
+        gm = [text(c) if m else "0" for c, m in zip(coeffs, mask)]
+        if self.unit_inner:
+            gm[-1] = "1"
+        return gm
+
     def view(self, mask, strides=None) -> str:
         reps = [s if m else "1" for s, m in zip(self.sizes, mask)]
         if strides is None:
             strides, acc = [], sympy.Integer(1)
-            for size, m in reversed(list(zip(self.kernel.axes, mask))):
+            for size, m in reversed(list(zip(self.axes, mask))):
                 strides.append(text(acc) if m else "0")
                 if m:
                     acc = acc * size
@@ -232,7 +246,7 @@ class Emitter:
         if any(_order(c) >= _order(row) for c in coeffs if c != 0):
             raise Unsupported("an embedding lookup reading across rows")
         ids = self.raw_load(source.args[0], source.args[1])
-        mask = [c != 0 and s != 1 for c, s in zip(coeffs, self.kernel.axes)]
+        mask = [c != 0 and s != 1 for c, s in zip(coeffs, self.axes)]
         arg = len(self.args)
         table = f"tensor<{_dim(rows)}x{_dim(row)}x{DTYPES[dtype]}>"
         self.args.append((name, table))
@@ -249,7 +263,7 @@ class Emitter:
     def raw_load(self, name: str, index) -> Node:
         """A load of a buffer in its own element type (float64 read as float32)."""
         coeffs, offset = self.affine(index)
-        mask = [c != 0 and s != 1 for c, s in zip(coeffs, self.kernel.axes)]
+        mask = [c != 0 and s != 1 for c, s in zip(coeffs, self.axes)]
         arg = len(self.args)
         dtype = self.storage(name)[0]
         if dtype == torch.float64:
@@ -258,7 +272,7 @@ class Emitter:
             self.host_float32.add(name)
             dtype = torch.float32
         self.args.append((name, self.flat_type(name, True)))
-        gm = [text(c) if m else "0" for c, m in zip(coeffs, mask)]
+        gm = self.gm_strides(coeffs, mask)
         d, ssa = self.fresh(), None
         self.lines.append(
             f'    {d} = "ascir.data"(%arg{arg}) {{index = {arg} : i64, view = {self.view(mask, gm)}}} '
@@ -292,7 +306,7 @@ class Emitter:
         dtype = kernel_dtype(dtype)
         if dtype not in (torch.int32, torch.float32):
             raise Unsupported(f"an index expression of {dtype}")
-        mask = [c != 0 and s != 1 for c, s in zip(coeffs, self.kernel.axes)]
+        mask = [c != 0 and s != 1 for c, s in zip(coeffs, self.axes)]
         if not any(mask):
             mask = [False] * self.rank
         strides = [text(c) if m else "0" for c, m in zip(coeffs, mask)]
@@ -366,7 +380,7 @@ class Emitter:
                 d = self.emit("sub", [src, self.broadcast(mean, src.mask)], "", src.mask, src.dtype)
                 return self.emit("sum", [self.emit("mul", [d, d], "", src.mask, src.dtype)], "", out_mask, src.dtype)
             count = sympy.Integer(1)
-            for s in self.kernel.axes[self.rank - r:]:
+            for s in self.axes[self.rank - r:]:
                 count = count * s
             if not count.is_number:
                 raise Unsupported("a welford count of symbolic size")
@@ -382,12 +396,12 @@ class Emitter:
     def store(self, buffer: str, index, value: LVal, reduction: bool) -> None:
         coeffs, offset = self.affine(index)
         r = self.kernel.reduction_axes
-        mask = [c != 0 and s != 1 for c, s in zip(coeffs, self.kernel.axes)]
+        mask = [c != 0 and s != 1 for c, s in zip(coeffs, self.axes)]
         if reduction and any(mask[self.rank - r:]):
             raise Unsupported("a reduction stored along its reduced axes")
         inner = [c for c, m in zip(coeffs, mask) if m]
-        if inner and sympy.simplify(inner[-1] - 1) != 0:
-            raise Unsupported(f"a store of {buffer} whose innermost axis is strided ({inner[-1]})")
+        if inner and sympy.simplify(inner[-1] - 1) != 0 and not self.unit_inner:
+            raise StridedInnermost(f"a store of {buffer} whose innermost axis is strided ({inner[-1]})")
         node = self.value(value)
         if any(m and not t for m, t in zip(node.mask, mask)):
             raise Unsupported(f"a store of {buffer} that writes one element from several iterations")
@@ -395,7 +409,7 @@ class Emitter:
         node = self.cast(self.broadcast(node, mask), dtype)
         # The store's view is the GM view. Autofuse schedules no store at a non-zero
         # offset: the output is passed from there.
-        gm = [text(c) if m else "0" for c, m in zip(coeffs, mask)]
+        gm = self.gm_strides(coeffs, mask)
         out_type = self.flat_type(buffer, offset=offset)
         ssa = self.fresh()
         t = self.tensor(mask, dtype)
@@ -441,9 +455,14 @@ def _order(e) -> float:
     return float(e.subs({sym: 97 for sym in e.free_symbols}))
 
 
-def kernel_text(kernel: LoopKernel, storage) -> Emitter:
+class StridedInnermost(Unsupported):
+    """A view strided along the kernel's innermost axis: the emitter with a unit
+    innermost axis may express it."""
+
+
+def kernel_text(kernel: LoopKernel, storage, unit_inner: bool = False) -> Emitter:
     """The AscGraph of `kernel` (raises ``Unsupported`` with the reason)."""
-    e = Emitter(kernel, storage)
+    e = Emitter(kernel, storage, unit_inner)
     e.text = e.function()
     return e
 
@@ -522,6 +541,16 @@ def check_kernel(work: Path, e: Emitter) -> str | None:
     return None
 
 
+def _checked_kernel(work: Path, k: LoopKernel, unit_inner: bool):
+    """The emitter of `k` and None, or None and why autofuse cannot build it."""
+    try:
+        e = kernel_text(k, lambda b, k=k: k.storage[b], unit_inner)
+    except Unsupported as why:
+        return None, str(why)
+    problem = check_kernel(work, e)
+    return (None, problem) if problem else (e, None)
+
+
 def build_module(key: str, kernels: list[LoopKernel], report, npu: bool = False) -> BuiltModule | None:
     """The AscGraph of each kernel, checked alone, then all that pass built as one
     library (and, with `npu`, as the NPU glue of the same kernels, npu.py). Kernels that
@@ -533,12 +562,12 @@ def build_module(key: str, kernels: list[LoopKernel], report, npu: bool = False)
     work.mkdir(parents=True, exist_ok=True)
     emitters: dict[str, Emitter] = {}
     for k in kernels:
-        try:
-            e = kernel_text(k, lambda b, k=k: k.storage[b])
-        except Unsupported as why:
-            k.unsupported.append(str(why))
-            continue
-        problem = check_kernel(work, e)
+        e, problem = _checked_kernel(work, k, unit_inner=False)
+        if problem and k.reduction_axes == 0 and (
+                problem.startswith("a store of") or "not contiguous along the innermost axis" in problem):
+            # Strided along the innermost axis: rows of one element (a pointwise
+            # kernel only: the unit axis goes after the reduction axes otherwise).
+            e, problem = _checked_kernel(work, k, unit_inner=True)
         if problem:
             k.unsupported.append(problem)
             continue

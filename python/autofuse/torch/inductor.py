@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import math
 import os
 import threading
 import time
@@ -102,7 +103,12 @@ class InductorGraph:
             # The whole storage from the buffer's start: a kernel must not write
             # outside its buffer's elements either.
             mine, theirs = _flat(tensors[n]), _flat(copies[n])
-            diff = (mine.double() - theirs.double()).abs().max().item() if mine.numel() else 0.0
+            # Elements equal as IEEE values or both NaN (memory neither writes may hold
+            # NaN bytes) differ by 0; a NaN on one side only is an infinite difference.
+            a, b = mine.double(), theirs.double()
+            same = (a == b) | (torch.isnan(a) & torch.isnan(b))
+            gap = torch.where(same, torch.zeros_like(a), (a - b).abs().nan_to_num(nan=math.inf))
+            diff = gap.max().item() if mine.numel() else 0.0
             print(f"autofuse-inductor check: {self.key} {kernel.name} {n}: max difference {diff:.3e}")
 
 

@@ -115,13 +115,14 @@ impl HintViews {
             })
             .collect();
         // A GM view strided along the innermost kept axis but contiguous along a later unit
-        // axis (`x[..., 3:4]`) reads rows of one element: the unit axis stays innermost so
-        // DataCopyPad moves those rows (32-byte blocks per element, but no kernel of its own).
+        // axis (`x[..., 3:4]`, or a store of every other element) moves rows of one
+        // element: the unit axis stays innermost so DataCopyPad moves those rows (32-byte
+        // blocks per element, but no kernel of its own).
         if let (Some(&inner), Some(unit)) = (kept.last(), hint_ids.len().checked_sub(1)) {
             let one_element_rows = unit > inner
                 && graph.axes[unit].size.as_const() == Some(1)
                 && graph.nodes.iter().enumerate().any(|(n, node)| {
-                    node.op == "data"
+                    matches!(node.op.as_str(), "data" | "store" | "output")
                         && full_hint[n][inner]
                         && node.view.strides[inner] != c(1)
                         && node.view.strides[unit] == c(1)
