@@ -50,7 +50,6 @@ INDUCTOR_BITWISE = {"and_": "bitwise_and", "or_": "bitwise_or", "xor": "bitwise_
 REDUCTIONS = {"sum": "sum", "max": "max", "min": "min", "prod": "prod", "any": "any"}
 
 
-
 def exact_divisions(e):
     """`e` with every floor division whose dividend is an exact polynomial multiple of
     its divisor replaced by the quotient: Inductor writes strides of symbolic sizes as
@@ -58,11 +57,11 @@ def exact_divisions(e):
     def quotient(d):
         a, b = d.args[0], d.args[1]
         q = sympy.cancel(a / b)
-        num, den = sympy.fraction(q)
-        if den == 1 and q.is_polynomial():
+        if sympy.fraction(q)[1] == 1 and q.is_polynomial():
             return q
         return d
     return e.replace(lambda d: type(d).__name__ in ("FloorDiv", "CleanDiv"), quotient)
+
 
 def text(e) -> str:
     """A sympy size or stride as autofuse expression text (no outer parentheses)."""
