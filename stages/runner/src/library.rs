@@ -402,7 +402,12 @@ pub fn emit_library(
     dir: &Path,
 ) -> Result<Library, String> {
     let built = build_library(module, options)?;
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    std::fs::create_dir_all(dir).map_err(|e| {
+        format!(
+            "cannot create the library directory '{}': {e}",
+            dir.display()
+        )
+    })?;
     let target = dir.join("kernels.so");
     let staged = dir.join(".kernels.so.partial");
     std::fs::copy(&built.path, &staged).map_err(|e| format!("{}: {e}", staged.display()))?;
