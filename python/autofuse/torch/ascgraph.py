@@ -541,13 +541,18 @@ def check_kernel(work: Path, e: Emitter) -> str | None:
 
 
 def _checked_kernel(work: Path, k: LoopKernel, unit_inner: bool):
-    """The emitter of `k` and None, or None and why autofuse cannot build it."""
+    """The emitter of `k` and None, or None and why autofuse cannot build it; and
+    whether the reason is a view strided along the innermost axis."""
     try:
         e = kernel_text(k, lambda b, k=k: k.storage[b], unit_inner)
+    except StridedInnermost as why:
+        return None, str(why), True
     except Unsupported as why:
-        return None, str(why)
+        return None, str(why), False
     problem = check_kernel(work, e)
-    return (None, problem) if problem else (e, None)
+    if problem:
+        return None, problem, "not contiguous along the innermost axis" in problem
+    return e, None, False
 
 
 def build_module(key: str, kernels: list[LoopKernel], report, npu: bool = False) -> BuiltModule | None:
@@ -561,12 +566,11 @@ def build_module(key: str, kernels: list[LoopKernel], report, npu: bool = False)
     work.mkdir(parents=True, exist_ok=True)
     emitters: dict[str, Emitter] = {}
     for k in kernels:
-        e, problem = _checked_kernel(work, k, unit_inner=False)
-        if problem and k.reduction_axes == 0 and (
-                problem.startswith("a store of") or "not contiguous along the innermost axis" in problem):
+        e, problem, strided = _checked_kernel(work, k, unit_inner=False)
+        if strided and k.reduction_axes == 0:
             # Strided along the innermost axis: rows of one element (a pointwise
             # kernel only: the unit axis goes after the reduction axes otherwise).
-            e, problem = _checked_kernel(work, k, unit_inner=True)
+            e, problem, _ = _checked_kernel(work, k, unit_inner=True)
         if problem:
             k.unsupported.append(problem)
             continue
