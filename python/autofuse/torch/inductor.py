@@ -34,8 +34,8 @@ from sympy import prod as sympy_product
 
 from . import ascgraph
 from .backend import REPORTS, GraphReport, _eager, _on_npu
-from .loop_ir import (LoopKernel, Recorder, all_symbols, evaluate, group_vars, index_splits, order_axes_by_store,
-                      refine, simplify_indices, unknown_index_heads)
+from .loop_ir import (LoopKernel, Recorder, all_symbols, evaluate, flat_storage, group_vars, index_splits,
+                      order_axes_by_store, refine, simplify_indices, unknown_index_heads)
 
 _LOCK = threading.Lock()
 
@@ -102,7 +102,7 @@ class InductorGraph:
         for n in written:
             # The whole storage from the buffer's start: a kernel must not write
             # outside its buffer's elements either.
-            mine, theirs = _flat(tensors[n]), _flat(copies[n])
+            mine, theirs = flat_storage(tensors[n]), flat_storage(copies[n])
             # Elements equal as IEEE values or both NaN (memory neither writes may hold
             # NaN bytes) differ by 0; a NaN on one side only is an infinite difference.
             a, b = mine.double(), theirs.double()
@@ -112,14 +112,9 @@ class InductorGraph:
             print(f"autofuse-inductor check: {self.key} {kernel.name} {n}: max difference {diff:.3e}")
 
 
-def _flat(t: torch.Tensor) -> torch.Tensor:
-    return torch.as_strided(t, (t.untyped_storage().nbytes() // t.element_size() - t.storage_offset(),), (1,))
-
-
 def _storage_copy(t: torch.Tensor) -> torch.Tensor:
     """A copy of `t` with its own copy of the storage it views (its strides kept)."""
-    n = t.untyped_storage().nbytes() // t.element_size() - t.storage_offset()
-    base = torch.as_strided(t, (n,), (1,)).clone()
+    base = flat_storage(t).clone()
     return torch.as_strided(base, t.shape, t.stride())
 
 

@@ -391,6 +391,12 @@ def _fold(tensor_fn, int_fn, args):
     return out
 
 
+def flat_storage(t: torch.Tensor) -> torch.Tensor:
+    """The storage `t` views, from `t`'s first element to the storage's end, as one
+    contiguous 1-D tensor sharing it (what an Inductor kernel indexes)."""
+    return torch.as_strided(t, (t.untyped_storage().nbytes() // t.element_size() - t.storage_offset(),), (1,))
+
+
 def evaluate(kernel: LoopKernel, buffers: dict[str, torch.Tensor], symbols: dict[str, int],
              indirect: dict) -> None:
     """Runs a recorded kernel with torch over its whole iteration space at once:
@@ -407,8 +413,7 @@ def evaluate(kernel: LoopKernel, buffers: dict[str, torch.Tensor], symbols: dict
     full = sizes
     reduced = sizes[: rank - kernel.reduction_axes] + [1] * kernel.reduction_axes
     dims = list(range(rank - kernel.reduction_axes, rank))
-    flats = {name: torch.as_strided(t, (t.untyped_storage().nbytes() // t.element_size() - t.storage_offset(),), (1,))
-             for name, t in buffers.items()}
+    flats = {name: flat_storage(t) for name, t in buffers.items()}
     cache: dict[int, torch.Tensor] = {}
     index_of = SympyTorch(env)
 
