@@ -18,6 +18,19 @@ pub fn parse_module<'c>(
     source: &[u8],
     source_name: &str,
 ) -> Option<Module<'c>> {
+    if !source.starts_with(BYTECODE_MAGIC) {
+        if let Some((line, column)) = nesting_beyond(source, MAX_NESTING) {
+            let location = melior::ir::Location::new(context, source_name, line, column);
+            crate::diagnostics::error(
+                location,
+                format!(
+                    "brackets nest deeper than {MAX_NESTING} levels here; autofuse refuses \
+                     such input (MLIR's parser recurses per level)"
+                ),
+            );
+            return None;
+        }
+    }
     if source.starts_with(BYTECODE_MAGIC) || starts_with_module(source) {
         let op = raw::parse_operation(context, source, source_name)?;
         return Module::from_operation(op);
@@ -28,6 +41,55 @@ pub fn parse_module<'c>(
     wrapped.extend_from_slice(b"\n}");
     let op = raw::parse_operation(context, &wrapped, source_name)?;
     Module::from_operation(op)
+}
+
+/// The deepest bracket nesting (`(`, `[`, `{`, `<`) a text input may have. MLIR's parser,
+/// printer and verifier recurse once or more per level, so nesting past what the stack
+/// holds (about 5,000 levels of nested arrays or regions on an 8 MB stack) would abort
+/// the process; no IR a compiler writes comes near this bound.
+pub const MAX_NESTING: usize = 1000;
+
+/// The 1-based line and column of the first bracket that opens level `limit + 1`, or
+/// `None` when the text stays within `limit`. Brackets inside string literals and `//`
+/// comments do not count; `->` is not a closing bracket; closing brackets never take the
+/// depth below zero (`>=` of an integer set), so the count errs only towards accepting.
+fn nesting_beyond(source: &[u8], limit: usize) -> Option<(usize, usize)> {
+    let (mut depth, mut line, mut line_start) = (0usize, 1usize, 0usize);
+    let mut i = 0;
+    while i < source.len() {
+        match source[i] {
+            b'\n' => {
+                line += 1;
+                line_start = i + 1;
+            }
+            b'"' => {
+                // A string literal: skip to its closing quote past escapes (a newline
+                // inside one is an error MLIR's parser reports).
+                i += 1;
+                while i < source.len() && source[i] != b'"' && source[i] != b'\n' {
+                    i += if source[i] == b'\\' { 2 } else { 1 };
+                }
+                continue;
+            }
+            b'/' if source.get(i + 1) == Some(&b'/') => {
+                while i < source.len() && source[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'(' | b'[' | b'{' | b'<' => {
+                depth += 1;
+                if depth > limit {
+                    return Some((line, i - line_start + 1));
+                }
+            }
+            b'>' if i > 0 && source[i - 1] == b'-' => {}
+            b')' | b']' | b'}' | b'>' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 /// Whether the first token after whitespace and `//` comments is a module op.
@@ -103,7 +165,7 @@ pub fn load_module<'c>(
 
 #[cfg(test)]
 mod tests {
-    use super::starts_with_module;
+    use super::{nesting_beyond, starts_with_module};
 
     #[test]
     fn recognizes_explicit_modules_after_comments() {
@@ -113,5 +175,17 @@ mod tests {
         assert!(!starts_with_module(b"func.func @f() { return }"));
         assert!(!starts_with_module(b"module_like.op"));
         assert!(!starts_with_module(b"// only a comment"));
+    }
+
+    #[test]
+    fn nesting_is_measured_outside_strings_comments_and_arrows() {
+        assert_eq!(nesting_beyond(b"a = [[[1]]]", 3), None);
+        assert_eq!(nesting_beyond(b"a = [[[[1]]]]", 3), Some((1, 8)));
+        assert_eq!(nesting_beyond(b"x\n  {{(", 2), Some((2, 5)));
+        // Brackets in strings and comments, and arrows, do not count.
+        assert_eq!(nesting_beyond(b"s = \"[[[[\\\"[[[\" // ((((\n[]", 1), None);
+        assert_eq!(nesting_beyond(b"(f32) -> (f32) -> <i1>", 1), None);
+        // An unmatched closing bracket does not lower the count below zero.
+        assert_eq!(nesting_beyond(b"]]]]]((", 1), Some((1, 7)));
     }
 }

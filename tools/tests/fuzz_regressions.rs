@@ -1,6 +1,6 @@
 //! Inputs found by the fuzzer (scripts/fuzz.sh, docs/reliability.md "Fuzzing") that
-//! panicked or hung the ONNX importer: each must now import or fail with an error, and
-//! finish. The deadline is a hang guard (the hang found walked 2^49 indices of a tensor
+//! panicked or hung the ONNX importer or the MLIR pipeline: each must now succeed or
+//! fail with an error, and finish. The deadline is a hang guard (the hang found walked 2^49 indices of a tensor
 //! without elements), generous enough for any machine, not a speed target.
 
 use std::path::Path;
@@ -32,4 +32,59 @@ fn onnx_importer_regressions_neither_panic_nor_hang() {
         count += 1;
     }
     assert!(count >= 2, "regression inputs missing in {}", dir.display());
+}
+
+/// MLIR inputs that panicked the pipeline (`fuzz/regressions/mlir_pipeline`): each runs
+/// through what the `mlir_pipeline` target runs (`autofuse-opt` with the pass pipeline,
+/// then `autofuse-translate --mlir-to-ascendc` when it succeeds); each tool must finish
+/// with 0 or a diagnosed 1, never a panic (101) or a signal.
+#[test]
+fn mlir_pipeline_regressions_neither_panic_nor_hang() {
+    use std::process::Command;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/regressions/mlir_pipeline");
+    let scratch = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fuzz-regressions-mlir");
+    std::fs::create_dir_all(&scratch).expect("a scratch directory");
+    let mut count = 0;
+    for entry in std::fs::read_dir(&dir).expect("fuzz/regressions/mlir_pipeline exists") {
+        let path = entry.expect("a directory entry").path();
+        let lowered = scratch.join("lowered.mlir");
+        let opt = Command::new(env!("CARGO_BIN_EXE_autofuse-opt"))
+            .arg(&path)
+            .args([
+                "--infer-symbolic-shapes",
+                "--decompose",
+                "--lower-to-ascir",
+                "--fuse",
+                "--schedule",
+                "--auto-tiling",
+                "-o",
+            ])
+            .arg(&lowered)
+            .output()
+            .expect("autofuse-opt runs");
+        let code = opt.status.code();
+        let stderr = String::from_utf8_lossy(&opt.stderr);
+        assert!(
+            matches!(code, Some(0 | 1)) && !stderr.contains("panicked"),
+            "autofuse-opt on {} ended with {code:?}: {stderr}",
+            path.display()
+        );
+        if code == Some(0) {
+            let translate = Command::new(env!("CARGO_BIN_EXE_autofuse-translate"))
+                .arg(&lowered)
+                .args(["--mlir-to-ascendc", "-o"])
+                .arg(scratch.join("kernels"))
+                .output()
+                .expect("autofuse-translate runs");
+            let code = translate.status.code();
+            let stderr = String::from_utf8_lossy(&translate.stderr);
+            assert!(
+                matches!(code, Some(0 | 1)) && !stderr.contains("panicked"),
+                "autofuse-translate on {} ended with {code:?}: {stderr}",
+                path.display()
+            );
+        }
+        count += 1;
+    }
+    assert!(count >= 1, "regression inputs missing in {}", dir.display());
 }

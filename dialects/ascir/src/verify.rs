@@ -74,6 +74,18 @@ pub fn axis_table(
             report(format!("axis id {id} is defined twice"));
             ok = false;
         }
+        // Names become the size symbols of tile and block splits (`<name>t_size`) and C
+        // identifiers of the generated kernel and tiling function.
+        match params.get(1).and_then(AttrValue::as_str) {
+            Some(name) if Expr::try_symbol(name).is_ok() => {}
+            name => {
+                let name = name.map_or_else(|| "no name".to_string(), |n| format!("name '{n}'"));
+                report(format!(
+                    "axis {id} has {name}; expected an identifier [A-Za-z_][A-Za-z0-9_]*"
+                ));
+                ok = false;
+            }
+        }
         if !kind.is_some_and(|k| AXIS_KINDS.contains(&k)) {
             report(format!(
                 "axis {id} has kind {kind:?}; expected one of {}",

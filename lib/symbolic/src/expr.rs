@@ -437,6 +437,44 @@ impl Expr {
         self.terms.len()
     }
 
+    /// The number of nodes the printed tree of this expression has (terms, atoms and the
+    /// arguments of every operation, each shared subexpression counted where it
+    /// prints), or `None` once that number passes `budget`. Printing is linear in this
+    /// count; the walk stops at the budget, so the call is O(budget) at most.
+    pub fn printed_nodes_within(&self, budget: usize) -> Option<usize> {
+        let mut remaining = budget;
+        self.spend_printed_nodes(&mut remaining)?;
+        Some(budget - remaining)
+    }
+
+    fn spend_printed_nodes(&self, remaining: &mut usize) -> Option<()> {
+        for mono in self.terms.keys() {
+            *remaining = remaining.checked_sub(1)?;
+            for (atom, _) in &mono.0 {
+                *remaining = remaining.checked_sub(1)?;
+                match atom {
+                    Atom::Sym(_) => {}
+                    Atom::FloorDiv(a, b)
+                    | Atom::CeilDiv(a, b)
+                    | Atom::Mod(a, b)
+                    | Atom::Align(a, b)
+                    | Atom::Add(a, b)
+                    | Atom::Mul(a, b) => {
+                        a.spend_printed_nodes(remaining)?;
+                        b.spend_printed_nodes(remaining)?;
+                    }
+                    Atom::Neg(a) => a.spend_printed_nodes(remaining)?,
+                    Atom::Min(args) | Atom::Max(args) => {
+                        for arg in args {
+                            arg.spend_printed_nodes(remaining)?;
+                        }
+                    }
+                }
+            }
+        }
+        Some(())
+    }
+
     /// `*self = self + sign * rhs` (`sign` 1 or -1), in place when `self` is not shared:
     /// a sum of n terms is accumulated in O(n log n), not O(n^2) copies of the terms.
     /// The result is that of [`Expr::add_expr`] / [`Expr::sub_expr`].

@@ -503,6 +503,10 @@ fn convert_call(name: &str, args: &[(usize, Ast)], offset: usize) -> Result<Expr
 /// successful parses are remembered per thread, up to this many texts.
 const PARSE_MEMO_LIMIT: usize = 1 << 16;
 
+/// The printed nodes any parsed expression may have, beside 64 per byte of its text:
+/// room for the largest product of sums the parser expands (4096 terms of a few atoms).
+const PRINTED_NODES_BASE: usize = 32_768;
+
 thread_local! {
     static PARSE_MEMO: std::cell::RefCell<crate::TextMemo<Expr>> =
         std::cell::RefCell::new(crate::TextMemo::new(PARSE_MEMO_LIMIT));
@@ -530,7 +534,26 @@ impl Expr {
         let ast = parser.expr()?;
         let rest = parser.peek();
         match rest.tok {
-            Tok::End => convert(&ast),
+            Tok::End => {
+                let expr = convert(&ast)?;
+                // Canonical forms can repeat a subexpression in several places (a
+                // division distributed over a sum), so a short text may denote a
+                // tree whose printed form is exponentially longer; every pass that
+                // prints or walks it would pay that. Any text the printer wrote has at
+                // least one byte per node, so printed IR always parses.
+                let budget = PRINTED_NODES_BASE.saturating_add(text.len().saturating_mul(64));
+                if expr.printed_nodes_within(budget).is_none() {
+                    return Err(ParseError::new(
+                        0,
+                        format!(
+                            "the expression's canonical form prints as more than {budget} \
+                             nodes (its subexpressions repeat); write it with fewer nested \
+                             divisions of sums"
+                        ),
+                    ));
+                }
+                Ok(expr)
+            }
             Tok::RParen => Err(ParseError::new(rest.offset, "unmatched ')'")),
             ref other => Err(ParseError::new(
                 rest.offset,

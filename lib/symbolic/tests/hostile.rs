@@ -55,3 +55,27 @@ fn long_sums_parse_in_near_linear_time() {
     let printed = parse_within(terms.join(" + "), 60);
     assert!(printed.contains("s49999"));
 }
+
+/// A short text whose canonical form repeats subexpressions (divisions distributed over
+/// sums) printed far longer than itself: 256 bytes of the fuzzer's printed as 205 KB
+/// (72614 nodes), and deeper nesting grows exponentially. Such a text is refused; what
+/// the printer writes always parses back.
+#[test]
+fn texts_whose_canonical_form_prints_far_longer_are_refused() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fuzz/regressions/symbolic_expr/print-blowup"
+    );
+    let text = std::fs::read_to_string(path).expect("the regression input");
+    match Expr::parse_uncached(&text) {
+        Err(e) => assert!(e.to_string().contains("prints as more than"), "{e}"),
+        Ok(e) => panic!("parsed into {} bytes of text", e.to_string().len()),
+    }
+    // Under the bound, a repeated form parses, and its printed text parses back.
+    let moderate = "floor((s0 + floor((s1 + s2)/3))/5) * (s3 + s4 + 1) * (s5 + s6 + 1)";
+    let printed = parse_within(moderate.to_string(), 60);
+    assert_eq!(
+        Expr::parse_uncached(&printed).expect("printed text parses"),
+        Expr::parse_uncached(moderate).expect("parses")
+    );
+}

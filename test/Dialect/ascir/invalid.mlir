@@ -56,6 +56,14 @@ func.func @dup_axis(%a: tensor<4xf32>) -> tensor<4xf32> attributes {ascir.axes =
 
 // -----
 
+// Axis names are identifiers: tile and block splits name size symbols after them.
+// expected-error@+1 {{axis 0 has name 'z-0'; expected an identifier}}
+func.func @bad_axis_name(%a: tensor<4xf32>) -> tensor<4xf32> attributes {ascir.axes = [#ascir.axis<0, "z-0", "4", "original", []>], ascir.sizes = []} {
+  return %a : tensor<4xf32>
+}
+
+// -----
+
 // Sizes must list symbols.
 // expected-error@+1 {{'ascir.sizes' entry 's0*2' is not a symbol name}}
 func.func @bad_sizes(%a: tensor<4xf32>) -> tensor<4xf32> attributes {ascir.axes = [#ascir.axis<0, "z0", "4", "original", []>], ascir.sizes = ["s0*2"]} {
