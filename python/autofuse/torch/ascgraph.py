@@ -8,7 +8,7 @@ Every buffer is passed as its flat storage (a 1-D tensor of the storage's elemen
 count); a load's or store's GM view gives the strides of its index expression, which
 must be affine in the axes (Inductor's index after its loop simplification). What is
 not (modular or floor-divided indices, indirect indices, masked loads, 64-bit integer
-arithmetic the vector unit does not have, infinite constants) is reported as the
+arithmetic the vector unit does not have) is reported as the
 reason the kernel runs with torch.
 
 All kernels of one Inductor graph are compiled as one module (an entry graph calling
@@ -290,8 +290,10 @@ class Emitter:
             one = self.constant(1.0 if value else 0.0, torch.float32)
             zero = self.constant(0.0, torch.float32)
             return self.emit("ne", [one, zero], "", one.mask, torch.bool)
-        if isinstance(value, float) and not math.isfinite(value):
-            raise Unsupported(f"the constant {value}")
+        if isinstance(value, float) and not math.isfinite(value) and not dtype.is_floating_point:
+            raise Unsupported(f"the constant {value} of {dtype}")
+        # repr gives `inf`, `-inf` and `nan` for the non-finite floats (Inductor's
+        # isfinite test in a softmax, a -inf fill), which autofuse reads as numbers.
         literal = repr(float(value)) if dtype.is_floating_point else str(int(value))
         mask = [False] * self.rank
         ssa = self.fresh()
