@@ -7,7 +7,7 @@ reduction, ``ascir.store``/``ascir.output`` per written buffer.
 Every buffer is passed as its flat storage (a 1-D tensor of the storage's element
 count); a load's or store's GM view gives the strides of its index expression, which
 must be affine in the axes (Inductor's index after its loop simplification). What is
-not (modular or floor-divided indices, indirect indices, masked loads, 64-bit integer
+not (modular or floor-divided loop axes, indirect indices, masked loads, 64-bit integer
 arithmetic the vector unit does not have) is reported as the
 reason the kernel runs with torch.
 
@@ -178,10 +178,14 @@ class Emitter:
             coeffs.append(c)
             rest = rest - c * z
         rest = sympy.expand(rest)
+        # A floor division or modulo of sizes only (`s50//5`, the frame count after a
+        # strided convolution) is a symbolic stride or offset like any other; one of
+        # an axis is not affine.
         if rest.free_symbols & set(self.zs) or any(
                 type(a).__name__ in ("FloorDiv", "ModularIndexing", "Mod", "PythonMod", "CleanDiv")
+                and a.free_symbols & set(self.zs)
                 for a in sympy.preorder_traversal(index)):
-            raise Unsupported(f"an index with floor division or modulo: {index}")
+            raise Unsupported(f"an index with floor division or modulo of a loop axis: {index}")
         return coeffs, rest
 
     # Nodes.
