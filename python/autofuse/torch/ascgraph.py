@@ -29,7 +29,7 @@ import torch
 
 from .. import _tools
 from .fx_to_ascend import DTYPES
-from .loop_ir import LoopKernel, LVal, SympyTorch, all_symbols
+from .loop_ir import LoopKernel, LVal, SympyTorch, all_symbols, flat_storage
 from .runtime import KernelError, Library, LaunchRecord
 from .symbolic import Unsupported, expr_text
 
@@ -115,6 +115,8 @@ class Emitter:
         self.values: dict[int, Node] = {}
         self.ops: list[str] = []
         self.host_float32: set[str] = set()
+        # Index tables passed as int32, converted on the host (see `indices`).
+        self.host_int32: set[str] = set()
         self.widened: dict[tuple, Node] = {}
         self.output_offsets: list = []
         self.count = 0
@@ -156,6 +158,8 @@ class Emitter:
         size = sympy.sympify(size) - sympy.sympify(offset)
         if host_float32 and dtype == torch.float64:
             dtype = torch.float32
+        if buffer in self.host_int32:
+            dtype = torch.int32
         if dtype not in DTYPES:
             raise Unsupported(f"buffer {buffer} of element type {dtype}")
         size = sympy.sympify(size)
@@ -225,12 +229,14 @@ class Emitter:
             return self.gather(name, sympy.expand(sympy.sympify(index)), indirect)
         return self.cast(self.raw_load(name, index), kernel_dtype(self.storage(name)[0]))
 
-    def gather(self, name: str, index, indirect) -> Node:
+    def gather(self, name: str, index, indirect, ids_table: bool = False) -> Node:
         """An embedding lookup, ``table[ind * row + within]`` with ``ind`` read from
         a tensor: the table as ``[rows, row]`` in GM (its view walks within a row),
         the indices loaded as they are (int64 stays int64: the scalar unit reads it)
-        and one ``ascir.gather`` along the table's rows, as ``--lower-to-ascir``
-        lowers ``ascend.gather``."""
+        or looked up themselves (`indices`), and one ``ascir.gather`` along the
+        table's rows, as ``--lower-to-ascir`` lowers ``ascend.gather``. With
+        `ids_table` the table holds indices of another lookup: an int64 table is
+        passed as int32 and the gathered ids stay int32."""
         if len(indirect) != 1:
             raise Unsupported("an index reading several index tensors")
         (sym,) = indirect
@@ -243,12 +249,15 @@ class Emitter:
         within = sympy.expand(index - row * sym)
         coeffs, offset = self.affine(within)
         dtype, size = self.storage(name)
+        if ids_table and dtype == torch.int64:
+            self.host_int32.add(name)
+            dtype = torch.int32
         rows = sympy.cancel(sympy.sympify(size) / row)
         if sympy.simplify(offset) != 0 or not (rows.is_polynomial() and sympy.fraction(rows)[1] == 1):
             raise Unsupported("an embedding lookup not along whole rows")
         if any(_order(c) >= _order(row) for c in coeffs if c != 0):
             raise Unsupported("an embedding lookup reading across rows")
-        ids = self.raw_load(source.args[0], source.args[1])
+        ids = self.indices(source)
         mask = [c != 0 and s != 1 for c, s in zip(coeffs, self.axes)]
         arg = len(self.args)
         table = f"tensor<{_dim(rows)}x{_dim(row)}x{DTYPES[dtype]}>"
@@ -261,7 +270,18 @@ class Emitter:
         out = [a or b for a, b in zip(mask, ids.mask)]
         self.ops.append("gather")
         gathered = self.emit("gather", [Node(d, mask, dtype), ids], "axis = 0 : i64", out, dtype)
-        return self.cast(gathered, kernel_dtype(dtype))
+        return gathered if ids_table else self.cast(gathered, kernel_dtype(dtype))
+
+    def indices(self, source: LVal) -> Node:
+        """The ids a lookup reads: loaded as they are, or, when their load is itself
+        a lookup (BERT's token types, read from a buffer at the position ids), that
+        lookup. Its int64 table goes to the kernel as int32, converted on the host at
+        each call (checked to fit): the gather's data may not be int64."""
+        name, index = source.args
+        inner = [sym for sym in sympy.sympify(index).free_symbols if sym in self.kernel.indirect]
+        if not inner:
+            return self.raw_load(name, index)
+        return self.gather(name, sympy.expand(sympy.sympify(index)), inner, ids_table=True)
 
     def raw_load(self, name: str, index) -> Node:
         """A load of a buffer in its own element type (float64 read as float32)."""
@@ -511,7 +531,8 @@ class BuiltModule:
         entry = self.plan["kernels"][kernel.name]
         sym_values = [int(symbols[s]) for s in entry["symbols"]]
         sym = (ctypes.c_int64 * max(1, len(sym_values)))(*sym_values)
-        ins = [tensors[b].float() if b in e.host_float32 else tensors[b] for b, _ in e.args]
+        ins = [tensors[b].float() if b in e.host_float32 else _int32_table(b, tensors[b]) if b in e.host_int32
+               else tensors[b] for b, _ in e.args]
         outs = [tensors[b] for b, _, _ in e.outputs]
         offsets = [int(SympyTorch(symbols)(sympy.sympify(o))) for o in e.output_offsets]
         in_ptrs = (ctypes.c_void_p * max(1, len(ins)))(*[t.data_ptr() for t in ins])
@@ -530,6 +551,15 @@ class BuiltModule:
         if code != 0:
             raise KernelError(f"kernel {kernel.name}: code {code}: {lib.af_last_error().decode(errors='replace')}")
         return LaunchRecord(kernel.name, int(stats[0]), int(stats[1]), float(stats[3]))
+
+
+def _int32_table(name: str, t: torch.Tensor) -> torch.Tensor:
+    """An int64 table of indices as int32 (its flat storage, as the kernel indexes it);
+    a value int32 cannot hold is an error, never a wrapped index."""
+    flat = flat_storage(t)
+    if flat.numel() and (flat.min() < -2**31 or flat.max() >= 2**31):
+        raise KernelError(f"index table {name} holds values outside int32")
+    return flat.to(torch.int32)
 
 
 def check_kernel(work: Path, e: Emitter) -> str | None:
