@@ -121,6 +121,8 @@ class Emitter:
         self.output_offsets: list = []
         self.count = 0
         self.sched = "[" + ", ".join(str(i) for i in range(self.rank)) + "]"
+        # The reduced axes: the kernel's last ones (the unit innermost axis after them).
+        self.reduced = range(len(kernel.axes) - kernel.reduction_axes, len(kernel.axes))
 
     # Text helpers.
     def fresh(self) -> str:
@@ -390,9 +392,8 @@ class Emitter:
 
     def reduce(self, v: LVal) -> Node:
         kind, src = v.args[0], self.value(v.args[1])
-        r = self.kernel.reduction_axes
-        src = self.broadcast(src, [m or i >= self.rank - r for i, m in enumerate(src.mask)])
-        out_mask = [m and i < self.rank - r for i, m in enumerate(src.mask)]
+        src = self.broadcast(src, [m or i in self.reduced for i, m in enumerate(src.mask)])
+        out_mask = [m and i not in self.reduced for i, m in enumerate(src.mask)]
         self.ops.append(kind)
         if kind in REDUCTIONS:
             return self.emit(REDUCTIONS[kind], [src], "", out_mask, src.dtype)
@@ -405,7 +406,7 @@ class Emitter:
                 d = self.emit("sub", [src, self.broadcast(mean, src.mask)], "", src.mask, src.dtype)
                 return self.emit("sum", [self.emit("mul", [d, d], "", src.mask, src.dtype)], "", out_mask, src.dtype)
             count = sympy.Integer(1)
-            for s in self.axes[self.rank - r:]:
+            for s in self.axes[self.reduced.start:self.reduced.stop]:
                 count = count * s
             if not count.is_number:
                 raise Unsupported("a welford count of symbolic size")
@@ -420,9 +421,8 @@ class Emitter:
 
     def store(self, buffer: str, index, value: LVal, reduction: bool) -> None:
         coeffs, offset = self.affine(index)
-        r = self.kernel.reduction_axes
         mask = [c != 0 and s != 1 for c, s in zip(coeffs, self.axes)]
-        if reduction and any(mask[self.rank - r:]):
+        if reduction and any(mask[i] for i in self.reduced):
             raise Unsupported("a reduction stored along its reduced axes")
         inner = [c for c, m in zip(coeffs, mask) if m]
         if inner and sympy.simplify(inner[-1] - 1) != 0 and not self.unit_inner:
@@ -573,6 +573,11 @@ def check_kernel(work: Path, e: Emitter) -> str | None:
     if done.returncode != 0:
         lines = [ln for ln in (done.stderr or done.stdout).splitlines() if "error" in ln] or ["failed"]
         return "autofuse: " + lines[0].strip()
+    # A kernel the schedule refuses stays in hint form with a remark (not an error):
+    # the module build would leave it to torch.
+    refused = [ln for ln in done.stderr.splitlines() if "stays in hint form" in ln]
+    if refused:
+        return "autofuse: " + refused[0].split("remark: ", 1)[-1].strip()
     return None
 
 
@@ -587,7 +592,8 @@ def _checked_kernel(work: Path, k: LoopKernel, unit_inner: bool):
         return None, str(why), False
     problem = check_kernel(work, e)
     if problem:
-        return None, problem, "not contiguous along the innermost axis" in problem
+        return None, problem, any(m in problem for m in ("not contiguous along the innermost axis",
+                                                         "loads transpose the innermost axis"))
     return e, None, False
 
 
@@ -603,9 +609,8 @@ def build_module(key: str, kernels: list[LoopKernel], report, npu: bool = False)
     emitters: dict[str, Emitter] = {}
     for k in kernels:
         e, problem, strided = _checked_kernel(work, k, unit_inner=False)
-        if strided and k.reduction_axes == 0:
-            # Strided along the innermost axis: rows of one element (a pointwise
-            # kernel only: the unit axis goes after the reduction axes otherwise).
+        if strided:
+            # Strided along the innermost axis: rows of one element.
             e, problem, _ = _checked_kernel(work, k, unit_inner=True)
         if problem:
             k.unsupported.append(problem)
