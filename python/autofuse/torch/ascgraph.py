@@ -329,6 +329,10 @@ class Emitter:
         return Node(ssa, mask, dtype)
 
     def index(self, expr, dtype) -> Node:
+        expr = sympy.sympify(expr)
+        if expr.is_number:
+            # A constant index expression, maybe a float (Wav2Vec2's 0.0): a scalar.
+            return self.constant(float(expr) if kernel_dtype(dtype).is_floating_point else int(expr), dtype)
         coeffs, offset = self.affine(expr)
         dtype = kernel_dtype(dtype)
         if dtype not in (torch.int32, torch.float32):
