@@ -333,6 +333,10 @@ class Emitter:
         if expr.is_number:
             # A constant index expression, maybe a float (Wav2Vec2's 0.0): a scalar.
             return self.constant(float(expr) if kernel_dtype(dtype).is_floating_point else int(expr), dtype)
+        # A float index expression (`2.0*z0`) with whole coefficients is the integer one.
+        expr = expr.xreplace({f: sympy.Integer(int(f)) for f in expr.atoms(sympy.Float) if float(f).is_integer()})
+        if expr.atoms(sympy.Float):
+            raise Unsupported(f"an index expression with a fraction: {expr}")
         coeffs, offset = self.affine(expr)
         dtype = kernel_dtype(dtype)
         if dtype not in (torch.int32, torch.float32):

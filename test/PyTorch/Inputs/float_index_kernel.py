@@ -1,6 +1,7 @@
-"""The AscGraph of a recorded kernel adding a constant float index expression (Inductor
-writes one as a sympy Float, 0.0 in Wav2Vec2's feature encoder) to a load: prints the
-scalar and the add, or why the emitter refuses the kernel."""
+"""The AscGraph of a recorded kernel adding float index expressions (Inductor writes them
+with sympy Floats in Wav2Vec2's feature encoder) to a load: a constant 0.5 and 2.0*z0.
+Prints the scalar, the arange's view and the adds, or why the emitter refuses the
+kernel."""
 
 import sympy
 import torch
@@ -15,6 +16,7 @@ x = LVal("load", ("buf0", z0), torch.float32)
 kernel.loads.append(x)
 kernel.reads.append("buf0")
 total = LVal("call", ("add", x, LVal("index", (sympy.Float(0.5),), torch.float32)), torch.float32)
+total = LVal("call", ("add", total, LVal("index", (sympy.Float(2.0) * z0,), torch.float32)), torch.float32)
 kernel.stores.append(Store("buf1", z0, total, False))
 kernel.storage = {"buf0": (torch.float32, 8), "buf1": (torch.float32, 8)}
 try:
@@ -24,5 +26,7 @@ try:
             print("scalar", line.split('value = "')[1].split('"')[0])
         elif "ascir.add" in line:
             print("add")
+        elif "ascir.arange" in line:
+            print("arange", line.split("view = ")[1].split(">")[0])
 except Unsupported as why:
     print(f"refused: {why}")
