@@ -242,10 +242,11 @@ class Emitter:
         if len(indirect) != 1:
             raise Unsupported("an index reading several index tensors")
         (sym,) = indirect
-        source = self.kernel.indirect[sym]
+        computed = self.kernel.indirect[sym]
+        source = computed
         while source.op == "cast":
             source = source.args[0]
-        if source.op != "load" or index.coeff(sym).free_symbols & set(self.zs):
+        if index.coeff(sym).free_symbols & set(self.zs):
             raise Unsupported("an indirect index that is not an embedding lookup")
         row = index.coeff(sym)
         within = sympy.expand(index - row * sym)
@@ -259,7 +260,11 @@ class Emitter:
             raise Unsupported("an embedding lookup not along whole rows")
         if any(_order(c) >= _order(row) for c in coeffs if c != 0):
             raise Unsupported("an embedding lookup reading across rows")
-        ids = self.indices(source)
+        # Ids computed in the kernel (RoBERTa's positions: a running count of the
+        # tokens that are not padding, plus the padding index) are int32 values.
+        ids = self.indices(source) if source.op == "load" else self.value(computed)
+        if ids.dtype not in (torch.int32, torch.int64):
+            raise Unsupported(f"lookup indices of {ids.dtype}")
         mask = [c != 0 and s != 1 for c, s in zip(coeffs, self.axes)]
         arg = len(self.args)
         table = f"tensor<{_dim(rows)}x{_dim(row)}x{DTYPES[dtype]}>"
