@@ -364,9 +364,14 @@ def torch_side(name, backends):
             compiled = torch.compile(model, backend=backend, dynamic=True)
             matches = compile_models.against_eager(name, model, compiled, inputs, TORCH_SHAPES)
         except Exception as e:
+            traceback.print_exc()
             results[backend] = {"verdict": "FAIL", "why": f"{type(e).__name__}: {str(e).splitlines()[0][:160] if str(e) else ''}"}
             continue
         reports = aft.reports()
+        # The report names every kernel left to torch with its reason (what the table
+        # only counts).
+        report_path = OUT / f"{name}.{backend}.report.txt"
+        report_path.write_text(aft.report())
         res = {
             "matches_eager": matches,
             "graphs": len(reports),
@@ -375,6 +380,7 @@ def torch_side(name, backends):
             "kernel_runs": sum(r.kernel_runs for r in reports),
             "fallback_calls": sum(r.fallback_calls for r in reports),
             "calls": sorted({r.calls for r in reports}),
+            "report": str(report_path),
             "why": "; ".join([f"not compiled: {r.reason}" for r in reports if not r.compiled]
                              + [w for r in reports for w in r.fallback_reasons])[:200],
         }

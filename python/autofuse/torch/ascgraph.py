@@ -7,8 +7,8 @@ reduction, ``ascir.store``/``ascir.output`` per written buffer.
 Every buffer is passed as its flat storage (a 1-D tensor of the storage's element
 count); a load's or store's GM view gives the strides of its index expression, which
 must be affine in the axes (Inductor's index after its loop simplification). What is
-not (modular or floor-divided indices, indirect indices, masked loads, 64-bit integer
-arithmetic the vector unit does not have, infinite constants) is reported as the
+not (modular or floor-divided loop axes, indirect indices, masked loads, 64-bit integer
+arithmetic the vector unit does not have) is reported as the
 reason the kernel runs with torch.
 
 All kernels of one Inductor graph are compiled as one module (an entry graph calling
@@ -29,7 +29,7 @@ import torch
 
 from .. import _tools
 from .fx_to_ascend import DTYPES
-from .loop_ir import LoopKernel, LVal, SympyTorch, all_symbols
+from .loop_ir import LoopKernel, LVal, SympyTorch, all_symbols, flat_storage
 from .runtime import KernelError, Library, LaunchRecord
 from .symbolic import Unsupported, expr_text
 
@@ -115,10 +115,14 @@ class Emitter:
         self.values: dict[int, Node] = {}
         self.ops: list[str] = []
         self.host_float32: set[str] = set()
+        # Index tables passed as int32, converted on the host (see `indices`).
+        self.host_int32: set[str] = set()
         self.widened: dict[tuple, Node] = {}
         self.output_offsets: list = []
         self.count = 0
         self.sched = "[" + ", ".join(str(i) for i in range(self.rank)) + "]"
+        # The reduced axes: the kernel's last ones (the unit innermost axis after them).
+        self.reduced = range(len(kernel.axes) - kernel.reduction_axes, len(kernel.axes))
 
     # Text helpers.
     def fresh(self) -> str:
@@ -156,6 +160,8 @@ class Emitter:
         size = sympy.sympify(size) - sympy.sympify(offset)
         if host_float32 and dtype == torch.float64:
             dtype = torch.float32
+        if buffer in self.host_int32:
+            dtype = torch.int32
         if dtype not in DTYPES:
             raise Unsupported(f"buffer {buffer} of element type {dtype}")
         size = sympy.sympify(size)
@@ -178,10 +184,14 @@ class Emitter:
             coeffs.append(c)
             rest = rest - c * z
         rest = sympy.expand(rest)
+        # A floor division or modulo of sizes only (`s50//5`, the frame count after a
+        # strided convolution) is a symbolic stride or offset like any other; one of
+        # an axis is not affine.
         if rest.free_symbols & set(self.zs) or any(
                 type(a).__name__ in ("FloorDiv", "ModularIndexing", "Mod", "PythonMod", "CleanDiv")
+                and a.free_symbols & set(self.zs)
                 for a in sympy.preorder_traversal(index)):
-            raise Unsupported(f"an index with floor division or modulo: {index}")
+            raise Unsupported(f"an index with floor division or modulo of a loop axis: {index}")
         return coeffs, rest
 
     # Nodes.
@@ -221,30 +231,40 @@ class Emitter:
             return self.gather(name, sympy.expand(sympy.sympify(index)), indirect)
         return self.cast(self.raw_load(name, index), kernel_dtype(self.storage(name)[0]))
 
-    def gather(self, name: str, index, indirect) -> Node:
+    def gather(self, name: str, index, indirect, ids_table: bool = False) -> Node:
         """An embedding lookup, ``table[ind * row + within]`` with ``ind`` read from
         a tensor: the table as ``[rows, row]`` in GM (its view walks within a row),
         the indices loaded as they are (int64 stays int64: the scalar unit reads it)
-        and one ``ascir.gather`` along the table's rows, as ``--lower-to-ascir``
-        lowers ``ascend.gather``."""
+        or looked up themselves (`indices`), and one ``ascir.gather`` along the
+        table's rows, as ``--lower-to-ascir`` lowers ``ascend.gather``. With
+        `ids_table` the table holds indices of another lookup: an int64 table is
+        passed as int32 and the gathered ids stay int32."""
         if len(indirect) != 1:
             raise Unsupported("an index reading several index tensors")
         (sym,) = indirect
-        source = self.kernel.indirect[sym]
+        computed = self.kernel.indirect[sym]
+        source = computed
         while source.op == "cast":
             source = source.args[0]
-        if source.op != "load" or index.coeff(sym).free_symbols & set(self.zs):
+        if index.coeff(sym).free_symbols & set(self.zs):
             raise Unsupported("an indirect index that is not an embedding lookup")
         row = index.coeff(sym)
         within = sympy.expand(index - row * sym)
         coeffs, offset = self.affine(within)
         dtype, size = self.storage(name)
+        if ids_table and dtype == torch.int64:
+            self.host_int32.add(name)
+            dtype = torch.int32
         rows = sympy.cancel(sympy.sympify(size) / row)
         if sympy.simplify(offset) != 0 or not (rows.is_polynomial() and sympy.fraction(rows)[1] == 1):
             raise Unsupported("an embedding lookup not along whole rows")
         if any(_order(c) >= _order(row) for c in coeffs if c != 0):
             raise Unsupported("an embedding lookup reading across rows")
-        ids = self.raw_load(source.args[0], source.args[1])
+        # Ids computed in the kernel (RoBERTa's positions: a running count of the
+        # tokens that are not padding, plus the padding index) are int32 values.
+        ids = self.indices(source) if source.op == "load" else self.value(computed)
+        if ids.dtype not in (torch.int32, torch.int64):
+            raise Unsupported(f"lookup indices of {ids.dtype}")
         mask = [c != 0 and s != 1 for c, s in zip(coeffs, self.axes)]
         arg = len(self.args)
         table = f"tensor<{_dim(rows)}x{_dim(row)}x{DTYPES[dtype]}>"
@@ -257,7 +277,18 @@ class Emitter:
         out = [a or b for a, b in zip(mask, ids.mask)]
         self.ops.append("gather")
         gathered = self.emit("gather", [Node(d, mask, dtype), ids], "axis = 0 : i64", out, dtype)
-        return self.cast(gathered, kernel_dtype(dtype))
+        return gathered if ids_table else self.cast(gathered, kernel_dtype(dtype))
+
+    def indices(self, source: LVal) -> Node:
+        """The ids a lookup reads: loaded as they are, or, when their load is itself
+        a lookup (BERT's token types, read from a buffer at the position ids), that
+        lookup. Its int64 table goes to the kernel as int32, converted on the host at
+        each call (checked to fit): the gather's data may not be int64."""
+        name, index = source.args
+        inner = [sym for sym in sympy.sympify(index).free_symbols if sym in self.kernel.indirect]
+        if not inner:
+            return self.raw_load(name, index)
+        return self.gather(name, sympy.expand(sympy.sympify(index)), inner, ids_table=True)
 
     def raw_load(self, name: str, index) -> Node:
         """A load of a buffer in its own element type (float64 read as float32)."""
@@ -290,8 +321,10 @@ class Emitter:
             one = self.constant(1.0 if value else 0.0, torch.float32)
             zero = self.constant(0.0, torch.float32)
             return self.emit("ne", [one, zero], "", one.mask, torch.bool)
-        if isinstance(value, float) and not math.isfinite(value):
-            raise Unsupported(f"the constant {value}")
+        if isinstance(value, float) and not math.isfinite(value) and not dtype.is_floating_point:
+            raise Unsupported(f"the constant {value} of {dtype}")
+        # repr gives `inf`, `-inf` and `nan` for the non-finite floats (Inductor's
+        # isfinite test in a softmax, a -inf fill), which autofuse reads as numbers.
         literal = repr(float(value)) if dtype.is_floating_point else str(int(value))
         mask = [False] * self.rank
         ssa = self.fresh()
@@ -301,6 +334,14 @@ class Emitter:
         return Node(ssa, mask, dtype)
 
     def index(self, expr, dtype) -> Node:
+        expr = sympy.sympify(expr)
+        if expr.is_number:
+            # A constant index expression, maybe a float (Wav2Vec2's 0.0): a scalar.
+            return self.constant(float(expr) if kernel_dtype(dtype).is_floating_point else int(expr), dtype)
+        # A float index expression (`2.0*z0`) with whole coefficients is the integer one.
+        expr = expr.xreplace({f: sympy.Integer(int(f)) for f in expr.atoms(sympy.Float) if float(f).is_integer()})
+        if expr.atoms(sympy.Float):
+            raise Unsupported(f"an index expression with a fraction: {expr}")
         coeffs, offset = self.affine(expr)
         dtype = kernel_dtype(dtype)
         if dtype not in (torch.int32, torch.float32):
@@ -364,9 +405,8 @@ class Emitter:
 
     def reduce(self, v: LVal) -> Node:
         kind, src = v.args[0], self.value(v.args[1])
-        r = self.kernel.reduction_axes
-        src = self.broadcast(src, [m or i >= self.rank - r for i, m in enumerate(src.mask)])
-        out_mask = [m and i < self.rank - r for i, m in enumerate(src.mask)]
+        src = self.broadcast(src, [m or i in self.reduced for i, m in enumerate(src.mask)])
+        out_mask = [m and i not in self.reduced for i, m in enumerate(src.mask)]
         self.ops.append(kind)
         if kind in REDUCTIONS:
             return self.emit(REDUCTIONS[kind], [src], "", out_mask, src.dtype)
@@ -379,7 +419,7 @@ class Emitter:
                 d = self.emit("sub", [src, self.broadcast(mean, src.mask)], "", src.mask, src.dtype)
                 return self.emit("sum", [self.emit("mul", [d, d], "", src.mask, src.dtype)], "", out_mask, src.dtype)
             count = sympy.Integer(1)
-            for s in self.axes[self.rank - r:]:
+            for s in self.axes[self.reduced.start:self.reduced.stop]:
                 count = count * s
             if not count.is_number:
                 raise Unsupported("a welford count of symbolic size")
@@ -394,9 +434,8 @@ class Emitter:
 
     def store(self, buffer: str, index, value: LVal, reduction: bool) -> None:
         coeffs, offset = self.affine(index)
-        r = self.kernel.reduction_axes
         mask = [c != 0 and s != 1 for c, s in zip(coeffs, self.axes)]
-        if reduction and any(mask[self.rank - r:]):
+        if reduction and any(mask[i] for i in self.reduced):
             raise Unsupported("a reduction stored along its reduced axes")
         inner = [c for c, m in zip(coeffs, mask) if m]
         if inner and sympy.simplify(inner[-1] - 1) != 0 and not self.unit_inner:
@@ -505,7 +544,8 @@ class BuiltModule:
         entry = self.plan["kernels"][kernel.name]
         sym_values = [int(symbols[s]) for s in entry["symbols"]]
         sym = (ctypes.c_int64 * max(1, len(sym_values)))(*sym_values)
-        ins = [tensors[b].float() if b in e.host_float32 else tensors[b] for b, _ in e.args]
+        ins = [tensors[b].float() if b in e.host_float32 else _int32_table(b, tensors[b]) if b in e.host_int32
+               else tensors[b] for b, _ in e.args]
         outs = [tensors[b] for b, _, _ in e.outputs]
         offsets = [int(SympyTorch(symbols)(sympy.sympify(o))) for o in e.output_offsets]
         in_ptrs = (ctypes.c_void_p * max(1, len(ins)))(*[t.data_ptr() for t in ins])
@@ -526,6 +566,15 @@ class BuiltModule:
         return LaunchRecord(kernel.name, int(stats[0]), int(stats[1]), float(stats[3]))
 
 
+def _int32_table(name: str, t: torch.Tensor) -> torch.Tensor:
+    """An int64 table of indices as int32 (its flat storage, as the kernel indexes it);
+    a value int32 cannot hold is an error, never a wrapped index."""
+    flat = flat_storage(t)
+    if flat.numel() and (flat.min() < -2**31 or flat.max() >= 2**31):
+        raise KernelError(f"index table {name} holds values outside int32")
+    return flat.to(torch.int32)
+
+
 def check_kernel(work: Path, e: Emitter) -> str | None:
     """Schedules and tiles one kernel alone (``autofuse-opt``); the first diagnostic
     line when autofuse cannot, else None."""
@@ -537,6 +586,11 @@ def check_kernel(work: Path, e: Emitter) -> str | None:
     if done.returncode != 0:
         lines = [ln for ln in (done.stderr or done.stdout).splitlines() if "error" in ln] or ["failed"]
         return "autofuse: " + lines[0].strip()
+    # A kernel the schedule refuses stays in hint form with a remark (not an error):
+    # the module build would leave it to torch.
+    refused = [ln for ln in done.stderr.splitlines() if "stays in hint form" in ln]
+    if refused:
+        return "autofuse: " + refused[0].split("remark: ", 1)[-1].strip()
     return None
 
 
@@ -551,7 +605,8 @@ def _checked_kernel(work: Path, k: LoopKernel, unit_inner: bool):
         return None, str(why), False
     problem = check_kernel(work, e)
     if problem:
-        return None, problem, "not contiguous along the innermost axis" in problem
+        return None, problem, any(m in problem for m in ("not contiguous along the innermost axis",
+                                                         "loads transpose the innermost axis"))
     return e, None, False
 
 
@@ -567,9 +622,8 @@ def build_module(key: str, kernels: list[LoopKernel], report, npu: bool = False)
     emitters: dict[str, Emitter] = {}
     for k in kernels:
         e, problem, strided = _checked_kernel(work, k, unit_inner=False)
-        if strided and k.reduction_axes == 0:
-            # Strided along the innermost axis: rows of one element (a pointwise
-            # kernel only: the unit axis goes after the reduction axes otherwise).
+        if strided:
+            # Strided along the innermost axis: rows of one element.
             e, problem, _ = _checked_kernel(work, k, unit_inner=True)
         if problem:
             k.unsupported.append(problem)

@@ -204,7 +204,9 @@ class Converter:
             if isinstance(v, Value):
                 return self.cast(v, dtype)
             if isinstance(v, str):
-                raise Unsupported("a SymInt used as a tensor operand")
+                # A size (SymInt) as a scalar operand (`arange(n) < n - 2`): its value
+                # at each call.
+                return self.cast(_size_tensor(self, v), dtype)
         if isinstance(arg, (bool, int, float)):
             return self.constant(arg, dtype)
         raise Unsupported(f"an operand of type {type(arg).__name__}")
@@ -429,8 +431,9 @@ def _binary(op: str):
 def _compare(op: str):
     def lower(c: Converter, node, a, b):
         out = _result(node)
-        ta = c.values[a].dtype if isinstance(a, torch.fx.Node) else None
-        tb = c.values[b].dtype if isinstance(b, torch.fx.Node) else None
+        # A Python number or a size (SymInt) takes the tensor operand's type.
+        ta, tb = (c.values[v].dtype if isinstance(v, torch.fx.Node) and isinstance(c.values.get(v), Value) else None
+                  for v in (a, b))
         if ta is not None and tb is not None:
             common = torch.promote_types(ta, tb)
         else:
@@ -868,12 +871,14 @@ def _index(c: Converter, node, x, indices):
 
 
 def _size_tensor(c: Converter, size) -> Value:
-    """A size (an int or a SymInt) as a 0-d int32 tensor (sizes below 2^31, see `_index`)."""
+    """A size (an int, a SymInt or its expression text) as a 0-d int32 tensor (sizes
+    below 2^31, see `_index`)."""
     if isinstance(size, int):
         return c.constant(size, torch.int32)
     name = c.fresh()
+    text = size if isinstance(size, str) else expr_text(size)
     c.lines.append(
-        f'    {name} = "ascend.symbolic_constant"() {{values = ["{expr_text(size)}"]}} : () -> tensor<i64>'
+        f'    {name} = "ascend.symbolic_constant"() {{values = ["{text}"]}} : () -> tensor<i64>'
     )
     return c.cast(Value(name, torch.int64, []), torch.int32)
 

@@ -704,7 +704,7 @@ fn launcher(k: &PreparedKernel) -> Result<String, String> {
         let bytes = bytes_c(ty, &names)?;
         let _ = writeln!(
             o,
-            "    const size_t out{i}_bytes = {bytes};\n    ascendc_sim::GmBuffer<uint8_t> out{i}(af_gm_bytes(out{i}_bytes));\n    prepare_output(rq.outputs.at({i}), out{i}, out{i}_bytes);"
+            "    const size_t out{i}_bytes = {bytes};\n    ascendc_sim::GmBuffer<uint8_t> out{i}(af_gm_bytes(out{i}_bytes));\n    const auto out{i}_before = prepare_output(rq.outputs.at({i}), out{i}, out{i}_bytes);"
         );
         args.push(format!("out{i}.addr()"));
     }
@@ -729,7 +729,7 @@ fn launcher(k: &PreparedKernel) -> Result<String, String> {
     for i in 0..k.graph.outputs.len() {
         let _ = writeln!(
             o,
-            "    if (!write_file(rq.outputs.at({i}), out{i}, out{i}_bytes)) return 5;"
+            "    if (!write_file(rq.outputs.at({i}), out{i}, out{i}_bytes, out{i}_before)) return 5;"
         );
     }
     let _ = writeln!(o, "    af_stats(rq, st);\n    return 0;\n}}\n");
@@ -775,7 +775,7 @@ fn launch_launcher(l: &PreparedLaunch) -> Result<String, String> {
         let bytes = bytes_c(ty, &names)?;
         let _ = writeln!(
             o,
-            "    const size_t out{i}_bytes = {bytes};\n    ascendc_sim::GmBuffer<uint8_t> out{i}(af_gm_bytes(out{i}_bytes));\n    prepare_output(rq.outputs.at({i}), out{i}, out{i}_bytes);"
+            "    const size_t out{i}_bytes = {bytes};\n    ascendc_sim::GmBuffer<uint8_t> out{i}(af_gm_bytes(out{i}_bytes));\n    const auto out{i}_before = prepare_output(rq.outputs.at({i}), out{i}, out{i}_bytes);"
         );
         args.push(format!("out{i}.addr()"));
     }
@@ -794,7 +794,7 @@ fn launch_launcher(l: &PreparedLaunch) -> Result<String, String> {
     for i in 0..l.wiring.outputs.len() {
         let _ = writeln!(
             o,
-            "    if (!write_file(rq.outputs.at({i}), out{i}, out{i}_bytes)) return 5;"
+            "    if (!write_file(rq.outputs.at({i}), out{i}, out{i}_bytes, out{i}_before)) return 5;"
         );
     }
     let _ = writeln!(o, "    af_stats(rq, st);\n    return 0;\n}}\n");
@@ -859,12 +859,16 @@ static bool read_file(const std::string& path, ascendc_sim::GmBuffer<uint8_t>& b
 }
 
 // Outputs start as 0xFF bytes (NaN of every float type, -1 of every integer): an
-// element the kernel fails to write differs from any reference value.
-static void prepare_output(const std::string&, ascendc_sim::GmBuffer<uint8_t>& buf, size_t bytes) {
+// element the kernel fails to write differs from any reference value. Each output is a
+// file of its own, written whole (nothing to keep of it before the launch).
+struct OutputBefore {};
+
+static OutputBefore prepare_output(const std::string&, ascendc_sim::GmBuffer<uint8_t>& buf, size_t bytes) {
     if (bytes != 0) std::memset(buf.data(), 0xFF, bytes);
+    return {};
 }
 
-static bool write_file(const std::string& path, ascendc_sim::GmBuffer<uint8_t>& buf, size_t bytes) {
+static bool write_file(const std::string& path, ascendc_sim::GmBuffer<uint8_t>& buf, size_t bytes, const OutputBefore&) {
     FILE* f = std::fopen(path.c_str(), "wb");
     if (!f) { std::fprintf(stderr, "cannot write %s\n", path.c_str()); return false; }
     size_t put = bytes == 0 ? 0 : std::fwrite(buf.data(), 1, bytes, f);

@@ -86,13 +86,29 @@ static bool read_file(const void* source, ascendc_sim::GmBuffer<uint8_t>& buf, s
 
 // Outputs start as the caller's memory, as on the device, where a kernel writes the
 // caller's GM directly: a kernel storing part of a buffer (rows with gaps, another
-// kernel's part between them) leaves the rest as it was.
-static void prepare_output(const void* target, ascendc_sim::GmBuffer<uint8_t>& buf, size_t bytes) {
-    if (bytes != 0) std::memcpy(buf.data(), target, bytes);
+// kernel's part between them) leaves the rest as it was. Two outputs of one launch may
+// view the same memory (Inductor's concatenation: each part of one buffer is an output
+// of its own), but each has its own emulated GM: copied back whole, the second would
+// undo the first's writes between its own. So only the bytes the kernel changed go
+// back, which is what writing the caller's GM directly leaves.
+struct OutputBefore {
+    std::vector<uint8_t> bytes;
+};
+
+static OutputBefore prepare_output(const void* target, ascendc_sim::GmBuffer<uint8_t>& buf, size_t bytes) {
+    OutputBefore before;
+    if (bytes != 0) {
+        std::memcpy(buf.data(), target, bytes);
+        before.bytes.assign(buf.data(), buf.data() + bytes);
+    }
+    return before;
 }
 
-static bool write_file(void* target, ascendc_sim::GmBuffer<uint8_t>& buf, size_t bytes) {
-    if (bytes != 0) std::memcpy(target, buf.data(), bytes);
+static bool write_file(void* target, ascendc_sim::GmBuffer<uint8_t>& buf, size_t bytes, const OutputBefore& before) {
+    const uint8_t* now = buf.data();
+    uint8_t* to = static_cast<uint8_t*>(target);
+    for (size_t i = 0; i < bytes; ++i)
+        if (now[i] != before.bytes[i]) to[i] = now[i];
     return true;
 }
 "#;
