@@ -337,19 +337,7 @@ impl Expr {
                             out.insert(name.clone());
                         }
                     }
-                    Atom::FloorDiv(a, b)
-                    | Atom::CeilDiv(a, b)
-                    | Atom::Mod(a, b)
-                    | Atom::Align(a, b)
-                    | Atom::Add(a, b)
-                    | Atom::Mul(a, b) => {
-                        a.collect_symbols(out);
-                        b.collect_symbols(out);
-                    }
-                    Atom::Min(args) | Atom::Max(args) => {
-                        args.iter().for_each(|a| a.collect_symbols(out));
-                    }
-                    Atom::Neg(a) => a.collect_symbols(out),
+                    _ => atom.args().for_each(|a| a.collect_symbols(out)),
                 }
             }
         }
@@ -452,23 +440,8 @@ impl Expr {
             *remaining = remaining.checked_sub(1)?;
             for (atom, _) in &mono.0 {
                 *remaining = remaining.checked_sub(1)?;
-                match atom {
-                    Atom::Sym(_) => {}
-                    Atom::FloorDiv(a, b)
-                    | Atom::CeilDiv(a, b)
-                    | Atom::Mod(a, b)
-                    | Atom::Align(a, b)
-                    | Atom::Add(a, b)
-                    | Atom::Mul(a, b) => {
-                        a.spend_printed_nodes(remaining)?;
-                        b.spend_printed_nodes(remaining)?;
-                    }
-                    Atom::Neg(a) => a.spend_printed_nodes(remaining)?,
-                    Atom::Min(args) | Atom::Max(args) => {
-                        for arg in args {
-                            arg.spend_printed_nodes(remaining)?;
-                        }
-                    }
+                for arg in atom.args() {
+                    arg.spend_printed_nodes(remaining)?;
                 }
             }
         }
@@ -876,6 +849,22 @@ impl Expr {
 }
 
 impl Atom {
+    /// The argument expressions of the atom, in order (none for a symbol).
+    pub(crate) fn args(&self) -> impl Iterator<Item = &Expr> {
+        let (first, second, list): (Option<&Expr>, Option<&Expr>, &[Expr]) = match self {
+            Atom::Sym(_) => (None, None, &[]),
+            Atom::FloorDiv(a, b)
+            | Atom::CeilDiv(a, b)
+            | Atom::Mod(a, b)
+            | Atom::Align(a, b)
+            | Atom::Add(a, b)
+            | Atom::Mul(a, b) => (Some(a), Some(b), &[]),
+            Atom::Neg(a) => (Some(a), None, &[]),
+            Atom::Min(args) | Atom::Max(args) => (None, None, args),
+        };
+        first.into_iter().chain(second).chain(list)
+    }
+
     /// Rebuilds the atom from its arguments mapped through `f`, re-canonicalizing.
     pub(crate) fn map_args(&self, f: &mut dyn FnMut(&Expr) -> Expr) -> Expr {
         match self {
