@@ -62,29 +62,29 @@ fn mlir_pipeline_regressions_neither_panic_nor_hang() {
             .arg(&lowered)
             .output()
             .expect("autofuse-opt runs");
-        let code = opt.status.code();
-        let stderr = String::from_utf8_lossy(&opt.stderr);
-        assert!(
-            matches!(code, Some(0 | 1)) && !stderr.contains("panicked"),
-            "autofuse-opt on {} ended with {code:?}: {stderr}",
-            path.display()
-        );
-        if code == Some(0) {
+        if ended_without_panic("autofuse-opt", &path, &opt) {
             let translate = Command::new(env!("CARGO_BIN_EXE_autofuse-translate"))
                 .arg(&lowered)
                 .args(["--mlir-to-ascendc", "-o"])
                 .arg(scratch.join("kernels"))
                 .output()
                 .expect("autofuse-translate runs");
-            let code = translate.status.code();
-            let stderr = String::from_utf8_lossy(&translate.stderr);
-            assert!(
-                matches!(code, Some(0 | 1)) && !stderr.contains("panicked"),
-                "autofuse-translate on {} ended with {code:?}: {stderr}",
-                path.display()
-            );
+            ended_without_panic("autofuse-translate", &path, &translate);
         }
         count += 1;
     }
     assert!(count >= 1, "regression inputs missing in {}", dir.display());
+}
+
+/// Fails the test unless `tool` on `input` exited with 0 or a diagnosed 1 (not a panic's
+/// 101, not a signal); whether it succeeded.
+fn ended_without_panic(tool: &str, input: &Path, output: &std::process::Output) -> bool {
+    let code = output.status.code();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        matches!(code, Some(0 | 1)) && !stderr.contains("panicked"),
+        "{tool} on {} ended with {code:?}: {stderr}",
+        input.display()
+    );
+    code == Some(0)
 }
